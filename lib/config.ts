@@ -1,0 +1,121 @@
+import { createAjv, describeAjvErrors } from './ajv.js';
+
+/** Validated, frozen service configuration. Nothing else in the codebase reads process.env. */
+export interface Config {
+  port: number;
+  databaseUrl: string | null;
+  dataDir: string;
+  redisUrl: string | null;
+  operatorToken: string | null;
+  smtpUrl: string | null;
+  mailFrom: string;
+  turnstileSecret: string | null;
+  turnstileVerifyUrl: string;
+  fxSource: 'static' | 'live';
+  fxPrimaryUrl: string;
+  fxBackupUrl: string;
+  sftpUrl: string | null;
+  sftpPrivateKeyPath: string | null;
+  sftpHostFingerprint: string | null;
+  sftpInsecureAcceptAnyHost: boolean;
+  sftpPollMs: number;
+  circuitBreakerRatio: number;
+  circuitBreakerMin: number;
+  feedMaxBytes: number;
+  feedSyncWaitMs: number;
+  leadRetentionDays: number;
+  leadRateLimit: number;
+  keyRequestRateLimit: number;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const url = (schemes: string[]) => ({ type: 'string', pattern: `^(${schemes.join('|')})://` });
+const int = (minimum: number, maximum?: number) => ({ type: 'integer', minimum, ...(maximum === undefined ? {} : { maximum }) });
+
+/** Environment variables of DESIGN.md §2 (plus LOG_LEVEL), with their rules and defaults. */
+const envSchema = {
+  type: 'object',
+  properties: {
+    PORT: { ...int(0, 65535), default: 3000 },
+    DATABASE_URL: url(['postgres', 'postgresql']),
+    DATA_DIR: { type: 'string', minLength: 1, default: './data' },
+    REDIS_URL: url(['redis', 'rediss']),
+    OPERATOR_TOKEN: { type: 'string', minLength: 16 },
+    SMTP_URL: url(['smtp', 'smtps']),
+    MAIL_FROM: { type: 'string', format: 'email', default: 'no-reply@localhost' },
+    TURNSTILE_SECRET: { type: 'string', minLength: 1 },
+    TURNSTILE_VERIFY_URL: { ...url(['http', 'https']), default: 'https://challenges.cloudflare.com/turnstile/v0/siteverify' },
+    FX_SOURCE: { enum: ['static', 'live'], default: 'static' },
+    FX_PRIMARY_URL: { ...url(['http', 'https']), default: 'https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml' },
+    FX_BACKUP_URL: { ...url(['http', 'https']), default: 'https://open.er-api.com/v6/latest/EUR' },
+    SFTP_URL: url(['sftp']),
+    SFTP_PRIVATE_KEY_PATH: { type: 'string', minLength: 1 },
+    SFTP_HOST_FINGERPRINT: { type: 'string', pattern: '^SHA256:[A-Za-z0-9+/]{43}=?$' },
+    SFTP_INSECURE_ACCEPT_ANY_HOST: { enum: ['0', '1'], default: '0' },
+    SFTP_POLL_MS: { ...int(100), default: 15000 },
+    CIRCUIT_BREAKER_RATIO: { type: 'number', exclusiveMinimum: 0, maximum: 1, default: 0.2 },
+    CIRCUIT_BREAKER_MIN: { ...int(0), default: 5 },
+    FEED_MAX_BYTES: { ...int(1024), default: 100 * 1024 * 1024 },
+    FEED_SYNC_WAIT_MS: { ...int(0, 600000), default: 30000 },
+    LEAD_RETENTION_DAYS: { ...int(1), default: 365 },
+    LEAD_RATE_LIMIT: { ...int(1), default: 20 },
+    KEY_REQUEST_RATE_LIMIT: { ...int(1), default: 10 },
+    LOG_LEVEL: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
+  },
+} as const;
+
+const validateEnv = createAjv({ coerceTypes: true }).compile(envSchema);
+
+/** Reads the variables once, reports every problem together, and returns a frozen Config. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
+  const raw: Record<string, unknown> = {};
+  for (const name of Object.keys(envSchema.properties)) {
+    const value = env[name];
+    if (value !== undefined && value !== '') raw[name] = value;
+  }
+  const problems: string[] = [];
+  if (!validateEnv(raw)) {
+    problems.push(
+      ...describeAjvErrors(validateEnv.errors, 'env').map((p) => p.replace(/^env\./, '')),
+    );
+  }
+  const e = raw as Record<string, any>;
+  if (e.SFTP_URL && !e.SFTP_HOST_FINGERPRINT && e.SFTP_INSECURE_ACCEPT_ANY_HOST !== '1') {
+    problems.push('SFTP_URL is set but SFTP_HOST_FINGERPRINT is not (set SFTP_INSECURE_ACCEPT_ANY_HOST=1 to skip host-key checks in development)');
+  }
+  if (problems.length) throw new ConfigError(problems);
+  return Object.freeze({
+    port: e.PORT,
+    databaseUrl: e.DATABASE_URL ?? null,
+    dataDir: e.DATA_DIR,
+    redisUrl: e.REDIS_URL ?? null,
+    operatorToken: e.OPERATOR_TOKEN ?? null,
+    smtpUrl: e.SMTP_URL ?? null,
+    mailFrom: e.MAIL_FROM,
+    turnstileSecret: e.TURNSTILE_SECRET ?? null,
+    turnstileVerifyUrl: e.TURNSTILE_VERIFY_URL,
+    fxSource: e.FX_SOURCE,
+    fxPrimaryUrl: e.FX_PRIMARY_URL,
+    fxBackupUrl: e.FX_BACKUP_URL,
+    sftpUrl: e.SFTP_URL ?? null,
+    sftpPrivateKeyPath: e.SFTP_PRIVATE_KEY_PATH ?? null,
+    sftpHostFingerprint: e.SFTP_HOST_FINGERPRINT ?? null,
+    sftpInsecureAcceptAnyHost: e.SFTP_INSECURE_ACCEPT_ANY_HOST === '1',
+    sftpPollMs: e.SFTP_POLL_MS,
+    circuitBreakerRatio: e.CIRCUIT_BREAKER_RATIO,
+    circuitBreakerMin: e.CIRCUIT_BREAKER_MIN,
+    feedMaxBytes: e.FEED_MAX_BYTES,
+    feedSyncWaitMs: e.FEED_SYNC_WAIT_MS,
+    leadRetentionDays: e.LEAD_RETENTION_DAYS,
+    leadRateLimit: e.LEAD_RATE_LIMIT,
+    keyRequestRateLimit: e.KEY_REQUEST_RATE_LIMIT,
+    logLevel: e.LOG_LEVEL,
+  });
+}

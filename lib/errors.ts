@@ -1,0 +1,16 @@
+/** An error that knows its HTTP status; the error middleware turns it into `{ "error": message }`. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
+
+export const badRequest = (message: string) => new HttpError(400, message);
+export const notFound = (message: string) => new HttpError(404, message);
+export const payloadTooLarge = (message: string) => new HttpError(413, message);
+export const unsupportedMediaType = (message: string) => new HttpError(415, message);
+export const serviceUnavailable = (message: string) => new HttpError(503, message);

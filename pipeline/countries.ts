@@ -1,0 +1,77 @@
+import countries from 'i18n-iso-countries';
+import en from 'i18n-iso-countries/langs/en.json' with { type: 'json' };
+import ct from 'countries-and-timezones';
+import countryToCurrency from 'country-to-currency';
+import currencyCodes from 'currency-codes';
+
+countries.registerLocale(en);
+
+/**
+ * ISO-3166 alpha-2 for what feeds put in a country field: alpha-2 ("AU"), alpha-3 ("AUS"),
+ * or an English name in any case ("Australia", "AUSTRALIA"). null when it is none of these.
+ */
+export function toCountryCode(raw: string): string | null {
+  const value = raw.trim();
+  if (/^[A-Za-z]{2}$/.test(value)) return countries.isValid(value.toUpperCase()) ? value.toUpperCase() : null;
+  if (/^[A-Za-z]{3}$/.test(value)) return countries.alpha3ToAlpha2(value.toUpperCase()) ?? null;
+  return countries.getAlpha2Code(value, 'en') ?? null;
+}
+
+export function isCountryCode(code: string): boolean {
+  return /^[A-Z]{2}$/.test(code) && countries.isValid(code);
+}
+
+/** True for a current ISO-4217 code (upper case). */
+export function isCurrencyCode(code: string): boolean {
+  return /^[A-Z]{3}$/.test(code) && currencyCodes.code(code) !== undefined;
+}
+
+export function currencyOfCountry(country: string): string | null {
+  return (countryToCurrency as Record<string, string>)[country] ?? null;
+}
+
+/** Australian states and territories by their IANA zone (REAXML `state`, any case). */
+const AU_STATE_ZONES: Readonly<Record<string, string>> = {
+  ACT: 'Australia/Sydney',
+  NSW: 'Australia/Sydney',
+  NT: 'Australia/Darwin',
+  QLD: 'Australia/Brisbane',
+  SA: 'Australia/Adelaide',
+  TAS: 'Australia/Hobart',
+  VIC: 'Australia/Melbourne',
+  WA: 'Australia/Perth',
+};
+
+/** For countries with several zones: the zone of the largest market (the library lists them alphabetically). */
+const MAIN_ZONES: Readonly<Record<string, string>> = {
+  AU: 'Australia/Sydney',
+  NZ: 'Pacific/Auckland',
+  US: 'America/New_York',
+  CA: 'America/Toronto',
+  BR: 'America/Sao_Paulo',
+  MX: 'America/Mexico_City',
+  RU: 'Europe/Moscow',
+  ID: 'Asia/Jakarta',
+  ES: 'Europe/Madrid',
+  PT: 'Europe/Lisbon',
+  CL: 'America/Santiago',
+  AR: 'America/Argentina/Buenos_Aires',
+  CN: 'Asia/Shanghai',
+  DE: 'Europe/Berlin',
+  GB: 'Europe/London',
+  FR: 'Europe/Paris',
+};
+
+/** The listing's local zone: AU state, else country, else UTC (DESIGN.md §3 modTime). */
+export function zoneFor(country: string | null | undefined, region: string | null | undefined): string {
+  if (country === 'AU' && region) {
+    const zone = AU_STATE_ZONES[region.trim().toUpperCase()];
+    if (zone) return zone;
+  }
+  if (!country) return 'UTC';
+  return MAIN_ZONES[country] ?? ct.getCountry(country)?.timezones[0] ?? 'UTC';
+}
+
+export function isAustralianState(region: string): boolean {
+  return region.trim().toUpperCase() in AU_STATE_ZONES;
+}

@@ -1,0 +1,31 @@
+import type { Issue } from './types.js';
+
+/** Collects the issues of one listing, stamping each with the listing's index and uniqueId. */
+export class ListingIssues {
+  readonly list: Issue[] = [];
+  uniqueId: string | null = null;
+
+  constructor(readonly listingIndex: number | null) {}
+
+  error(code: string, message: string, path: string): void {
+    this.list.push({ level: 'error', code, message, listingIndex: this.listingIndex, uniqueId: this.uniqueId, path });
+  }
+
+  warning(code: string, message: string, path: string): void {
+    this.list.push({ level: 'warning', code, message, listingIndex: this.listingIndex, uniqueId: this.uniqueId, path });
+  }
+
+  add(issue: Issue): void {
+    this.list.push({ ...issue, uniqueId: issue.uniqueId ?? this.uniqueId });
+  }
+
+  get hasErrors(): boolean {
+    return this.list.some((i) => i.level === 'error');
+  }
+
+  /** Fills in the uniqueId on issues recorded before it was known. */
+  stampUniqueId(uniqueId: string): void {
+    this.uniqueId = uniqueId;
+    for (const issue of this.list) issue.uniqueId ??= uniqueId;
+  }
+}

@@ -1,0 +1,73 @@
+import { isAustralianState, toCountryCode } from '../countries.js';
+import { geocode } from '../geocode.js';
+import type { Address, Location } from '../types.js';
+import { attr, child, childText, type XmlNode } from '../xml-node.js';
+import type { MapContext } from './map-context.js';
+import { readBoolean, readDecimal } from './values.js';
+
+const orNull = (v: string | undefined) => (v === undefined || v === '' ? null : v);
+
+/** Country-first address (AUS becomes AU; context defaultCountry when absent or unknown). */
+export function mapAddress(ctx: MapContext, node: XmlNode): Address {
+  const rawCountry = childText(node, 'country');
+  let country = ctx.feed.defaultCountry;
+  if (rawCountry) {
+    const code = toCountryCode(rawCountry);
+    if (code) country = code;
+    else ctx.issues.warning('unknown_country', `country "${rawCountry}" is not an ISO-3166 code or name; ${country} used`, child(node, 'country')!.path);
+  }
+  const display = attr(node, 'display');
+  const region = orNull(childText(node, 'state') ?? childText(node, 'region'));
+  return {
+    country,
+    // AU states arrive in any case ("Vic", "vic"); they are stored as their abbreviation.
+    region: region && country === 'AU' && isAustralianState(region) ? region.toUpperCase() : region,
+    locality: orNull(childText(node, 'suburb')),
+    postcode: orNull(childText(node, 'postcode')),
+    street: orNull(childText(node, 'street')),
+    streetNumber: orNull(childText(node, 'streetNumber')),
+    subNumber: orNull(childText(node, 'subNumber')),
+    display: display === undefined ? true : (readBoolean(display) ?? true),
+  };
+}
+
+/** Vendors put coordinates in <latitude>/<longitude> (listing or address) or in extraFields. */
+function sourceCoordinates(listing: XmlNode, address: XmlNode | undefined): { lat?: string; lng?: string; path: string } {
+  for (const holder of [address, listing]) {
+    if (!holder) continue;
+    const lat = childText(holder, 'latitude');
+    const lng = childText(holder, 'longitude');
+    if (lat || lng) return { lat, lng, path: child(holder, 'latitude')?.path ?? holder.path };
+  }
+  const extra = child(listing, 'extraFields');
+  if (extra) {
+    const field = (names: string[]) =>
+      extra.children.find((f) => f.name === 'eField' && names.includes((attr(f, 'name') ?? '').toLowerCase()))?.text.trim();
+    const lat = field(['lat', 'latitude', 'geolat']);
+    const lng = field(['lng', 'lon', 'long', 'longitude', 'geolng', 'geolong']);
+    if (lat || lng) return { lat, lng, path: extra.path };
+  }
+  return { path: listing.path };
+}
+
+/** Feed coordinates when present and sane, else the offline gazetteer, else null with a warning. */
+export function mapLocation(ctx: MapContext, listing: XmlNode, addressNode: XmlNode | undefined, address: Address): Location | null {
+  const src = sourceCoordinates(listing, addressNode);
+  if (src.lat || src.lng) {
+    const lat = src.lat ? readDecimal(src.lat) : undefined;
+    const lng = src.lng ? readDecimal(src.lng) : undefined;
+    if (lat !== undefined && lng !== undefined && Math.abs(lat) <= 90 && Math.abs(lng) <= 180 && !(lat === 0 && lng === 0)) {
+      return { lat, lng, precision: 'source', source: 'feed' };
+    }
+    ctx.issues.warning('invalid_coordinates', `coordinates "${src.lat ?? ''}", "${src.lng ?? ''}" are not a valid latitude and longitude; geocoded instead`, src.path);
+  }
+  const found = geocode(address);
+  if (!found) {
+    ctx.issues.warning(
+      'geocode_failed',
+      `no coordinates for ${[address.locality, address.region, address.postcode, address.country].filter(Boolean).join(', ')}`,
+      addressNode?.path ?? listing.path,
+    );
+  }
+  return found;
+}

@@ -1,0 +1,42 @@
+import type { Agent, SlotMap } from '../types.js';
+import { attr, type XmlNode } from '../xml-node.js';
+import type { MapContext } from './map-context.js';
+
+const textOf = (node: XmlNode, name: string): string | null => {
+  const lower = name.toLowerCase();
+  const found = node.children.find((c) => c.name.toLowerCase() === lower); // feeds write <agentid> too
+  const value = found?.text.trim();
+  return value ? value : null;
+};
+
+/**
+ * listingAgent slots 1..4. An element with nothing in it (id only, or only empty children)
+ * deletes its slot; a later slot repeating an earlier agent (same name and email) is removed.
+ */
+export function mapAgents(ctx: MapContext, listing: XmlNode): SlotMap<Agent> | undefined {
+  const nodes = listing.children.filter((c) => c.name === 'listingAgent');
+  if (nodes.length === 0) return undefined;
+  const slots: SlotMap<Agent> = {};
+  const seen = new Map<string, string>();
+  for (const node of nodes) {
+    const slot = (attr(node, 'id') ?? '1').trim() || '1';
+    const phones = node.children
+      .filter((c) => c.name === 'telephone' && c.text.trim() !== '')
+      .map((c) => ({ type: attr(c, 'type') ?? 'BH', number: c.text.trim() }));
+    const agent: Agent = { name: textOf(node, 'name'), email: textOf(node, 'email'), phones, sourceAgentId: textOf(node, 'agentID'), slot };
+    if (!agent.name && !agent.email && phones.length === 0) {
+      slots[slot] = null;
+      continue;
+    }
+    const identity = `${agent.name?.toLowerCase() ?? ''}|${agent.email?.toLowerCase() ?? ''}`;
+    const earlier = seen.get(identity);
+    if (earlier !== undefined && earlier !== slot) {
+      ctx.issues.warning('duplicate_agent_removed', `listingAgent ${slot} repeats listingAgent ${earlier} (${agent.name ?? agent.email}); removed`, node.path);
+      slots[slot] = null;
+      continue;
+    }
+    seen.set(identity, slot);
+    slots[slot] = agent;
+  }
+  return slots;
+}

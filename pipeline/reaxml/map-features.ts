@@ -1,0 +1,104 @@
+import { attr, child, childText, childrenNamed, type XmlNode } from '../xml-node.js';
+import type { MapContext } from './map-context.js';
+import { readBoolean, readCount, readDecimal, roundSqm, sqmPerUnit } from './values.js';
+
+/** Counts per the REAXML element reference; yes = 1, empty = 0. */
+const COUNT_FEATURES = new Set(['ensuite', 'garages', 'carports', 'toilets', 'openSpaces', 'livingAreas']);
+/** Text features, kept verbatim. */
+const TEXT_FEATURES = new Set(['otherFeatures']);
+/** Empty elements whose `type` attribute is the value. */
+const TYPE_FEATURES = new Set(['heating', 'hotWaterService']);
+/** More bedrooms or bathrooms than this is a typing error in the CRM, not a listing. */
+const MAX_ROOMS = 100;
+
+function readRooms(ctx: MapContext, features: XmlNode, name: 'bedrooms' | 'bathrooms'): number | null | undefined {
+  const node = child(features, name);
+  if (!node) return undefined;
+  const raw = node.text.trim();
+  const count = readCount(raw);
+  if (!count) {
+    ctx.issues.warning(`invalid_${name}`, `${name} "${raw}" is not a whole number; no value kept`, node.path);
+    return null;
+  }
+  if (count.studio) ctx.issues.warning('bedrooms_studio', 'bedrooms "Studio" stored as 0 bedrooms', node.path);
+  if (count.value > MAX_ROOMS) {
+    ctx.issues.warning(`invalid_${name}`, `${name} ${count.value} is more than ${MAX_ROOMS}; no value kept`, node.path);
+    return null;
+  }
+  return count.value;
+}
+
+export function mapRooms(ctx: MapContext, listing: XmlNode): { bedrooms?: number | null; bathrooms?: number | null } {
+  const features = child(listing, 'features');
+  if (!features) return {};
+  return { bedrooms: readRooms(ctx, features, 'bedrooms'), bathrooms: readRooms(ctx, features, 'bathrooms') };
+}
+
+/** Every other feature: counts as numbers, flags as booleans, heating/hot water as their type. */
+export function mapFeatures(ctx: MapContext, listing: XmlNode): Record<string, number | boolean | string | null> | undefined {
+  const features = child(listing, 'features');
+  if (!features) return undefined;
+  const out: Record<string, number | boolean | string | null> = {};
+  for (const node of features.children) {
+    const name = node.name;
+    if (name === 'bedrooms' || name === 'bathrooms') continue;
+    const raw = node.text.trim();
+    if (TEXT_FEATURES.has(name)) {
+      out[name] = raw === '' ? null : raw;
+    } else if (TYPE_FEATURES.has(name)) {
+      out[name] = attr(node, 'type') ?? (raw === '' ? null : raw);
+    } else if (COUNT_FEATURES.has(name)) {
+      const count = readCount(raw);
+      if (count) out[name] = count.value;
+      else ctx.issues.warning('invalid_feature_value', `${name} "${raw}" is not a count; ignored`, node.path);
+    } else {
+      const flag = readBoolean(raw);
+      const count = flag === undefined ? readCount(raw) : undefined;
+      if (flag !== undefined) out[name] = flag;
+      else if (count) out[name] = count.value > 0; // "any value > 1 is considered 1"
+      else ctx.issues.warning('invalid_feature_value', `${name} "${raw}" is not yes or no; ignored`, node.path);
+    }
+  }
+  return out;
+}
+
+/** One <area> in square metres; ranges give their lower bound (with a warning). */
+function readArea(ctx: MapContext, node: XmlNode): number | null {
+  const unitRaw = attr(node, 'unit');
+  const range = child(node, 'range');
+  let text = node.text.trim();
+  if (range) {
+    const min = childText(range, 'min');
+    if (text === '' && min) {
+      text = min;
+      ctx.issues.warning('area_range', `area is a range; its minimum ${min} is kept`, range.path);
+    } else {
+      ctx.issues.warning('area_range', 'area has both a value and a range; the value is kept', range.path);
+    }
+  }
+  if (text === '') return null;
+  const value = readDecimal(text);
+  if (value === undefined || value < 0) {
+    ctx.issues.warning('invalid_area', `area "${text}" is not a number; no value kept`, node.path);
+    return null;
+  }
+  const factor = unitRaw === undefined ? undefined : sqmPerUnit(unitRaw);
+  if (factor === undefined) {
+    ctx.issues.warning('unknown_area_unit', `area unit "${unitRaw ?? ''}" is not squareMeter, square, acre or hectare; no value kept`, `${node.path}/@unit`);
+    return null;
+  }
+  return roundSqm(value * factor);
+}
+
+/** landDetails/area and buildingDetails/area (the "total" area when several are given). */
+export function mapAreas(ctx: MapContext, listing: XmlNode): { landAreaSqm?: number | null; buildingAreaSqm?: number | null } {
+  const pick = (holderName: string) => {
+    const holder = child(listing, holderName);
+    if (!holder) return undefined;
+    const areas = childrenNamed(holder, 'area');
+    if (areas.length === 0) return undefined;
+    const total = areas.find((a) => (attr(a, 'of') ?? 'total').toLowerCase() === 'total') ?? areas[0];
+    return readArea(ctx, total);
+  };
+  return { landAreaSqm: pick('landDetails'), buildingAreaSqm: pick('buildingDetails') };
+}

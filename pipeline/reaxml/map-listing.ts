@@ -1,0 +1,182 @@
+import { currencyOfCountry, zoneFor } from '../countries.js';
+import { ListingIssues } from '../issues.js';
+import type { Category, FeedContext, ListingDelta, Status } from '../types.js';
+import { attr, child, childText, childrenNamed, type XmlNode } from '../xml-node.js';
+import { mapAddress, mapLocation } from './map-address.js';
+import { mapAgents } from './map-agents.js';
+import { readDate, type MapContext } from './map-context.js';
+import { mapAreas, mapFeatures, mapRooms } from './map-features.js';
+import { mapMedia, readUrl } from './map-media.js';
+import { mapBond, mapPrice, mapRent, mapSold } from './map-money.js';
+import { isPlaceholderText, readBoolean } from './values.js';
+
+const STATUSES: Readonly<Record<string, Status>> = {
+  current: 'active',
+  sold: 'sold',
+  leased: 'leased',
+  withdrawn: 'withdrawn',
+  offmarket: 'off_market',
+  off_market: 'off_market',
+  deleted: 'archived',
+};
+
+const SUBCATEGORY_ELEMENTS = ['category', 'ruralCategory', 'landCategory', 'commercialCategory', 'holidayCategory'];
+const INSPECTION = /^\d{1,2}-[A-Za-z]{3}-\d{4}\s+\d{1,2}:\d{2}\s*[ap]m\s+to\s+\d{1,2}:\d{2}\s*[ap]m$/i;
+
+export interface MappedListing {
+  /** null when the record cannot even be identified or dated. */
+  delta: ListingDelta | null;
+  issues: ListingIssues;
+}
+
+/** Maps one REAXML listing element to a canonical delta (DESIGN.md §3, §4). Pure. */
+export function mapReaxmlListing(node: XmlNode, index: number, feed: FeedContext, earlyIssues: ListingIssues = new ListingIssues(index)): MappedListing {
+  const issues = earlyIssues;
+  const category = node.name as Category;
+
+  const uniqueId = childText(node, 'uniqueID');
+  if (uniqueId) issues.stampUniqueId(uniqueId);
+  else issues.error('missing_unique_id', 'listing has no uniqueID', `${node.path}/uniqueID`);
+
+  const office = feed.sourceOfficeId ?? childText(node, 'agentID');
+  if (!office) issues.error('missing_office_id', 'listing has no agentID and the context gives no sourceOfficeId', `${node.path}/agentID`);
+
+  const addressNode = child(node, 'address');
+  const address = addressNode ? mapAddress({ feed, currency: '', zone: 'UTC', issues }, addressNode) : undefined;
+  const country = address?.country ?? feed.defaultCountry;
+  const zone = zoneFor(country, address?.region);
+
+  let currency = feed.currency;
+  if (!currency) {
+    currency = currencyOfCountry(country) ?? undefined;
+    if (currency) issues.warning('currency_from_country', `no currency in the context; ${currency}, the currency of ${country}, was used`, node.path);
+    else issues.error('currency_unknown', `no currency in the context and none is known for country ${country}`, node.path);
+  }
+  const ctx: MapContext = { feed, currency: currency ?? 'XXX', zone, issues };
+
+  const rawStatus = attr(node, 'status');
+  let status: Status | undefined;
+  if (rawStatus === undefined || rawStatus.trim() === '') {
+    issues.error('missing_status', 'listing has no status attribute', `${node.path}/@status`);
+  } else {
+    status = STATUSES[rawStatus.trim().toLowerCase()];
+    if (!status) issues.error('unknown_status', `status "${rawStatus}" is not current, sold, leased, withdrawn, offmarket or deleted`, `${node.path}/@status`);
+  }
+  const underOfferNode = child(node, 'underOffer');
+  if (status === 'active' && underOfferNode) {
+    const raw = attr(underOfferNode, 'value') ?? underOfferNode.text;
+    const flag = readBoolean(raw);
+    if (flag === undefined) issues.warning('invalid_boolean', `underOffer value "${raw}" is not yes or no; ignored`, underOfferNode.path);
+    if (flag) status = 'under_offer';
+  }
+
+  const rawModTime = attr(node, 'modTime');
+  let modTime: string | null = null;
+  if (rawModTime === undefined || rawModTime.trim() === '') {
+    issues.error('missing_mod_time', 'listing has no modTime attribute', `${node.path}/@modTime`);
+  } else {
+    const before = issues.list.length;
+    modTime = readDate(ctx, rawModTime, `${node.path}/@modTime`, 'modTime');
+    if (modTime === null) {
+      // A listing without a usable modTime cannot be ordered against stored versions.
+      const dropped = issues.list.splice(before);
+      issues.error('invalid_mod_time', dropped[0]?.message.replace('; treated as no date', '') ?? `modTime "${rawModTime}" is not a date`, `${node.path}/@modTime`);
+    }
+  }
+
+  if (!uniqueId || !office || !status || !modTime) return { delta: null, issues };
+
+  const delta: ListingDelta = { office, uniqueId, format: 'reaxml', category, modTime, status };
+  if (category === 'rental' || category === 'holidayRental') delta.saleMode = 'rent';
+  else if (category === 'commercial') {
+    const type = child(node, 'commercialListingType');
+    const value = type ? (attr(type, 'value') ?? type.text).trim().toLowerCase() : undefined;
+    if (value === 'lease') delta.saleMode = 'rent';
+    else if (value === 'sale') delta.saleMode = 'sale';
+    else if (value === 'both') Object.assign(delta, { saleMode: 'sale', bothPrices: true });
+  } else delta.saleMode = 'sale';
+
+  for (const name of SUBCATEGORY_ELEMENTS) {
+    const sub = child(node, name);
+    if (sub) {
+      delta.subCategory = (attr(sub, 'name') ?? sub.text).trim() || null;
+      break;
+    }
+  }
+  const business = child(node, 'businessCategory');
+  if (business) delta.subCategory = childText(business, 'name') || null;
+
+  if (address) {
+    delta.address = address;
+    delta.location = mapLocation(ctx, node, addressNode, address);
+  }
+
+  const price = mapPrice(ctx, node);
+  if (delta.saleMode === 'rent' && category !== 'commercial') {
+    const rent = mapRent(ctx, node);
+    if (rent) delta.rent = rent;
+    else if (price) delta.rent = { amount: price.amount, currency: ctx.currency, period: 'week', display: price.display, text: price.text };
+  } else {
+    if (price !== undefined) delta.price = price;
+    if (category === 'commercial') {
+      const rent = mapRent(ctx, node, 'commercialRent', 'year');
+      if (rent) delta.rent = rent;
+    }
+  }
+  const sold = mapSold(ctx, node);
+  if (sold !== undefined) delta.sold = sold;
+  const bond = mapBond(ctx, node);
+  if (bond !== undefined) delta.bond = bond;
+
+  Object.assign(delta, mapRooms(ctx, node));
+  const features = mapFeatures(ctx, node);
+  if (features) delta.features = features;
+  for (const [k, v] of Object.entries(mapAreas(ctx, node))) if (v !== undefined) (delta as any)[k] = v;
+
+  for (const field of ['headline', 'description'] as const) {
+    const textNode = child(node, field);
+    if (!textNode) continue;
+    const text = textNode.text.trim();
+    if (isPlaceholderText(text)) {
+      issues.warning('placeholder_text', `${field} "${text}" is template text; not kept`, textNode.path);
+      delta[field] = null;
+    } else delta[field] = text ? { [feed.sourceLocale]: text } : null;
+  }
+
+  const auction = child(node, 'auction');
+  if (auction) {
+    const raw = attr(auction, 'date');
+    delta.auction = { date: raw ? readDate(ctx, raw, `${auction.path}/@date`, 'auction date') : null };
+  }
+  const available = child(node, 'dateAvailable');
+  if (available) {
+    const raw = available.text.trim();
+    delta.dateAvailable = raw ? readDate(ctx, raw, available.path, 'dateAvailable', { dateOnly: true }) : null;
+  }
+  const inspectionTimes = child(node, 'inspectionTimes');
+  if (inspectionTimes) {
+    delta.inspections = [];
+    for (const insp of childrenNamed(inspectionTimes, 'inspection')) {
+      const text = insp.text.trim().replace(/\s+/g, ' ');
+      if (INSPECTION.test(text)) delta.inspections.push(text);
+      else issues.warning('invalid_inspection', `inspection "${text}" is not "DD-Mon-YYYY hh:mmam to hh:mmpm"; skipped`, insp.path);
+    }
+  }
+
+  const linkNodes = node.children.filter((c) => c.name === 'externalLink' || c.name === 'videoLink');
+  if (linkNodes.length) {
+    delta.links = [];
+    for (const link of linkNodes) {
+      const href = attr(link, 'href') ?? '';
+      if (href.trim() === '') continue; // an empty href removes the link
+      const url = readUrl(href);
+      if (url) delta.links.push({ kind: link.name as 'externalLink' | 'videoLink', url });
+      else issues.warning('invalid_link_url', `${link.name} href "${href}" is not an http(s) URL; skipped`, `${link.path}/@href`);
+    }
+  }
+
+  Object.assign(delta, mapMedia(ctx, node));
+  const agents = mapAgents(ctx, node);
+  if (agents) delta.agents = agents;
+  return { delta, issues };
+}

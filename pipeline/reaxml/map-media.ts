@@ -1,0 +1,113 @@
+import type { MediaItem, SlotMap } from '../types.js';
+import { attr, type XmlNode } from '../xml-node.js';
+import { readDate, type MapContext } from './map-context.js';
+
+type Slot = Omit<MediaItem, 'order' | 'hero'>;
+
+/** m (the hero), a..z, aa..az: the slot ids feeds use for photos. */
+const PHOTO_SLOT = /^(m|[a-z]|a[a-z])$/;
+
+/** Sort position of a slot: m first, then a..z, then aa.., numeric slots by number. */
+export function slotRank(slot: string): number {
+  if (slot === 'm') return -1;
+  if (/^\d+$/.test(slot)) return Number(slot);
+  if (/^[a-z]$/.test(slot)) return slot.charCodeAt(0) - 97;
+  if (/^a[a-z]$/.test(slot)) return 26 + slot.charCodeAt(1) - 97;
+  return 1000;
+}
+
+/** http(s) URLs only; percent-encoded URLs ("http%3A%2F%2F…") are decoded first. */
+export function readUrl(raw: string): string | null {
+  let value = raw.trim();
+  if (/^https?%3A/i.test(value)) {
+    try {
+      value = decodeURIComponent(value);
+    } catch {
+      return null;
+    }
+  }
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * One img/floorplan/document element: an object to store, null to delete the slot (id only),
+ * or undefined when it is skipped (with a warning).
+ */
+function readSlot(ctx: MapContext, node: XmlNode, kind: MediaItem['kind'], slot: string): Slot | null | undefined {
+  const url = attr(node, 'url');
+  const file = attr(node, 'file');
+  const modTime = attr(node, 'modTime');
+  if (modTime) readDate(ctx, modTime, `${node.path}/@modTime`, `${node.name} modTime`);
+  if (url === undefined && file === undefined && node.text.trim() === '') return null;
+  if (url === undefined || url.trim() === '') {
+    const what = file ? `file="${file}" (a path inside the feed's archive)` : 'inline image data';
+    ctx.issues.warning('media_not_url', `${node.name} ${slot} refers to ${what}; only the feed's own http(s) URLs are served, so it was skipped`, node.path);
+    return undefined;
+  }
+  const href = readUrl(url);
+  if (!href) {
+    ctx.issues.warning('invalid_media_url', `${node.name} ${slot} URL "${url}" is not an http(s) URL; skipped`, `${node.path}/@url`);
+    return undefined;
+  }
+  const title = attr(node, 'title');
+  return title ? { url: href, kind, slot, title } : { url: href, kind, slot };
+}
+
+export interface MediaDelta {
+  photos?: SlotMap<Slot>;
+  floorplans?: SlotMap<Slot>;
+  documents?: SlotMap<Slot>;
+}
+
+/** img from <images> and <objects>, floorplans and documents from <objects>, SOI attachments from <media>. */
+export function mapMedia(ctx: MapContext, listing: XmlNode): MediaDelta {
+  const out: MediaDelta = {};
+  const put = (key: keyof MediaDelta, slot: string, value: Slot | null | undefined) => {
+    if (value === undefined) return;
+    (out[key] ??= {})[slot] = value;
+  };
+  for (const holder of listing.children) {
+    if (holder.name === 'images' || holder.name === 'objects') {
+      for (const node of holder.children) {
+        const slot = (attr(node, 'id') ?? '').trim().toLowerCase();
+        if (node.name === 'img') {
+          if (!PHOTO_SLOT.test(slot)) {
+            ctx.issues.warning('unknown_media_slot', `img id "${slot}" is not m, a..z or aa..az; skipped`, node.path);
+            continue;
+          }
+          put('photos', slot, readSlot(ctx, node, 'photo', slot));
+        } else if (node.name === 'floorplan' || node.name === 'document') {
+          if (!/^\d{1,2}$/.test(slot)) {
+            ctx.issues.warning('unknown_media_slot', `${node.name} id "${slot}" is not a number; skipped`, node.path);
+            continue;
+          }
+          put(node.name === 'floorplan' ? 'floorplans' : 'documents', slot, readSlot(ctx, node, node.name, slot));
+        }
+      }
+    } else if (holder.name === 'media') {
+      for (const node of holder.children) {
+        if (node.name !== 'attachment') continue;
+        const usage = (attr(node, 'usage') ?? '').trim();
+        if (usage.toLowerCase() === 'agentphoto') continue; // a picture of the agent, not of the property
+        if (usage.toLowerCase() !== 'statementofinformation') {
+          ctx.issues.warning('unknown_attachment_usage', `attachment usage "${usage}" is not statementOfInformation; skipped`, `${node.path}/@usage`);
+          continue;
+        }
+        const contentType = (attr(node, 'contentType') ?? '').trim().toLowerCase();
+        if (contentType !== 'application/pdf') {
+          ctx.issues.warning('invalid_attachment_content_type', `attachment contentType "${contentType}" is not application/pdf; skipped`, `${node.path}/@contentType`);
+          continue;
+        }
+        const id = (attr(node, 'id') ?? String(Object.keys(out.documents ?? {}).length + 1)).trim();
+        const doc = readSlot(ctx, node, 'document', `soi-${id}`);
+        put('documents', `soi-${id}`, doc ? { ...doc, title: 'Statement of Information' } : doc);
+      }
+    }
+  }
+  return out;
+}

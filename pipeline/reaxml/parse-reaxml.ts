@@ -1,0 +1,192 @@
+import { SaxesParser, type SaxesTagPlain } from 'saxes';
+import { FeedSyntaxError } from '../feed-syntax-error.js';
+import type { XmlNode } from '../xml-node.js';
+import type { Issue } from '../types.js';
+import { HTML_ENTITIES } from './html-entities.js';
+import { KNOWN_ROOT_EXTRAS, LISTING_KINDS } from './listing-kinds.js';
+
+export interface ParsedListing {
+  node: XmlNode;
+  /** 0-based position among the feed's listings. */
+  index: number;
+}
+
+export interface ReaxmlParserHandlers {
+  onListing(listing: ParsedListing): void;
+  /** Issues found while reading (stripped characters, ignored elements). */
+  onIssue(issue: Issue, listingIndex: number | null, node: XmlNode | null): void;
+}
+
+/** XML 1.0 forbids these; real feeds contain them (copied from Word and CRMs). */
+const INVALID_CHARS = /[\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]/g;
+const MAX_DEPTH = 64;
+
+/**
+ * Streaming REAXML reader: feed it text with write(), then close(). It accepts a propertyList
+ * root or a single listing element as root, builds a small tree per listing and hands it on,
+ * so memory stays flat whatever the feed size. Throws FeedSyntaxError for anything that makes
+ * the whole feed unreadable.
+ */
+export class ReaxmlParser {
+  private readonly sax = new SaxesParser({ position: true });
+  private readonly stack: XmlNode[] = [];
+  /** Same-name sibling counters, one map per open element (for 1-based XPath positions). */
+  private readonly siblingCounts: Map<string, number>[] = [new Map()];
+  private rootName: string | null = null;
+  private listingDepth = -1;
+  private listingCount = 0;
+  private depth = 0;
+  private failure: FeedSyntaxError | null = null;
+  /** Offsets (in the cleaned stream) of characters removed before parsing, not yet reported. */
+  private strippedAt: number[] = [];
+  private cleanedOffset = 0;
+  private started = false;
+
+  constructor(private readonly handlers: ReaxmlParserHandlers) {
+    Object.assign(this.sax.ENTITIES, HTML_ENTITIES);
+    this.sax.on('doctype', (doctype) => {
+      // The DOCTYPE is never fetched; declarations inside it are refused outright so no
+      // entity can ever be defined, let alone expanded (billion laughs, XXE).
+      if (/<!ENTITY/i.test(doctype)) this.fail('DOCTYPE entity declarations are not allowed');
+    });
+    this.sax.on('opentag', (tag) => this.openTag(tag as SaxesTagPlain));
+    this.sax.on('text', (text) => this.addText(text));
+    this.sax.on('cdata', (text) => this.addText(text));
+    this.sax.on('closetag', () => this.closeTag());
+    this.sax.on('error', (err) => {
+      const reason = err.message.replace(/^[^:]*:\d+:\d+: /, '').replace(/\.$/, '');
+      this.fail(`XML is not well-formed: ${reason}`);
+    });
+  }
+
+  write(chunk: string): void {
+    if (this.failure) throw this.failure;
+    if (!this.started) {
+      this.started = true;
+      if (chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(1); // byte-order mark
+    }
+    if (chunk.length === 0) return;
+    INVALID_CHARS.lastIndex = 0;
+    if (INVALID_CHARS.test(chunk)) chunk = this.strip(chunk);
+    this.cleanedOffset += chunk.length;
+    this.sax.write(chunk);
+    if (this.failure) throw this.failure;
+  }
+
+  close(): { listings: number } {
+    if (this.failure) throw this.failure;
+    if (this.cleanedOffset === 0 && this.rootName === null) {
+      throw new FeedSyntaxError('feed is empty', 1, 1);
+    }
+    this.sax.close();
+    if (this.failure) throw this.failure;
+    if (this.rootName === null) this.fail('feed has no root element');
+    if (this.listingCount === 0) this.fail(`feed contains no listings (root element ${this.rootName})`);
+    return { listings: this.listingCount };
+  }
+
+  private fail(reason: string): never {
+    this.failure ??= new FeedSyntaxError(reason, this.sax.line, this.sax.column + 1);
+    throw this.failure;
+  }
+
+  private strip(chunk: string): string {
+    let removed = 0;
+    return chunk.replace(INVALID_CHARS, (_m, offset: number) => {
+      this.strippedAt.push(this.cleanedOffset + offset - removed);
+      removed += 1;
+      return '';
+    });
+  }
+
+  private reportStripped(node: XmlNode | null): void {
+    if (this.strippedAt.length === 0) return;
+    const upTo = this.sax.position;
+    let n = 0;
+    while (n < this.strippedAt.length && this.strippedAt[n] <= upTo) n += 1;
+    if (n === 0) return;
+    this.strippedAt.splice(0, n);
+    const inListing = this.listingDepth >= 0 ? this.listingCount : null;
+    this.handlers.onIssue(
+      {
+        level: 'warning',
+        code: 'invalid_character_stripped',
+        message: `${n} character(s) not allowed in XML were removed`,
+        listingIndex: inListing,
+        uniqueId: null,
+        path: node?.path ?? '/',
+      },
+      inListing,
+      node,
+    );
+  }
+
+  private openTag(tag: SaxesTagPlain): void {
+    this.depth += 1;
+    if (this.depth > MAX_DEPTH) this.fail(`elements are nested deeper than ${MAX_DEPTH} levels`);
+    const name = tag.name;
+    const counts = this.siblingCounts[this.siblingCounts.length - 1];
+    const pos = (counts.get(name) ?? 0) + 1;
+    counts.set(name, pos);
+    this.siblingCounts.push(new Map());
+
+    if (this.rootName === null) {
+      this.rootName = name;
+      if (name !== 'propertyList' && !LISTING_KINDS.has(name)) {
+        this.fail(`root element must be propertyList or a listing element (${[...LISTING_KINDS].join(', ')}); found ${name}`);
+      }
+      if (name === 'propertyList') {
+        this.reportStripped(null);
+        return;
+      }
+    }
+
+    const parent = this.stack[this.stack.length - 1];
+    if (this.listingDepth < 0) {
+      const atListingLevel = this.rootName === 'propertyList' ? this.depth === 2 : this.depth === 1;
+      if (!atListingLevel) return;
+      const path = this.rootName === 'propertyList' ? `/propertyList/${name}[${pos}]` : `/${name}`;
+      if (!LISTING_KINDS.has(name)) {
+        if (!KNOWN_ROOT_EXTRAS.has(name)) {
+          this.handlers.onIssue(
+            { level: 'warning', code: 'unknown_element_ignored', message: `element ${name} is not a REAXML listing kind and was ignored`, listingIndex: null, uniqueId: null, path },
+            null,
+            null,
+          );
+        }
+        return;
+      }
+      this.listingDepth = this.depth;
+      const node: XmlNode = { name, attrs: tag.attributes, children: [], text: '', path };
+      this.stack.push(node);
+      this.reportStripped(node);
+      return;
+    }
+
+    const node: XmlNode = { name, attrs: tag.attributes, children: [], text: '', path: `${parent.path}/${name}[${pos}]` };
+    parent.children.push(node);
+    this.stack.push(node);
+    this.reportStripped(node);
+  }
+
+  private addText(text: string): void {
+    const node = this.stack[this.stack.length - 1];
+    if (node) node.text += text;
+    this.reportStripped(node ?? null);
+  }
+
+  private closeTag(): void {
+    this.siblingCounts.pop();
+    if (this.listingDepth >= 0 && this.stack.length > 0) {
+      const node = this.stack.pop()!;
+      if (this.depth === this.listingDepth) {
+        this.reportStripped(node);
+        this.listingDepth = -1;
+        const index = this.listingCount;
+        this.listingCount += 1;
+        this.handlers.onListing({ node, index });
+      }
+    }
+    this.depth -= 1;
+  }
+}

@@ -1,0 +1,34 @@
+/** A small element tree built for one listing at a time; everything outside listings is streamed past. */
+export interface XmlNode {
+  name: string;
+  attrs: Record<string, string>;
+  children: XmlNode[];
+  /** Direct text and CDATA content, concatenated (not trimmed). */
+  text: string;
+  /** XPath-like location, 1-based positions among same-name siblings. */
+  path: string;
+}
+
+export function child(node: XmlNode, name: string): XmlNode | undefined {
+  for (const c of node.children) if (c.name === name) return c;
+  return undefined;
+}
+
+export function childrenNamed(node: XmlNode, name: string): XmlNode[] {
+  return node.children.filter((c) => c.name === name);
+}
+
+/** Trimmed text of a direct child; undefined when the child is absent, '' when it is empty. */
+export function childText(node: XmlNode, name: string): string | undefined {
+  const c = child(node, name);
+  return c === undefined ? undefined : c.text.trim();
+}
+
+/** Case-insensitive attribute lookup (feeds write `ID`, `Id` and `id`). */
+export function attr(node: XmlNode, name: string): string | undefined {
+  const direct = node.attrs[name];
+  if (direct !== undefined) return direct;
+  const lower = name.toLowerCase();
+  for (const k of Object.keys(node.attrs)) if (k.toLowerCase() === lower) return node.attrs[k];
+  return undefined;
+}
