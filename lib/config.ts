@@ -49,7 +49,7 @@ const envSchema = {
     REDIS_URL: url(['redis', 'rediss']),
     OPERATOR_TOKEN: { type: 'string', minLength: 16 },
     SMTP_URL: url(['smtp', 'smtps']),
-    MAIL_FROM: { type: 'string', format: 'email', default: 'no-reply@localhost' },
+    MAIL_FROM: { type: 'string', pattern: '^[^\\s@<>]+@[^\\s@<>]+$', default: 'no-reply@localhost' },
     TURNSTILE_SECRET: { type: 'string', minLength: 1 },
     TURNSTILE_VERIFY_URL: { ...url(['http', 'https']), default: 'https://challenges.cloudflare.com/turnstile/v0/siteverify' },
     FX_SOURCE: { enum: ['static', 'live'], default: 'static' },

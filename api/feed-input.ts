@@ -1,0 +1,71 @@
+import type { Request } from 'express';
+import { badRequest, payloadTooLarge, unsupportedMediaType } from '../lib/errors.js';
+import { isCountryCode, isCurrencyCode } from '../pipeline/countries.js';
+import { decodeXmlBytes } from '../pipeline/decode.js';
+import type { FeedContext } from '../pipeline/types.js';
+import type { FeedContextBody, FeedQuery, FeedRequestBody } from './schemas/feed-request.js';
+import { assertValid } from './validators.js';
+
+export interface FeedInput {
+  source: string | AsyncIterable<string>;
+  context: FeedContext;
+  mode: 'full' | 'incremental';
+  format: 'reaxml';
+}
+
+const XML_TYPES = ['application/xml', 'text/xml'];
+
+/** Context with defaults, currency and country checked against ISO-4217 and ISO-3166. */
+function resolveContext(body: FeedContextBody, where: { currency: string; country: string }): FeedContext {
+  const currency = body.currency?.toUpperCase();
+  if (currency !== undefined && !isCurrencyCode(currency)) {
+    throw badRequest(`${where.currency} "${body.currency}" is not an ISO-4217 currency code`);
+  }
+  const defaultCountry = (body.defaultCountry ?? 'AU').toUpperCase();
+  if (!isCountryCode(defaultCountry)) throw badRequest(`${where.country} "${body.defaultCountry}" is not an ISO-3166 alpha-2 country code`);
+  return { currency, defaultCountry, sourceLocale: body.sourceLocale ?? 'en-AU', sourceOfficeId: body.sourceOfficeId };
+}
+
+/** Streams the request body, refusing it once it passes maxBytes. */
+async function* limitedBody(req: Request, maxBytes: number): AsyncGenerator<Buffer> {
+  let total = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    total += chunk.length;
+    if (total > maxBytes) throw payloadTooLarge(`request body is larger than the limit of ${maxBytes} bytes`);
+    yield chunk;
+  }
+}
+
+/**
+ * The two body forms of SPEC.md: a JSON feed request (already parsed by express.json), or the
+ * raw XML document streamed from the request with the context in query parameters.
+ */
+export function readFeedInput(req: Request, maxBytes: number): FeedInput {
+  if (req.is('application/json')) {
+    if (Object.keys(req.query).length > 0) {
+      throw badRequest(`query parameters (${Object.keys(req.query).join(', ')}) apply only to raw XML bodies; put them in the JSON body`);
+    }
+    const body = assertValid<FeedRequestBody>('FeedRequest', req.body ?? null, 'body');
+    return {
+      source: body.xml,
+      context: resolveContext(body.context ?? {}, { currency: 'context.currency', country: 'context.defaultCountry' }),
+      mode: body.mode ?? 'incremental',
+      format: body.format ?? 'reaxml',
+    };
+  }
+  if (req.is(XML_TYPES)) {
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > maxBytes) throw payloadTooLarge(`request body is larger than the limit of ${maxBytes} bytes`);
+    const query = assertValid<FeedQuery>('FeedQuery', { ...req.query }, 'query');
+    return {
+      source: decodeXmlBytes(limitedBody(req, maxBytes)),
+      context: resolveContext(
+        { currency: query.currency, defaultCountry: query.country, sourceLocale: query.locale, sourceOfficeId: query.officeId },
+        { currency: 'query.currency', country: 'query.country' },
+      ),
+      mode: query.mode ?? 'incremental',
+      format: query.format ?? 'reaxml',
+    };
+  }
+  throw unsupportedMediaType(`Content-Type must be application/json, application/xml or text/xml (got ${req.headers['content-type'] ?? 'none'})`);
+}

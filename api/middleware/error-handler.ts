@@ -1,0 +1,41 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { HttpError } from '../../lib/errors.js';
+import { FeedSyntaxError } from '../../pipeline/feed-syntax-error.js';
+
+/** Unknown routes: 404 with the same body shape as every other error. */
+export const notFoundHandler: RequestHandler = (req, res) => {
+  res.status(404).json({ error: `no route for ${req.method} ${req.path}` });
+};
+
+/** body-parser error types and the status each deserves. */
+const BODY_ERRORS: Record<string, [number, (err: any) => string]> = {
+  'entity.too.large': [413, (err) => `request body is larger than the limit of ${err.limit} bytes`],
+  'entity.parse.failed': [400, (err) => `request body is not valid JSON: ${err.message}`],
+  'encoding.unsupported': [415, (err) => err.message],
+  'charset.unsupported': [415, (err) => err.message],
+  'request.aborted': [400, () => 'request was aborted by the client'],
+  'entity.verify.failed': [400, (err) => err.message],
+};
+
+/** The one place errors become responses: `{ "error": "..." }`; anything unexpected is a logged 500. */
+export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+  let status = 500;
+  let message = 'internal error';
+  if (err instanceof HttpError) {
+    status = err.status;
+    message = err.message;
+  } else if (err instanceof FeedSyntaxError) {
+    status = 400;
+    message = err.message;
+  } else if (err && typeof err.type === 'string' && BODY_ERRORS[err.type]) {
+    const [s, describe] = BODY_ERRORS[err.type];
+    status = s;
+    message = describe(err);
+  }
+  if (status >= 500) req.log?.error({ err }, 'request failed');
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.status(status).json({ error: message });
+};

@@ -1,0 +1,59 @@
+/** JSON Schemas of the feed request (SPEC.md "Feed request body"); ajv validates with these and the OpenAPI document publishes them. */
+
+const currency = { type: 'string', pattern: '^[A-Za-z]{3}$', description: 'ISO-4217 currency code, injected on every price.', example: 'AUD' } as const;
+const country = { type: 'string', pattern: '^[A-Za-z]{2}$', description: 'ISO-3166 alpha-2 fallback country (default AU).', example: 'AU' } as const;
+const locale = { type: 'string', pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$', description: 'Locale of the feed text (default en-AU).', example: 'en-AU' } as const;
+const officeId = { type: 'string', minLength: 1, maxLength: 200, description: "Overrides the feed's agentID as the office id." } as const;
+const mode = { enum: ['full', 'incremental'], description: 'full reconciles (archives absent listings); incremental upserts only. Default incremental.' } as const;
+const format = { enum: ['reaxml'], description: 'Feed format; default reaxml.' } as const;
+
+export const feedContextSchema = {
+  $id: 'FeedContext',
+  type: 'object',
+  additionalProperties: false,
+  properties: { currency, defaultCountry: country, sourceLocale: locale, sourceOfficeId: officeId },
+} as const;
+
+export const feedRequestSchema = {
+  $id: 'FeedRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['xml'],
+  properties: {
+    xml: { type: 'string', minLength: 1, description: 'The raw REAXML document.' },
+    mode,
+    format,
+    context: { $ref: 'FeedContext' },
+  },
+} as const;
+
+/** Query parameters of the raw-XML form (context travels here). */
+export const feedQuerySchema = {
+  $id: 'FeedQuery',
+  type: 'object',
+  additionalProperties: false,
+  properties: { currency, country, locale, officeId, mode, format },
+} as const;
+
+export interface FeedContextBody {
+  currency?: string;
+  defaultCountry?: string;
+  sourceLocale?: string;
+  sourceOfficeId?: string;
+}
+
+export interface FeedRequestBody {
+  xml: string;
+  mode?: 'full' | 'incremental';
+  format?: 'reaxml';
+  context?: FeedContextBody;
+}
+
+export interface FeedQuery {
+  currency?: string;
+  country?: string;
+  locale?: string;
+  officeId?: string;
+  mode?: 'full' | 'incremental';
+  format?: 'reaxml';
+}

@@ -1,0 +1,7 @@
+import { errorSchema } from './error.js';
+import { feedContextSchema, feedQuerySchema, feedRequestSchema } from './feed-request.js';
+import { healthSchema, readinessSchema } from './health.js';
+import { issueSchema, validationResultSchema } from './validation-result.js';
+
+/** Every named schema: registered with ajv and published as OpenAPI components. */
+export const schemas = [errorSchema, feedContextSchema, feedRequestSchema, feedQuerySchema, issueSchema, validationResultSchema, healthSchema, readinessSchema];

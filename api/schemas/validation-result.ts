@@ -1,0 +1,29 @@
+export const issueSchema = {
+  $id: 'Issue',
+  type: 'object',
+  required: ['level', 'code', 'message', 'listingIndex', 'uniqueId', 'path'],
+  properties: {
+    level: { enum: ['error', 'warning'] },
+    code: { type: 'string', pattern: '^[a-z][a-z0-9_]*$', description: 'Stable lower_snake_case code; see docs/issue-codes.md.' },
+    message: { type: 'string' },
+    listingIndex: { type: ['integer', 'null'], minimum: 0, description: "0-based position of the listing in the feed; null for issues outside any listing." },
+    uniqueId: { type: ['string', 'null'] },
+    path: { type: 'string', description: 'XPath-like location with 1-based positions, e.g. /propertyList/residential[3]/address/postcode[1].' },
+  },
+} as const;
+
+export const validationResultSchema = {
+  $id: 'ValidationResult',
+  type: 'object',
+  required: ['ok', 'counts', 'issues', 'listings'],
+  properties: {
+    ok: { type: 'boolean', description: 'true when no listing is invalid and no error issue was raised.' },
+    counts: {
+      type: 'object',
+      required: ['parsed', 'valid', 'invalid'],
+      properties: { parsed: { type: 'integer' }, valid: { type: 'integer' }, invalid: { type: 'integer' } },
+    },
+    issues: { type: 'array', items: { $ref: 'Issue' } },
+    listings: { type: 'array', items: { type: 'object', description: 'Canonical listing preview (DESIGN.md §3); open object.' } },
+  },
+} as const;

@@ -1,0 +1,21 @@
+import { createAjv, describeAjvErrors } from '../lib/ajv.js';
+import { badRequest } from '../lib/errors.js';
+import { schemas } from './schemas/index.js';
+
+const ajv = createAjv();
+for (const schema of schemas) ajv.addSchema(schema);
+
+/** Validates `value` against a named schema (applying defaults) or throws a 400 naming every problem. */
+export function assertValid<T>(schemaId: string, value: unknown, root: string): T {
+  const validate = ajv.getSchema(schemaId);
+  if (!validate) throw new Error(`unknown schema ${schemaId}`);
+  if (!validate(value)) throw badRequest(describeAjvErrors(validate.errors, root).join('; '));
+  return value as T;
+}
+
+/** For tests and response checks: the compiled validator of a named schema. */
+export function validatorFor(schemaId: string) {
+  const validate = ajv.getSchema(schemaId);
+  if (!validate) throw new Error(`unknown schema ${schemaId}`);
+  return validate;
+}

@@ -1,0 +1,53 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import knexFactory, { type Knex } from 'knex';
+import ClientPgLite from 'knex-pglite';
+import { migrationSource } from './migration-source.js';
+
+export interface DbOptions {
+  /** PostgreSQL URL; null runs the embedded PGlite database under dataDir. */
+  databaseUrl: string | null;
+  dataDir: string;
+  /** PostgreSQL schema to use (tests isolate themselves this way); default public. */
+  schema?: string;
+}
+
+export type Db = Knex & { readonly embedded: boolean; readonly schemaName: string };
+
+/** One knex instance per process: pg for DATABASE_URL, PGlite (real PostgreSQL in WASM) otherwise. */
+export function createDb(options: DbOptions): Db {
+  const schema = options.schema ?? 'public';
+  let knex: Knex;
+  if (options.databaseUrl) {
+    knex = knexFactory({
+      client: 'pg',
+      connection: options.databaseUrl,
+      searchPath: [schema],
+      pool: {
+        min: 0,
+        max: 10,
+        afterCreate(conn: any, done: (err: Error | null, conn: unknown) => void) {
+          // An idle client that loses its server must not crash the process.
+          conn.on('error', () => undefined);
+          conn.query("SET statement_timeout = '30s'", (err: Error | null) => done(err, conn));
+        },
+      },
+      acquireConnectionTimeout: 5000,
+    });
+  } else {
+    const dir = resolve(options.dataDir, 'pglite');
+    mkdirSync(dir, { recursive: true });
+    knex = knexFactory({ client: ClientPgLite as any, dialect: 'postgres', connection: { filename: dir }, searchPath: [schema] } as Knex.Config);
+  }
+  return Object.assign(knex, { embedded: !options.databaseUrl, schemaName: schema }) as Db;
+}
+
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  if (db.schemaName !== 'public') await db.raw('CREATE SCHEMA IF NOT EXISTS ??', [db.schemaName]);
+  const [, applied] = await db.migrate.latest({ migrationSource, schemaName: db.schemaName });
+  return applied as string[];
+}
+
+export async function migrateDown(db: Db): Promise<void> {
+  await db.migrate.rollback({ migrationSource, schemaName: db.schemaName }, true);
+}

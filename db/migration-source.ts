@@ -1,0 +1,13 @@
+import type { Knex } from 'knex';
+import * as createListings from './migrations/20261122000000_create_listings.js';
+
+/** Migrations in order; listed here so they run the same from source, from dist/ and in tests. */
+const MIGRATIONS: Record<string, Knex.Migration> = {
+  '20261122000000_create_listings': createListings,
+};
+
+export const migrationSource: Knex.MigrationSource<string> = {
+  getMigrations: async () => Object.keys(MIGRATIONS).sort(),
+  getMigrationName: (name) => name,
+  getMigration: async (name) => MIGRATIONS[name],
+};

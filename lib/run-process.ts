@@ -1,0 +1,34 @@
+import closeWithGrace from 'close-with-grace';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { createLogger, type Logger } from './logger.js';
+
+/**
+ * The common start of every process role: configuration (every problem reported before exit),
+ * logger, the role's own start, then graceful shutdown on SIGTERM/SIGINT.
+ */
+export async function runProcess(role: string, start: (config: Readonly<Config>, logger: Logger) => Promise<{ close(): Promise<void> }>): Promise<void> {
+  let config: Readonly<Config>;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const logger = createLogger(config.logLevel).child({ role });
+  let handle: { close(): Promise<void> };
+  try {
+    handle = await start(config, logger);
+  } catch (err) {
+    logger.fatal({ err }, 'failed to start');
+    process.exit(1);
+  }
+  closeWithGrace({ delay: 25000 }, async ({ signal, err }) => {
+    if (err) logger.error({ err }, 'shutting down after an error');
+    else logger.info({ signal }, 'shutting down');
+    await handle.close();
+    logger.info('stopped');
+  });
+}
