@@ -1,0 +1,44 @@
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Express } from 'express';
+import { createLogger } from '../lib/logger.js';
+import type { FeedContext } from '../pipeline/types.js';
+
+/** Tests run from dist/test; the repository root is two levels up. */
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const fixtureDir = resolve(repoRoot, 'test/fixtures/reaxml/openrealestate');
+
+export function fixture(relative: string): string {
+  return readFileSync(resolve(fixtureDir, relative), 'utf8');
+}
+
+/** The real PostgreSQL the machine runs (trust auth); CI and developers share it. */
+export const postgresUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export const silentLogger = createLogger('silent');
+
+export const AU_CONTEXT: FeedContext = { currency: 'AUD', defaultCountry: 'AU', sourceLocale: 'en-AU' };
+
+/** Starts an app on a free loopback port. */
+export async function listen(app: Express): Promise<{ url: string; close(): Promise<void> }> {
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A minimal REAXML listing around the given inner XML. */
+export function listingXml(inner: string, attrs = 'modTime="2024-03-01-10:00:00" status="current"', kind = 'residential'): string {
+  return `<${kind} ${attrs}><agentID>OFF1</agentID><uniqueID>L1</uniqueID>${inner}</${kind}>`;
+}
+
+export const ADDRESS = '<address><streetNumber>39</streetNumber><street>Main Road</street><suburb>Richmond</suburb><state>VIC</state><postcode>3121</postcode></address>';
+
+export function feed(...listings: string[]): string {
+  return `<?xml version="1.0" encoding="utf-8"?>\n<propertyList>\n${listings.join('\n')}\n</propertyList>`;
+}
