@@ -11,7 +11,7 @@ function declaredEncoding(head: Buffer): string | null {
  * Turns a byte stream into text for the parser: UTF-8 unless the XML declaration names another
  * encoding (ISO-8859-1 and Windows-1252 exports are common). A UTF-8 byte-order mark is dropped.
  */
-export async function* decodeXmlBytes(bytes: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
+export async function* decodeXmlBytes(bytes: AsyncIterable<Buffer | string> | Iterable<Buffer | string>): AsyncGenerator<string> {
   let decoder: TextDecoder | null = null;
   for await (const chunk of bytes) {
     if (typeof chunk === 'string') {

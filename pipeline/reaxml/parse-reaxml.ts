@@ -54,7 +54,7 @@ export class ReaxmlParser {
     this.sax.on('cdata', (text) => this.addText(text));
     this.sax.on('closetag', () => this.closeTag());
     this.sax.on('error', (err) => {
-      const reason = err.message.replace(/^[^:]*:\d+:\d+: /, '').replace(/\.$/, '');
+      const reason = err.message.replace(/^(?:[^:\d][^:]*:)?\d+:\d+: /, '').replace(/\.$/, '');
       this.fail(`XML is not well-formed: ${reason}`);
     });
   }
@@ -78,10 +78,12 @@ export class ReaxmlParser {
     if (this.cleanedOffset === 0 && this.rootName === null) {
       throw new FeedSyntaxError('feed is empty', 1, 1);
     }
+    // saxes resets its position on close; remember where the document ended.
+    const [line, column] = [this.sax.line, this.sax.column + 1];
     this.sax.close();
     if (this.failure) throw this.failure;
-    if (this.rootName === null) this.fail('feed has no root element');
-    if (this.listingCount === 0) this.fail(`feed contains no listings (root element ${this.rootName})`);
+    if (this.rootName === null) throw new FeedSyntaxError('feed has no root element', line, column);
+    if (this.listingCount === 0) throw new FeedSyntaxError(`feed contains no listings (root element ${this.rootName})`, line, column);
     return { listings: this.listingCount };
   }
 

@@ -1,0 +1,152 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { createApp } from '../../api/app.js';
+import { validatorFor } from '../../api/validators.js';
+import { createDb, migrateToLatest, type Db } from '../../db/knex.js';
+import { ADDRESS, feed, fixture, listen, listingXml, silentLogger } from '../helpers.js';
+
+describe('HTTP: POST /v1/validate and the service basics', () => {
+  let db: Db;
+  let server: { url: string; close(): Promise<void> };
+  let dataDir: string;
+  const MAX = 64 * 1024;
+
+  before(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'validate-test-'));
+    db = createDb({ databaseUrl: null, dataDir });
+    await migrateToLatest(db);
+    server = await listen(createApp({ config: { feedMaxBytes: MAX }, logger: silentLogger, db }));
+  });
+  after(async () => {
+    await server.close();
+    await db.destroy();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const post = (path: string, body: string, contentType: string) =>
+    fetch(`${server.url}${path}`, { method: 'POST', body, headers: { 'content-type': contentType } });
+  const postJson = (body: unknown) => post('/v1/validate', JSON.stringify(body), 'application/json');
+  const expectError = async (res: Response, status: number, pattern: RegExp) => {
+    const body = await res.json();
+    expect(res.status, JSON.stringify(body)).to.equal(status);
+    expect(Object.keys(body)).to.deep.equal(['error']);
+    expect(body.error).to.match(pattern);
+  };
+
+  it('GET /healthz answers ok and GET /readyz reports the database', async () => {
+    const health = await fetch(`${server.url}/healthz`);
+    expect(health.status).to.equal(200);
+    expect(await health.json()).to.deep.equal({ status: 'ok' });
+    const ready = await fetch(`${server.url}/readyz`);
+    expect(ready.status).to.equal(200);
+    expect(await ready.json()).to.deep.equal({ status: 'ready', checks: { database: 'ok' } });
+  });
+
+  it('dry-runs a JSON feed request and returns a schema-valid result with previews', async () => {
+    const res = await postJson({ xml: fixture('Residential/REA-Residential-Current.xml'), mode: 'full', format: 'reaxml', context: { currency: 'aud', defaultCountry: 'AU', sourceLocale: 'en-AU' } });
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
+    const body = await res.json();
+    expect(validatorFor('ValidationResult')(body), JSON.stringify(validatorFor('ValidationResult').errors)).to.equal(true);
+    expect(body.ok).to.equal(true);
+    expect(body.counts).to.deep.equal({ parsed: 1, valid: 1, invalid: 0 });
+    expect(body.listings[0].price).to.deep.equal({ amount: 500000, currency: 'AUD', display: true, text: 'Between $400,000 and $600,000' });
+  });
+
+  it('dry-runs raw XML with context in the query (application/xml and text/xml)', async () => {
+    for (const type of ['application/xml', 'text/xml; charset=utf-8']) {
+      const res = await post('/v1/validate?currency=NZD&officeId=OVERRIDE&locale=en-NZ', fixture('Residential/REA-Residential-Current.xml'), type);
+      expect(res.status).to.equal(200);
+      const body = await res.json();
+      expect(body.listings[0].office).to.equal('OVERRIDE');
+      expect(body.listings[0].price.currency).to.equal('NZD');
+      expect(body.listings[0].headline).to.have.key('en-NZ');
+    }
+  });
+
+  it('reports invalid listings with their issues and still answers 200', async () => {
+    const res = await post('/v1/validate?currency=AUD', fixture('Rental/REA-Rental-WithBadStatus.xml'), 'application/xml');
+    const body = await res.json();
+    expect(res.status).to.equal(200);
+    expect(body.ok).to.equal(false);
+    expect(body.issues[0]).to.include({ level: 'error', code: 'unknown_status' });
+  });
+
+  it('keeps an echoed, well-formed X-Request-Id', async () => {
+    const res = await fetch(`${server.url}/healthz`, { headers: { 'x-request-id': 'abc-123' } });
+    expect(res.headers.get('x-request-id')).to.equal('abc-123');
+  });
+
+  describe('400s name the problem', () => {
+    it('unknown top-level and context properties', async () => {
+      await expectError(await postJson({ xml: '<a/>', extra: 1 }), 400, /unknown property "extra"/);
+      await expectError(await postJson({ xml: '<a/>', context: { currency: 'AUD', office: 'x' } }), 400, /body\.context has an unknown property "office"/);
+    });
+    it('missing xml, wrong types and enums', async () => {
+      await expectError(await postJson({ mode: 'full' }), 400, /missing the required property "xml"/);
+      await expectError(await postJson({ xml: 5 }), 400, /body\.xml must be string/);
+      await expectError(await postJson({ xml: '<a/>', mode: 'sometimes' }), 400, /body\.mode must be one of "full", "incremental"/);
+      await expectError(await postJson({ xml: '<a/>', format: 'csv' }), 400, /body\.format must be one of "reaxml"/);
+      await expectError(await postJson(['<a/>']), 400, /body must be object/);
+    });
+    it('currency must be exactly 3 letters and a real ISO-4217 code', async () => {
+      await expectError(await postJson({ xml: '<a/>', context: { currency: 'AU' } }), 400, /context\.currency must match pattern/);
+      await expectError(await postJson({ xml: '<a/>', context: { currency: 'AUDD' } }), 400, /context\.currency must match pattern/);
+      await expectError(await postJson({ xml: '<a/>', context: { currency: 'XYZ' } }), 400, /context\.currency "XYZ" is not an ISO-4217 currency code/);
+      await expectError(await post('/v1/validate?currency=QQQ', '<a/>', 'application/xml'), 400, /query\.currency "QQQ" is not an ISO-4217/);
+    });
+    it('country must be a real ISO-3166 alpha-2 code', async () => {
+      await expectError(await postJson({ xml: '<a/>', context: { defaultCountry: 'XX' } }), 400, /context\.defaultCountry "XX" is not an ISO-3166/);
+      await expectError(await post('/v1/validate?country=Australia', '<a/>', 'application/xml'), 400, /query\.country must match pattern/);
+    });
+    it('unknown or repeated query parameters on the raw form, any on the JSON form', async () => {
+      await expectError(await post('/v1/validate?curency=AUD', '<a/>', 'application/xml'), 400, /unknown property "curency"/);
+      await expectError(await post('/v1/validate?currency=AUD&currency=NZD', '<a/>', 'application/xml'), 400, /query\.currency must be string/);
+      await expectError(await fetch(`${server.url}/v1/validate?currency=AUD`, { method: 'POST', body: '{"xml":"<a/>"}', headers: { 'content-type': 'application/json' } }), 400, /apply only to raw XML bodies/);
+    });
+    it('malformed JSON', async () => {
+      await expectError(await post('/v1/validate', '{"xml": ', 'application/json'), 400, /not valid JSON/);
+    });
+    it('feeds that are not well-formed, have a wrong root or no listings name line and column', async () => {
+      await expectError(await post('/v1/validate', '<propertyList>\n  <residential>\n</propertyList>', 'application/xml'), 400, /not well-formed.*\(line 3, column \d+\)/);
+      await expectError(await post('/v1/validate', fixture('REA-BadContent.xml'), 'application/xml'), 400, /root element must be propertyList.*line 3/);
+      await expectError(await post('/v1/validate', '<propertyList date="2024-01-01"></propertyList>', 'application/xml'), 400, /no listings.*\(line 1, column \d+\)/);
+      await expectError(await post('/v1/validate', '', 'application/xml'), 400, /feed is empty \(line 1, column 1\)/);
+      await expectError(await postJson({ xml: '<propertyList><residential></propertyList>' }), 400, /not well-formed/);
+    });
+  });
+
+  it('413 for a body over FEED_MAX_BYTES, in both forms', async () => {
+    const big = feed(listingXml(ADDRESS + '<description>' + 'x'.repeat(MAX) + '</description>'));
+    await expectError(await post('/v1/validate', big, 'application/xml'), 413, /larger than the limit of 65536 bytes/);
+    await expectError(await postJson({ xml: big }), 413, /larger than the limit/);
+  });
+
+  it('413 for a raw body streamed without Content-Length', async () => {
+    const big = feed(listingXml(ADDRESS + '<description>' + 'x'.repeat(MAX) + '</description>'));
+    const stream = new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode(big)); c.close(); } });
+    const res = await fetch(`${server.url}/v1/validate`, { method: 'POST', body: stream, headers: { 'content-type': 'application/xml' }, duplex: 'half' } as RequestInit);
+    await expectError(res, 413, /larger than the limit/);
+  });
+
+  it('415 for other content types', async () => {
+    await expectError(await post('/v1/validate', 'xml=1', 'application/x-www-form-urlencoded'), 415, /Content-Type must be application\/json, application\/xml or text\/xml/);
+  });
+
+  it('404 with an error body for unknown routes', async () => {
+    await expectError(await fetch(`${server.url}/v1/nothing-here`), 404, /no route for GET \/v1\/nothing-here/);
+  });
+
+  it('serves the OpenAPI 3.1 document built from the validation schemas', async () => {
+    const res = await fetch(`${server.url}/v1/openapi.json`);
+    const doc = await res.json();
+    expect(doc.openapi).to.equal('3.1.0');
+    expect(doc.info.version).to.equal('0.1.0');
+    expect(doc.paths['/v1/validate'].post.requestBody.content['application/json'].schema).to.deep.equal({ $ref: '#/components/schemas/FeedRequest' });
+    expect(doc.components.schemas.FeedRequest.properties.context).to.deep.equal({ $ref: '#/components/schemas/FeedContext' });
+    expect(doc.components.schemas.FeedContext.additionalProperties).to.equal(false);
+    expect(JSON.stringify(doc)).not.to.include('"$id"');
+  });
+});
