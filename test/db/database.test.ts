@@ -1,0 +1,74 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { createApp } from '../../api/app.js';
+import { databaseAnswers } from '../../db/health.js';
+import { createDb, migrateDown, migrateToLatest, type Db } from '../../db/knex.js';
+import { listen, postgresUrl, silentLogger } from '../helpers.js';
+
+const backends: { name: string; make(): { db: Db; cleanup(): Promise<void> } }[] = [
+  {
+    name: 'embedded PGlite',
+    make() {
+      const dataDir = mkdtempSync(join(tmpdir(), 'db-test-'));
+      return { db: createDb({ databaseUrl: null, dataDir }), cleanup: async () => rmSync(dataDir, { recursive: true, force: true }) };
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    make() {
+      const schema = `test_db_${process.pid}_${Date.now()}`;
+      const db = createDb({ databaseUrl: postgresUrl, dataDir: '', schema });
+      return {
+        db,
+        cleanup: async () => {
+          const admin = createDb({ databaseUrl: postgresUrl, dataDir: '' });
+          await admin.raw('DROP SCHEMA IF EXISTS ?? CASCADE', [schema]);
+          await admin.destroy();
+        },
+      };
+    },
+  },
+];
+
+for (const backend of backends) {
+  describe(`database layer on ${backend.name}`, () => {
+    let db: Db;
+    let cleanup: () => Promise<void>;
+    before(() => ({ db, cleanup } = backend.make()));
+    after(async () => {
+      await db.destroy().catch(() => undefined);
+      await cleanup();
+    });
+
+    it('applies migrations once, idempotently, and rolls them back', async () => {
+      expect(await migrateToLatest(db)).to.deep.equal(['20261122000000_create_listings']);
+      expect(await migrateToLatest(db)).to.deep.equal([]);
+      const columns = await db('information_schema.columns').where({ table_schema: db.schemaName, table_name: 'listings' }).pluck('column_name');
+      expect(columns).to.include.members(['listing_key', 'office', 'unique_id', 'mod_time', 'content_hash', 'hidden', 'data']);
+      await db('listings').insert({ listing_key: 'A/1', office: 'A', unique_id: '1', format: 'reaxml', status: 'active', mod_time: '2024-01-01T00:00:00Z', content_hash: 'h', data: { a: 1 } });
+      const row = await db('listings').first();
+      expect(row.data).to.deep.equal({ a: 1 });
+      expect(row.mod_time.toISOString()).to.equal('2024-01-01T00:00:00.000Z');
+      await migrateDown(db);
+      expect(await db.schema.hasTable('listings')).to.equal(false);
+      expect(await migrateToLatest(db)).to.deep.equal(['20261122000000_create_listings']);
+    });
+
+    it('readiness follows the database: 200 while it answers, 503 once it is gone', async () => {
+      expect(await databaseAnswers(db)).to.equal(true);
+      const server = await listen(createApp({ config: { feedMaxBytes: 1024 }, logger: silentLogger, db }));
+      try {
+        expect((await fetch(`${server.url}/readyz`)).status).to.equal(200);
+        await db.destroy();
+        const res = await fetch(`${server.url}/readyz`);
+        expect(res.status).to.equal(503);
+        expect(await res.json()).to.deep.equal({ status: 'unavailable', error: 'database unavailable', checks: { database: 'unavailable' } });
+        expect((await fetch(`${server.url}/healthz`)).status).to.equal(200); // liveness has no dependency checks
+      } finally {
+        await server.close();
+      }
+    });
+  });
+}
