@@ -41,13 +41,31 @@ export function parseReaDate(raw: string, zone: string, options: { dateOnly?: bo
   const parts = { year: Number(y), month: Number(mo), day: Number(d), hour, minute: mi === undefined ? 0 : Number(mi), second: s === undefined ? 0 : Number(s) };
   if (parts.month === 0 || parts.day === 0) return { ok: false, code: 'zero_date', reason: `"${raw}" is a zero date` };
   const nonstandard = !STANDARD.some((re) => re.test(text));
-  if (options.dateOnly) {
-    const date = DateTime.fromObject({ year: parts.year, month: parts.month, day: parts.day }, { zone: 'UTC' });
-    if (!date.isValid) return { ok: false, code: 'invalid_date', reason: `"${raw}" is not a valid calendar date` };
-    return { ok: true, value: date.toISODate()!, nonstandard };
+  if (parts.minute > 59 || parts.second > 59 || parts.hour > 23) {
+    return { ok: false, code: 'invalid_date', reason: `"${raw}" is not a valid time of day` };
   }
   const fixedZone = offset ? (offset === 'Z' ? 'UTC' : `UTC${offset.slice(0, 3)}:${offset.slice(-2)}`) : zone;
-  const dt = DateTime.fromObject(parts, { zone: fixedZone });
-  if (!dt.isValid) return { ok: false, code: 'invalid_date', reason: `"${raw}" is not a valid date-time (${dt.invalidExplanation ?? dt.invalidReason})` };
-  return { ok: true, value: dt.toUTC().toISO({ suppressMilliseconds: true })!, nonstandard };
+  const offsetMinutes = zoneOffsetAt(fixedZone, parts.year, parts.month, parts.day, options.dateOnly ? 12 : parts.hour);
+  if (offsetMinutes === null) return { ok: false, code: 'invalid_date', reason: `"${raw}" is not a valid calendar date` };
+  if (options.dateOnly) return { ok: true, value: `${y}-${mo}-${d}`, nonstandard };
+  const utc = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second) - offsetMinutes * 60000;
+  return { ok: true, value: new Date(utc).toISOString().replace('.000Z', 'Z'), nonstandard };
+}
+
+/**
+ * UTC offset of `zone` at a local date and hour, or null for an impossible date. Zone offsets
+ * change only on hour boundaries, so the answer is cached per local hour: computing it (luxon,
+ * Intl) costs far more than the rest of a listing's mapping.
+ */
+const offsetCache = new Map<string, number | null>();
+function zoneOffsetAt(zone: string, year: number, month: number, day: number, hour: number): number | null {
+  const key = `${zone}|${year}|${month}|${day}|${hour}`;
+  let cached = offsetCache.get(key);
+  if (cached === undefined) {
+    const dt = DateTime.fromObject({ year, month, day, hour }, { zone });
+    cached = dt.isValid && dt.day === day ? dt.offset : null;
+    if (offsetCache.size > 100_000) offsetCache.clear();
+    offsetCache.set(key, cached);
+  }
+  return cached;
 }
