@@ -22,7 +22,7 @@ const LIBERAL =
  */
 export function parseReaDate(raw: string, zone: string, options: { dateOnly?: boolean } = {}): DateResult {
   const text = raw.trim();
-  if (/^0{4}-?0{2}-?0{2}/.test(text) || /^0{4}/.test(text)) {
+  if (/^0{4}/.test(text)) {
     return { ok: false, code: 'zero_date', reason: `"${raw}" is a zero date` };
   }
   const m = LIBERAL.exec(text);

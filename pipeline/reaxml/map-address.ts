@@ -8,7 +8,7 @@ import { readBoolean, readDecimal } from './values.js';
 const orNull = (v: string | undefined) => (v === undefined || v === '' ? null : v);
 
 /** Country-first address (AUS becomes AU; context defaultCountry when absent or unknown). */
-export function mapAddress(ctx: MapContext, node: XmlNode): Address {
+export function mapAddress(ctx: Pick<MapContext, 'feed' | 'issues'>, node: XmlNode): Address {
   const rawCountry = childText(node, 'country');
   let country = ctx.feed.defaultCountry;
   if (rawCountry) {

@@ -42,7 +42,7 @@ export function mapReaxmlListing(node: XmlNode, index: number, feed: FeedContext
   if (!office) issues.error('missing_office_id', 'listing has no agentID and the context gives no sourceOfficeId', `${node.path}/agentID`);
 
   const addressNode = child(node, 'address');
-  const address = addressNode ? mapAddress({ feed, currency: '', zone: 'UTC', issues }, addressNode) : undefined;
+  const address = addressNode ? mapAddress({ feed, issues }, addressNode) : undefined;
   const country = address?.country ?? feed.defaultCountry;
   const zone = zoneFor(country, address?.region);
 
