@@ -26,10 +26,11 @@ function mergeMedia(stored: MediaItem[], delta: ListingDelta): MediaItem[] {
   const floorplans = mergeSlots(of('floorplan'), delta.floorplans as SlotMap<MediaItem> | undefined);
   const documents = mergeSlots(of('document'), delta.documents as SlotMap<MediaItem> | undefined);
   const heroSlot = photos.some((p) => p.slot === 'm') ? 'm' : photos[0]?.slot;
-  return [...photos, ...floorplans, ...documents].map((item, order) => {
-    const { order: _o, hero: _h, ...rest } = item;
-    return { ...rest, order, hero: item.kind === 'photo' && item.slot === heroSlot };
-  });
+  return [...photos, ...floorplans, ...documents].map((item, order) => ({
+    ...item,
+    order,
+    hero: item.kind === 'photo' && item.slot === heroSlot,
+  }));
 }
 
 /**

@@ -6,7 +6,34 @@ export interface XmlNode {
   /** Direct text and CDATA content, concatenated (not trimmed). */
   text: string;
   /** XPath-like location, 1-based positions among same-name siblings. */
-  path: string;
+  readonly path: string;
+}
+
+/**
+ * The parser's node: the path is only needed when an issue is reported, so it is built from the
+ * parent on first use rather than for every element of every listing.
+ */
+export class ElementNode implements XmlNode {
+  readonly children: XmlNode[] = [];
+  text = '';
+  private cachedPath: string | null;
+  private readonly position: number;
+
+  constructor(
+    readonly name: string,
+    readonly attrs: Record<string, string>,
+    private readonly parent: XmlNode | null,
+    /** The full path for a listing root, else the 1-based position among same-name siblings. */
+    place: string | number,
+  ) {
+    this.cachedPath = typeof place === 'string' ? place : null;
+    this.position = typeof place === 'number' ? place : 0;
+  }
+
+  get path(): string {
+    this.cachedPath ??= `${this.parent!.path}/${this.name}[${this.position}]`;
+    return this.cachedPath;
+  }
 }
 
 export function child(node: XmlNode, name: string): XmlNode | undefined {

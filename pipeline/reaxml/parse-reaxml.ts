@@ -1,6 +1,6 @@
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { FeedSyntaxError } from '../feed-syntax-error.js';
-import type { XmlNode } from '../xml-node.js';
+import { ElementNode, type XmlNode } from '../xml-node.js';
 import type { Issue } from '../types.js';
 import { HTML_ENTITIES } from './html-entities.js';
 import { KNOWN_ROOT_EXTRAS, LISTING_KINDS } from './listing-kinds.js';
@@ -159,13 +159,13 @@ export class ReaxmlParser {
         return;
       }
       this.listingDepth = this.depth;
-      const node: XmlNode = { name, attrs: tag.attributes, children: [], text: '', path };
+      const node = new ElementNode(name, tag.attributes, null, path);
       this.stack.push(node);
       this.reportStripped(node);
       return;
     }
 
-    const node: XmlNode = { name, attrs: tag.attributes, children: [], text: '', path: `${parent.path}/${name}[${pos}]` };
+    const node = new ElementNode(name, tag.attributes, parent, pos);
     parent.children.push(node);
     this.stack.push(node);
     this.reportStripped(node);
