@@ -1,9 +1,11 @@
 import type { Knex } from 'knex';
 import * as createListings from './migrations/20261122000000_create_listings.js';
+import * as createIngestion from './migrations/20261122010000_create_ingestion.js';
 
 /** Migrations in order; listed here so they run the same from source, from dist/ and in tests. */
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261122000000_create_listings': createListings,
+  '20261122010000_create_ingestion': createIngestion,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -24,6 +24,8 @@ const SUBCATEGORY_ELEMENTS = ['category', 'ruralCategory', 'landCategory', 'comm
 const INSPECTION = /^\d{1,2}-[A-Za-z]{3}-\d{4}\s+\d{1,2}:\d{2}\s*[ap]m\s+to\s+\d{1,2}:\d{2}\s*[ap]m$/i;
 
 export interface MappedListing {
+  /** The listing's identity when it has one, even if the record is otherwise unusable. */
+  identity: { office: string; uniqueId: string } | null;
   /** null when the record cannot even be identified or dated. */
   delta: ListingDelta | null;
   issues: ListingIssues;
@@ -84,9 +86,10 @@ export function mapReaxmlListing(node: XmlNode, index: number, feed: FeedContext
     }
   }
 
-  if (!uniqueId || !office || !status || !modTime) return { delta: null, issues };
+  const identity = uniqueId && office ? { office, uniqueId } : null;
+  if (!identity || !status || !modTime) return { identity, delta: null, issues };
 
-  const delta: ListingDelta = { office, uniqueId, format: 'reaxml', category, modTime, status };
+  const delta: ListingDelta = { ...identity, format: 'reaxml', category, modTime, status };
   if (category === 'rental' || category === 'holidayRental') delta.saleMode = 'rent';
   else if (category === 'commercial') {
     const type = child(node, 'commercialListingType');
@@ -178,5 +181,5 @@ export function mapReaxmlListing(node: XmlNode, index: number, feed: FeedContext
   Object.assign(delta, mapMedia(ctx, node));
   const agents = mapAgents(ctx, node);
   if (agents) delta.agents = agents;
-  return { delta, issues };
+  return { identity, delta, issues };
 }

@@ -1,10 +1,6 @@
-import { chunkString } from '../decode.js';
-import { ListingIssues } from '../issues.js';
-import { mergeListing } from '../merge.js';
+import { applyListing, isEarlier } from '../apply-listing.js';
 import type { CanonicalListing, FeedContext, Issue } from '../types.js';
-import { validateListing } from '../validate-listing.js';
-import { mapReaxmlListing } from './map-listing.js';
-import { ReaxmlParser } from './parse-reaxml.js';
+import { readReaxmlFeed } from './read-reaxml-feed.js';
 
 export interface ValidationResult {
   ok: boolean;
@@ -20,7 +16,7 @@ export interface ValidateOptions {
 
 /**
  * Parses, maps and validates a REAXML feed exactly as live ingestion does, without storing
- * anything: each listing is merged onto nothing, so it is validated as it would be stored new.
+ * anything: each listing is applied to nothing, so it is validated as it would be stored new.
  * Throws FeedSyntaxError when the feed as a whole cannot be read.
  */
 export async function validateReaxmlFeed(
@@ -34,66 +30,38 @@ export async function validateReaxmlFeed(
   const counts = { parsed: 0, valid: 0, invalid: 0 };
   /** Per identity: where its preview is, and the modTime that won so far. */
   const seen = new Map<string, { index: number; modTime: string; preview: number }>();
-  let pending: ListingIssues | null = null;
 
-  const parser = new ReaxmlParser({
-    onIssue(issue, listingIndex) {
-      if (listingIndex === null) {
-        issues.push(issue);
-        return;
-      }
-      if (!pending || pending.listingIndex !== listingIndex) pending = new ListingIssues(listingIndex);
-      pending.add(issue);
-    },
-    onListing({ node, index }) {
-      const early: ListingIssues = pending?.listingIndex === index ? pending : new ListingIssues(index);
-      pending = null;
-      const { delta, issues: listingIssues } = mapReaxmlListing(node, index, feed, early);
+  for await (const batch of readReaxmlFeed(source, feed, issues)) {
+    for (const item of batch) {
       counts.parsed += 1;
-      let preview: CanonicalListing | null = null;
-      if (delta) {
-        preview = mergeListing(null, delta);
-        validateListing(preview, listingIssues, node.path);
-      }
-      issues.push(...listingIssues.list);
-      if (listingIssues.hasErrors || !preview) {
+      const applied = applyListing(null, item);
+      issues.push(...item.issues.list);
+      if (applied.action === 'invalid') {
         counts.invalid += 1;
-        return;
+        continue;
       }
       counts.valid += 1;
+      const preview = applied.listing;
       const earlier = seen.get(preview.listingKey);
-      if (earlier) {
-        const newer = preview.modTime >= earlier.modTime;
-        const loser = newer ? earlier.index : index;
-        const winner = newer ? index : earlier.index;
-        issues.push({
-          level: 'warning',
-          code: 'duplicate_listing',
-          message: `the feed carries ${preview.office}/${preview.uniqueId} more than once; listing ${winner} (newer modTime) is kept`,
-          listingIndex: loser,
-          uniqueId: preview.uniqueId,
-          path: node.path,
-        });
-        if (!newer) return;
-        if (keepPreviews) listings[earlier.preview] = preview;
-        seen.set(preview.listingKey, { index, modTime: preview.modTime, preview: earlier.preview });
-        return;
+      if (!earlier) {
+        seen.set(preview.listingKey, { index: item.index, modTime: preview.modTime, preview: listings.length });
+        if (keepPreviews) listings.push(preview);
+        continue;
       }
-      seen.set(preview.listingKey, { index, modTime: preview.modTime, preview: listings.length });
-      if (keepPreviews) listings.push(preview);
-    },
-  });
-
-  let written = 0;
-  const chunks = typeof source === 'string' ? chunkString(source) : source;
-  for await (const chunk of chunks) {
-    parser.write(chunk);
-    // Let other requests run while a large feed parses.
-    if ((written += chunk.length) >= 1 << 20) {
-      written = 0;
-      await new Promise((resolve) => setImmediate(resolve));
+      const newer = !isEarlier(preview.modTime, earlier.modTime);
+      const [loser, winner] = newer ? [earlier.index, item.index] : [item.index, earlier.index];
+      issues.push({
+        level: 'warning',
+        code: 'duplicate_listing',
+        message: `the feed carries ${preview.office}/${preview.uniqueId} more than once; listing ${winner} (newer modTime) is kept`,
+        listingIndex: loser,
+        uniqueId: preview.uniqueId,
+        path: item.path,
+      });
+      if (!newer) continue;
+      if (keepPreviews) listings[earlier.preview] = preview;
+      seen.set(preview.listingKey, { index: item.index, modTime: preview.modTime, preview: earlier.preview });
     }
   }
-  parser.close();
   return { ok: counts.invalid === 0 && !issues.some((i) => i.level === 'error'), counts, issues, listings };
 }

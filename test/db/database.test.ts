@@ -42,8 +42,9 @@ for (const backend of backends) {
       await cleanup();
     });
 
+    const ALL = ['20261122000000_create_listings', '20261122010000_create_ingestion'];
     it('applies migrations once, idempotently, and rolls them back', async () => {
-      expect(await migrateToLatest(db)).to.deep.equal(['20261122000000_create_listings']);
+      expect(await migrateToLatest(db)).to.deep.equal(ALL);
       expect(await migrateToLatest(db)).to.deep.equal([]);
       const columns = await db('information_schema.columns').where({ table_schema: db.schemaName, table_name: 'listings' }).pluck('column_name');
       expect(columns).to.include.members(['listing_key', 'office', 'unique_id', 'mod_time', 'content_hash', 'hidden', 'data']);
@@ -53,7 +54,8 @@ for (const backend of backends) {
       expect(row.mod_time.toISOString()).to.equal('2024-01-01T00:00:00.000Z');
       await migrateDown(db);
       expect(await db.schema.hasTable('listings')).to.equal(false);
-      expect(await migrateToLatest(db)).to.deep.equal(['20261122000000_create_listings']);
+      expect(await db.schema.hasTable('feed_events')).to.equal(false);
+      expect(await migrateToLatest(db)).to.deep.equal(ALL);
     });
 
     it('readiness follows the database: 200 while it answers, 503 once it is gone', async () => {

@@ -1,0 +1,34 @@
+import type { FeedListing } from './feed-listing.js';
+import { mergeListing } from './merge.js';
+import type { CanonicalListing } from './types.js';
+import { validateListing } from './validate-listing.js';
+
+export type UpsertAction = 'inserted' | 'updated' | 'unchanged' | 'stale_ignored';
+
+export type Applied =
+  | { action: 'invalid' }
+  | { action: 'stale_ignored' | 'unchanged'; listing: CanonicalListing }
+  | { action: 'inserted' | 'updated'; listing: CanonicalListing };
+
+/** True when `a` is an earlier instant than `b` (modTimes carry offsets, so strings do not compare). */
+export function isEarlier(a: string, b: string): boolean {
+  return Date.parse(a) < Date.parse(b);
+}
+
+/**
+ * DESIGN.md §5.2 for one listing against its stored version (null when new), pure: stale check,
+ * merge of the delta, validation of the merged record, then the content hash decides between
+ * unchanged and updated. An archived listing that reappears differs in status, so it is updated.
+ * Issues found on the way are added to the listing's own issue list.
+ */
+export function applyListing(stored: CanonicalListing | null, item: FeedListing): Applied {
+  const delta = item.delta;
+  if (!delta || item.issues.hasErrors) return { action: 'invalid' };
+  if (stored && isEarlier(delta.modTime, stored.modTime)) return { action: 'stale_ignored', listing: stored };
+  const merged = mergeListing(stored, delta);
+  validateListing(merged, item.issues, item.path);
+  if (item.issues.hasErrors) return { action: 'invalid' };
+  if (!stored) return { action: 'inserted', listing: merged };
+  if (merged.contentHash === stored.contentHash) return { action: 'unchanged', listing: stored };
+  return { action: 'updated', listing: merged };
+}
