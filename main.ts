@@ -2,7 +2,7 @@ import { startWeb } from './api/server.js';
 import { runProcess } from './lib/run-process.js';
 
 /**
- * The all-in-one process (`npm start`): the web role on the embedded database by default.
- * Workers and the SFTP watcher join this process as they are built (see workers/README.md).
+ * The all-in-one process (`npm start`): web and workers in one process, on the embedded
+ * database and in-process queue by default. The SFTP watcher joins it when it is built.
  */
-await runProcess('all-in-one', startWeb);
+await runProcess('all-in-one', (config, logger) => startWeb(config, logger, { consume: true }));

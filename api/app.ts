@@ -1,29 +1,58 @@
+import { ExpressAdapter } from '@bull-board/express';
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import type { Queue } from 'bullmq';
 import express, { type Express } from 'express';
+import type { Redis } from 'ioredis';
 import type { Db } from '../db/knex.js';
 import type { Config } from '../lib/config.js';
 import type { Logger } from '../lib/logger.js';
+import type { JobQueue } from '../workers/job-queue.js';
+import { requireOperator } from './auth/operator.js';
 import { errorHandler, notFoundHandler } from './middleware/error-handler.js';
+import { hourlyLimit } from './middleware/rate-limit.js';
 import { requestLogger } from './middleware/request-logger.js';
+import { adminIngestionRouter } from './routes/admin-ingestion.js';
+import { developerKeysRouter } from './routes/developer-keys.js';
 import { docsRouter } from './routes/docs.js';
+import { feedsRouter } from './routes/feeds.js';
 import { healthRouter } from './routes/health.js';
 import { validateRouter } from './routes/validate.js';
 
 export interface AppDeps {
-  config: Pick<Config, 'feedMaxBytes'>;
+  config: Pick<Config, 'feedMaxBytes' | 'feedSyncWaitMs' | 'operatorToken' | 'keyRequestRateLimit'>;
   logger: Logger;
   db: Db;
+  ingestQueue: JobQueue;
+  /** Shared store for rate limits (REDIS_URL); null keeps counts in this process. */
+  redis?: Redis | null;
+  /** BullMQ queues shown by Bull Board at /admin/queues (REDIS_URL only). */
+  boardQueues?: Queue[];
   isShuttingDown?: () => boolean;
+}
+
+function bullBoard(queues: Queue[]) {
+  const serverAdapter = new ExpressAdapter();
+  serverAdapter.setBasePath('/admin/queues');
+  createBullBoard({ queues: queues.map((q) => new BullMQAdapter(q)), serverAdapter });
+  return serverAdapter.getRouter();
 }
 
 /** The Express app without listen(), so tests and every process role build it the same way. */
 export function createApp(deps: AppDeps): Express {
+  const { config, db } = deps;
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.use(requestLogger(deps.logger));
-  app.use(healthRouter({ db: deps.db, isShuttingDown: deps.isShuttingDown ?? (() => false) }));
+  app.use(healthRouter({ db, isShuttingDown: deps.isShuttingDown ?? (() => false) }));
   app.use(docsRouter());
-  app.use(validateRouter({ feedMaxBytes: deps.config.feedMaxBytes }));
+  app.use(validateRouter({ feedMaxBytes: config.feedMaxBytes }));
+  app.use(feedsRouter({ db, ingestQueue: deps.ingestQueue, feedMaxBytes: config.feedMaxBytes, feedSyncWaitMs: config.feedSyncWaitMs }));
+  app.use(developerKeysRouter({ db, limit: hourlyLimit({ name: 'key', perHour: config.keyRequestRateLimit, redis: deps.redis ?? null }) }));
+  app.use('/v1/admin', requireOperator(config.operatorToken));
+  app.use(adminIngestionRouter({ db }));
+  if (deps.boardQueues?.length) app.use('/admin/queues', requireOperator(config.operatorToken, { basic: true }), bullBoard(deps.boardQueues));
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;

@@ -1,16 +1,33 @@
 import type { Request } from 'express';
 import { badRequest, payloadTooLarge, unsupportedMediaType } from '../lib/errors.js';
 import { isCountryCode, isCurrencyCode } from '../pipeline/countries.js';
-import { decodeXmlBytes } from '../pipeline/decode.js';
+import { chunkString, decodeXmlBytes } from '../pipeline/decode.js';
 import type { FeedContext } from '../pipeline/types.js';
 import type { FeedContextBody, FeedQuery, FeedRequestBody } from './schemas/feed-request.js';
 import { assertValid } from './validators.js';
 
+/** A feed body: a string carried in JSON, or the raw request bytes (streamed, read once). */
+export type FeedBody = { kind: 'text'; text: string } | { kind: 'bytes'; bytes: AsyncIterable<Buffer> };
+
 export interface FeedInput {
-  source: string | AsyncIterable<string>;
+  body: FeedBody;
   context: FeedContext;
   mode: 'full' | 'incremental';
   format: 'reaxml';
+}
+
+/** The body as text for the parser; raw bytes are decoded by their XML declaration. */
+export function feedText(body: FeedBody): string | AsyncIterable<string> {
+  return body.kind === 'text' ? body.text : decodeXmlBytes(body.bytes);
+}
+
+/** The body as bytes for storage; a JSON-carried string is stored as UTF-8. */
+export async function* feedBytes(body: FeedBody): AsyncGenerator<Buffer> {
+  if (body.kind === 'bytes') {
+    yield* body.bytes;
+    return;
+  }
+  for (const piece of chunkString(body.text, 1 << 20)) yield Buffer.from(piece, 'utf8');
 }
 
 const XML_TYPES = ['application/xml', 'text/xml'];
@@ -47,7 +64,7 @@ export function readFeedInput(req: Request, maxBytes: number): FeedInput {
     }
     const body = assertValid<FeedRequestBody>('FeedRequest', req.body ?? null, 'body');
     return {
-      source: body.xml,
+      body: { kind: 'text', text: body.xml },
       context: resolveContext(body.context ?? {}, { currency: 'context.currency', country: 'context.defaultCountry' }),
       mode: body.mode ?? 'incremental',
       format: body.format ?? 'reaxml',
@@ -58,7 +75,7 @@ export function readFeedInput(req: Request, maxBytes: number): FeedInput {
     if (Number.isFinite(declared) && declared > maxBytes) throw payloadTooLarge(`request body is larger than the limit of ${maxBytes} bytes`);
     const query = assertValid<FeedQuery>('FeedQuery', { ...req.query }, 'query');
     return {
-      source: decodeXmlBytes(limitedBody(req, maxBytes)),
+      body: { kind: 'bytes', bytes: limitedBody(req, maxBytes) },
       context: resolveContext(
         { currency: query.currency, defaultCountry: query.country, sourceLocale: query.locale, sourceOfficeId: query.officeId },
         { currency: 'query.currency', country: 'query.country' },

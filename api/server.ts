@@ -1,34 +1,49 @@
 import type { Server } from 'node:http';
+import { Redis } from 'ioredis';
 import { createDb, migrateToLatest, type Db } from '../db/knex.js';
 import type { Config } from '../lib/config.js';
 import type { Logger } from '../lib/logger.js';
+import { queueForBoard } from '../workers/bullmq-queue.js';
+import { INGEST_QUEUE, startRuntime } from '../workers/runtime.js';
 import { createApp } from './app.js';
 
 export interface WebHandle {
   server: Server;
   db: Db;
-  /** Stops accepting, finishes in-flight requests, then closes the database. */
+  /** Stops accepting, finishes in-flight requests, then closes queues and the database. */
   close(): Promise<void>;
 }
 
-/** Starts the HTTP role: database (migrated), app, listener. */
-export async function startWeb(config: Readonly<Config>, logger: Logger): Promise<WebHandle> {
+/**
+ * Starts the HTTP role: database (migrated), queue runtime, app, listener. `consume` also runs
+ * the workers in this process (the all-in-one process; and the web role without REDIS_URL,
+ * where nothing else could run its jobs).
+ */
+export async function startWeb(config: Readonly<Config>, logger: Logger, options: { consume: boolean }): Promise<WebHandle> {
   const db = createDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const applied = await migrateToLatest(db);
   logger.info({ embedded: db.embedded, applied }, 'database ready');
+  const consume = options.consume || !config.redisUrl;
+  const runtime = startRuntime(config, logger, db, { consume });
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 }) : null;
+  redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
+  const boardQueues = config.redisUrl ? [queueForBoard(INGEST_QUEUE, config.redisUrl)] : [];
   let shuttingDown = false;
-  const app = createApp({ config, logger, db, isShuttingDown: () => shuttingDown });
+  const app = createApp({ config, logger, db, ingestQueue: runtime.ingestQueue, redis, boardQueues, isShuttingDown: () => shuttingDown });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.port, (err?: Error) => (err ? reject(err) : resolve(s)));
   });
   const address = server.address();
-  logger.info({ port: typeof address === 'object' && address ? address.port : config.port }, 'listening');
+  logger.info({ port: typeof address === 'object' && address ? address.port : config.port, queue: config.redisUrl ? 'bullmq' : 'in-process', workers: consume }, 'listening');
   return {
     server,
     db,
     async close() {
       shuttingDown = true;
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await runtime.close();
+      await Promise.all(boardQueues.map((q) => q.close()));
+      redis?.disconnect();
       await db.destroy();
     },
   };

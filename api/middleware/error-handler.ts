@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { isDatabaseUnavailable } from '../../db/unavailable.js';
 import { HttpError } from '../../lib/errors.js';
 import { FeedSyntaxError } from '../../pipeline/feed-syntax-error.js';
 
@@ -27,12 +28,16 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   } else if (err instanceof FeedSyntaxError) {
     status = 400;
     message = err.message;
+  } else if (isDatabaseUnavailable(err)) {
+    status = 503;
+    message = 'the database is unavailable; try again shortly';
+    req.log?.warn({ err: err.message }, 'database unavailable');
   } else if (err && typeof err.type === 'string' && BODY_ERRORS[err.type]) {
     const [s, describe] = BODY_ERRORS[err.type];
     status = s;
     message = describe(err);
   }
-  if (status >= 500) req.log?.error({ err }, 'request failed');
+  if (status === 500) req.log?.error({ err }, 'request failed');
   if (res.headersSent) {
     res.destroy();
     return;

@@ -1,7 +1,15 @@
 import { errorSchema } from './error.js';
 import { feedContextSchema, feedQuerySchema, feedRequestSchema } from './feed-request.js';
 import { healthSchema, readinessSchema } from './health.js';
+import {
+  feedAcceptedSchema, feedKeySchema, feedStatusSchema, ingestionResultSchema, keyCreatedSchema, keyRequestSchema,
+  quarantineItemSchema, quarantineQuerySchema, resolveRequestSchema, whoAmISchema,
+} from './ingestion.js';
 import { issueSchema, validationResultSchema } from './validation-result.js';
 
 /** Every named schema: registered with ajv and published as OpenAPI components. */
-export const schemas = [errorSchema, feedContextSchema, feedRequestSchema, feedQuerySchema, issueSchema, validationResultSchema, healthSchema, readinessSchema];
+export const schemas = [
+  errorSchema, feedContextSchema, feedRequestSchema, feedQuerySchema, issueSchema, validationResultSchema, healthSchema, readinessSchema,
+  keyRequestSchema, keyCreatedSchema, whoAmISchema, feedKeySchema, ingestionResultSchema, feedAcceptedSchema, feedStatusSchema,
+  quarantineItemSchema, resolveRequestSchema, quarantineQuerySchema,
+];

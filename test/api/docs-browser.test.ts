@@ -1,32 +1,20 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
-import { createApp } from '../../api/app.js';
-import { createDb, migrateToLatest, type Db } from '../../db/knex.js';
 import { launchBrowser } from '../browser.js';
-import { listen, silentLogger } from '../helpers.js';
+import { startTestService, type TestService } from '../service.js';
 
 describe('Browser: /docs renders the OpenAPI document in Chromium', function () {
   this.timeout(60_000);
-  let db: Db;
-  let server: { url: string; close(): Promise<void> };
-  let dataDir: string;
+  let server: TestService;
   let browser: Browser;
 
   before(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'docs-browser-'));
-    db = createDb({ databaseUrl: null, dataDir });
-    await migrateToLatest(db);
-    server = await listen(createApp({ config: { feedMaxBytes: 1024 * 1024 }, logger: silentLogger, db }));
+    server = await startTestService({ database: 'pglite' });
     browser = await launchBrowser();
   });
   after(async () => {
     await browser?.close();
     await server?.close();
-    await db?.destroy();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('shows the API title and version, lists POST /v1/validate and expands it with its request body', async () => {

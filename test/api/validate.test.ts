@@ -1,28 +1,17 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'chai';
-import { createApp } from '../../api/app.js';
 import { validatorFor } from '../../api/validators.js';
-import { createDb, migrateToLatest, type Db } from '../../db/knex.js';
-import { ADDRESS, feed, fixture, listen, listingXml, silentLogger } from '../helpers.js';
+import { ADDRESS, feed, fixture, listingXml } from '../helpers.js';
+import { startTestService, type TestService } from '../service.js';
 
 describe('HTTP: POST /v1/validate and the service basics', () => {
-  let db: Db;
-  let server: { url: string; close(): Promise<void> };
-  let dataDir: string;
+  let server: TestService;
   const MAX = 64 * 1024;
 
   before(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'validate-test-'));
-    db = createDb({ databaseUrl: null, dataDir });
-    await migrateToLatest(db);
-    server = await listen(createApp({ config: { feedMaxBytes: MAX }, logger: silentLogger, db }));
+    server = await startTestService({ database: 'pglite', env: { FEED_MAX_BYTES: String(MAX) } });
   });
   after(async () => {
     await server.close();
-    await db.destroy();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   const post = (path: string, body: string, contentType: string) =>

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { createApp } from '../../api/app.js';
 import { databaseAnswers } from '../../db/health.js';
 import { createDb, migrateDown, migrateToLatest, type Db } from '../../db/knex.js';
-import { listen, postgresUrl, silentLogger } from '../helpers.js';
+import { postgresUrl } from '../helpers.js';
+import { startTestService } from '../service.js';
 
 const backends: { name: string; make(): { db: Db; cleanup(): Promise<void> } }[] = [
   {
@@ -60,7 +60,7 @@ for (const backend of backends) {
 
     it('readiness follows the database: 200 while it answers, 503 once it is gone', async () => {
       expect(await databaseAnswers(db)).to.equal(true);
-      const server = await listen(createApp({ config: { feedMaxBytes: 1024 }, logger: silentLogger, db }));
+      const server = await startTestService({ database: db.embedded ? 'pglite' : 'postgres', db });
       try {
         expect((await fetch(`${server.url}/readyz`)).status).to.equal(200);
         await db.destroy();
@@ -69,7 +69,7 @@ for (const backend of backends) {
         expect(await res.json()).to.deep.equal({ status: 'unavailable', error: 'database unavailable', checks: { database: 'unavailable' } });
         expect((await fetch(`${server.url}/healthz`)).status).to.equal(200); // liveness has no dependency checks
       } finally {
-        await server.close();
+        await server.stop();
       }
     });
   });

@@ -1,0 +1,31 @@
+import type { RequestHandler, Response } from 'express';
+import { findFeedKeyBySecret, type FeedKey } from '../../db/feed-keys.js';
+import type { Db } from '../../db/knex.js';
+import { HttpError } from '../../lib/errors.js';
+
+/** The bearer credential, or for ingestion also `x-feed-token`. */
+function presentedKey(authorization: string | undefined, token: string | string[] | undefined, allowHeaderToken: boolean): string | null {
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+  if (bearer) return bearer[1];
+  if (allowHeaderToken && typeof token === 'string' && token.trim()) return token.trim();
+  return null;
+}
+
+/**
+ * Authenticates a feed key (SPEC.md Authentication). 401 for a missing, unknown or revoked key,
+ * and for a suspended one unless the route allows it (whoami does, so integrators can poll for
+ * approval). The key is on res.locals.feedKey afterwards.
+ */
+export function requireFeedKey(db: Db, options: { allowSuspended: boolean; allowHeaderToken: boolean }): RequestHandler {
+  return async (req, res, next) => {
+    const secret = presentedKey(req.headers.authorization, req.headers['x-feed-token'], options.allowHeaderToken);
+    if (!secret) throw new HttpError(401, options.allowHeaderToken ? 'a feed key is required: Authorization: Bearer <key> or x-feed-token' : 'a feed key is required: Authorization: Bearer <key>');
+    const key = await findFeedKeyBySecret(db, secret);
+    if (!key || key.status === 'revoked') throw new HttpError(401, 'the feed key is not valid');
+    if (key.status === 'suspended' && !options.allowSuspended) throw new HttpError(401, 'the feed key is awaiting operator approval');
+    res.locals.feedKey = key;
+    next();
+  };
+}
+
+export const feedKeyOf = (res: Response): FeedKey => res.locals.feedKey as FeedKey;

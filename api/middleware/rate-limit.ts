@@ -1,0 +1,35 @@
+import { rateLimit, type Store } from 'express-rate-limit';
+import { RedisStore, type RedisReply } from 'rate-limit-redis';
+import { Redis } from 'ioredis';
+import type { RequestHandler } from 'express';
+
+export interface RateLimitOptions {
+  /** Requests per client address per hour. */
+  perHour: number;
+  /** Name of the limited action, used in the store key and the error. */
+  name: string;
+  /** With a Redis client the count is shared by every web process; otherwise it is per process. */
+  redis: Redis | null;
+}
+
+/**
+ * Per client address (req.ip; set Express "trust proxy" behind a proxy) and hour. 429 with
+ * `{ error }` past the limit. Should the shared store fail, requests pass (logged by the caller's
+ * error handling), so a Redis outage does not take the endpoint down with it.
+ */
+export function hourlyLimit(options: RateLimitOptions): RequestHandler {
+  const store: Store | undefined = options.redis
+    ? new RedisStore({ prefix: `rl:${options.name}:`, sendCommand: (command: string, ...args: string[]) => options.redis!.call(command, ...args) as Promise<RedisReply> })
+    : undefined;
+  return rateLimit({
+    windowMs: 60 * 60 * 1000,
+    limit: options.perHour,
+    standardHeaders: 'draft-8',
+    legacyHeaders: false,
+    passOnStoreError: true,
+    store,
+    handler: (_req, res) => {
+      res.status(429).json({ error: `too many ${options.name} requests from this address; the limit is ${options.perHour} per hour` });
+    },
+  });
+}

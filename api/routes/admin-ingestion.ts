@@ -1,0 +1,49 @@
+import express, { Router } from 'express';
+import { changeFeedKeyStatus, listFeedKeys } from '../../db/feed-keys.js';
+import type { Db } from '../../db/knex.js';
+import { listQuarantine, resolveQuarantine } from '../../db/quarantine.js';
+import { HttpError, notFound } from '../../lib/errors.js';
+import { assertValid } from '../validators.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const idOf = (raw: unknown, what: string): string => {
+  const id = String(raw);
+  if (!UUID.test(id)) throw notFound(`no ${what} ${id}`);
+  return id;
+};
+
+/** Operator routes for feed keys and quarantine (mounted behind the operator credential). */
+export function adminIngestionRouter(deps: { db: Db }): Router {
+  const router = Router();
+
+  router.get('/v1/admin/keys', async (_req, res) => {
+    res.json({ keys: await listFeedKeys(deps.db) });
+  });
+
+  for (const [action, to] of [['approve', 'active'], ['revoke', 'revoked']] as const) {
+    router.post(`/v1/admin/keys/:id/${action}`, async (req, res) => {
+      const id = idOf(req.params.id, 'feed key');
+      const change = await changeFeedKeyStatus(deps.db, id, to);
+      if ('missing' in change) throw notFound(`no feed key ${id}`);
+      if ('conflict' in change) throw new HttpError(409, `feed key ${id} is ${change.conflict.status} and cannot be ${action}d`);
+      req.log?.info({ keyId: id, action }, 'feed key changed by operator');
+      res.json(change.key);
+    });
+  }
+
+  router.get('/v1/admin/quarantine', async (req, res) => {
+    const query = assertValid<{ includeResolved?: 'true' | 'false' }>('QuarantineQuery', { ...req.query }, 'query');
+    res.json({ items: await listQuarantine(deps.db, { includeResolved: query.includeResolved === 'true' }) });
+  });
+
+  router.post('/v1/admin/quarantine/:id/resolve', express.json({ limit: '4kb' }), async (req, res) => {
+    const id = idOf(req.params.id, 'quarantine item');
+    const body = assertValid<{ action?: 'review' | 'apply' }>('ResolveRequest', req.body ?? {}, 'body');
+    const item = await resolveQuarantine(deps.db, id, body.action === 'apply');
+    if (!item) throw notFound(`no quarantine item ${id}`);
+    req.log?.info({ quarantineId: id, resolution: item.resolution, applied: item.appliedCount }, 'quarantine item resolved');
+    res.json(item);
+  });
+
+  return router;
+}

@@ -1,0 +1,95 @@
+import express, { Router } from 'express';
+import { failFeedEvent, getFeedEvent, storeFeedEvent, type FeedEvent } from '../../db/feed-events.js';
+import type { Db } from '../../db/knex.js';
+import { notFound, serviceUnavailable } from '../../lib/errors.js';
+import type { JobQueue } from '../../workers/job-queue.js';
+import { feedKeyOf, requireFeedKey } from '../auth/feed-key.js';
+import { feedBytes, readFeedInput } from '../feed-input.js';
+import { waitForFeed } from '../wait-for-feed.js';
+
+export interface FeedsDeps {
+  db: Db;
+  ingestQueue: JobQueue;
+  feedMaxBytes: number;
+  feedSyncWaitMs: number;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const feedStatusBody = (event: FeedEvent) => ({
+  feedId: event.id,
+  status: event.status,
+  source: event.source,
+  format: event.format,
+  mode: event.mode,
+  officeScope: event.officeScope,
+  bodyBytes: event.bodyBytes,
+  bodySha256: event.bodySha256,
+  attempts: event.attempts,
+  createdAt: event.createdAt,
+  finishedAt: event.finishedAt,
+  result: event.result,
+  error: event.error,
+});
+
+/** POST /v1/feeds, GET /v1/feeds/whoami, GET /v1/feeds/{feedId} (DESIGN.md §5). */
+export function feedsRouter(deps: FeedsDeps): Router {
+  const router = Router();
+  const ingestKey = requireFeedKey(deps.db, { allowSuspended: false, allowHeaderToken: true });
+
+  router.get('/v1/feeds/whoami', requireFeedKey(deps.db, { allowSuspended: true, allowHeaderToken: false }), (_req, res) => {
+    const key = feedKeyOf(res);
+    res.json({ keyId: key.id, clientName: key.clientName, officeIds: key.officeIds, status: key.status });
+  });
+
+  router.post('/v1/feeds', ingestKey, express.json({ limit: deps.feedMaxBytes }), async (req, res) => {
+    const key = feedKeyOf(res);
+    const input = readFeedInput(req, deps.feedMaxBytes);
+    const event = await storeFeedEvent(
+      deps.db,
+      {
+        source: 'api',
+        keyId: key.id,
+        officeScope: key.officeIds,
+        alertEmail: key.alertEmail,
+        format: input.format,
+        mode: input.mode,
+        context: { ...input.context },
+        bodyKind: input.body.kind,
+      },
+      feedBytes(input.body),
+    );
+    try {
+      await deps.ingestQueue.add(event.id);
+    } catch (err) {
+      await failFeedEvent(deps.db, event.id, 'rejected', `not queued: ${(err as Error).message}`).catch(() => undefined);
+      req.log?.warn({ feedId: event.id, err: (err as Error).message }, 'ingest queue unavailable');
+      throw serviceUnavailable('the ingest queue is unavailable; the feed was not accepted, send it again shortly');
+    }
+    const status = await waitForFeed(deps.db, event.id, deps.feedSyncWaitMs);
+    const statusUrl = `/v1/feeds/${event.id}`;
+    if (status !== 'done' && status !== 'failed') {
+      res.status(202).location(statusUrl).json({ feedId: event.id, status: status ?? 'queued', statusUrl });
+      return;
+    }
+    const finished = (await getFeedEvent(deps.db, event.id))!;
+    if (finished.status === 'failed') throw serviceUnavailable(`ingestion failed and was recorded on feed ${event.id}: ${finished.error}`);
+    const result = finished.result as { issues: { code: string; message: string }[] };
+    const fault = result.issues.find((i) => i.code === 'feed_not_well_formed');
+    if (fault) {
+      res.status(400).json({ error: `${fault.message}; listings before the fault were applied, nothing was archived (feed ${event.id})` });
+      return;
+    }
+    res.json(result);
+  });
+
+  router.get('/v1/feeds/:feedId', ingestKey, async (req, res) => {
+    const feedId = String(req.params.feedId);
+    const event = UUID.test(feedId) ? await getFeedEvent(deps.db, feedId) : null;
+    // Another key's feed is as invisible as a missing one.
+    if (!event || event.keyId !== feedKeyOf(res).id) throw notFound(`no feed ${feedId} for this key`);
+    res.json(feedStatusBody(event));
+  });
+
+  return router;
+}

@@ -1,0 +1,183 @@
+/** Schemas of feed keys, ingestion results, feed status and quarantine (DESIGN.md §5). */
+
+const uuid = { type: 'string', format: 'uuid' } as const;
+const officeIds = {
+  type: 'array',
+  minItems: 1,
+  maxItems: 100,
+  uniqueItems: true,
+  items: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' },
+  description: 'Source office ids (REAXML agentID) the key may push for.',
+} as const;
+const keyStatus = { enum: ['suspended', 'active', 'revoked'] } as const;
+
+export const keyRequestSchema = {
+  $id: 'KeyRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['clientName', 'alertEmail', 'officeIds'],
+  properties: {
+    clientName: { type: 'string', minLength: 1, maxLength: 120, pattern: '\\S', description: 'Who integrates (CRM or agency name).' },
+    alertEmail: { type: 'string', format: 'email', maxLength: 254, description: 'Receives feed-failure notifications.' },
+    officeIds,
+  },
+} as const;
+
+export const keyCreatedSchema = {
+  $id: 'KeyCreated',
+  type: 'object',
+  required: ['id', 'key', 'status', 'officeIds'],
+  properties: {
+    id: uuid,
+    key: { type: 'string', description: 'The feed key. Shown only in this response; the service keeps only its hash.' },
+    status: keyStatus,
+    officeIds: { type: 'array', items: { type: 'string' } },
+  },
+} as const;
+
+export const whoAmISchema = {
+  $id: 'WhoAmI',
+  type: 'object',
+  required: ['keyId', 'clientName', 'officeIds', 'status'],
+  properties: { keyId: uuid, clientName: { type: 'string' }, officeIds: { type: 'array', items: { type: 'string' } }, status: { enum: ['suspended', 'active'] } },
+} as const;
+
+export const feedKeySchema = {
+  $id: 'FeedKey',
+  type: 'object',
+  required: ['id', 'clientName', 'alertEmail', 'officeIds', 'status', 'createdAt', 'approvedAt', 'revokedAt'],
+  properties: {
+    id: uuid,
+    clientName: { type: 'string' },
+    alertEmail: { type: 'string' },
+    officeIds: { type: 'array', items: { type: 'string' } },
+    status: keyStatus,
+    createdAt: { type: 'string', format: 'date-time' },
+    approvedAt: { type: ['string', 'null'], format: 'date-time' },
+    revokedAt: { type: ['string', 'null'], format: 'date-time' },
+  },
+} as const;
+
+const actions = { enum: ['inserted', 'updated', 'unchanged', 'stale_ignored'] } as const;
+
+export const ingestionResultSchema = {
+  $id: 'IngestionResult',
+  type: 'object',
+  required: ['ok', 'counts', 'summary', 'upserts', 'issues'],
+  properties: {
+    ok: { type: 'boolean', description: 'true when the feed was read whole, no listing was invalid and no error issue was raised.' },
+    counts: {
+      type: 'object',
+      required: ['parsed', 'valid', 'invalid'],
+      properties: { parsed: { type: 'integer' }, valid: { type: 'integer' }, invalid: { type: 'integer' } },
+    },
+    summary: {
+      type: 'object',
+      required: ['inserted', 'updated', 'unchanged', 'stale_ignored'],
+      properties: { inserted: { type: 'integer' }, updated: { type: 'integer' }, unchanged: { type: 'integer' }, stale_ignored: { type: 'integer' } },
+    },
+    upserts: {
+      type: 'array',
+      items: { type: 'object', required: ['listingKey', 'action'], properties: { listingKey: { type: 'string' }, action: actions } },
+      description: 'One entry per valid listing, in feed order.',
+    },
+    reconcile: {
+      type: 'object',
+      description: 'Present for mode=full. status: applied, tripped (the circuit breaker held an office back) or skipped (with reason).',
+      required: ['status', 'archived', 'offices'],
+      properties: {
+        status: { enum: ['applied', 'tripped', 'skipped'] },
+        reason: { type: 'string' },
+        archived: { type: 'integer' },
+        offices: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['office', 'present', 'nonArchived', 'absent', 'archived', 'tripped', 'quarantineId'],
+            properties: {
+              office: { type: 'string' },
+              present: { type: 'integer', description: 'Listings of the office that appeared in the feed, valid or not.' },
+              nonArchived: { type: 'integer', description: 'Non-archived listings of the office before the reconcile.' },
+              absent: { type: 'integer', description: 'Non-archived listings that did not appear.' },
+              archived: { type: 'integer' },
+              tripped: { type: 'boolean' },
+              quarantineId: { type: ['string', 'null'] },
+            },
+          },
+        },
+      },
+    },
+    issues: { type: 'array', items: { $ref: 'Issue' } },
+  },
+} as const;
+
+export const feedAcceptedSchema = {
+  $id: 'FeedAccepted',
+  type: 'object',
+  required: ['feedId', 'status', 'statusUrl'],
+  properties: {
+    feedId: uuid,
+    status: { enum: ['queued', 'running'] },
+    statusUrl: { type: 'string', description: 'GET it with the same key until status is done.' },
+  },
+} as const;
+
+export const feedStatusSchema = {
+  $id: 'FeedStatus',
+  type: 'object',
+  required: ['feedId', 'status', 'source', 'format', 'mode', 'officeScope', 'bodyBytes', 'bodySha256', 'attempts', 'createdAt', 'finishedAt', 'result', 'error'],
+  properties: {
+    feedId: uuid,
+    status: { enum: ['queued', 'running', 'done', 'failed', 'rejected'], description: 'done: result holds the ingestion result; failed: processing gave up (error says why); rejected: never queued.' },
+    source: { enum: ['api', 'sftp'] },
+    format: { type: 'string' },
+    mode: { enum: ['full', 'incremental'] },
+    officeScope: { type: 'array', items: { type: 'string' } },
+    bodyBytes: { type: 'integer' },
+    bodySha256: { type: 'string' },
+    attempts: { type: 'integer' },
+    createdAt: { type: 'string', format: 'date-time' },
+    finishedAt: { type: ['string', 'null'], format: 'date-time' },
+    result: { oneOf: [{ $ref: 'IngestionResult' }, { type: 'null' }] },
+    error: { type: ['string', 'null'] },
+  },
+} as const;
+
+export const quarantineItemSchema = {
+  $id: 'QuarantineItem',
+  type: 'object',
+  required: ['id', 'feedId', 'office', 'archiveCount', 'nonArchivedCount', 'keys', 'createdAt', 'resolved', 'resolvedAt', 'resolution', 'appliedCount'],
+  properties: {
+    id: uuid,
+    feedId: uuid,
+    office: { type: 'string' },
+    archiveCount: { type: 'integer', description: 'Listings the full feed would have archived.' },
+    nonArchivedCount: { type: 'integer', description: 'Non-archived listings of the office at the time.' },
+    keys: { type: 'array', items: { type: 'string' }, description: 'Listing keys that would have been archived.' },
+    createdAt: { type: 'string', format: 'date-time' },
+    resolved: { type: 'boolean' },
+    resolvedAt: { type: ['string', 'null'], format: 'date-time' },
+    resolution: { enum: ['reviewed', 'applied', null] },
+    appliedCount: { type: ['integer', 'null'], description: 'Listings archived by an apply.' },
+  },
+} as const;
+
+export const resolveRequestSchema = {
+  $id: 'ResolveRequest',
+  type: 'object',
+  additionalProperties: false,
+  properties: { action: { enum: ['review', 'apply'], description: 'apply also performs the held archive for listings still absent and not written since.' } },
+} as const;
+
+export const quarantineQuerySchema = {
+  $id: 'QuarantineQuery',
+  type: 'object',
+  additionalProperties: false,
+  properties: { includeResolved: { enum: ['true', 'false'], description: 'true lists resolved items too; default false.' } },
+} as const;
+
+export interface KeyRequestBody {
+  clientName: string;
+  alertEmail: string;
+  officeIds: string[];
+}

@@ -1,0 +1,149 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Db } from './knex.js';
+
+export type FeedStatus = 'queued' | 'running' | 'done' | 'failed' | 'rejected';
+export type FeedFormat = 'reaxml';
+
+export interface FeedEventInput {
+  source: 'api' | 'sftp';
+  keyId: string | null;
+  officeScope: string[];
+  alertEmail: string | null;
+  format: FeedFormat;
+  mode: 'full' | 'incremental';
+  context: Record<string, unknown>;
+  /** text: a string carried in JSON (UTF-8, whatever its declaration says); bytes: the raw body. */
+  bodyKind: 'text' | 'bytes';
+}
+
+export interface FeedEvent extends FeedEventInput {
+  id: string;
+  status: FeedStatus;
+  attempts: number;
+  bodyBytes: number;
+  bodySha256: string;
+  result: Record<string, unknown> | null;
+  error: string | null;
+  createdAt: string;
+  finishedAt: string | null;
+}
+
+/** The raw feed is kept in chunks of this size, so neither side ever holds it whole. */
+const CHUNK_BYTES = 1024 * 1024;
+
+const iso = (v: unknown) => (v ? new Date(v as string).toISOString() : null);
+const toEvent = (row: any): FeedEvent => ({
+  id: row.id,
+  source: row.source,
+  keyId: row.key_id,
+  officeScope: row.office_scope,
+  alertEmail: row.alert_email,
+  format: row.format,
+  mode: row.mode,
+  context: row.context,
+  bodyKind: row.body_kind,
+  status: row.status,
+  attempts: row.attempts,
+  bodyBytes: Number(row.body_bytes),
+  bodySha256: row.body_sha256,
+  result: row.result ?? null,
+  error: row.error ?? null,
+  createdAt: iso(row.created_at)!,
+  finishedAt: iso(row.finished_at),
+});
+
+/**
+ * Stores a feed event and its body in one transaction, streaming the body in chunks: either the
+ * whole feed is stored (status queued) or nothing is (an error while reading the body rolls back).
+ */
+export async function storeFeedEvent(db: Db, input: FeedEventInput, body: AsyncIterable<Buffer>): Promise<FeedEvent> {
+  const id = randomUUID();
+  return db.transaction(async (trx) => {
+    await trx('feed_events').insert({
+      id,
+      source: input.source,
+      key_id: input.keyId,
+      office_scope: input.officeScope,
+      alert_email: input.alertEmail,
+      format: input.format,
+      mode: input.mode,
+      context: input.context,
+      body_kind: input.bodyKind,
+      body_bytes: 0,
+      body_sha256: '',
+      status: 'queued',
+    });
+    const hash = createHash('sha256');
+    let seq = 0;
+    let total = 0;
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    const flush = async () => {
+      if (pendingBytes === 0) return;
+      await trx('feed_event_chunks').insert({ feed_id: id, seq, data: Buffer.concat(pending, pendingBytes) });
+      seq += 1;
+      pending = [];
+      pendingBytes = 0;
+    };
+    for await (const chunk of body) {
+      hash.update(chunk);
+      total += chunk.length;
+      pending.push(chunk);
+      pendingBytes += chunk.length;
+      if (pendingBytes >= CHUNK_BYTES) await flush();
+    }
+    await flush();
+    const [row] = await trx('feed_events').where({ id }).update({ body_bytes: total, body_sha256: hash.digest('hex') }).returning('*');
+    return toEvent(row);
+  });
+}
+
+/** The stored body, chunk by chunk, one query per chunk. */
+export async function* readFeedBody(db: Db, id: string): AsyncGenerator<Buffer> {
+  for (let seq = 0; ; seq += 1) {
+    const row = await db('feed_event_chunks').where({ feed_id: id, seq }).first('data');
+    if (!row) return;
+    const data = row.data as Uint8Array;
+    yield Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  }
+}
+
+export async function getFeedEvent(db: Db, id: string): Promise<FeedEvent | null> {
+  const row = await db('feed_events').where({ id }).first();
+  return row ? toEvent(row) : null;
+}
+
+/** Claims an event for processing (queued, or running after a crash); null when it is finished or unknown. */
+export async function startFeedEvent(db: Db, id: string): Promise<FeedEvent | null> {
+  const [row] = await db('feed_events')
+    .where({ id })
+    .whereIn('status', ['queued', 'running'])
+    .update({ status: 'running', attempts: db.raw('attempts + 1'), updated_at: db.fn.now() })
+    .returning('*');
+  return row ? toEvent(row) : null;
+}
+
+export async function finishFeedEvent(db: Db, id: string, result: Record<string, unknown>): Promise<void> {
+  await db('feed_events').where({ id }).update({ status: 'done', result: JSON.stringify(result), error: null, updated_at: db.fn.now(), finished_at: db.fn.now() });
+}
+
+/** failed: processing gave up; rejected: the feed was never queued (the client was told 503). */
+export async function failFeedEvent(db: Db, id: string, status: 'failed' | 'rejected', error: string): Promise<void> {
+  await db('feed_events').where({ id }).whereIn('status', ['queued', 'running']).update({ status, error, updated_at: db.fn.now(), finished_at: db.fn.now() });
+}
+
+/** Events queued or running but untouched for a while: their job was lost (crash between commit and enqueue). */
+export async function staleFeedEventIds(db: Db, olderThanMs: number): Promise<string[]> {
+  return db('feed_events')
+    .whereIn('status', ['queued', 'running'])
+    .where('updated_at', '<', db.raw(`now() - make_interval(secs => ?)`, [olderThanMs / 1000]))
+    .orderBy('created_at')
+    .limit(100)
+    .pluck('id');
+}
+
+/** Just the status, for cheap polling while a request waits. */
+export async function feedEventStatus(db: Db, id: string): Promise<FeedStatus | null> {
+  const row = await db('feed_events').where({ id }).first('status');
+  return row ? row.status : null;
+}

@@ -1,0 +1,68 @@
+import { randomUUID } from 'node:crypto';
+import { hashSecret, newSecret } from '../lib/secrets.js';
+import type { Db } from './knex.js';
+
+export type KeyStatus = 'suspended' | 'active' | 'revoked';
+
+export interface FeedKey {
+  id: string;
+  clientName: string;
+  alertEmail: string;
+  officeIds: string[];
+  status: KeyStatus;
+  createdAt: string;
+  approvedAt: string | null;
+  revokedAt: string | null;
+}
+
+const toKey = (row: any): FeedKey => ({
+  id: row.id,
+  clientName: row.client_name,
+  alertEmail: row.alert_email,
+  officeIds: row.office_ids,
+  status: row.status,
+  createdAt: new Date(row.created_at).toISOString(),
+  approvedAt: row.approved_at ? new Date(row.approved_at).toISOString() : null,
+  revokedAt: row.revoked_at ? new Date(row.revoked_at).toISOString() : null,
+});
+
+/** Creates a key; the secret is returned only here and stored only as its hash. */
+export async function createFeedKey(
+  db: Db,
+  input: { clientName: string; alertEmail: string; officeIds: string[]; status: 'suspended' | 'active' },
+): Promise<{ key: FeedKey; secret: string }> {
+  const secret = newSecret('lfk');
+  const [row] = await db('feed_keys')
+    .insert({
+      id: randomUUID(),
+      key_hash: hashSecret(secret),
+      client_name: input.clientName,
+      alert_email: input.alertEmail,
+      office_ids: [...new Set(input.officeIds)],
+      status: input.status,
+      approved_at: input.status === 'active' ? db.fn.now() : null,
+    })
+    .returning('*');
+  return { key: toKey(row), secret };
+}
+
+export async function findFeedKeyBySecret(db: Db, secret: string): Promise<FeedKey | null> {
+  const row = await db('feed_keys').where({ key_hash: hashSecret(secret) }).first();
+  return row ? toKey(row) : null;
+}
+
+export async function listFeedKeys(db: Db): Promise<FeedKey[]> {
+  return (await db('feed_keys').orderBy('created_at', 'desc').orderBy('id')).map(toKey);
+}
+
+export type KeyChange = { key: FeedKey } | { missing: true } | { conflict: FeedKey };
+
+/** approve: suspended -> active; revoke: suspended or active -> revoked. Repeating a change is harmless. */
+export async function changeFeedKeyStatus(db: Db, id: string, to: 'active' | 'revoked'): Promise<KeyChange> {
+  const from: KeyStatus[] = to === 'active' ? ['suspended', 'active'] : ['suspended', 'active', 'revoked'];
+  const stamp = to === 'active' ? { approved_at: db.raw('coalesce(approved_at, now())') } : { revoked_at: db.raw('coalesce(revoked_at, now())') };
+  const [row] = await db('feed_keys').where({ id }).whereIn('status', from).update({ status: to, ...stamp }).returning('*');
+  if (row) return { key: toKey(row) };
+  const current = await db('feed_keys').where({ id }).first();
+  return current ? { conflict: toKey(current) } : { missing: true };
+}

@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { archiveListing, breakerTrips, type BreakerSettings } from '../pipeline/reconcile.js';
+import type { CanonicalListing } from '../pipeline/types.js';
+import type { Db } from './knex.js';
+import { loadListings } from './listings-store.js';
+
+export interface OfficeReconcile {
+  office: string;
+  /** Listings of the office that appeared in the feed (valid or not). */
+  present: number;
+  /** Non-archived listings of the office before the reconcile. */
+  nonArchived: number;
+  /** Absent listings: archived, or held when tripped. */
+  absent: number;
+  archived: number;
+  tripped: boolean;
+  quarantineId: string | null;
+}
+
+const ARCHIVE_BATCH = 500;
+
+/** Archives the given records (already locked by the caller's transaction). */
+async function storeArchived(trx: Knex.Transaction, listings: CanonicalListing[]): Promise<number> {
+  let count = 0;
+  for (let i = 0; i < listings.length; i += ARCHIVE_BATCH) {
+    const batch = listings.slice(i, i + ARCHIVE_BATCH).map(archiveListing);
+    const values = batch.map(() => '(?, ?::jsonb, ?)').join(', ');
+    const params = batch.flatMap((l) => [l.listingKey, JSON.stringify({ ...l, hidden: undefined }), l.contentHash]);
+    const result = await trx.raw(
+      `UPDATE listings AS l SET status = 'archived', data = v.data, content_hash = v.hash, updated_at = now()
+       FROM (VALUES ${values}) AS v(key, data, hash) WHERE l.listing_key = v.key AND l.status <> 'archived'`,
+      params,
+    );
+    count += result.rowCount ?? result.affectedRows ?? batch.length;
+  }
+  return count;
+}
+
+/** Serialises reconciles of one office across processes for the rest of the transaction. */
+const lockOffice = (trx: Knex.Transaction, office: string) => trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`reconcile:${office}`]);
+
+/**
+ * DESIGN.md §5.4-5.5 for one office of a full feed: archive every non-archived listing whose key
+ * did not appear, unless the circuit breaker trips; then nothing is archived and a quarantine
+ * item records what would have gone.
+ */
+export async function reconcileOffice(
+  db: Db,
+  input: { office: string; presentKeys: Set<string>; feedId: string; breaker: BreakerSettings },
+): Promise<OfficeReconcile> {
+  return db.transaction(async (trx) => {
+    await lockOffice(trx, input.office);
+    const [{ count }] = await trx('listings').where({ office: input.office }).whereNot({ status: 'archived' }).count({ count: '*' });
+    const nonArchived = Number(count);
+    const absentKeys: string[] = await trx('listings')
+      .where({ office: input.office })
+      .whereNot({ status: 'archived' })
+      .whereRaw('NOT (listing_key = ANY(?::text[]))', [[...input.presentKeys]])
+      .orderBy('listing_key')
+      .pluck('listing_key');
+    const base = { office: input.office, present: input.presentKeys.size, nonArchived, absent: absentKeys.length };
+    if (absentKeys.length === 0) return { ...base, archived: 0, tripped: false, quarantineId: null };
+    if (breakerTrips(absentKeys.length, nonArchived, input.breaker)) {
+      const quarantineId = randomUUID();
+      await trx('quarantine_items').insert({
+        id: quarantineId,
+        feed_id: input.feedId,
+        office: input.office,
+        archive_count: absentKeys.length,
+        active_count: nonArchived,
+        keys: JSON.stringify(absentKeys),
+      });
+      return { ...base, archived: 0, tripped: true, quarantineId };
+    }
+    const stored = await loadListings(trx, absentKeys, { forUpdate: true });
+    const archived = await storeArchived(trx, [...stored.values()]);
+    return { ...base, archived, tripped: false, quarantineId: null };
+  });
+}
+
+/**
+ * The held archive of a quarantine item, applied at an operator's request: only listings still
+ * not archived and not written since the trip.
+ */
+export async function applyHeldArchive(trx: Knex.Transaction, item: { id: string; office: string; keys: string[] }): Promise<number> {
+  await lockOffice(trx, item.office);
+  const keys: string[] = await trx('listings')
+    .whereRaw('listing_key = ANY(?::text[])', [item.keys])
+    .whereNot({ status: 'archived' })
+    .where('updated_at', '<=', trx('quarantine_items').select('created_at').where({ id: item.id }))
+    .pluck('listing_key');
+  const stored = await loadListings(trx, keys, { forUpdate: true });
+  return storeArchived(trx, [...stored.values()]);
+}

@@ -1,0 +1,78 @@
+import { Queue, Worker, type ConnectionOptions } from 'bullmq';
+import type { Logger } from '../lib/logger.js';
+import type { JobHandler, JobQueue, RetryPolicy } from './job-queue.js';
+
+/** BullMQ's own default key prefix; tests give each service its own. */
+export const DEFAULT_PREFIX = 'bull';
+
+/** How long an add may take before the caller is told the queue is unavailable. */
+const ADD_TIMEOUT_MS = 1000;
+
+/** BullMQ refuses ids with ':' and all-digit ids; feed ids are UUIDs, prefixed to be safe. */
+const jobIdOf = (name: string, id: string) => `${name}-${id}`;
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    promise.finally(() => clearTimeout(timer)),
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
+    }),
+  ]);
+}
+
+/**
+ * A producer that fails fast (PITFALLS §1.6): no offline queue and one retry per command, so an
+ * HTTP handler learns of a Redis outage within a second instead of hanging.
+ */
+export function createBullQueue(name: string, redisUrl: string, retry: RetryPolicy, logger: Logger, prefix = DEFAULT_PREFIX): JobQueue {
+  const connection: ConnectionOptions = { url: redisUrl, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000 };
+  const queue = new Queue(name, {
+    connection,
+    prefix,
+    defaultJobOptions: {
+      attempts: retry.attempts,
+      backoff: { type: 'exponential', delay: retry.backoffMs },
+      removeOnComplete: { age: 24 * 3600, count: 1000 },
+      removeOnFail: { age: 30 * 24 * 3600, count: 10000 },
+    },
+  });
+  queue.on('error', (err) => logger.warn({ err: err.message, queue: name }, 'queue connection error'));
+  return {
+    async add(id) {
+      await withTimeout(queue.add(name, { id }, { jobId: jobIdOf(name, id) }), ADD_TIMEOUT_MS, 'the job queue (Redis)');
+    },
+    counts: () => withTimeout(queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed'), ADD_TIMEOUT_MS, 'the job queue (Redis)'),
+    close: () => queue.close(),
+  };
+}
+
+/** A queue handle for Bull Board to inspect and manage. */
+export function queueForBoard(name: string, redisUrl: string, prefix = DEFAULT_PREFIX): Queue {
+  return new Queue(name, { prefix, connection: { url: redisUrl, enableOfflineQueue: false, maxRetriesPerRequest: 1 } });
+}
+
+/**
+ * A consumer: workers need `maxRetriesPerRequest: null` so they ride out Redis restarts. When the
+ * last attempt fails, onGiveUp records it durably.
+ */
+export function startBullWorker(
+  name: string,
+  redisUrl: string,
+  handler: JobHandler,
+  options: { concurrency: number; logger: Logger; onGiveUp(id: string, err: Error): Promise<void>; prefix?: string },
+): { close(): Promise<void> } {
+  const worker = new Worker(name, (job) => handler((job.data as { id: string }).id), {
+    prefix: options.prefix ?? DEFAULT_PREFIX,
+    connection: { url: redisUrl, maxRetriesPerRequest: null },
+    concurrency: options.concurrency,
+  });
+  worker.on('error', (err) => options.logger.warn({ err: err.message, queue: name }, 'worker connection error'));
+  worker.on('failed', (job, err) => {
+    if (!job) return;
+    const final = job.attemptsMade >= (job.opts.attempts ?? 1);
+    options.logger.warn({ queue: name, jobId: job.id, attempt: job.attemptsMade, final, err: err.message }, 'job failed');
+    if (final) void options.onGiveUp((job.data as { id: string }).id, err).catch((e) => options.logger.error({ err: e }, 'recording a failed job failed'));
+  });
+  return { close: () => worker.close() };
+}

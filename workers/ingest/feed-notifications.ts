@@ -1,0 +1,42 @@
+import type { Db } from '../../db/knex.js';
+import type { FeedEvent } from '../../db/feed-events.js';
+import { queueNotification, type NotificationKind } from '../../db/notifications.js';
+import type { IngestionResult } from './ingest-feed.js';
+
+const MAX_LISTED = 20;
+
+/** The feed-failure mails of DESIGN.md §5 for one finished feed, queued in the outbox. */
+export async function notifyFeedFailures(db: Db, event: FeedEvent, result: IngestionResult): Promise<NotificationKind[]> {
+  if (!event.alertEmail) return [];
+  const sender = event.keyId ? `key:${event.keyId}` : `office:${event.officeScope.join(',')}`;
+  const intro = `Feed ${event.id} (${event.source}, ${event.format}, mode ${event.mode}, received ${event.createdAt}) for ${event.officeScope.join(', ')}`;
+  const queued: NotificationKind[] = [];
+  const queue = async (kind: NotificationKind, subject: string, lines: string[]) => {
+    if (await queueNotification(db, { sender, recipient: event.alertEmail!, kind, subject, body: [intro, '', ...lines, ''].join('\n') })) queued.push(kind);
+  };
+
+  const notWellFormed = result.issues.find((i) => i.code === 'feed_not_well_formed');
+  if (notWellFormed) {
+    await queue('feed_not_well_formed', 'Your listing feed could not be read', [
+      `The feed is not well-formed XML: ${notWellFormed.message}.`,
+      'Listings before that point were applied; nothing was archived. Fix the export and send it again.',
+    ]);
+  }
+  if (result.counts.invalid > 0) {
+    const errors = result.issues.filter((i) => i.level === 'error' && i.listingIndex !== null);
+    await queue('invalid_listings', `${result.counts.invalid} listing(s) in your feed were not stored`, [
+      `${result.counts.invalid} of ${result.counts.parsed} listings were invalid and not stored:`,
+      ...errors.slice(0, MAX_LISTED).map((i) => `- listing ${i.listingIndex}${i.uniqueId ? ` (${i.uniqueId})` : ''}: ${i.code}: ${i.message} [${i.path}]`),
+      ...(errors.length > MAX_LISTED ? [`... and ${errors.length - MAX_LISTED} more; GET /v1/feeds/${event.id} has them all.`] : []),
+    ]);
+  }
+  const tripped = result.reconcile?.offices.filter((o) => o.tripped) ?? [];
+  if (tripped.length) {
+    await queue('circuit_breaker', 'Your full feed would have removed many listings: held for review', [
+      'The mass-delete guard stopped this full feed from archiving listings it did not contain:',
+      ...tripped.map((o) => `- office ${o.office}: ${o.absent} of ${o.nonArchived} listings would have been archived (quarantine item ${o.quarantineId})`),
+      'Nothing was archived for these offices. If the feed was complete, an operator can apply the archive; otherwise send the full feed again.',
+    ]);
+  }
+  return queued;
+}

@@ -1,0 +1,24 @@
+import { createDb, migrateToLatest } from '../db/knex.js';
+import { runProcess } from '../lib/run-process.js';
+import { startRuntime } from './runtime.js';
+
+/**
+ * The worker role (Procfile `worker`): BullMQ consumers for the ingest queue, plus the sweep
+ * that re-queues lost feeds and sends the notification outbox. Needs DATABASE_URL and REDIS_URL;
+ * any number of worker processes may run.
+ */
+await runProcess('worker', async (config, logger) => {
+  if (!config.redisUrl || !config.databaseUrl) {
+    throw new Error('the worker role needs DATABASE_URL and REDIS_URL (the embedded default runs workers inside `npm start`)');
+  }
+  const db = createDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await migrateToLatest(db);
+  const runtime = startRuntime(config, logger, db, { consume: true });
+  logger.info('worker started');
+  return {
+    async close() {
+      await runtime.close();
+      await db.destroy();
+    },
+  };
+});
