@@ -26,6 +26,8 @@ export interface AppDeps {
   ingestQueue: JobQueue;
   /** Shared store for rate limits (REDIS_URL); null keeps counts in this process. */
   redis?: Redis | null;
+  /** Key prefix of the rate-limit counters in Redis (tests isolate themselves). */
+  rateLimitPrefix?: string;
   /** BullMQ queues shown by Bull Board at /admin/queues (REDIS_URL only). */
   boardQueues?: Queue[];
   isShuttingDown?: () => boolean;
@@ -49,7 +51,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(docsRouter());
   app.use(validateRouter({ feedMaxBytes: config.feedMaxBytes }));
   app.use(feedsRouter({ db, ingestQueue: deps.ingestQueue, feedMaxBytes: config.feedMaxBytes, feedSyncWaitMs: config.feedSyncWaitMs }));
-  app.use(developerKeysRouter({ db, limit: hourlyLimit({ name: 'key', perHour: config.keyRequestRateLimit, redis: deps.redis ?? null }) }));
+  app.use(developerKeysRouter({ db, limit: hourlyLimit({ name: 'key', perHour: config.keyRequestRateLimit, redis: deps.redis ?? null, prefix: deps.rateLimitPrefix }) }));
   app.use('/v1/admin', requireOperator(config.operatorToken));
   app.use(adminIngestionRouter({ db }));
   if (deps.boardQueues?.length) app.use('/admin/queues', requireOperator(config.operatorToken, { basic: true }), bullBoard(deps.boardQueues));

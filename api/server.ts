@@ -25,7 +25,8 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
   logger.info({ embedded: db.embedded, applied }, 'database ready');
   const consume = options.consume || !config.redisUrl;
   const runtime = startRuntime(config, logger, db, { consume });
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 }) : null;
+  // Rate-limit counters: a command that cannot be answered within 500 ms lets the request pass.
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 500 }) : null;
   redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
   const boardQueues = config.redisUrl ? [queueForBoard(INGEST_QUEUE, config.redisUrl)] : [];
   let shuttingDown = false;

@@ -16,6 +16,7 @@ export interface TestService {
   db: Db;
   runtime: Runtime;
   queuePrefix: string;
+  rateLimitPrefix: string;
   config: Readonly<Config>;
   dataDir: string;
   /** Stops the HTTP server and the runtime (the database stays usable). */
@@ -36,6 +37,8 @@ export interface TestServiceOptions {
   db?: Db;
   /** Share another service's queues (default: a prefix of its own). */
   queuePrefix?: string;
+  /** Share another service's rate-limit counters. */
+  rateLimitPrefix?: string;
 }
 
 /** The service as `npm start` builds it (database, runtime, app), on loopback, configured like production. */
@@ -52,10 +55,11 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
   });
   const db = options.db ?? createDb({ databaseUrl: config.databaseUrl, dataDir, schema });
   if (!options.db) await migrateToLatest(db);
+  const rateLimitPrefix = options.rateLimitPrefix ?? `rl-${schema}:`;
   const runtime = startRuntime(config, silentLogger, db, { consume: options.consume ?? true, queuePrefix: options.queuePrefix ?? `test-${schema}` });
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 }) : null;
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 500 }) : null;
   redis?.on('error', () => undefined);
-  const server = await listen(createApp({ config, logger: silentLogger, db, ingestQueue: runtime.ingestQueue, redis }));
+  const server = await listen(createApp({ config, logger: silentLogger, db, ingestQueue: runtime.ingestQueue, redis, rateLimitPrefix }));
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
@@ -69,6 +73,7 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
     db,
     runtime,
     queuePrefix: options.queuePrefix ?? `test-${schema}`,
+    rateLimitPrefix,
     config,
     dataDir,
     stop,

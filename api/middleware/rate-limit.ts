@@ -10,6 +10,8 @@ export interface RateLimitOptions {
   name: string;
   /** With a Redis client the count is shared by every web process; otherwise it is per process. */
   redis: Redis | null;
+  /** Redis key prefix (default `rl:`). */
+  prefix?: string;
 }
 
 /**
@@ -19,7 +21,7 @@ export interface RateLimitOptions {
  */
 export function hourlyLimit(options: RateLimitOptions): RequestHandler {
   const store: Store | undefined = options.redis
-    ? new RedisStore({ prefix: `rl:${options.name}:`, sendCommand: (command: string, ...args: string[]) => options.redis!.call(command, ...args) as Promise<RedisReply> })
+    ? new RedisStore({ prefix: `${options.prefix ?? 'rl:'}${options.name}:`, sendCommand: (command: string, ...args: string[]) => options.redis!.call(command, ...args) as Promise<RedisReply> })
     : undefined;
   return rateLimit({
     windowMs: 60 * 60 * 1000,

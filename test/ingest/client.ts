@@ -1,0 +1,34 @@
+import { createFeedKey } from '../../db/feed-keys.js';
+import type { Db } from '../../db/knex.js';
+import { OPERATOR } from '../service.js';
+
+export const AUD = { currency: 'AUD', defaultCountry: 'AU', sourceLocale: 'en-AU' };
+
+/** An active key made the way the operator command makes one. */
+export async function activeKey(db: Db, officeIds: string[], alertEmail = 'alerts@agency.example'): Promise<string> {
+  return (await createFeedKey(db, { clientName: 'Test CRM', alertEmail, officeIds, status: 'active' })).secret;
+}
+
+export function pushFeed(url: string, key: string, xml: string, extra: { mode?: 'full' | 'incremental'; context?: object } = {}) {
+  return fetch(`${url}/v1/feeds`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ xml, mode: extra.mode, context: extra.context ?? AUD }),
+  });
+}
+
+export function admin(url: string, method: string, path: string, body?: unknown, token = OPERATOR) {
+  return fetch(`${url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
+
+/** A listing for an office with an address, so it is valid on the market. */
+export function officeListing(office: string, uniqueId: string, options: { modTime?: string; status?: string; headline?: string; price?: number } = {}): string {
+  const mod = options.modTime ?? '2024-03-01-10:00:00';
+  return `<residential modTime="${mod}" status="${options.status ?? 'current'}"><agentID>${office}</agentID><uniqueID>${uniqueId}</uniqueID>` +
+    `<headline>${options.headline ?? `Home ${uniqueId}`}</headline><description>Nice.</description><price>${options.price ?? 500000}</price>` +
+    '<address><streetNumber>1</streetNumber><street>Main Road</street><suburb>Richmond</suburb><state>VIC</state><postcode>3121</postcode></address></residential>';
+}

@@ -1,0 +1,125 @@
+import { expect } from 'chai';
+import { validatorFor } from '../../api/validators.js';
+import { feed } from '../helpers.js';
+import { startTestService, type TestService } from '../service.js';
+import { activeKey, officeListing, pushFeed } from './client.js';
+
+describe('POST /v1/feeds: per-listing actions against PostgreSQL with BullMQ workers', function () {
+  this.timeout(30_000);
+  let svc: TestService;
+  let key: string;
+  before(async () => {
+    svc = await startTestService({ database: 'postgres', redis: true });
+    key = await activeKey(svc.db, ['OFF1', 'OFF2']);
+  });
+  after(() => svc.close());
+
+  const push = async (xml: string, extra: Parameters<typeof pushFeed>[3] = {}) => {
+    const res = await pushFeed(svc.url, key, xml, extra);
+    const body = await res.json();
+    expect(res.status, JSON.stringify(body)).to.equal(200);
+    expect(validatorFor('IngestionResult')(body), JSON.stringify(validatorFor('IngestionResult').errors)).to.equal(true);
+    return body;
+  };
+  const row = (k: string) => svc.db('listings').where({ listing_key: k }).first();
+
+  it('inserts, then finds a re-send unchanged without writing, then updates what changed', async () => {
+    const first = await push(feed(officeListing('OFF1', 'A'), officeListing('OFF1', 'B')));
+    expect(first.ok).to.equal(true);
+    expect(first.counts).to.deep.equal({ parsed: 2, valid: 2, invalid: 0 });
+    expect(first.summary).to.deep.equal({ inserted: 2, updated: 0, unchanged: 0, stale_ignored: 0 });
+    expect(first.upserts).to.deep.equal([{ listingKey: 'OFF1/A', action: 'inserted' }, { listingKey: 'OFF1/B', action: 'inserted' }]);
+    const stored = await row('OFF1/A');
+    expect(stored.data.price).to.deep.include({ amount: 500000, currency: 'AUD' });
+    expect(stored.data.address.locality).to.equal('Richmond');
+
+    const before = await svc.db.raw("SELECT listing_key, xmin::text AS xmin, updated_at FROM listings WHERE office = 'OFF1' ORDER BY 1");
+    // The same content with a newer modTime is still unchanged: modTime is not content.
+    const again = await push(feed(officeListing('OFF1', 'A'), officeListing('OFF1', 'B', { modTime: '2024-03-02-10:00:00' })));
+    expect(again.summary).to.deep.equal({ inserted: 0, updated: 0, unchanged: 2, stale_ignored: 0 });
+    const after = await svc.db.raw("SELECT listing_key, xmin::text AS xmin, updated_at FROM listings WHERE office = 'OFF1' ORDER BY 1");
+    expect(after.rows, 'no row version was written').to.deep.equal(before.rows);
+
+    const changed = await push(feed(officeListing('OFF1', 'A', { modTime: '2024-03-03-10:00:00', price: 650000 })));
+    expect(changed.upserts).to.deep.equal([{ listingKey: 'OFF1/A', action: 'updated' }]);
+    expect((await row('OFF1/A')).data.price.amount).to.equal(650000);
+    expect((await row('OFF1/A')).mod_time.toISOString()).to.equal('2024-03-02T23:00:00.000Z'); // 10:00 in Melbourne (AEDT)
+  });
+
+  it('ignores a record older than the stored one (stale_ignored) and keeps the stored version', async () => {
+    const stale = await push(feed(officeListing('OFF1', 'A', { modTime: '2024-01-01-10:00:00', price: 1 })));
+    expect(stale.upserts).to.deep.equal([{ listingKey: 'OFF1/A', action: 'stale_ignored' }]);
+    expect((await row('OFF1/A')).data.price.amount).to.equal(650000);
+  });
+
+  it('merges a delta onto the stored record: a status-only record keeps the rest', async () => {
+    const res = await push(feed('<residential modTime="2024-04-01-10:00:00" status="sold"><agentID>OFF1</agentID><uniqueID>B</uniqueID></residential>'));
+    expect(res.upserts).to.deep.equal([{ listingKey: 'OFF1/B', action: 'updated' }]);
+    const stored = await row('OFF1/B');
+    expect(stored.status).to.equal('sold');
+    expect(stored.data.address.locality).to.equal('Richmond');
+    expect(stored.data.headline).to.deep.equal({ 'en-AU': 'Home B' });
+  });
+
+  it('never stores a listing of an office outside the key, and records invalid listings with their issues', async () => {
+    const res = await push(feed(officeListing('OTHER', 'X'), officeListing('OFF2', 'C'), '<residential modTime="2024-03-01-10:00:00" status="current"><agentID>OFF2</agentID><uniqueID>D</uniqueID></residential>'));
+    expect(res.ok).to.equal(false);
+    expect(res.counts).to.deep.equal({ parsed: 3, valid: 1, invalid: 2 });
+    expect(res.upserts).to.deep.equal([{ listingKey: 'OFF2/C', action: 'inserted' }]);
+    const codes = res.issues.filter((i: { level: string }) => i.level === 'error').map((i: { code: string; listingIndex: number }) => [i.code, i.listingIndex]);
+    expect(codes).to.deep.equal([['office_not_in_scope', 0], ['missing_address', 2]]);
+    expect(await row('OTHER/X')).to.equal(undefined);
+    expect(await row('OFF2/D')).to.equal(undefined);
+    // The feed event keeps the result for operators.
+    const event = await svc.db('feed_events').orderBy('created_at', 'desc').first();
+    expect(event.result.issues.map((i: { code: string }) => i.code)).to.include.members(['office_not_in_scope', 'missing_address']);
+  });
+
+  it('accepts raw XML with the key in x-feed-token and the context in the query', async () => {
+    const res = await fetch(`${svc.url}/v1/feeds?currency=NZD&country=NZ&officeId=OFF2`, {
+      method: 'POST',
+      headers: { 'x-feed-token': key, 'content-type': 'application/xml' },
+      body: feed(officeListing('IGNORED', 'E')),
+    });
+    const body = await res.json();
+    expect(res.status, JSON.stringify(body)).to.equal(200);
+    expect(body.upserts).to.deep.equal([{ listingKey: 'OFF2/E', action: 'inserted' }]);
+    expect((await row('OFF2/E')).data.price.currency).to.equal('NZD');
+  });
+
+  it('answers 400 for bad bodies and for a feed that is not well-formed (recorded on the feed event)', async () => {
+    const bad = await fetch(`${svc.url}/v1/feeds`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ xml: '<a/>', context: { currency: 'XXQ' } }) });
+    expect(bad.status).to.equal(400);
+    expect((await bad.json()).error).to.match(/currency/);
+    const broken = await pushFeed(svc.url, key, '<propertyList><residential><agentID>OFF1</agentID>');
+    expect(broken.status).to.equal(400);
+    expect((await broken.json()).error).to.match(/not well-formed|truncated|unclosed/i);
+    const event = await svc.db('feed_events').orderBy('created_at', 'desc').first();
+    expect(event.status).to.equal('done');
+    expect(event.result.issues[0].code).to.equal('feed_not_well_formed');
+  });
+
+  it('answers 202 with a status URL when the wait runs out, and the status URL answers only the same key', async () => {
+    const quick = await startTestService({ database: 'postgres', redis: true, db: svc.db, env: { FEED_SYNC_WAIT_MS: '0' } });
+    try {
+      const res = await pushFeed(quick.url, key, feed(officeListing('OFF1', 'F')));
+      expect(res.status).to.equal(202);
+      const accepted = await res.json();
+      expect(validatorFor('FeedAccepted')(accepted)).to.equal(true);
+      expect(res.headers.get('location')).to.equal(accepted.statusUrl);
+      let status: { status: string; result: { upserts: unknown[] } | null } | undefined;
+      for (let i = 0; i < 100; i += 1) {
+        status = await (await fetch(`${quick.url}${accepted.statusUrl}`, { headers: { authorization: `Bearer ${key}` } })).json();
+        if (status!.status === 'done') break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(validatorFor('FeedStatus')(status), JSON.stringify(validatorFor('FeedStatus').errors)).to.equal(true);
+      expect(status!.result!.upserts).to.deep.equal([{ listingKey: 'OFF1/F', action: 'inserted' }]);
+      const otherKey = await activeKey(svc.db, ['OFF1']);
+      expect((await fetch(`${quick.url}${accepted.statusUrl}`, { headers: { authorization: `Bearer ${otherKey}` } })).status).to.equal(404);
+      expect((await fetch(`${quick.url}/v1/feeds/nope`, { headers: { authorization: `Bearer ${key}` } })).status).to.equal(404);
+    } finally {
+      await quick.stop();
+    }
+  });
+});
