@@ -33,6 +33,9 @@ export function createDb(options: DbOptions): Db {
         },
       },
       acquireConnectionTimeout: 5000,
+      // knex prints connection trouble to the console itself; the same errors reach the caller,
+      // which answers 503 and logs them through pino.
+      log: { warn: () => undefined, error: () => undefined, deprecate: () => undefined, debug: () => undefined },
     });
   } else {
     const dir = resolve(options.dataDir, 'pglite');

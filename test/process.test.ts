@@ -1,18 +1,11 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
 import { fixture, repoRoot } from './helpers.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
+import { freePort } from './processes.js';
+import { createDb } from '../db/knex.js';
 
 describe('the all-in-one process (npm start)', () => {
   it('starts on the embedded default, dry-runs a real feed, logs without credentials, and stops cleanly on SIGTERM', async function () {
@@ -55,5 +48,37 @@ describe('the all-in-one process (npm start)', () => {
     const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
     expect(code).to.equal(1);
     expect(stderr).to.include('PORT').and.include('FX_SOURCE');
+  });
+});
+
+describe('the operator command npm run key:create', () => {
+  it('creates an active key on the configured database and prints it once', async function () {
+    this.timeout(60000);
+    const dataDir = mkdtempSync(join(tmpdir(), 'key-command-'));
+    try {
+      const run = (args: string[]) => {
+        const child = spawn(process.execPath, [resolve(repoRoot, 'dist/db/commands/create-feed-key.js'), ...args], { env: { PATH: process.env.PATH, DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        child.stdout.on('data', (d) => (out += d));
+        child.stderr.on('data', (d) => (out += d));
+        return new Promise<{ code: number | null; out: string }>((r) => child.once('exit', (code) => r({ code, out })));
+      };
+      const bad = await run(['--client', 'Ops']);
+      expect(bad.code).to.equal(2);
+      expect(bad.out).to.include('--email').and.include('--office');
+      const ok = await run(['--client', 'Ops import', '--email', 'ops@example.com', '--office', 'OFF1', '--office', 'OFF2']);
+      expect(ok.code, ok.out).to.equal(0);
+      const printed = JSON.parse(ok.out);
+      expect(printed).to.include({ status: 'active' });
+      expect(printed.officeIds).to.deep.equal(['OFF1', 'OFF2']);
+      expect(printed.key).to.match(/^lfk_/);
+      const db = createDb({ databaseUrl: null, dataDir });
+      const [row] = await db('feed_keys').select('status', 'key_hash');
+      await db.destroy();
+      expect(row.status).to.equal('active');
+      expect(row.key_hash).not.to.equal(printed.key);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

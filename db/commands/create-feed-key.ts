@@ -1,0 +1,62 @@
+import { parseArgs } from 'node:util';
+import { createFeedKey } from '../feed-keys.js';
+import { createDb, migrateToLatest } from '../knex.js';
+import { ConfigError, loadConfig } from '../../lib/config.js';
+
+const USAGE = `Creates an already-active feed key (for operations and scripts) and prints it once.
+
+  npm run key:create -- --client "Ops import" --email ops@example.com --office OFF1 [--office OFF2 ...]
+
+Uses DATABASE_URL, or the embedded database under DATA_DIR, like the service.`;
+
+/** Parses the arguments, creates the key, prints `{ id, key, status, officeIds }` as JSON. */
+async function main(): Promise<number> {
+  let values: { client?: string; email?: string; office?: string[]; help?: boolean };
+  try {
+    ({ values } = parseArgs({
+      options: { client: { type: 'string' }, email: { type: 'string' }, office: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } },
+    }));
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const problems = [
+    !values.client?.trim() && '--client is required',
+    !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(values.email ?? '') && '--email must be an email address',
+    !values.office?.some((o) => o.trim()) && 'at least one --office is required',
+  ].filter(Boolean);
+  if (problems.length) {
+    process.stderr.write(`${problems.join('\n')}\n\n${USAGE}\n`);
+    return 2;
+  }
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+  const db = createDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    await migrateToLatest(db);
+    const { key, secret } = await createFeedKey(db, {
+      clientName: values.client!.trim(),
+      alertEmail: values.email!,
+      officeIds: values.office!.map((o) => o.trim()).filter(Boolean),
+      status: 'active',
+    });
+    process.stdout.write(`${JSON.stringify({ id: key.id, key: secret, status: key.status, officeIds: key.officeIds })}\n`);
+    return 0;
+  } finally {
+    await db.destroy();
+  }
+}
+
+process.exitCode = await main();

@@ -1,0 +1,119 @@
+import { expect } from 'chai';
+import { feed, postgresUrl } from '../helpers.js';
+import { startTcpProxy, type TcpProxy } from '../tcp-proxy.js';
+import { redisUrl, startTestService, type TestService } from '../service.js';
+import { activeKey, officeListing, pushFeed } from './client.js';
+
+const redisPort = Number(new URL(redisUrl).port || 6379);
+const pgPort = Number(new URL(postgresUrl).port || 5432);
+const viaProxy = (url: string, port: number) => {
+  const u = new URL(url);
+  u.port = String(port);
+  return u.toString();
+};
+
+describe('Ingestion under failure: Redis and database outages, concurrent feeds', function () {
+  this.timeout(60_000);
+
+  describe('Redis stops', () => {
+    let proxy: TcpProxy;
+    let svc: TestService;
+    let key: string;
+    before(async () => {
+      proxy = await startTcpProxy(redisPort);
+      svc = await startTestService({ database: 'postgres', redis: true, env: { REDIS_URL: viaProxy(redisUrl, proxy.port) } });
+      key = await activeKey(svc.db, ['OFF1']);
+    });
+    after(async () => {
+      await svc.close();
+      await proxy.close();
+    });
+
+    it('POST /v1/feeds answers 503 quickly while Redis is away, records the feed as rejected, and accepts again once it is back', async () => {
+      expect((await pushFeed(svc.url, key, feed(officeListing('OFF1', 'A')))).status).to.equal(200);
+
+      proxy.cut();
+      const started = Date.now();
+      // The signal only turns a hang into a failure; the figure is printed, not asserted.
+      const res = await pushFeed(svc.url, key, feed(officeListing('OFF1', 'B')), {}).then((r) => r);
+      const elapsed = Date.now() - started;
+      expect(res.status).to.equal(503);
+      expect((await res.json()).error).to.match(/queue is unavailable/);
+      console.log(`      503 answered in ${elapsed} ms`);
+      const rejected = await svc.db('feed_events').orderBy('created_at', 'desc').first();
+      expect(rejected.status).to.equal('rejected');
+      expect(await svc.db('listings').where({ listing_key: 'OFF1/B' }).first()).to.equal(undefined);
+
+      proxy.resume();
+      let status = 0;
+      for (let i = 0; i < 60 && status !== 200; i += 1) {
+        status = (await pushFeed(svc.url, key, feed(officeListing('OFF1', 'B')))).status;
+        if (status !== 200) await new Promise((r) => setTimeout(r, 500));
+      }
+      expect(status).to.equal(200);
+      expect(await svc.db('listings').where({ listing_key: 'OFF1/B' }).first()).to.have.property('status', 'active');
+    });
+  });
+
+  describe('the database stops', () => {
+    let proxy: TcpProxy;
+    let svc: TestService;
+    let key: string;
+    before(async () => {
+      proxy = await startTcpProxy(pgPort);
+      svc = await startTestService({ database: 'postgres', redis: true, env: { DATABASE_URL: viaProxy(postgresUrl, proxy.port) } });
+      key = await activeKey(svc.db, ['OFF1']);
+    });
+    after(async () => {
+      proxy.resume();
+      await svc.close();
+      await proxy.close();
+    });
+
+    it('answers 503 with an error body for feeds, whoami and admin routes, and recovers', async () => {
+      proxy.cut();
+      for (const res of [
+        await pushFeed(svc.url, key, feed(officeListing('OFF1', 'A'))),
+        await fetch(`${svc.url}/v1/feeds/whoami`, { headers: { authorization: `Bearer ${key}` } }),
+        await fetch(`${svc.url}/v1/admin/keys`, { headers: { authorization: `Bearer ${svc.config.operatorToken}` } }),
+      ]) {
+        expect(res.status).to.equal(503);
+        expect(await res.json()).to.deep.equal({ error: 'the database is unavailable; try again shortly' });
+      }
+      proxy.resume();
+      let status = 0;
+      for (let i = 0; i < 20 && status !== 200; i += 1) {
+        status = (await pushFeed(svc.url, key, feed(officeListing('OFF1', 'A')))).status;
+        if (status !== 200) await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(status).to.equal(200);
+    });
+  });
+
+  describe('two feeds for the same office at once', () => {
+    let svc: TestService;
+    let key: string;
+    before(async () => {
+      svc = await startTestService({ database: 'postgres', redis: true });
+      key = await activeKey(svc.db, ['OFF1']);
+    });
+    after(() => svc.close());
+
+    it('converge on the newest version of every listing, with nothing lost', async () => {
+      const n = 600;
+      const older = feed(...Array.from({ length: n }, (_, i) => officeListing('OFF1', `L${i}`, { modTime: '2024-03-01-10:00:00', price: 100 })));
+      const newer = feed(...Array.from({ length: n }, (_, i) => officeListing('OFF1', `L${i}`, { modTime: '2024-03-02-10:00:00', price: 200 })));
+      for (let round = 0; round < 3; round += 1) {
+        const [a, b] = await Promise.all([pushFeed(svc.url, key, round % 2 ? newer : older, { mode: 'full' }), pushFeed(svc.url, key, round % 2 ? older : newer, { mode: 'full' })]);
+        expect([a.status, b.status]).to.deep.equal([200, 200]);
+        for (const body of [await a.json(), await b.json()]) {
+          expect(body.counts).to.deep.equal({ parsed: n, valid: n, invalid: 0 });
+          expect(body.reconcile.archived).to.equal(0);
+        }
+        const prices = await svc.db('listings').where({ office: 'OFF1' }).select(svc.db.raw("data->'price'->>'amount' AS amount"), 'status');
+        expect(prices).to.have.length(n);
+        expect(new Set(prices.map((p) => `${p.amount}/${p.status}`))).to.deep.equal(new Set(['200/active']));
+      }
+    });
+  });
+});

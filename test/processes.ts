@@ -1,0 +1,42 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { repoRoot } from './helpers.js';
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}
+
+export interface RoleProcess {
+  child: ChildProcess;
+  output(): string;
+  /** Resolves once the output contains text (polling), rejects after timeoutMs. */
+  waitFor(text: string, timeoutMs?: number): Promise<void>;
+  exited: Promise<number | null>;
+}
+
+/** Runs a compiled process role (dist/main.js, dist/api/main.js, dist/workers/main.js) with only the given environment. */
+export function spawnRole(entry: string, env: Record<string, string>): RoleProcess {
+  const child = spawn(process.execPath, [resolve(repoRoot, 'dist', entry)], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  return {
+    child,
+    output: () => output,
+    exited,
+    async waitFor(text, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (!output.includes(text)) {
+        if (Date.now() > deadline) throw new Error(`${entry} did not print ${text} within ${timeoutMs} ms; output:\n${output}`);
+        if (child.exitCode !== null) throw new Error(`${entry} exited (${child.exitCode}) before printing ${text}; output:\n${output}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+  };
+}
