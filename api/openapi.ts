@@ -1,27 +1,6 @@
+import { errorResponse, json, queryParameters, ref, toComponent } from './openapi-helpers.js';
+import { ingestionPaths } from './openapi-ingestion.js';
 import { schemas } from './schemas/index.js';
-
-/** Rewrites our ajv-style `$ref: "Name"` into OpenAPI component references and drops `$id`. */
-function toComponent(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(toComponent);
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
-      if (k === '$id') continue;
-      out[k] = k === '$ref' && typeof v === 'string' && !v.startsWith('#') ? `#/components/schemas/${v}` : toComponent(v);
-    }
-    return out;
-  }
-  return value;
-}
-
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const json = (name: string) => ({ 'application/json': { schema: ref(name) } });
-const errorResponse = (description: string) => ({ description, content: json('Error') });
-
-function queryParameters(): unknown[] {
-  const query = schemas.find((s) => s.$id === 'FeedQuery')!;
-  return Object.entries(query.properties).map(([name, schema]) => ({ name, in: 'query', required: false, schema: toComponent(schema) }));
-}
 
 /** The OpenAPI 3.1 document, generated from the same schemas ajv validates with. */
 export function buildOpenApi(): Record<string, unknown> {
@@ -30,7 +9,7 @@ export function buildOpenApi(): Record<string, unknown> {
     info: {
       title: 'Listing ingestion and directory service',
       version: '0.1.0',
-      description: 'Feeds in (REAXML), one canonical listing model out. Validation issue codes are listed in docs/issue-codes.md.',
+      description: 'Feeds in (REAXML), one canonical listing model out. Validation issue codes are listed in docs/issue-codes.md; ingestion is described in docs/ingestion.md.',
     },
     paths: {
       '/healthz': {
@@ -47,7 +26,7 @@ export function buildOpenApi(): Record<string, unknown> {
           summary: 'Dry-run a feed: parse, map and validate without storing anything',
           description:
             'Send either the JSON feed request body, or the raw REAXML document as application/xml or text/xml with the context in query parameters. No key is needed.',
-          parameters: queryParameters(),
+          parameters: queryParameters('FeedQuery'),
           requestBody: {
             required: true,
             content: {
@@ -64,12 +43,18 @@ export function buildOpenApi(): Record<string, unknown> {
           },
         },
       },
+      ...ingestionPaths(),
       '/v1/openapi.json': {
         get: { summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1 document' } } },
       },
     },
     components: {
       schemas: Object.fromEntries(schemas.map((s) => [s.$id, toComponent(s)])),
+      securitySchemes: {
+        feedKey: { type: 'http', scheme: 'bearer', description: 'Feed key from POST /v1/developer/keys, approved by an operator. POST /v1/feeds also accepts it in x-feed-token.' },
+        feedToken: { type: 'apiKey', in: 'header', name: 'x-feed-token' },
+        operator: { type: 'http', scheme: 'bearer', description: 'OPERATOR_TOKEN.' },
+      },
     },
   };
 }

@@ -5,7 +5,8 @@ import { Redis } from 'ioredis';
 import { createApp } from '../api/app.js';
 import { createDb, migrateToLatest, type Db } from '../db/knex.js';
 import { loadConfig, type Config } from '../lib/config.js';
-import { startRuntime, type Runtime } from '../workers/runtime.js';
+import { queueForBoard } from '../workers/bullmq-queue.js';
+import { INGEST_QUEUE, startRuntime, type Runtime } from '../workers/runtime.js';
 import { listen, postgresUrl, silentLogger } from './helpers.js';
 
 export const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -59,20 +60,23 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
   const runtime = startRuntime(config, silentLogger, db, { consume: options.consume ?? true, queuePrefix: options.queuePrefix ?? `test-${schema}` });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 500 }) : null;
   redis?.on('error', () => undefined);
-  const server = await listen(createApp({ config, logger: silentLogger, db, ingestQueue: runtime.ingestQueue, redis, rateLimitPrefix }));
+  const queuePrefix = options.queuePrefix ?? `test-${schema}`;
+  const boardQueues = config.redisUrl ? [queueForBoard(INGEST_QUEUE, config.redisUrl, queuePrefix)] : [];
+  const server = await listen(createApp({ config, logger: silentLogger, db, ingestQueue: runtime.ingestQueue, redis, rateLimitPrefix, boardQueues }));
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
     stopped = true;
     await server.close();
     await runtime.close();
+    await Promise.all(boardQueues.map((q) => q.close()));
     redis?.disconnect();
   };
   return {
     url: server.url,
     db,
     runtime,
-    queuePrefix: options.queuePrefix ?? `test-${schema}`,
+    queuePrefix,
     rateLimitPrefix,
     config,
     dataDir,

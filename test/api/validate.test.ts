@@ -137,5 +137,11 @@ describe('HTTP: POST /v1/validate and the service basics', () => {
     expect(doc.components.schemas.FeedRequest.properties.context).to.deep.equal({ $ref: '#/components/schemas/FeedContext' });
     expect(doc.components.schemas.FeedContext.additionalProperties).to.equal(false);
     expect(JSON.stringify(doc)).not.to.include('"$id"');
+    const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]);
+    expect(refs.filter((name) => !doc.components.schemas[name]), 'unresolved $refs').to.deep.equal([]);
+    expect(Object.keys(doc.paths)).to.include.members([
+      '/v1/developer/keys', '/v1/feeds', '/v1/feeds/whoami', '/v1/feeds/{feedId}', '/v1/admin/keys', '/v1/admin/keys/{id}/approve',
+      '/v1/admin/keys/{id}/revoke', '/v1/admin/quarantine', '/v1/admin/quarantine/{id}/resolve',
+    ]);
   });
 });

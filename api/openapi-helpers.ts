@@ -1,0 +1,27 @@
+import { schemas } from './schemas/index.js';
+
+/** Rewrites our ajv-style `$ref: "Name"` into OpenAPI component references and drops `$id`. */
+export function toComponent(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(toComponent);
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      if (k === '$id') continue;
+      out[k] = k === '$ref' && typeof v === 'string' && !v.startsWith('#') ? `#/components/schemas/${v}` : toComponent(v);
+    }
+    return out;
+  }
+  return value;
+}
+
+export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+export const json = (name: string) => ({ 'application/json': { schema: ref(name) } });
+export const errorResponse = (description: string) => ({ description, content: json('Error') });
+
+/** Query parameters from a named object schema. */
+export function queryParameters(schemaId: string): unknown[] {
+  const query = schemas.find((s) => s.$id === schemaId) as unknown as { properties: Record<string, unknown> };
+  return Object.entries(query.properties).map(([name, schema]) => ({ name, in: 'query', required: false, schema: toComponent(schema) }));
+}
+
+export const uuidPath = (name: string, description: string) => ({ name, in: 'path', required: true, description, schema: { type: 'string', format: 'uuid' } });

@@ -1,0 +1,99 @@
+import { errorResponse, json, queryParameters, ref, uuidPath } from './openapi-helpers.js';
+
+const unauthorized = errorResponse('Missing, wrong, suspended or revoked key');
+const unavailable = errorResponse('Database or job queue unavailable; nothing was accepted');
+const operator = [{ operator: [] }];
+const operatorErrors = { 401: errorResponse('Operator credential missing or wrong'), 503: errorResponse('Database unavailable') };
+
+/** Paths of feed keys, POST /v1/feeds and the operator's ingestion routes (DESIGN.md §5). */
+export function ingestionPaths(): Record<string, unknown> {
+  return {
+    '/v1/developer/keys': {
+      post: {
+        summary: 'Request a feed key (created suspended; shown once)',
+        description: 'Public and rate limited per client address (KEY_REQUEST_RATE_LIMIT per hour). An operator approves the key before it can push; poll /v1/feeds/whoami to see when.',
+        requestBody: { required: true, content: json('KeyRequest') },
+        responses: {
+          201: { description: 'The key, shown only now', content: json('KeyCreated') },
+          400: errorResponse('Invalid request'),
+          429: errorResponse('Too many key requests from this address'),
+          503: unavailable,
+        },
+      },
+    },
+    '/v1/feeds/whoami': {
+      get: {
+        summary: 'The key presented: client, offices and status',
+        security: [{ feedKey: [] }],
+        responses: { 200: { description: 'A suspended or active key', content: json('WhoAmI') }, 401: errorResponse('Missing, unknown or revoked key'), 503: unavailable },
+      },
+    },
+    '/v1/feeds': {
+      post: {
+        summary: 'Ingest a feed: store it, queue it, wait up to FEED_SYNC_WAIT_MS for the result',
+        description:
+          'Same body forms as /v1/validate. The raw feed is stored before anything else; each valid listing of the key\'s offices is inserted, updated, found unchanged or ignored as stale. mode=full then archives absent listings of the offices present in the feed, unless the circuit breaker trips.',
+        security: [{ feedKey: [] }, { feedToken: [] }],
+        parameters: queryParameters('FeedQuery'),
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: ref('FeedRequest') }, 'application/xml': { schema: { type: 'string' } }, 'text/xml': { schema: { type: 'string' } } },
+        },
+        responses: {
+          200: { description: 'Ingestion result', content: json('IngestionResult') },
+          202: { description: 'Still running: poll statusUrl with the same key', content: json('FeedAccepted') },
+          400: errorResponse('Invalid request, or the feed is not well-formed (listings before the fault were applied; nothing archived)'),
+          401: unauthorized,
+          413: errorResponse('Body larger than FEED_MAX_BYTES'),
+          415: errorResponse('Unsupported Content-Type'),
+          503: unavailable,
+        },
+      },
+    },
+    '/v1/feeds/{feedId}': {
+      get: {
+        summary: 'A feed sent with this key: status, and the ingestion result when done',
+        security: [{ feedKey: [] }, { feedToken: [] }],
+        parameters: [uuidPath('feedId', 'From the 202 answer')],
+        responses: { 200: { description: 'The feed event', content: json('FeedStatus') }, 401: unauthorized, 404: errorResponse('No such feed for this key'), 503: unavailable },
+      },
+    },
+    '/v1/admin/keys': {
+      get: {
+        summary: 'All feed keys (never the secrets)',
+        security: operator,
+        responses: { 200: { description: 'Keys, newest first', content: { 'application/json': { schema: { type: 'object', required: ['keys'], properties: { keys: { type: 'array', items: ref('FeedKey') } } } } } }, ...operatorErrors },
+      },
+    },
+    ...Object.fromEntries(
+      (['approve', 'revoke'] as const).map((action) => [
+        `/v1/admin/keys/{id}/${action}`,
+        {
+          post: {
+            summary: action === 'approve' ? 'Approve a suspended key (it can push from now on)' : 'Revoke a key (401 from now on)',
+            security: operator,
+            parameters: [uuidPath('id', 'Feed key id')],
+            responses: { 200: { description: 'The key after the change', content: json('FeedKey') }, 404: errorResponse('Unknown key'), 409: errorResponse('A revoked key cannot be approved'), ...operatorErrors },
+          },
+        },
+      ]),
+    ),
+    '/v1/admin/quarantine': {
+      get: {
+        summary: 'Circuit-breaker trips awaiting review',
+        security: operator,
+        parameters: queryParameters('QuarantineQuery'),
+        responses: { 200: { description: 'Items, newest first', content: { 'application/json': { schema: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: ref('QuarantineItem') } } } } } }, 400: errorResponse('Invalid query'), ...operatorErrors },
+      },
+    },
+    '/v1/admin/quarantine/{id}/resolve': {
+      post: {
+        summary: 'Mark an item reviewed; with { "action": "apply" } also archive the held listings still absent and not written since',
+        security: operator,
+        parameters: [uuidPath('id', 'Quarantine item id')],
+        requestBody: { required: false, content: json('ResolveRequest') },
+        responses: { 200: { description: 'The resolved item', content: json('QuarantineItem') }, 400: errorResponse('Invalid body'), 404: errorResponse('Unknown item'), ...operatorErrors },
+      },
+    },
+  };
+}
