@@ -4,7 +4,20 @@ import type { CanonicalListing } from '../pipeline/types.js';
 /** The stored record; the hidden column is the truth for the operator flag. */
 const toListing = (row: { data: CanonicalListing; hidden: boolean }): CanonicalListing => ({ ...row.data, hidden: row.hidden });
 
-/** Stored listings by key, for a batch of feed listings (one query). With forUpdate the rows are locked in key order. */
+/** What the fast path needs to know of a stored listing: no record data. */
+export interface StoredVersion {
+  sourceHash: string | null;
+  status: string;
+}
+
+/** Stored versions by key for a batch of feed listings (one light query). */
+export async function loadVersions(db: Knex, keys: string[]): Promise<Map<string, StoredVersion>> {
+  if (keys.length === 0) return new Map();
+  const rows = await db('listings').select('listing_key', 'source_hash', 'status').whereRaw('listing_key = ANY(?::text[])', [keys]);
+  return new Map(rows.map((row: any) => [row.listing_key, { sourceHash: row.source_hash, status: row.status }]));
+}
+
+/** Stored listings by key (one query). With forUpdate the rows are locked in key order. */
 export async function loadListings(db: Knex, keys: string[], options: { forUpdate?: boolean } = {}): Promise<Map<string, CanonicalListing>> {
   if (keys.length === 0) return new Map();
   const query = db('listings').select('listing_key', 'data', 'hidden').whereRaw('listing_key = ANY(?::text[])', [keys]).orderBy('listing_key');
@@ -13,13 +26,14 @@ export async function loadListings(db: Knex, keys: string[], options: { forUpdat
 }
 
 /**
- * Inserts or updates whole records in one statement. The update is guarded in SQL so a record
- * older than the stored one never overwrites it (concurrent feeds converge on the newest), and
- * the hidden flag is never touched by ingestion. Returns the keys actually written.
+ * Inserts or updates whole records in one statement, each with the fingerprint of the source it
+ * came from. The update is guarded in SQL so a record older than the stored one never overwrites
+ * it (concurrent feeds converge on the newest), and the hidden flag is never touched by
+ * ingestion. Returns the keys actually written.
  */
-export async function writeListings(db: Knex, listings: CanonicalListing[]): Promise<Set<string>> {
+export async function writeListings(db: Knex, listings: { listing: CanonicalListing; sourceHash: string | null }[]): Promise<Set<string>> {
   if (listings.length === 0) return new Set();
-  const rows = listings.map((l) => ({
+  const rows = listings.map(({ listing: l, sourceHash }) => ({
     listing_key: l.listingKey,
     office: l.office,
     unique_id: l.uniqueId,
@@ -27,6 +41,7 @@ export async function writeListings(db: Knex, listings: CanonicalListing[]): Pro
     status: l.status,
     mod_time: l.modTime,
     content_hash: l.contentHash,
+    source_hash: sourceHash,
     hidden: l.hidden,
     data: JSON.stringify({ ...l, hidden: undefined }),
   }));
@@ -38,6 +53,7 @@ export async function writeListings(db: Knex, listings: CanonicalListing[]): Pro
       status: db.raw('excluded.status'),
       mod_time: db.raw('excluded.mod_time'),
       content_hash: db.raw('excluded.content_hash'),
+      source_hash: db.raw('excluded.source_hash'),
       data: db.raw('excluded.data'),
       updated_at: db.fn.now(),
     })

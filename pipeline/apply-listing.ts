@@ -22,7 +22,7 @@ export function isEarlier(a: string, b: string): boolean {
  * Issues found on the way are added to the listing's own issue list.
  */
 export function applyListing(stored: CanonicalListing | null, item: FeedListing): Applied {
-  const delta = item.delta;
+  const delta = item.delta();
   if (!delta || item.issues.hasErrors) return { action: 'invalid' };
   if (stored && isEarlier(delta.modTime, stored.modTime)) return { action: 'stale_ignored', listing: stored };
   const merged = mergeListing(stored, delta);

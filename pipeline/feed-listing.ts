@@ -1,14 +1,24 @@
 import type { ListingIssues } from './issues.js';
 import type { ListingDelta } from './types.js';
 
-/** One listing of a feed, mapped to a canonical delta (not yet merged with anything). */
+/**
+ * One listing of a feed as read, before it is merged with anything. Mapping to a canonical delta
+ * is deferred to the first delta() call, so ingestion can skip it for listings whose source is
+ * identical to what was last applied.
+ */
 export interface FeedListing {
   /** 0-based position among the feed's listings. */
   index: number;
   path: string;
   /** Present whenever the record names its office and uniqueId, valid or not. */
   identity: { office: string; uniqueId: string } | null;
-  /** null when the record cannot be identified or dated. */
-  delta: ListingDelta | null;
+  /**
+   * sha256 of the listing's source text and attributes, the feed context and the mapping version
+   * (computed on first call): equal fingerprints map to equal deltas.
+   */
+  sourceHash(): string;
+  /** The listing's issues; mapping adds to them. */
   issues: ListingIssues;
+  /** The canonical delta, mapped on first call; null when the record cannot be identified or dated. */
+  delta(): ListingDelta | null;
 }

@@ -31,16 +31,20 @@ export interface MappedListing {
   issues: ListingIssues;
 }
 
+/** The listing's identity as mapping reads it: the context's office overrides agentID. Empty values are absent. */
+export function readIdentity(node: XmlNode, feed: FeedContext): { office?: string; uniqueId?: string } {
+  return { office: feed.sourceOfficeId ?? (childText(node, 'agentID') || undefined), uniqueId: childText(node, 'uniqueID') || undefined };
+}
+
 /** Maps one REAXML listing element to a canonical delta (DESIGN.md §3, §4). Pure. */
 export function mapReaxmlListing(node: XmlNode, index: number, feed: FeedContext, earlyIssues: ListingIssues = new ListingIssues(index)): MappedListing {
   const issues = earlyIssues;
   const category = node.name as Category;
 
-  const uniqueId = childText(node, 'uniqueID');
+  const { uniqueId, office } = readIdentity(node, feed);
   if (uniqueId) issues.stampUniqueId(uniqueId);
   else issues.error('missing_unique_id', 'listing has no uniqueID', `${node.path}/uniqueID`);
 
-  const office = feed.sourceOfficeId ?? childText(node, 'agentID');
   if (!office) issues.error('missing_office_id', 'listing has no agentID and the context gives no sourceOfficeId', `${node.path}/agentID`);
 
   const addressNode = child(node, 'address');

@@ -9,6 +9,8 @@ export interface ParsedListing {
   node: XmlNode;
   /** 0-based position among the feed's listings. */
   index: number;
+  /** The listing's text as sent, from after its start tag to the end of its end tag (attributes are on node). */
+  source: string;
 }
 
 export interface ReaxmlParserHandlers {
@@ -41,6 +43,10 @@ export class ReaxmlParser {
   private strippedAt: number[] = [];
   private cleanedOffset = 0;
   private started = false;
+  /** Text of the stream from windowStart on, kept while a listing is open so its source can be sliced out. */
+  private window = '';
+  private windowStart = 0;
+  private listingStart = 0;
 
   constructor(private readonly handlers: ReaxmlParserHandlers) {
     Object.assign(this.sax.ENTITIES, HTML_ENTITIES);
@@ -69,8 +75,16 @@ export class ReaxmlParser {
     INVALID_CHARS.lastIndex = 0;
     if (INVALID_CHARS.test(chunk)) chunk = this.strip(chunk);
     this.cleanedOffset += chunk.length;
+    this.window += chunk;
     this.sax.write(chunk);
     if (this.failure) throw this.failure;
+    if (this.listingDepth < 0) {
+      this.window = '';
+      this.windowStart = this.cleanedOffset;
+    } else if (this.listingStart > this.windowStart) {
+      this.window = this.window.slice(this.listingStart - this.windowStart);
+      this.windowStart = this.listingStart;
+    }
   }
 
   close(): { listings: number } {
@@ -159,6 +173,7 @@ export class ReaxmlParser {
         return;
       }
       this.listingDepth = this.depth;
+      this.listingStart = this.sax.position;
       const node = new ElementNode(name, tag.attributes, null, path);
       this.stack.push(node);
       this.reportStripped(node);
@@ -186,7 +201,8 @@ export class ReaxmlParser {
         this.listingDepth = -1;
         const index = this.listingCount;
         this.listingCount += 1;
-        this.handlers.onListing({ node, index });
+        const source = this.window.slice(this.listingStart - this.windowStart, this.sax.position - this.windowStart);
+        this.handlers.onListing({ node, index, source });
       }
     }
     this.depth -= 1;

@@ -1,12 +1,19 @@
+import { createHash } from 'node:crypto';
 import { chunkString } from '../decode.js';
 import type { FeedListing } from '../feed-listing.js';
 import { ListingIssues } from '../issues.js';
-import type { FeedContext, Issue } from '../types.js';
-import { mapReaxmlListing } from './map-listing.js';
+import type { FeedContext, Issue, ListingDelta } from '../types.js';
+import { mapReaxmlListing, readIdentity } from './map-listing.js';
 import { ReaxmlParser } from './parse-reaxml.js';
 
 /**
- * Streams a REAXML feed: yields the listings mapped since the last yield, in feed order, after
+ * Bump when a change to the REAXML mapping changes what an unchanged source maps to, so that
+ * ingestion stops treating listings with a known source fingerprint as unchanged.
+ */
+export const REAXML_MAPPING_VERSION = 1;
+
+/**
+ * Streams a REAXML feed: yields the listings read since the last yield, in feed order, after
  * each chunk of text. Issues that belong to no listing are pushed to feedIssues. Throws
  * FeedSyntaxError when the feed as a whole cannot be read; listings yielded before that stand.
  */
@@ -15,6 +22,7 @@ export async function* readReaxmlFeed(
   feed: FeedContext,
   feedIssues: Issue[],
 ): AsyncGenerator<FeedListing[]> {
+  const salt = JSON.stringify([REAXML_MAPPING_VERSION, feed.currency ?? null, feed.defaultCountry, feed.sourceLocale, feed.sourceOfficeId ?? null]);
   let ready: FeedListing[] = [];
   let pending: ListingIssues | null = null;
   const parser = new ReaxmlParser({
@@ -26,11 +34,23 @@ export async function* readReaxmlFeed(
       if (!pending || pending.listingIndex !== listingIndex) pending = new ListingIssues(listingIndex);
       pending.add(issue);
     },
-    onListing({ node, index }) {
-      const early: ListingIssues = pending?.listingIndex === index ? pending : new ListingIssues(index);
+    onListing({ node, index, source: text }) {
+      const issues: ListingIssues = pending?.listingIndex === index ? pending : new ListingIssues(index);
       pending = null;
-      const mapped = mapReaxmlListing(node, index, feed, early);
-      ready.push({ index, path: node.path, ...mapped });
+      const { office, uniqueId } = readIdentity(node, feed);
+      let delta: ListingDelta | null | undefined;
+      let hash: string | undefined;
+      ready.push({
+        index,
+        path: node.path,
+        identity: office && uniqueId ? { office, uniqueId } : null,
+        sourceHash: () => (hash ??= createHash('sha256').update(salt).update(node.name).update(JSON.stringify(node.attrs)).update(text).digest('base64url')),
+        issues,
+        delta: () => {
+          if (delta === undefined) delta = mapReaxmlListing(node, index, feed, issues).delta;
+          return delta;
+        },
+      });
     },
   });
 

@@ -56,7 +56,19 @@ describe('Ingestion steps (pure): apply a listing to its stored version, the cir
   it('reports the identity of a listing it cannot otherwise use', async () => {
     const [bad] = await read(feed(listingXml(ADDRESS, 'status="current"')));
     expect(bad.identity).to.deep.equal({ office: 'OFF1', uniqueId: 'L1' });
-    expect(bad.delta).to.equal(null);
+    expect(bad.delta()).to.equal(null);
+    expect(bad.issues.list.map((i) => i.code)).to.deep.equal(['missing_mod_time']);
+  });
+
+  it('fingerprints the source: the same text and context give the same hash, any change another', async () => {
+    const [a] = await read(feed(listingXml(ADDRESS)));
+    const [b] = await read(feed(listingXml(ADDRESS)).replace(/\n/g, '\n\n'));
+    const [c] = await read(feed(listingXml(ADDRESS.replace('Richmond', 'Richmond North'))));
+    const [d] = await read(feed(listingXml(ADDRESS, 'modTime="2024-03-01-10:00:01" status="current"')));
+    const other: FeedListing[] = [];
+    for await (const batch of readReaxmlFeed(feed(listingXml(ADDRESS)), { ...AU_CONTEXT, currency: 'NZD' }, [])) other.push(...batch);
+    expect(b.sourceHash(), 'whitespace between listings does not matter').to.equal(a.sourceHash());
+    expect(new Set([a, c, d, other[0]].map((x) => x.sourceHash())).size).to.equal(4);
   });
 
   it('trips the breaker only above both the minimum and the ratio', () => {

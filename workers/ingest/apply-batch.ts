@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { loadListings, writeListings } from '../../db/listings-store.js';
+import { loadListings, loadVersions, writeListings, type StoredVersion } from '../../db/listings-store.js';
 import { applyListing, type UpsertAction } from '../../pipeline/apply-listing.js';
 import type { FeedListing } from '../../pipeline/feed-listing.js';
 import { ListingIssues } from '../../pipeline/issues.js';
@@ -7,39 +7,63 @@ import { listingKey } from '../../pipeline/listing-key.js';
 import type { CanonicalListing } from '../../pipeline/types.js';
 
 export interface BatchOutcome {
-  /** Per listing of the batch that was applied (valid), in feed order. */
+  /** Per valid listing of the batch, in feed order. */
   upserts: { listingKey: string; action: UpsertAction }[];
   invalid: number;
 }
 
-/** Applies the listings in feed order onto a starting state; duplicates see the earlier one's result. */
+type Decision = { key: string | null; action: UpsertAction | 'invalid' };
+type Write = { listing: CanonicalListing; sourceHash: string };
+
+const keyOf = (item: FeedListing) => (item.identity ? listingKey(item.identity.office, item.identity.uniqueId) : null);
+
+/**
+ * A listing whose source fingerprint equals the one its stored version was written from maps to
+ * the same delta, and merging a delta twice changes nothing: it is unchanged without being
+ * mapped. Archived listings are excluded (a reappearance restores them), and so are keys that
+ * occur more than once in the batch (their order matters).
+ */
+function isKnownSource(item: FeedListing, stored: StoredVersion | undefined, occurrences: number): boolean {
+  return stored !== undefined && occurrences === 1 && stored.status !== 'archived' && stored.sourceHash === item.sourceHash();
+}
+
+/** Applies listings in feed order onto a starting state; duplicates see the earlier one's result. */
 function applyAll(items: FeedListing[], start: Map<string, CanonicalListing>) {
   const state = new Map(start);
-  const actions: { key: string; action: UpsertAction | 'invalid' }[] = [];
-  const toWrite = new Map<string, CanonicalListing>();
+  const decisions = new Map<FeedListing, Decision>();
+  const toWrite = new Map<string, Write>();
   for (const item of items) {
-    const key = listingKey(item.delta!.office, item.delta!.uniqueId);
-    const applied = applyListing(state.get(key) ?? null, item);
-    actions.push({ key, action: applied.action });
-    if (applied.action === 'inserted' || applied.action === 'updated') {
+    const key = keyOf(item);
+    const applied = applyListing(key ? (state.get(key) ?? null) : null, item);
+    decisions.set(item, { key, action: applied.action });
+    if (key && (applied.action === 'inserted' || applied.action === 'updated')) {
       state.set(key, applied.listing);
-      toWrite.set(key, applied.listing);
+      toWrite.set(key, { listing: applied.listing, sourceHash: item.sourceHash() });
     }
   }
-  return { actions, toWrite };
+  return { decisions, toWrite };
 }
 
 /**
- * DESIGN.md §5.2 for a batch of one feed: one query reads the stored versions, pure steps decide
- * every action, and only changed records are written, in one transaction that locks them first.
- * Should another feed have changed one of them in between, the batch is decided again on the
- * locked rows, so nothing written by the other feed is lost. An unchanged batch writes nothing.
+ * DESIGN.md §5.2 for a batch of one feed. One light query reads the stored fingerprints; known
+ * sources are unchanged at once. The rest are mapped and decided against their stored records
+ * (a second query), and only changed records are written, in one transaction that locks them
+ * first. Should another feed have changed one of them in between, the batch is decided again on
+ * the locked rows, so nothing written by the other feed is lost. An unchanged batch writes nothing.
  */
 export async function applyBatch(db: Knex, items: FeedListing[]): Promise<BatchOutcome> {
-  const usable = items.filter((item) => item.delta && !item.issues.hasErrors);
-  const keys = [...new Set(usable.map((item) => listingKey(item.delta!.office, item.delta!.uniqueId)))];
-  const snapshot = await loadListings(db, keys);
-  let decided = applyAll(usable, snapshot);
+  const occurrences = new Map<string, number>();
+  for (const item of items) {
+    const key = keyOf(item);
+    if (key) occurrences.set(key, (occurrences.get(key) ?? 0) + 1);
+  }
+  const versions = await loadVersions(db, [...occurrences.keys()]);
+  const known = new Set(items.filter((item) => isKnownSource(item, versions.get(keyOf(item)!), occurrences.get(keyOf(item)!) ?? 0)));
+  const rest = items.filter((item) => !known.has(item));
+
+  const restKeys = [...new Set(rest.map(keyOf).filter((k): k is string => k !== null && versions.has(k)))];
+  const snapshot = await loadListings(db, restKeys);
+  let decided = applyAll(rest, snapshot);
 
   if (decided.toWrite.size > 0) {
     const writeKeys = [...decided.toWrite.keys()];
@@ -49,20 +73,23 @@ export async function applyBatch(db: Knex, items: FeedListing[]): Promise<BatchO
       let final = decided;
       if (moved) {
         // Decide again from the rows as they are now; issue lists are not added to twice.
-        const again = usable.map((item) => ({ ...item, issues: Object.assign(new ListingIssues(item.index), { list: [...item.issues.list] }) }));
-        final = applyAll(again, new Map([...snapshot, ...locked]));
+        const again = rest.map((item) => ({ ...item, issues: Object.assign(new ListingIssues(item.index), { list: [...item.issues.list] }) }));
+        const redecided = applyAll(again, new Map([...snapshot, ...locked]));
+        final = { toWrite: redecided.toWrite, decisions: new Map(rest.map((item, i) => [item, redecided.decisions.get(again[i])!])) };
       }
       const written = await writeListings(trx, [...final.toWrite.values()]);
       // A record the guard refused was overtaken by a newer one from another feed.
-      for (const a of final.actions) if ((a.action === 'inserted' || a.action === 'updated') && !written.has(a.key)) a.action = 'stale_ignored';
+      for (const d of final.decisions.values()) if ((d.action === 'inserted' || d.action === 'updated') && !written.has(d.key!)) d.action = 'stale_ignored';
       return final;
     });
   }
+
   const upserts: BatchOutcome['upserts'] = [];
-  let invalid = items.length - usable.length;
-  for (const a of decided.actions) {
-    if (a.action === 'invalid') invalid += 1;
-    else upserts.push({ listingKey: a.key, action: a.action });
+  let invalid = 0;
+  for (const item of items) {
+    const decision: Decision = known.has(item) ? { key: keyOf(item), action: 'unchanged' } : decided.decisions.get(item)!;
+    if (decision.action === 'invalid') invalid += 1;
+    else upserts.push({ listingKey: decision.key!, action: decision.action });
   }
   return { upserts, invalid };
 }

@@ -1,0 +1,125 @@
+/**
+ * bench/ingest: live ingestion of a synthetic REAXML feed into PostgreSQL, as the ingest worker
+ * runs it (stored feed event in, result out), against two ceilings measured in the same run: a
+ * bare saxes pass over the feed, and a plain COPY of the same canonical rows into a scratch table.
+ *
+ *   npm run bench:ingest                  # 50,000 listings (~110 MB)
+ *   npm run bench:ingest -- 20000         # a quicker run
+ *
+ * Targets (issue 3): first load >= 0.5 of the COPY rate; unchanged re-send >= 0.7 of the bare
+ * parse rate with zero rows written; peak RSS < 300 MB for a 100 MB feed.
+ * Uses BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), in a scratch schema.
+ */
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import type { PoolClient } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { storeFeedEvent } from '../db/feed-events.js';
+import { createDb, migrateToLatest, type Db } from '../db/knex.js';
+import { createLogger } from '../lib/logger.js';
+import { warmGazetteers } from '../pipeline/geocode.js';
+import { processFeed } from '../workers/ingest/process-feed.js';
+import { bareSaxesPass, measure, readFeedFile, SYNTHETIC_OFFICES, writeSyntheticFeed } from './synthetic-feed.js';
+
+const LISTINGS = Number(process.argv[2] ?? 50000);
+const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const CONTEXT = { currency: 'AUD', defaultCountry: 'AU', sourceLocale: 'en-AU' };
+const deps = (db: Db) => ({ db, breaker: { ratio: 0.2, min: 5 }, logger: createLogger('silent') });
+
+/** Stores the file as a feed event (the web side's work, timed apart) and returns its id. */
+async function store(db: Db, path: string): Promise<string> {
+  const event = await storeFeedEvent(
+    db,
+    { source: 'api', keyId: null, officeScope: SYNTHETIC_OFFICES, alertEmail: null, format: 'reaxml', mode: 'incremental', context: CONTEXT, bodyKind: 'bytes' },
+    readFeedFile(path),
+  );
+  return event.id;
+}
+
+async function ingest(db: Db, feedId: string) {
+  await processFeed(deps(db), feedId);
+  const row = await db('feed_events').where({ id: feedId }).first('result');
+  return row.result as { counts: { valid: number }; summary: Record<string, number> };
+}
+
+/** Row versions written to listings since the snapshot (xmin changes; inserts count too). */
+async function snapshotVersions(db: Db): Promise<() => Promise<number>> {
+  await db.raw('DROP TABLE IF EXISTS bench_versions');
+  await db.raw('CREATE TABLE bench_versions AS SELECT listing_key, xmin::text AS version FROM listings');
+  return async () => {
+    const { rows } = await db.raw(
+      `SELECT count(*)::int AS n FROM listings l LEFT JOIN bench_versions v USING (listing_key) WHERE v.version IS DISTINCT FROM l.xmin::text`,
+    );
+    return rows[0].n;
+  };
+}
+
+/** The COPY ceiling: the stored canonical rows, as CSV text made before timing, copied into a bare scratch table. */
+async function copyCeiling(db: Db): Promise<{ seconds: number; rows: number }> {
+  const { rows } = await db.raw('SELECT listing_key, office, unique_id, format, status, mod_time, content_hash, hidden, data::text AS data FROM listings');
+  const csv = (v: unknown) => `"${String(v instanceof Date ? v.toISOString() : v).replace(/"/g, '""')}"`;
+  const lines = rows.map((r: Record<string, unknown>) => `${[r.listing_key, r.office, r.unique_id, r.format, r.status, r.mod_time, r.content_hash, r.hidden, r.data].map(csv).join(',')}\n`);
+  await db.raw('DROP TABLE IF EXISTS bench_copy');
+  await db.raw('CREATE TABLE bench_copy (LIKE listings INCLUDING DEFAULTS)');
+  const conn = (await db.client.acquireConnection()) as PoolClient;
+  try {
+    const m = await measure(() =>
+      pipeline(Readable.from(lines), conn.query(copyFrom('COPY bench_copy (listing_key, office, unique_id, format, status, mod_time, content_hash, hidden, data) FROM STDIN (FORMAT csv)'))),
+    );
+    return { seconds: m.seconds, rows: lines.length };
+  } finally {
+    await db.client.releaseConnection(conn);
+  }
+}
+
+async function main() {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-ingest-'));
+  const schema = `bench_ingest_${process.pid}`;
+  const db = createDb({ databaseUrl: DATABASE_URL, dataDir: dir, schema });
+  try {
+    const feedPath = join(dir, 'feed.xml');
+    const changedPath = join(dir, 'feed-10pct.xml');
+    await writeSyntheticFeed(feedPath, LISTINGS);
+    await writeSyntheticFeed(changedPath, LISTINGS, (i) => i % 10 === 0);
+    const mb = statSync(feedPath).size / 1e6;
+    await migrateToLatest(db);
+    warmGazetteers(); // the worker loads its gazetteers once; not part of any feed
+
+    const bare = await measure(() => bareSaxesPass(feedPath));
+    const stored = await measure(() => store(db, feedPath));
+    const first = await measure(() => ingest(db, stored.value));
+    const writtenSince = await snapshotVersions(db);
+    const unchangedId = await store(db, feedPath);
+    const unchanged = await measure(() => ingest(db, unchangedId));
+    const rowsWritten = await writtenSince();
+    const changedId = await store(db, changedPath);
+    const changed = await measure(() => ingest(db, changedId));
+    const copy = await copyCeiling(db);
+
+    const rate = (s: number) => LISTINGS / s;
+    const row = (name: string, seconds: number, extra = '') => `${name.padEnd(30)} ${rate(seconds).toFixed(0).padStart(8)} listings/s  ${seconds.toFixed(2).padStart(6)} s  ${extra}`;
+    console.log(`feed: ${LISTINGS} listings, ${mb.toFixed(1)} MB, PostgreSQL ${DATABASE_URL.replace(/\/\/[^@]*@/, '//')}`);
+    console.log(row('bare saxes pass (ceiling)', bare.seconds));
+    console.log(row('COPY canonical rows (ceiling)', copy.seconds, `${copy.rows} rows`));
+    console.log(row('store feed event (web side)', stored.seconds, `${(mb / stored.seconds).toFixed(0)} MB/s`));
+    console.log(row('first load', first.seconds, `${JSON.stringify(first.value.summary)} peak RSS ${first.peakMb.toFixed(0)} MB`));
+    console.log(row('unchanged re-send', unchanged.seconds, `${JSON.stringify(unchanged.value.summary)} rows written ${rowsWritten} peak RSS ${unchanged.peakMb.toFixed(0)} MB`));
+    console.log(row('re-send, 10% changed', changed.seconds, `${JSON.stringify(changed.value.summary)} peak RSS ${changed.peakMb.toFixed(0)} MB`));
+    const firstRatio = copy.seconds / first.seconds;
+    const unchangedRatio = bare.seconds / unchanged.seconds;
+    const peak = Math.max(first.peakMb, unchanged.peakMb, changed.peakMb);
+    const verdict = (ok: boolean) => (ok ? 'MET' : 'NOT MET');
+    console.log(`first load / COPY:          ${firstRatio.toFixed(2)} (target >= 0.50) ${verdict(firstRatio >= 0.5)}`);
+    console.log(`unchanged / bare parse:     ${unchangedRatio.toFixed(2)} (target >= 0.70) ${verdict(unchangedRatio >= 0.7)}; rows written ${rowsWritten} (target 0) ${verdict(rowsWritten === 0)}`);
+    console.log(`worker peak RSS:            ${peak.toFixed(0)} MB on ${mb.toFixed(0)} MB (target < 300 MB for 100 MB) ${mb >= 95 ? verdict(peak < 300) : '(run 50000 listings for the 100 MB figure)'}`);
+  } finally {
+    await db.raw('DROP SCHEMA IF EXISTS ?? CASCADE', [schema]).catch(() => undefined);
+    await db.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
