@@ -98,13 +98,28 @@ export async function storeFeedEvent(db: Db, input: FeedEventInput, body: AsyncI
   });
 }
 
+/**
+ * One stored chunk. On PostgreSQL it travels base64-encoded: bytea as text would arrive
+ * hex-encoded (twice its size, slow to decode), and pg's per-query binary mode decodes bytea
+ * lossily. PGlite hands over bytes as they are.
+ */
+async function readChunk(db: Db, id: string, seq: number): Promise<Buffer | null> {
+  if (db.embedded) {
+    const row = await db('feed_event_chunks').where({ feed_id: id, seq }).first('data');
+    if (!row) return null;
+    const data = row.data as Uint8Array;
+    return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  }
+  const row = await db('feed_event_chunks').where({ feed_id: id, seq }).first(db.raw("encode(data, 'base64') AS data"));
+  return row ? Buffer.from(row.data as string, 'base64') : null;
+}
+
 /** The stored body, chunk by chunk, one query per chunk. */
 export async function* readFeedBody(db: Db, id: string): AsyncGenerator<Buffer> {
   for (let seq = 0; ; seq += 1) {
-    const row = await db('feed_event_chunks').where({ feed_id: id, seq }).first('data');
-    if (!row) return;
-    const data = row.data as Uint8Array;
-    yield Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    const data = await readChunk(db, id, seq);
+    if (!data) return;
+    yield data;
   }
 }
 

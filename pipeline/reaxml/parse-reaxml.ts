@@ -11,6 +11,11 @@ export interface ParsedListing {
   index: number;
   /** The listing's text as sent, from after its start tag to the end of its end tag (attributes are on node). */
   source: string;
+  /**
+   * Light reads: where characters were stripped inside the listing (offsets into source); the
+   * warnings are raised when the listing is re-read in full, with the element they were in.
+   */
+  strippedOffsets: number[];
 }
 
 export interface ReaxmlParserHandlers {
@@ -18,6 +23,23 @@ export interface ReaxmlParserHandlers {
   /** Issues found while reading (stripped characters, ignored elements). */
   onIssue(issue: Issue, listingIndex: number | null, node: XmlNode | null): void;
 }
+
+export interface ReaxmlParserOptions {
+  /**
+   * true (default): a full element tree per listing. false: only the listing element with its
+   * attributes and its agentID/uniqueID children, plus its source text; the tree can be built
+   * later from the source (reparseListing). Ingestion reads this way and builds trees only for
+   * listings it has to map.
+   */
+  trees?: boolean;
+  /** Path given to a root listing element (when re-reading one listing of a larger feed). */
+  rootPath?: string;
+  /** Offsets of characters already stripped from the input (when re-reading one listing). */
+  strippedAt?: number[];
+}
+
+/** Direct children a light read keeps: what identifies the listing. */
+const IDENTITY_ELEMENTS: ReadonlySet<string> = new Set(['agentID', 'uniqueID']);
 
 /** XML 1.0 forbids these; real feeds contain them (copied from Word and CRMs). */
 const INVALID_CHARS = /[\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]/g;
@@ -47,8 +69,16 @@ export class ReaxmlParser {
   private window = '';
   private windowStart = 0;
   private listingStart = 0;
+  private readonly trees: boolean;
+  /** Light reads: the identity element whose text is being collected. */
+  private capturing: ElementNode | null = null;
 
-  constructor(private readonly handlers: ReaxmlParserHandlers) {
+  constructor(
+    private readonly handlers: ReaxmlParserHandlers,
+    private readonly options: ReaxmlParserOptions = {},
+  ) {
+    this.trees = options.trees ?? true;
+    this.strippedAt = [...(options.strippedAt ?? [])];
     Object.assign(this.sax.ENTITIES, HTML_ENTITIES);
     this.sax.on('doctype', (doctype) => {
       // The DOCTYPE is never fetched; declarations inside it are refused outright so no
@@ -56,8 +86,9 @@ export class ReaxmlParser {
       if (/<!ENTITY/i.test(doctype)) this.fail('DOCTYPE entity declarations are not allowed');
     });
     this.sax.on('opentag', (tag) => this.openTag(tag as SaxesTagPlain));
-    this.sax.on('text', (text) => this.addText(text));
-    this.sax.on('cdata', (text) => this.addText(text));
+    // A light read listens to text only inside identity elements: saxes then skips building
+    // strings for the rest (descriptions are most of a feed).
+    if (this.trees) this.listenToText(true);
     this.sax.on('closetag', () => this.closeTag());
     this.sax.on('error', (err) => {
       const reason = err.message.replace(/^(?:[^:\d][^:]*:)?\d+:\d+: /, '').replace(/\.$/, '');
@@ -101,6 +132,16 @@ export class ReaxmlParser {
     return { listings: this.listingCount };
   }
 
+  private listenToText(on: boolean): void {
+    if (on) {
+      this.sax.on('text', (text) => this.addText(text));
+      this.sax.on('cdata', (text) => this.addText(text));
+    } else {
+      this.sax.off('text');
+      this.sax.off('cdata');
+    }
+  }
+
   private fail(reason: string): never {
     this.failure ??= new FeedSyntaxError(reason, this.sax.line, this.sax.column + 1);
     throw this.failure;
@@ -117,6 +158,7 @@ export class ReaxmlParser {
 
   private reportStripped(node: XmlNode | null): void {
     if (this.strippedAt.length === 0) return;
+    if (!this.trees && this.listingDepth >= 0) return; // kept for the listing's full re-read
     const upTo = this.sax.position;
     let n = 0;
     while (n < this.strippedAt.length && this.strippedAt[n] <= upTo) n += 1;
@@ -137,10 +179,28 @@ export class ReaxmlParser {
     );
   }
 
+  /** Light reads: the stripped offsets inside the listing now closing, relative to its source. */
+  private takeStrippedInListing(): number[] {
+    const upTo = this.sax.position;
+    let n = 0;
+    while (n < this.strippedAt.length && this.strippedAt[n] <= upTo) n += 1;
+    return this.strippedAt.splice(0, n).map((offset) => Math.max(0, offset - this.listingStart));
+  }
+
   private openTag(tag: SaxesTagPlain): void {
     this.depth += 1;
     if (this.depth > MAX_DEPTH) this.fail(`elements are nested deeper than ${MAX_DEPTH} levels`);
     const name = tag.name;
+    if (!this.trees && this.listingDepth >= 0) {
+      const root = this.stack[0];
+      if (this.depth === this.listingDepth + 1 && IDENTITY_ELEMENTS.has(name) && !root.children.some((c) => c.name === name)) {
+        this.capturing = new ElementNode(name, tag.attributes, root, 1);
+        root.children.push(this.capturing);
+        this.listenToText(true);
+      }
+      this.reportStripped(root);
+      return;
+    }
     const counts = this.siblingCounts[this.siblingCounts.length - 1];
     const pos = (counts.get(name) ?? 0) + 1;
     counts.set(name, pos);
@@ -161,7 +221,7 @@ export class ReaxmlParser {
     if (this.listingDepth < 0) {
       const atListingLevel = this.rootName === 'propertyList' ? this.depth === 2 : this.depth === 1;
       if (!atListingLevel) return;
-      const path = this.rootName === 'propertyList' ? `/propertyList/${name}[${pos}]` : `/${name}`;
+      const path = this.rootName === 'propertyList' ? `/propertyList/${name}[${pos}]` : (this.options.rootPath ?? `/${name}`);
       if (!LISTING_KINDS.has(name)) {
         if (!KNOWN_ROOT_EXTRAS.has(name)) {
           this.handlers.onIssue(
@@ -187,24 +247,61 @@ export class ReaxmlParser {
   }
 
   private addText(text: string): void {
-    const node = this.stack[this.stack.length - 1];
+    const node = this.capturing ?? this.stack[this.stack.length - 1];
     if (node) node.text += text;
     this.reportStripped(node ?? null);
   }
 
   private closeTag(): void {
+    if (!this.trees && this.listingDepth >= 0 && this.depth > this.listingDepth) {
+      if (this.capturing && this.depth === this.listingDepth + 1) {
+        this.capturing = null;
+        this.listenToText(false);
+      }
+      this.reportStripped(this.stack[0]);
+      this.depth -= 1;
+      return;
+    }
     this.siblingCounts.pop();
     if (this.listingDepth >= 0 && this.stack.length > 0) {
       const node = this.stack.pop()!;
       if (this.depth === this.listingDepth) {
+        const strippedOffsets = this.trees ? [] : this.takeStrippedInListing();
         this.reportStripped(node);
         this.listingDepth = -1;
         const index = this.listingCount;
         this.listingCount += 1;
         const source = this.window.slice(this.listingStart - this.windowStart, this.sax.position - this.windowStart);
-        this.handlers.onListing({ node, index, source });
+        this.handlers.onListing({ node, index, source, strippedOffsets });
       }
     }
     this.depth -= 1;
   }
+}
+
+const escapeAttr = (value: string) =>
+  value.replace(/[&<"\t\n\r]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '"': '&quot;', '\t': '&#9;', '\n': '&#10;', '\r': '&#13;' })[c]!);
+
+/**
+ * The full tree of one listing from a light read: its element name, attributes and source text,
+ * re-read on their own with the listing's path in the feed. The source was well-formed and
+ * cleaned the first time, so this cannot fail.
+ */
+export function reparseListing(
+  name: string,
+  attrs: Record<string, string>,
+  source: string,
+  path: string,
+  strippedOffsets: number[],
+): { node: XmlNode; issues: Issue[] } {
+  let node: XmlNode | null = null;
+  const issues: Issue[] = [];
+  const open = `<${name}${Object.entries(attrs).map(([k, v]) => ` ${k}="${escapeAttr(v)}"`).join('')}`;
+  const parser = new ReaxmlParser(
+    { onIssue: (issue) => issues.push(issue), onListing: (listing) => (node = listing.node) },
+    { rootPath: path, strippedAt: strippedOffsets.map((o) => o + open.length + 1) },
+  );
+  parser.write(source === '' ? `${open}/>` : `${open}>${source}`);
+  parser.close();
+  return { node: node!, issues };
 }

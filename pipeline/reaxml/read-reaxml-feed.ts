@@ -4,7 +4,7 @@ import type { FeedListing } from '../feed-listing.js';
 import { ListingIssues } from '../issues.js';
 import type { FeedContext, Issue, ListingDelta } from '../types.js';
 import { mapReaxmlListing, readIdentity } from './map-listing.js';
-import { ReaxmlParser } from './parse-reaxml.js';
+import { ReaxmlParser, reparseListing } from './parse-reaxml.js';
 
 /**
  * Bump when a change to the REAXML mapping changes what an unchanged source maps to, so that
@@ -14,14 +14,17 @@ export const REAXML_MAPPING_VERSION = 1;
 
 /**
  * Streams a REAXML feed: yields the listings read since the last yield, in feed order, after
- * each chunk of text. Issues that belong to no listing are pushed to feedIssues. Throws
+ * each chunk of text. A light read (ingestion) keeps only each listing's identity and source
+ * text and builds its tree when it is mapped; the dry run builds trees as it reads. Issues that belong to no listing are pushed to feedIssues. Throws
  * FeedSyntaxError when the feed as a whole cannot be read; listings yielded before that stand.
  */
 export async function* readReaxmlFeed(
   source: string | AsyncIterable<string>,
   feed: FeedContext,
   feedIssues: Issue[],
+  options: { light?: boolean } = {},
 ): AsyncGenerator<FeedListing[]> {
+  const light = options.light ?? false;
   const salt = JSON.stringify([REAXML_MAPPING_VERSION, feed.currency ?? null, feed.defaultCountry, feed.sourceLocale, feed.sourceOfficeId ?? null]);
   let ready: FeedListing[] = [];
   let pending: ListingIssues | null = null;
@@ -34,7 +37,7 @@ export async function* readReaxmlFeed(
       if (!pending || pending.listingIndex !== listingIndex) pending = new ListingIssues(listingIndex);
       pending.add(issue);
     },
-    onListing({ node, index, source: text }) {
+    onListing({ node, index, source: text, strippedOffsets }) {
       const issues: ListingIssues = pending?.listingIndex === index ? pending : new ListingIssues(index);
       pending = null;
       const { office, uniqueId } = readIdentity(node, feed);
@@ -47,12 +50,20 @@ export async function* readReaxmlFeed(
         sourceHash: () => (hash ??= createHash('sha256').update(salt).update(node.name).update(JSON.stringify(node.attrs)).update(text).digest('base64url')),
         issues,
         delta: () => {
-          if (delta === undefined) delta = mapReaxmlListing(node, index, feed, issues).delta;
+          if (delta === undefined) {
+            let tree = node;
+            if (light) {
+              const full = reparseListing(node.name, node.attrs, text, node.path, strippedOffsets);
+              for (const issue of full.issues) issues.add({ ...issue, listingIndex: index });
+              tree = full.node;
+            }
+            delta = mapReaxmlListing(tree, index, feed, issues).delta;
+          }
           return delta;
         },
       });
     },
-  });
+  }, { trees: !light });
 
   let sinceYield = 0;
   const chunks = typeof source === 'string' ? chunkString(source) : source;

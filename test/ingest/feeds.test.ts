@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import { validatorFor } from '../../api/validators.js';
 import { feed } from '../helpers.js';
@@ -85,6 +86,15 @@ describe('POST /v1/feeds: per-listing actions against PostgreSQL with BullMQ wor
     expect(res.status, JSON.stringify(body)).to.equal(200);
     expect(body.upserts).to.deep.equal([{ listingKey: 'OFF2/E', action: 'inserted' }]);
     expect((await row('OFF2/E')).data.price.currency).to.equal('NZD');
+
+    // Bytes are stored as sent and decoded by their declaration (ISO-8859-1 here).
+    const latin1 = Buffer.from(`<?xml version="1.0" encoding="ISO-8859-1"?>${feed(officeListing('OFF2', 'G', { headline: 'Caf\u00e9 \u00ff' })).replace(/^<\?xml[^>]*>/, '')}`, 'latin1');
+    const raw = await fetch(`${svc.url}/v1/feeds?currency=AUD`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/xml' }, body: latin1 });
+    expect(raw.status).to.equal(200);
+    expect((await row('OFF2/G')).data.headline).to.deep.equal({ 'en-AU': 'Caf\u00e9 \u00ff' });
+    const stored = await svc.db('feed_events').orderBy('created_at', 'desc').first('body_sha256', 'body_bytes');
+    expect(stored.body_bytes).to.equal(String(latin1.length));
+    expect(stored.body_sha256).to.equal(createHash('sha256').update(latin1).digest('hex'));
   });
 
   it('answers 400 for bad bodies and for a feed that is not well-formed (recorded on the feed event)', async () => {

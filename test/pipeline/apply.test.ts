@@ -3,7 +3,10 @@ import { applyListing, isEarlier } from '../../pipeline/apply-listing.js';
 import type { FeedListing } from '../../pipeline/feed-listing.js';
 import { readReaxmlFeed } from '../../pipeline/reaxml/read-reaxml-feed.js';
 import { archiveListing, breakerTrips } from '../../pipeline/reconcile.js';
-import { ADDRESS, AU_CONTEXT, feed, listingXml } from '../helpers.js';
+import { readdirSync } from 'node:fs';
+import { relative, join } from 'node:path';
+import { FeedSyntaxError } from '../../pipeline/feed-syntax-error.js';
+import { ADDRESS, AU_CONTEXT, feed, fixture, fixtureDir, listingXml } from '../helpers.js';
 
 async function read(xml: string): Promise<FeedListing[]> {
   const all: FeedListing[] = [];
@@ -69,6 +72,30 @@ describe('Ingestion steps (pure): apply a listing to its stored version, the cir
     for await (const batch of readReaxmlFeed(feed(listingXml(ADDRESS)), { ...AU_CONTEXT, currency: 'NZD' }, [])) other.push(...batch);
     expect(b.sourceHash(), 'whitespace between listings does not matter').to.equal(a.sourceHash());
     expect(new Set([a, c, d, other[0]].map((x) => x.sourceHash())).size).to.equal(4);
+  });
+
+  it('maps every fixture the same from a light read (ingestion) as from a full read (the dry run)', async () => {
+    const files = readdirSync(fixtureDir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.xml'));
+    expect(files.length).to.be.greaterThan(50);
+    const strange = '<propertyList><residential modTime="2024-03-01-10:00:00" status="current" note="a&amp;b &lt; &quot;c&quot;&#9;d"><agentID>O</agentID><uniqueID>U&amp;1</uniqueID>' +
+      `${ADDRESS}<headline><![CDATA[Big & bright]]></headline><description>A\u0001B</description></residential>\u0002<rental status="current" modTime="2024-03-01-10:00:00"/></propertyList>`;
+    for (const xml of [...files.map((f) => fixture(relative(fixtureDir, join(fixtureDir, f)))), strange]) {
+      const read = async (light: boolean) => {
+        const out: unknown[] = [];
+        const feedIssues: unknown[] = [];
+        try {
+          for await (const batch of readReaxmlFeed(xml, AU_CONTEXT, feedIssues as never, { light })) {
+            for (const item of batch) out.push({ identity: item.identity, path: item.path, delta: item.delta(), issues: item.issues.list, hash: item.sourceHash() });
+          }
+        } catch (err) {
+          if (!(err instanceof FeedSyntaxError)) throw err;
+          out.push(err.message);
+        }
+        return { out, feedIssues };
+      };
+      const [full, light] = [await read(false), await read(true)];
+      expect(light).to.deep.equal(full);
+    }
   });
 
   it('trips the breaker only above both the minimum and the ratio', () => {

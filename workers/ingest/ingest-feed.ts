@@ -65,7 +65,7 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
 
   let syntaxError: FeedSyntaxError | null = null;
   try {
-    for await (const listings of readReaxmlFeed(input.source, input.context, issues)) {
+    for await (const listings of readReaxmlFeed(input.source, input.context, issues, { light: true })) {
       for (const item of listings) {
         counts.parsed += 1;
         if (item.identity && !scope.has(item.identity.office)) {
