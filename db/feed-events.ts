@@ -114,11 +114,14 @@ async function readChunk(db: Db, id: string, seq: number): Promise<Buffer | null
   return row ? Buffer.from(row.data as string, 'base64') : null;
 }
 
-/** The stored body, chunk by chunk, one query per chunk. */
+/** The stored body, chunk by chunk, one query per chunk; the next chunk is fetched while this one is used. */
 export async function* readFeedBody(db: Db, id: string): AsyncGenerator<Buffer> {
+  let next = readChunk(db, id, 0);
   for (let seq = 0; ; seq += 1) {
-    const data = await readChunk(db, id, seq);
+    const data = await next;
     if (!data) return;
+    next = readChunk(db, id, seq + 1);
+    next.catch(() => undefined); // awaited on the next turn; should the reader stop early, ignored
     yield data;
   }
 }

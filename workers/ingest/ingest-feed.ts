@@ -49,10 +49,10 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
   /** Keys that appeared, valid or not, per office in scope. */
   const present = new Map<string, Set<string>>();
   let pending: FeedListing[] = [];
+  /** The batch being applied while the next one is read: one at a time, in feed order. */
+  let applying: Promise<void> = Promise.resolve();
 
-  const flush = async () => {
-    const batch = pending;
-    pending = [];
+  const apply = async (batch: FeedListing[]) => {
     const outcome = await applyBatch(db, batch);
     for (const item of batch) issues.push(...item.issues.list);
     counts.invalid += outcome.invalid;
@@ -61,6 +61,13 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
       upserts.push(u);
       summary[u.action] += 1;
     }
+  };
+  const flush = async () => {
+    const batch = pending;
+    pending = [];
+    await applying;
+    applying = apply(batch);
+    applying.catch(() => undefined); // awaited at the next flush; not an unhandled rejection meanwhile
   };
 
   let syntaxError: FeedSyntaxError | null = null;
@@ -84,11 +91,15 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
       if (pending.length >= BATCH) await flush();
     }
   } catch (err) {
-    if (!(err instanceof FeedSyntaxError)) throw err;
+    if (!(err instanceof FeedSyntaxError)) {
+      await applying.catch(() => undefined); // never leave a write running behind a failed job
+      throw err;
+    }
     syntaxError = err;
     issues.push({ level: 'error', code: 'feed_not_well_formed', message: err.message, listingIndex: null, uniqueId: null, path: `line ${err.line}, column ${err.column}` });
   }
   if (pending.length) await flush();
+  await applying;
 
   const result: IngestionResult = { ok: false, counts, summary, upserts, issues };
   if (input.mode === 'full') {

@@ -13,9 +13,18 @@ export interface IngestDeps {
   logger: Logger;
 }
 
+/**
+ * The stored chunks in 64 KB views: the parser then works on small strings that die young,
+ * instead of megabyte strings that go straight to V8's large-object space.
+ */
+async function* smallPieces(chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  const size = 64 * 1024;
+  for await (const chunk of chunks) for (let i = 0; i < chunk.length; i += size) yield chunk.subarray(i, i + size);
+}
+
 /** The stored body as text: a JSON-carried string is UTF-8; raw bytes are decoded by their declaration. */
 async function* bodyText(db: Db, event: FeedEvent): AsyncGenerator<string> {
-  const chunks = readFeedBody(db, event.id);
+  const chunks = smallPieces(readFeedBody(db, event.id));
   if (event.bodyKind === 'bytes') {
     yield* decodeXmlBytes(chunks);
     return;
