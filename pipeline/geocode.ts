@@ -72,10 +72,13 @@ function setFirst(map: Map<string, Point>, key: string, point: Point): void {
   if (!map.has(key)) map.set(key, point);
 }
 
-/** Loads both gazetteers now (about a second) instead of on the first listing that needs them. */
-export function warmGazetteers(): void {
+/**
+ * Loads gazetteers now instead of on the first listing that needs them: the Australian one, and
+ * the worldwide one unless only Australian listings are expected.
+ */
+export function warmGazetteers(options: { world: boolean } = { world: true }): void {
   au ??= loadAu();
-  world ??= loadWorld();
+  if (options.world) world ??= loadWorld();
 }
 
 export interface GeocodeQuery {

@@ -1,6 +1,6 @@
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { FeedSyntaxError } from '../feed-syntax-error.js';
-import { ElementNode, type XmlNode } from '../xml-node.js';
+import { child, ElementNode, type XmlNode } from '../xml-node.js';
 import type { Issue } from '../types.js';
 import { HTML_ENTITIES } from './html-entities.js';
 import { KNOWN_ROOT_EXTRAS, LISTING_KINDS } from './listing-kinds.js';
@@ -193,7 +193,7 @@ export class ReaxmlParser {
     const name = tag.name;
     if (!this.trees && this.listingDepth >= 0) {
       const root = this.stack[0];
-      if (this.depth === this.listingDepth + 1 && IDENTITY_ELEMENTS.has(name) && !root.children.some((c) => c.name === name)) {
+      if (this.depth === this.listingDepth + 1 && IDENTITY_ELEMENTS.has(name) && child(root, name) === undefined) {
         this.capturing = new ElementNode(name, tag.attributes, root, 1);
         root.children.push(this.capturing);
         this.listenToText(true);
