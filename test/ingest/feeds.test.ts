@@ -53,6 +53,16 @@ describe('POST /v1/feeds: per-listing actions against PostgreSQL with BullMQ wor
     expect((await row('OFF1/A')).data.price.amount).to.equal(650000);
   });
 
+  it('applies a listing that occurs twice in one feed in feed order', async () => {
+    const res = await push(feed(
+      officeListing('OFF2', 'DUP', { modTime: '2024-03-02-10:00:00', price: 1 }),
+      officeListing('OFF2', 'DUP', { modTime: '2024-03-03-10:00:00', price: 2 }),
+      officeListing('OFF2', 'DUP', { modTime: '2024-03-01-10:00:00', price: 3 }),
+    ));
+    expect(res.upserts.map((u: { action: string }) => u.action)).to.deep.equal(['inserted', 'updated', 'stale_ignored']);
+    expect((await row('OFF2/DUP')).data.price.amount).to.equal(2);
+  });
+
   it('merges a delta onto the stored record: a status-only record keeps the rest', async () => {
     const res = await push(feed('<residential modTime="2024-04-01-10:00:00" status="sold"><agentID>OFF1</agentID><uniqueID>B</uniqueID></residential>'));
     expect(res.upserts).to.deep.equal([{ listingKey: 'OFF1/B', action: 'updated' }]);
