@@ -38,6 +38,9 @@ export interface ReaxmlParserOptions {
   strippedAt?: number[];
 }
 
+/** XML's predefined entities and the HTML ones CRMs use, shared by every parser as a prototype. */
+const ENTITIES: Readonly<Record<string, string>> = Object.freeze({ ...HTML_ENTITIES, amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" });
+
 /** Direct children a light read keeps: what identifies the listing. */
 const IDENTITY_ELEMENTS: ReadonlySet<string> = new Set(['agentID', 'uniqueID']);
 
@@ -79,7 +82,7 @@ export class ReaxmlParser {
   ) {
     this.trees = options.trees ?? true;
     this.strippedAt = [...(options.strippedAt ?? [])];
-    Object.assign(this.sax.ENTITIES, HTML_ENTITIES);
+    this.sax.ENTITIES = Object.create(ENTITIES);
     this.sax.on('doctype', (doctype) => {
       // The DOCTYPE is never fetched; declarations inside it are refused outright so no
       // entity can ever be defined, let alone expanded (billion laughs, XXE).
