@@ -5,6 +5,7 @@ import type { Queue } from 'bullmq';
 import express, { type Express } from 'express';
 import type { Redis } from 'ioredis';
 import type { Db } from '../db/knex.js';
+import { createPublicReads } from '../db/public-reads.js';
 import type { Config } from '../lib/config.js';
 import type { Logger } from '../lib/logger.js';
 import type { JobQueue } from '../workers/job-queue.js';
@@ -17,6 +18,7 @@ import { developerKeysRouter } from './routes/developer-keys.js';
 import { docsRouter } from './routes/docs.js';
 import { feedsRouter } from './routes/feeds.js';
 import { healthRouter } from './routes/health.js';
+import { publicReadsRouter } from './routes/public-reads.js';
 import { validateRouter } from './routes/validate.js';
 
 export interface AppDeps {
@@ -51,6 +53,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(docsRouter());
   app.use(validateRouter({ feedMaxBytes: config.feedMaxBytes }));
   app.use(feedsRouter({ db, ingestQueue: deps.ingestQueue, feedMaxBytes: config.feedMaxBytes, feedSyncWaitMs: config.feedSyncWaitMs }));
+  app.use(publicReadsRouter(createPublicReads(db)));
   app.use(developerKeysRouter({ db, limit: hourlyLimit({ name: 'key', perHour: config.keyRequestRateLimit, redis: deps.redis ?? null, prefix: deps.rateLimitPrefix }) }));
   app.use('/v1/admin', requireOperator(config.operatorToken));
   app.use(adminIngestionRouter({ db }));

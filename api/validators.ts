@@ -4,6 +4,9 @@ import { schemas } from './schemas/index.js';
 
 const ajv = createAjv();
 for (const schema of schemas) ajv.addSchema(schema);
+/** Query strings carry numbers as text: this instance coerces them (and applies defaults). */
+const queryAjv = createAjv({ coerceTypes: true });
+for (const schema of schemas) queryAjv.addSchema(schema);
 
 /** Validates `value` against a named schema (applying defaults) or throws a 400 naming every problem. */
 export function assertValid<T>(schemaId: string, value: unknown, root: string): T {
@@ -18,4 +21,14 @@ export function validatorFor(schemaId: string) {
   const validate = ajv.getSchema(schemaId);
   if (!validate) throw new Error(`unknown schema ${schemaId}`);
   return validate;
+}
+
+/** Validates a query string against a named schema, coercing numbers, or throws a 400 naming each parameter. */
+export function assertValidQuery<T>(schemaId: string, query: Record<string, unknown>): T {
+  const validate = queryAjv.getSchema(schemaId);
+  if (!validate) throw new Error(`unknown schema ${schemaId}`);
+  const value = { ...query };
+  for (const [k, v] of Object.entries(value)) if (Array.isArray(v)) throw badRequest(`query parameter ${k} is given more than once`);
+  if (!validate(value)) throw badRequest(describeAjvErrors(validate.errors, 'query').join('; '));
+  return value as T;
 }

@@ -2,12 +2,14 @@ import type { Knex } from 'knex';
 import * as createListings from './migrations/20261122000000_create_listings.js';
 import * as createIngestion from './migrations/20261122010000_create_ingestion.js';
 import * as listingSourceHash from './migrations/20261122020000_listing_source_hash.js';
+import * as searchAndDirectory from './migrations/20261122030000_search_and_directory.js';
 
 /** Migrations in order; listed here so they run the same from source, from dist/ and in tests. */
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261122000000_create_listings': createListings,
   '20261122010000_create_ingestion': createIngestion,
   '20261122020000_listing_source_hash': listingSourceHash,
+  '20261122030000_search_and_directory': searchAndDirectory,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,4 +1,5 @@
 import type { Db } from './knex.js';
+import { refreshDirectory } from './directory.js';
 import { applyHeldArchive } from './reconcile.js';
 
 export interface QuarantineItem {
@@ -46,6 +47,7 @@ export async function resolveQuarantine(db: Db, id: string, apply: boolean): Pro
     if (!row) return null;
     if (row.resolved_at) return toItem(row);
     const appliedCount = apply ? await applyHeldArchive(trx, { id, office: row.office, keys: row.keys }) : null;
+    if (appliedCount) await refreshDirectory(trx, [row.office]);
     const [updated] = await trx('quarantine_items')
       .where({ id })
       .update({ resolved_at: trx.fn.now(), resolution: apply ? 'applied' : 'reviewed', applied_count: appliedCount })

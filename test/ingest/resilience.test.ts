@@ -70,12 +70,13 @@ describe('Ingestion under failure: Redis and database outages, concurrent feeds'
       await proxy.close();
     });
 
-    it('answers 503 with an error body for feeds, whoami and admin routes, and recovers', async () => {
+    it('answers 503 with an error body for feeds, whoami, admin routes and every public read, and recovers', async () => {
       proxy.cut();
       for (const res of [
         await pushFeed(svc.url, key, feed(officeListing('OFF1', 'A'))),
         await fetch(`${svc.url}/v1/feeds/whoami`, { headers: { authorization: `Bearer ${key}` } }),
         await fetch(`${svc.url}/v1/admin/keys`, { headers: { authorization: `Bearer ${svc.config.operatorToken}` } }),
+        ...(await Promise.all(['/v1/listings', '/v1/listings/OFF1/A', '/v1/agents', '/v1/offices', '/v1/countries'].map((p) => fetch(`${svc.url}${p}`)))),
       ]) {
         expect(res.status).to.equal(503);
         expect(await res.json()).to.deep.equal({ error: 'the database is unavailable; try again shortly' });

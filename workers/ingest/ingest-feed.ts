@@ -1,9 +1,10 @@
+import { refreshDirectory } from '../../db/directory.js';
 import type { Db } from '../../db/knex.js';
 import { reconcileOffice, type OfficeReconcile } from '../../db/reconcile.js';
 import type { UpsertAction } from '../../pipeline/apply-listing.js';
 import type { FeedListing } from '../../pipeline/feed-listing.js';
 import { FeedSyntaxError } from '../../pipeline/feed-syntax-error.js';
-import { listingKey } from '../../pipeline/listing-key.js';
+import { listingKey, officeOfKey } from '../../pipeline/listing-key.js';
 import { readReaxmlFeed } from '../../pipeline/reaxml/read-reaxml-feed.js';
 import type { BreakerSettings } from '../../pipeline/reconcile.js';
 import type { FeedContext, Issue } from '../../pipeline/types.js';
@@ -49,6 +50,8 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
   /** Keys that appeared, valid or not, per office in scope. */
   const present = new Map<string, Set<string>>();
   let pending: FeedListing[] = [];
+  /** Offices whose stored listings this feed changed: their directory rows are rebuilt at the end. */
+  const changedOffices = new Set<string>();
   /** The batch being applied while the next one is read: one at a time, in feed order. */
   let applying: Promise<void> = Promise.resolve();
 
@@ -60,6 +63,7 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
     for (const u of outcome.upserts) {
       upserts.push(u);
       summary[u.action] += 1;
+      if (u.action === 'inserted' || u.action === 'updated') changedOffices.add(officeOfKey(u.listingKey));
     }
   };
   const flush = async () => {
@@ -109,11 +113,13 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
       for (const [office, keys] of [...present].sort(([a], [b]) => a.localeCompare(b))) {
         offices.push(await reconcileOffice(db, { office, presentKeys: keys, feedId: input.feedId, breaker }));
       }
+      for (const o of offices) if (o.archived > 0) changedOffices.add(o.office);
       const tripped = offices.some((o) => o.tripped);
       result.reconcile = { status: tripped ? 'tripped' : 'applied', archived: offices.reduce((n, o) => n + o.archived, 0), offices };
       if (offices.length === 0) Object.assign(result.reconcile, { status: 'skipped', reason: 'the feed has no listings for any office it may push for' });
     }
   }
+  await refreshDirectory(db, changedOffices);
   result.ok = !syntaxError && counts.invalid === 0 && !issues.some((i) => i.level === 'error');
   return result;
 }

@@ -1,0 +1,111 @@
+/** Query schemas and answers of the public reads (SPEC.md "Public reads", DESIGN.md §3, §6). */
+
+const limit = (max: number, dflt: number) => ({ type: 'integer', minimum: 1, maximum: max, default: dflt }) as const;
+const offset = { type: 'integer', minimum: 0, default: 0 } as const;
+const country = { type: 'string', pattern: '^[A-Za-z]{2}$', description: 'ISO-3166 alpha-2 (exactly two letters; any case).' } as const;
+
+export const listingSearchQuerySchema = {
+  $id: 'ListingSearchQuery',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    country,
+    office: { type: 'string', minLength: 1, maxLength: 200, description: 'Source office id, exact.' },
+    category: { type: 'string', minLength: 1, maxLength: 40, description: 'residential, rental, land, rural, commercial, commercialLand, business, holidayRental.' },
+    saleMode: { enum: ['sale', 'rent', 'both'], default: 'both', description: 'both (default) returns sale and rent listings.' },
+    minPrice: { type: 'number', minimum: 0, description: 'Sale listings: the sale price. Rent listings: the weekly rent (monthly rents are compared as x 12 / 52). With saleMode=both each listing is compared by its own amount.' },
+    maxPrice: { type: 'number', minimum: 0 },
+    minBedrooms: { type: 'number', minimum: 0 },
+    limit: limit(100, 24),
+    offset,
+  },
+} as const;
+
+export const directoryQuerySchema = {
+  $id: 'DirectoryQuery',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    country,
+    office: { type: 'string', minLength: 1, maxLength: 200, description: 'Source office id, exact.' },
+    query: { type: 'string', minLength: 1, maxLength: 120, description: 'Matches names (office id for offices) and localities, case-insensitively.' },
+    limit: limit(200, 60),
+    offset,
+  },
+} as const;
+
+export const listingPageSchema = {
+  $id: 'ListingPage',
+  type: 'object',
+  required: ['total', 'listings'],
+  properties: {
+    total: { type: 'integer', description: 'All public matches (counted at most every 30 s per filter set).' },
+    listings: { type: 'array', items: { type: 'object', description: 'Canonical listing as stored (DESIGN.md §3); newest modTime first, then listingKey.' } },
+  },
+} as const;
+
+const stringArray = { type: 'array', items: { type: 'string' } } as const;
+
+export const agentPageSchema = {
+  $id: 'AgentPage',
+  type: 'object',
+  required: ['total', 'agents'],
+  properties: {
+    total: { type: 'integer' },
+    agents: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['office', 'name', 'email', 'phones', 'listingCount', 'countries', 'localities'],
+        properties: {
+          office: { type: 'string' },
+          name: { type: ['string', 'null'] },
+          email: { type: ['string', 'null'] },
+          phones: { type: 'array', items: { type: 'object' } },
+          listingCount: { type: 'integer', description: 'Public listings with this agent.' },
+          countries: stringArray,
+          localities: stringArray,
+        },
+      },
+    },
+  },
+} as const;
+
+export const officePageSchema = {
+  $id: 'OfficePage',
+  type: 'object',
+  required: ['total', 'offices'],
+  properties: {
+    total: { type: 'integer' },
+    offices: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['office', 'listingCount', 'countries', 'localities', 'location'],
+        properties: {
+          office: { type: 'string' },
+          listingCount: { type: 'integer' },
+          countries: stringArray,
+          localities: stringArray,
+          location: {
+            oneOf: [{ type: 'null' }, { type: 'object', required: ['lat', 'lng'], properties: { lat: { type: 'number' }, lng: { type: 'number' } } }],
+            description: "Centroid of the office's located public listings.",
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+export const countriesSchema = {
+  $id: 'Countries',
+  type: 'object',
+  required: ['countries'],
+  properties: {
+    countries: {
+      type: 'array',
+      items: { type: 'object', required: ['code', 'listingCount'], properties: { code: { type: 'string' }, listingCount: { type: 'integer' } } },
+      description: 'Public listings per country, most first.',
+    },
+  },
+} as const;

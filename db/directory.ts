@@ -1,0 +1,57 @@
+import type { Knex } from 'knex';
+
+/**
+ * Rebuilds the directory rows of the given offices from their public listings (DESIGN.md §6):
+ * one office row (listing count, countries, localities, centroid of located listings) and one
+ * row per distinct agent (by email, or by name without one) with contact and listing count.
+ * Called after every feed for the offices it changed, and after visibility changes.
+ */
+export async function refreshDirectory(db: Knex, offices: Iterable<string>): Promise<void> {
+  const list = [...new Set(offices)];
+  if (list.length === 0) return;
+  await db.transaction(async (trx) => {
+    await trx('directory_offices').whereRaw('office = ANY(?::text[])', [list]).del();
+    await trx('directory_agents').whereRaw('office = ANY(?::text[])', [list]).del();
+    await trx.raw(
+      `INSERT INTO directory_offices (office, listing_count, countries, country_counts, localities, lat, lng, search_text)
+       SELECT o.office, o.n, o.countries, c.counts, o.localities, o.lat, o.lng,
+              lower(o.office || ' ' || array_to_string(o.localities, ' '))
+       FROM (
+         SELECT office, count(*)::int AS n,
+                coalesce(array_agg(DISTINCT country ORDER BY country) FILTER (WHERE country IS NOT NULL), '{}') AS countries,
+                coalesce(array_agg(DISTINCT data->'address'->>'locality' ORDER BY data->'address'->>'locality') FILTER (WHERE data->'address'->>'locality' IS NOT NULL), '{}') AS localities,
+                avg((data->'location'->>'lat')::float8) AS lat, avg((data->'location'->>'lng')::float8) AS lng
+         FROM listings WHERE is_public AND office = ANY(?::text[]) GROUP BY office
+       ) o
+       JOIN LATERAL (
+         SELECT coalesce(jsonb_object_agg(country, n), '{}'::jsonb) AS counts
+         FROM (SELECT country, count(*)::int AS n FROM listings WHERE is_public AND office = o.office AND country IS NOT NULL GROUP BY country) per
+       ) c ON true`,
+      [list],
+    );
+    await trx.raw(
+      `INSERT INTO directory_agents (office, agent_key, name, email, phones, listing_count, countries, localities, search_text)
+       SELECT office, agent_key, name, email, phones, n, countries, localities,
+              lower(coalesce(name, '') || ' ' || coalesce(email, '') || ' ' || array_to_string(localities, ' '))
+       FROM (
+         SELECT l.office,
+                coalesce(lower(nullif(a->>'email', '')), 'name:' || lower(a->>'name')) AS agent_key,
+                (array_agg(a->>'name' ORDER BY l.mod_time DESC) FILTER (WHERE a->>'name' IS NOT NULL))[1] AS name,
+                (array_agg(a->>'email' ORDER BY l.mod_time DESC) FILTER (WHERE nullif(a->>'email', '') IS NOT NULL))[1] AS email,
+                (array_agg(coalesce(a->'phones', '[]'::jsonb) ORDER BY l.mod_time DESC))[1] AS phones,
+                count(DISTINCT l.listing_key)::int AS n,
+                coalesce(array_agg(DISTINCT l.country ORDER BY l.country) FILTER (WHERE l.country IS NOT NULL), '{}') AS countries,
+                coalesce(array_agg(DISTINCT l.data->'address'->>'locality' ORDER BY l.data->'address'->>'locality') FILTER (WHERE l.data->'address'->>'locality' IS NOT NULL), '{}') AS localities
+         FROM listings l CROSS JOIN LATERAL jsonb_array_elements(coalesce(l.data->'agents', '[]'::jsonb)) a
+         WHERE l.is_public AND l.office = ANY(?::text[]) AND (nullif(a->>'email', '') IS NOT NULL OR nullif(a->>'name', '') IS NOT NULL)
+         GROUP BY 1, 2
+       ) agents`,
+      [list],
+    );
+  });
+}
+
+/** Every office that has listings (for a full rebuild, e.g. after a bulk load). */
+export async function allOffices(db: Knex): Promise<string[]> {
+  return db('listings').distinct('office').pluck('office');
+}

@@ -1,0 +1,144 @@
+import type { Knex } from 'knex';
+import { LRUCache } from 'lru-cache';
+import { listingKey } from '../pipeline/listing-key.js';
+
+export interface ListingSearch {
+  country?: string;
+  office?: string;
+  category?: string;
+  saleMode: 'sale' | 'rent' | 'both';
+  minPrice?: number;
+  maxPrice?: number;
+  minBedrooms?: number;
+  limit: number;
+  offset: number;
+}
+
+/** A record as stored, with its hidden flag, as JSON text straight from PostgreSQL (no parse and re-serialise). */
+const RECORD_JSON = "(data || jsonb_build_object('hidden', hidden))::text AS json";
+
+/**
+ * `total` for a filter set is counted at most once per TOTAL_TTL_MS (concurrent requests share
+ * one count): an exact count over a million public listings costs tens of milliseconds, the page
+ * itself well under one. Totals may therefore lag writes by up to that long.
+ */
+export const TOTAL_TTL_MS = 30_000;
+
+export interface PublicReads {
+  searchListings(search: ListingSearch): Promise<{ total: number; listingsJson: string[] }>;
+  /** The stored record when it may be shown: public, or sold/leased (not hidden, not archived). */
+  getListingJson(office: string, uniqueId: string): Promise<string | null>;
+  listAgents(query: DirectoryQuery): Promise<{ total: number; agents: Record<string, unknown>[] }>;
+  listOffices(query: DirectoryQuery): Promise<{ total: number; offices: Record<string, unknown>[] }>;
+  countries(): Promise<{ code: string; listingCount: number }[]>;
+}
+
+export interface DirectoryQuery {
+  country?: string;
+  office?: string;
+  query?: string;
+  limit: number;
+  offset: number;
+}
+
+const likePattern = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+function listingFilters(db: Knex, s: ListingSearch): Knex.QueryBuilder {
+  const q = db('listings').where('is_public', true);
+  if (s.country) q.where('country', s.country);
+  if (s.office) q.where('office', s.office);
+  if (s.category) q.where('category', s.category);
+  if (s.saleMode !== 'both') q.where('sale_mode', s.saleMode);
+  if (s.minPrice !== undefined) q.where('price_amount', '>=', s.minPrice);
+  if (s.maxPrice !== undefined) q.where('price_amount', '<=', s.maxPrice);
+  if (s.minBedrooms !== undefined) q.where('bedrooms', '>=', s.minBedrooms);
+  return q;
+}
+
+function directoryFilters(db: Knex, table: 'directory_agents' | 'directory_offices', d: DirectoryQuery): Knex.QueryBuilder {
+  const q = db(table);
+  if (d.country) q.whereRaw('? = ANY(countries)', [d.country]);
+  if (d.office) q.where('office', d.office);
+  if (d.query) q.whereRaw("search_text LIKE ? ESCAPE '\\'", [likePattern(d.query)]);
+  return q;
+}
+
+/** Data access for the public read routes (DESIGN.md §3, §6). */
+export function createPublicReads(db: Knex): PublicReads {
+  const totals = new LRUCache<string, number>({
+    max: 10_000,
+    ttl: TOTAL_TTL_MS,
+    fetchMethod: async (key) => {
+      const search = JSON.parse(key) as ListingSearch;
+      const [{ n }] = await listingFilters(db, search).count({ n: '*' });
+      return Number(n);
+    },
+  });
+  const countKey = (s: ListingSearch) => JSON.stringify({ ...s, limit: 0, offset: 0 });
+
+  return {
+    async searchListings(search) {
+      const [rows, total] = await Promise.all([
+        listingFilters(db, search)
+          .select(db.raw(RECORD_JSON))
+          .orderBy([{ column: 'mod_time', order: 'desc' }, { column: 'listing_key', order: 'asc' }])
+          .limit(search.limit)
+          .offset(search.offset),
+        totals.fetch(countKey(search)),
+      ]);
+      return { total: total ?? 0, listingsJson: rows.map((r: { json: string }) => r.json) };
+    },
+
+    async getListingJson(office, uniqueId) {
+      const row = await db('listings')
+        .where({ listing_key: listingKey(office, uniqueId), hidden: false })
+        .whereIn('status', ['active', 'under_offer', 'sold', 'leased'])
+        .first(db.raw(RECORD_JSON));
+      return row ? (row.json as string) : null;
+    },
+
+    async listAgents(query) {
+      const [rows, [{ n }]] = await Promise.all([
+        directoryFilters(db, 'directory_agents', query)
+          .select('office', 'name', 'email', 'phones', 'listing_count', 'countries', 'localities')
+          .orderBy([{ column: 'listing_count', order: 'desc' }, { column: 'office' }, { column: 'agent_key' }])
+          .limit(query.limit)
+          .offset(query.offset),
+        directoryFilters(db, 'directory_agents', query).count({ n: '*' }),
+      ]);
+      return {
+        total: Number(n),
+        agents: rows.map((r: any) => ({ office: r.office, name: r.name, email: r.email, phones: r.phones, listingCount: r.listing_count, countries: r.countries, localities: r.localities })),
+      };
+    },
+
+    async listOffices(query) {
+      const [rows, [{ n }]] = await Promise.all([
+        directoryFilters(db, 'directory_offices', query)
+          .select('office', 'listing_count', 'countries', 'localities', 'lat', 'lng')
+          .orderBy([{ column: 'listing_count', order: 'desc' }, { column: 'office' }])
+          .limit(query.limit)
+          .offset(query.offset),
+        directoryFilters(db, 'directory_offices', query).count({ n: '*' }),
+      ]);
+      return {
+        total: Number(n),
+        offices: rows.map((r: any) => ({
+          office: r.office,
+          listingCount: r.listing_count,
+          countries: r.countries,
+          localities: r.localities,
+          location: r.lat === null ? null : { lat: r.lat, lng: r.lng },
+        })),
+      };
+    },
+
+    async countries() {
+      const { rows } = await db.raw(
+        `SELECT key AS code, sum(value::int)::int AS "listingCount" FROM directory_offices, jsonb_each_text(country_counts)
+         GROUP BY key ORDER BY 2 DESC, 1`,
+      );
+      return rows;
+    },
+  };
+}

@@ -1,0 +1,149 @@
+import { expect } from 'chai';
+import { validatorFor } from '../../api/validators.js';
+import { feed } from '../helpers.js';
+import { activeKey, pushFeed } from '../ingest/client.js';
+import { startTestService, type TestService } from '../service.js';
+
+interface Spec {
+  office: string;
+  id: string;
+  kind?: string;
+  status?: string;
+  day: number;
+  price?: number;
+  rent?: [number, 'week' | 'month'];
+  beds?: number;
+  suburb?: [string, string, string];
+  country?: string;
+  agent?: [string, string | null];
+}
+
+function xml(s: Spec): string {
+  const kind = s.kind ?? (s.rent ? 'rental' : 'residential');
+  const [suburb, state, postcode] = s.suburb ?? ['Richmond', 'VIC', '3121'];
+  const money = s.rent ? `<rent period="${s.rent[1]}">${s.rent[0]}</rent>` : s.price ? `<price>${s.price}</price>` : '';
+  const agent = s.agent ? `<listingAgent id="1"><name>${s.agent[0]}</name>${s.agent[1] ? `<email>${s.agent[1]}</email>` : ''}<telephone type="BH">03 9000 0000</telephone></listingAgent>` : '';
+  return `<${kind} modTime="2024-03-${String(s.day).padStart(2, '0')}-10:00:00" status="${s.status ?? 'current'}"><agentID>${s.office}</agentID><uniqueID>${s.id}</uniqueID>` +
+    `${agent}<headline>${s.id}</headline>${money}<features><bedrooms>${s.beds ?? 3}</bedrooms></features>` +
+    `<address><streetNumber>1</streetNumber><street>Main Road</street><suburb>${suburb}</suburb><state>${state}</state><postcode>${postcode}</postcode>${s.country ? `<country>${s.country}</country>` : ''}</address></${kind}>`;
+}
+
+const LISTINGS: Spec[] = [
+  { office: 'OFF1', id: 'S1', day: 10, price: 500000, beds: 2, agent: ['Ann Smith', 'ann@agency.example'] },
+  { office: 'OFF1', id: 'S2', day: 11, price: 900000, beds: 4, agent: ['Ann Smith', 'ANN@agency.example'], suburb: ['Bondi', 'NSW', '2026'] },
+  { office: 'OFF1', id: 'R1', day: 12, rent: [600, 'week'], beds: 2, agent: ['Bob Jones', null] },
+  { office: 'OFF1', id: 'R2', day: 9, rent: [2600, 'month'], beds: 1 },
+  { office: 'OFF1', id: 'SOLD', day: 8, price: 700000, status: 'sold' },
+  { office: 'OFF1', id: 'GONE', day: 7, price: 700000, status: 'withdrawn' },
+  { office: 'OFF2', id: 'L1', kind: 'land', day: 11, price: 300000, beds: 0, suburb: ['Glenelg', 'SA', '5045'], agent: ['Cy Lee', 'cy@other.example'] },
+  { office: 'OFF2', id: 'NZ1', day: 13, price: 800000, country: 'NZ', suburb: ['Ponsonby', 'Auckland', '1011'] },
+];
+
+describe('Public reads: search, single listing, agents, offices, countries (PostgreSQL)', function () {
+  this.timeout(30_000);
+  let svc: TestService;
+  let key: string;
+  before(async () => {
+    svc = await startTestService({ database: 'postgres' });
+    key = await activeKey(svc.db, ['OFF1', 'OFF2']);
+    const res = await pushFeed(svc.url, key, feed(...LISTINGS.map(xml)));
+    const body = await res.json();
+    expect(body.counts, JSON.stringify(body.issues)).to.deep.equal({ parsed: 8, valid: 8, invalid: 0 });
+  });
+  after(() => svc.close());
+
+  const get = async (path: string) => {
+    const res = await fetch(`${svc.url}${path}`);
+    return { status: res.status, body: await res.json() };
+  };
+  const ids = (body: { listings: { uniqueId: string }[] }) => body.listings.map((l) => l.uniqueId);
+
+  it('searches public listings newest first, with total, and filters', async () => {
+    const all = await get('/v1/listings');
+    expect(all.status).to.equal(200);
+    expect(validatorFor('ListingPage')(all.body)).to.equal(true);
+    expect(ids(all.body)).to.deep.equal(['NZ1', 'R1', 'L1', 'S2', 'S1', 'R2']); // L1 and S2 share a time: listingKey order
+    expect(all.body.total).to.equal(6);
+    expect(all.body.listings[0]).to.include({ listingKey: 'OFF2/NZ1', hidden: false, status: 'active' });
+
+    expect(ids((await get('/v1/listings?country=nz')).body)).to.deep.equal(['NZ1']);
+    expect(ids((await get('/v1/listings?office=OFF2')).body)).to.deep.equal(['NZ1', 'L1']);
+    expect(ids((await get('/v1/listings?category=land')).body)).to.deep.equal(['L1']);
+    expect(ids((await get('/v1/listings?saleMode=rent')).body)).to.deep.equal(['R1', 'R2']);
+    expect(ids((await get('/v1/listings?saleMode=sale&minPrice=400000&maxPrice=850000')).body)).to.deep.equal(['NZ1', 'S1']);
+    // Rent filters compare weekly rent: 2600 a month is 600 a week.
+    expect(ids((await get('/v1/listings?saleMode=rent&minPrice=600')).body)).to.deep.equal(['R1', 'R2']);
+    expect(ids((await get('/v1/listings?saleMode=rent&maxPrice=599')).body)).to.deep.equal([]);
+    expect(ids((await get('/v1/listings?minBedrooms=3')).body)).to.deep.equal(['NZ1', 'S2']);
+    const page = (await get('/v1/listings?limit=2&offset=2')).body;
+    expect(ids(page)).to.deep.equal(['L1', 'S2']);
+    expect(page.total).to.equal(6);
+  });
+
+  it('answers 400 naming the parameter for malformed or out-of-range parameters', async () => {
+    const cases: [string, RegExp][] = [
+      ['limit=0', /limit/], ['limit=101', /limit/], ['offset=-1', /offset/], ['limit=abc', /limit/], ['country=AUS', /country/],
+      ['saleMode=lease', /saleMode/], ['minPrice=cheap', /minPrice/], ['minBedrooms=-1', /minBedrooms/], ['sort=price', /unknown property "sort"/],
+      ['minPrice=10&maxPrice=5', /minPrice \(10\) is greater than query.maxPrice/], ['limit=1&limit=2', /more than once/], [`office=${'x'.repeat(201)}`, /office/],
+    ];
+    for (const [query, pattern] of cases) {
+      const { status, body } = await get(`/v1/listings?${query}`);
+      expect(status, query).to.equal(400);
+      expect(body.error, query).to.match(pattern);
+    }
+  });
+
+  it('returns one listing as stored: public, sold and leased; 404 for withdrawn, hidden, archived and unknown', async () => {
+    const one = await get('/v1/listings/OFF1/S1');
+    expect(one.status).to.equal(200);
+    expect(one.body).to.include({ listingKey: 'OFF1/S1', uniqueId: 'S1', office: 'OFF1', hidden: false });
+    expect(one.body.price).to.deep.include({ amount: 500000, currency: 'AUD' });
+    expect((await get('/v1/listings/OFF1/SOLD')).status).to.equal(200);
+    for (const path of ['/v1/listings/OFF1/GONE', '/v1/listings/OFF1/NOPE', '/v1/listings/OFF9/S1']) {
+      const res = await get(path);
+      expect(res.status, path).to.equal(404);
+      expect(Object.keys(res.body)).to.deep.equal(['error']);
+    }
+    await svc.db('listings').where({ listing_key: 'OFF1/S1' }).update({ hidden: true });
+    expect((await get('/v1/listings/OFF1/S1')).status).to.equal(404);
+    expect(ids((await get('/v1/listings?office=OFF1&saleMode=sale')).body)).to.deep.equal(['S2']);
+    await svc.db('listings').where({ listing_key: 'OFF1/S1' }).update({ hidden: false });
+  });
+
+  it('lists agents and offices derived from public listings, and countries by listing count', async () => {
+    const agents = await get('/v1/agents');
+    expect(validatorFor('AgentPage')(agents.body), JSON.stringify(validatorFor('AgentPage').errors)).to.equal(true);
+    expect(agents.body.total).to.equal(3);
+    // One agent per office and email, case-insensitively; by name when there is no email.
+    expect(agents.body.agents.map((a: { name: string; listingCount: number }) => [a.name, a.listingCount])).to.deep.equal([['Ann Smith', 2], ['Bob Jones', 1], ['Cy Lee', 1]]);
+    expect(agents.body.agents[0].localities).to.deep.equal(['Bondi', 'Richmond']);
+    expect((await get('/v1/agents?query=BONDI')).body.agents.map((a: { name: string }) => a.name)).to.deep.equal(['Ann Smith']);
+    expect((await get('/v1/agents?office=OFF2')).body.total).to.equal(1);
+    expect((await get('/v1/agents?country=nz')).body.total).to.equal(0);
+
+    const offices = await get('/v1/offices');
+    expect(validatorFor('OfficePage')(offices.body), JSON.stringify(validatorFor('OfficePage').errors)).to.equal(true);
+    const off1 = offices.body.offices[0];
+    expect(off1).to.include({ office: 'OFF1', listingCount: 4 });
+    expect(off1.countries).to.deep.equal(['AU']);
+    expect(off1.location.lat).to.be.within(-38, -33);
+    expect((await get('/v1/offices?country=NZ')).body.offices.map((o: { office: string }) => o.office)).to.deep.equal(['OFF2']);
+    expect((await get('/v1/offices?query=glenelg')).body.total).to.equal(1);
+
+    const countries = await get('/v1/countries');
+    expect(countries.body).to.deep.equal({ countries: [{ code: 'AU', listingCount: 5 }, { code: 'NZ', listingCount: 1 }] });
+
+    for (const query of ['limit=201', 'country=A', `query=${'q'.repeat(121)}`, 'office=', 'offset=x']) {
+      expect((await get(`/v1/agents?${query}`)).status, query).to.equal(400);
+      expect((await get(`/v1/offices?${query}`)).status, query).to.equal(400);
+    }
+  });
+
+  it('keeps the directory current as feeds land', async () => {
+    const res = await pushFeed(svc.url, key, feed(xml({ ...LISTINGS[2], day: 20, status: 'leased' })));
+    expect(res.status).to.equal(200);
+    expect((await get('/v1/agents?query=bob')).body.total).to.equal(0);
+    expect((await get('/v1/offices?office=OFF1')).body.offices[0].listingCount).to.equal(3);
+    expect((await get('/v1/countries')).body.countries[0]).to.deep.equal({ code: 'AU', listingCount: 4 });
+  });
+});
