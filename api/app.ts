@@ -7,6 +7,7 @@ import type { Redis } from 'ioredis';
 import type { Db } from '../db/knex.js';
 import { createPublicReads } from '../db/public-reads.js';
 import type { Config } from '../lib/config.js';
+import { staticFx, type FxProvider } from '../lib/fx-rates.js';
 import type { Logger } from '../lib/logger.js';
 import type { JobQueue } from '../workers/job-queue.js';
 import { requireOperator } from './auth/operator.js';
@@ -17,6 +18,7 @@ import { adminIngestionRouter } from './routes/admin-ingestion.js';
 import { developerKeysRouter } from './routes/developer-keys.js';
 import { docsRouter } from './routes/docs.js';
 import { feedsRouter } from './routes/feeds.js';
+import { fxRouter } from './routes/fx.js';
 import { healthRouter } from './routes/health.js';
 import { publicReadsRouter } from './routes/public-reads.js';
 import { validateRouter } from './routes/validate.js';
@@ -30,6 +32,8 @@ export interface AppDeps {
   redis?: Redis | null;
   /** Key prefix of the rate-limit counters in Redis (tests isolate themselves). */
   rateLimitPrefix?: string;
+  /** FX rates for GET /v1/fx (default: the bundled snapshot). */
+  fx?: FxProvider;
   /** BullMQ queues shown by Bull Board at /admin/queues (REDIS_URL only). */
   boardQueues?: Queue[];
   isShuttingDown?: () => boolean;
@@ -54,6 +58,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(validateRouter({ feedMaxBytes: config.feedMaxBytes }));
   app.use(feedsRouter({ db, ingestQueue: deps.ingestQueue, feedMaxBytes: config.feedMaxBytes, feedSyncWaitMs: config.feedSyncWaitMs }));
   app.use(publicReadsRouter(createPublicReads(db)));
+  app.use(fxRouter(deps.fx ?? staticFx()));
   app.use(developerKeysRouter({ db, limit: hourlyLimit({ name: 'key', perHour: config.keyRequestRateLimit, redis: deps.redis ?? null, prefix: deps.rateLimitPrefix }) }));
   app.use('/v1/admin', requireOperator(config.operatorToken));
   app.use(adminIngestionRouter({ db }));

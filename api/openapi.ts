@@ -1,5 +1,6 @@
 import { errorResponse, json, queryParameters, ref, toComponent } from './openapi-helpers.js';
 import { ingestionPaths } from './openapi-ingestion.js';
+import { readPaths } from './openapi-reads.js';
 import { schemas } from './schemas/index.js';
 
 /** The OpenAPI 3.1 document, generated from the same schemas ajv validates with. */
@@ -44,6 +45,7 @@ export function buildOpenApi(): Record<string, unknown> {
         },
       },
       ...ingestionPaths(),
+      ...readPaths(),
       '/v1/openapi.json': {
         get: { summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1 document' } } },
       },

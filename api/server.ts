@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { Redis } from 'ioredis';
 import { createDb, migrateToLatest, type Db } from '../db/knex.js';
 import type { Config } from '../lib/config.js';
+import { liveFx, staticFx } from '../lib/fx-rates.js';
 import type { Logger } from '../lib/logger.js';
 import { queueForBoard } from '../workers/bullmq-queue.js';
 import { INGEST_QUEUE, startRuntime } from '../workers/runtime.js';
@@ -30,7 +31,8 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
   redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
   const boardQueues = config.redisUrl ? [queueForBoard(INGEST_QUEUE, config.redisUrl)] : [];
   let shuttingDown = false;
-  const app = createApp({ config, logger, db, ingestQueue: runtime.ingestQueue, redis, boardQueues, isShuttingDown: () => shuttingDown });
+  const fx = config.fxSource === 'live' ? liveFx({ primaryUrl: config.fxPrimaryUrl, backupUrl: config.fxBackupUrl, logger }) : staticFx();
+  const app = createApp({ config, logger, db, ingestQueue: runtime.ingestQueue, redis, boardQueues, fx, isShuttingDown: () => shuttingDown });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.port, (err?: Error) => (err ? reject(err) : resolve(s)));
   });

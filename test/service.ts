@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import { createApp } from '../api/app.js';
 import { createDb, migrateToLatest, type Db } from '../db/knex.js';
 import { loadConfig, type Config } from '../lib/config.js';
+import { liveFx, staticFx } from '../lib/fx-rates.js';
 import { queueForBoard } from '../workers/bullmq-queue.js';
 import { INGEST_QUEUE, startRuntime, type Runtime } from '../workers/runtime.js';
 import { listen, postgresUrl, silentLogger } from './helpers.js';
@@ -40,6 +41,8 @@ export interface TestServiceOptions {
   queuePrefix?: string;
   /** Share another service's rate-limit counters. */
   rateLimitPrefix?: string;
+  /** Live FX cache lifetime (tests shorten it). */
+  fxRefreshMs?: number;
 }
 
 /** The service as `npm start` builds it (database, runtime, app), on loopback, configured like production. */
@@ -62,7 +65,8 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
   redis?.on('error', () => undefined);
   const queuePrefix = options.queuePrefix ?? `test-${schema}`;
   const boardQueues = config.redisUrl ? [queueForBoard(INGEST_QUEUE, config.redisUrl, queuePrefix)] : [];
-  const server = await listen(createApp({ config, logger: silentLogger, db, ingestQueue: runtime.ingestQueue, redis, rateLimitPrefix, boardQueues }));
+  const fx = config.fxSource === 'live' ? liveFx({ primaryUrl: config.fxPrimaryUrl, backupUrl: config.fxBackupUrl, logger: silentLogger, refreshMs: options.fxRefreshMs }) : staticFx();
+  const server = await listen(createApp({ config, logger: silentLogger, db, ingestQueue: runtime.ingestQueue, redis, rateLimitPrefix, boardQueues, fx }));
   let stopped = false;
   const stop = async () => {
     if (stopped) return;

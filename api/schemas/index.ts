@@ -5,7 +5,7 @@ import {
   feedAcceptedSchema, feedKeySchema, feedStatusSchema, ingestionResultSchema, keyCreatedSchema, keyRequestSchema,
   quarantineItemSchema, quarantineQuerySchema, resolveRequestSchema, whoAmISchema,
 } from './ingestion.js';
-import { agentPageSchema, countriesSchema, directoryQuerySchema, listingPageSchema, listingSearchQuerySchema, officePageSchema } from './public-reads.js';
+import { agentPageSchema, countriesSchema, directoryQuerySchema, fxRatesSchema, listingPageSchema, listingSearchQuerySchema, officePageSchema } from './public-reads.js';
 import { issueSchema, validationResultSchema } from './validation-result.js';
 
 /** Every named schema: registered with ajv and published as OpenAPI components. */
@@ -13,5 +13,5 @@ export const schemas = [
   errorSchema, feedContextSchema, feedRequestSchema, feedQuerySchema, issueSchema, validationResultSchema, healthSchema, readinessSchema,
   keyRequestSchema, keyCreatedSchema, whoAmISchema, feedKeySchema, ingestionResultSchema, feedAcceptedSchema, feedStatusSchema,
   quarantineItemSchema, resolveRequestSchema, quarantineQuerySchema,
-  listingSearchQuerySchema, directoryQuerySchema, listingPageSchema, agentPageSchema, officePageSchema, countriesSchema,
+  listingSearchQuerySchema, directoryQuerySchema, listingPageSchema, agentPageSchema, officePageSchema, countriesSchema, fxRatesSchema,
 ];

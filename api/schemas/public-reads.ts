@@ -109,3 +109,15 @@ export const countriesSchema = {
     },
   },
 } as const;
+
+export const fxRatesSchema = {
+  $id: 'FxRates',
+  type: 'object',
+  required: ['base', 'asOf', 'rates'],
+  properties: {
+    base: { type: 'string', description: 'ISO-4217 code the rates are quoted against (EUR for ECB rates).' },
+    asOf: { type: 'string', description: 'The date the rates are for (YYYY-MM-DD).' },
+    source: { type: 'string', description: 'primary, backup, or the bundled snapshot.' },
+    rates: { type: 'object', additionalProperties: { type: 'number' }, description: 'Units of each currency per unit of base.' },
+  },
+} as const;

@@ -142,6 +142,7 @@ describe('HTTP: POST /v1/validate and the service basics', () => {
     expect(Object.keys(doc.paths)).to.include.members([
       '/v1/developer/keys', '/v1/feeds', '/v1/feeds/whoami', '/v1/feeds/{feedId}', '/v1/admin/keys', '/v1/admin/keys/{id}/approve',
       '/v1/admin/keys/{id}/revoke', '/v1/admin/quarantine', '/v1/admin/quarantine/{id}/resolve',
+      '/v1/listings', '/v1/listings/{office}/{uniqueId}', '/v1/agents', '/v1/offices', '/v1/countries',
     ]);
   });
 });
