@@ -1,6 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import ClientPgLite from 'knex-pglite';
 import { migrationSource } from './migration-source.js';
 
@@ -40,7 +42,9 @@ export function createDb(options: DbOptions): Db {
   } else {
     const dir = resolve(options.dataDir, 'pglite');
     mkdirSync(dir, { recursive: true });
-    knex = knexFactory({ client: ClientPgLite as any, dialect: 'postgres', connection: { filename: dir }, searchPath: [schema] } as Knex.Config);
+    // pg_trgm backs the directory's case-insensitive substring search, as on PostgreSQL.
+    const pglite = new PGlite(dir, { extensions: { pg_trgm } });
+    knex = knexFactory({ client: ClientPgLite as any, dialect: 'postgres', connection: { pglite }, searchPath: [schema] } as Knex.Config);
   }
   return Object.assign(knex, { embedded: !options.databaseUrl, schemaName: schema }) as Db;
 }

@@ -53,6 +53,11 @@ export async function up(knex: Knex): Promise<void> {
     t.primary(['office', 'agent_key']);
     t.index(['listing_count'], 'directory_agents_count_idx');
   });
+  // Substring search on names and localities: trigram indexes. The extension lives in public so
+  // that schemas sharing a database (tests) share it and dropping one schema leaves it alone.
+  await knex.raw('CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public');
+  await knex.raw('CREATE INDEX directory_agents_search_idx ON directory_agents USING gin (search_text public.gin_trgm_ops)');
+  await knex.raw('CREATE INDEX directory_offices_search_idx ON directory_offices USING gin (search_text public.gin_trgm_ops)');
 }
 
 export async function down(knex: Knex): Promise<void> {
