@@ -18,9 +18,10 @@ export interface ListingSearch {
 const RECORD_JSON = "(data || jsonb_build_object('hidden', hidden))::text AS json";
 
 /**
- * `total` for a filter set is counted at most once per TOTAL_TTL_MS (concurrent requests share
- * one count): an exact count over a million public listings costs tens of milliseconds, the page
- * itself well under one. Totals may therefore lag writes by up to that long.
+ * `total` for a filter set (listings, agents or offices) is counted at most once per TOTAL_TTL_MS
+ * per process, and concurrent requests share one count: an exact count over a million public
+ * listings costs tens of milliseconds, the page itself about one. Totals may therefore lag
+ * writes by up to that long; the pages never do.
  */
 export const TOTAL_TTL_MS = 30_000;
 
@@ -65,28 +66,29 @@ function directoryFilters(db: Knex, table: 'directory_agents' | 'directory_offic
 
 /** Data access for the public read routes (DESIGN.md §3, §6). */
 export function createPublicReads(db: Knex): PublicReads {
-  const totals = new LRUCache<string, number>({
+  /** Totals by what is counted and the filters (paging excluded). */
+  const totals = new LRUCache<string, number, () => Knex.QueryBuilder>({
     max: 10_000,
     ttl: TOTAL_TTL_MS,
-    fetchMethod: async (key) => {
-      const search = JSON.parse(key) as ListingSearch;
-      const [{ n }] = await listingFilters(db, search).count({ n: '*' });
+    fetchMethod: async (_key, _stale, { context: filtered }) => {
+      const [{ n }] = await filtered().count({ n: '*' });
       return Number(n);
     },
   });
-  const countKey = (s: ListingSearch) => JSON.stringify({ ...s, limit: 0, offset: 0 });
+  const total = async (what: string, filters: { limit: number; offset: number }, filtered: () => Knex.QueryBuilder) =>
+    (await totals.fetch(JSON.stringify([what, { ...filters, limit: 0, offset: 0 }]), { context: filtered })) ?? 0;
 
   return {
     async searchListings(search) {
-      const [rows, total] = await Promise.all([
+      const [rows, n] = await Promise.all([
         listingFilters(db, search)
           .select(db.raw(RECORD_JSON))
           .orderBy([{ column: 'mod_time', order: 'desc' }, { column: 'listing_key', order: 'asc' }])
           .limit(search.limit)
           .offset(search.offset),
-        totals.fetch(countKey(search)),
+        total('listings', search, () => listingFilters(db, search)),
       ]);
-      return { total: total ?? 0, listingsJson: rows.map((r: { json: string }) => r.json) };
+      return { total: n, listingsJson: rows.map((r: { json: string }) => r.json) };
     },
 
     async getListingJson(office, uniqueId) {
@@ -98,31 +100,31 @@ export function createPublicReads(db: Knex): PublicReads {
     },
 
     async listAgents(query) {
-      const [rows, [{ n }]] = await Promise.all([
+      const [rows, n] = await Promise.all([
         directoryFilters(db, 'directory_agents', query)
           .select('office', 'name', 'email', 'phones', 'listing_count', 'countries', 'localities')
           .orderBy([{ column: 'listing_count', order: 'desc' }, { column: 'office' }, { column: 'agent_key' }])
           .limit(query.limit)
           .offset(query.offset),
-        directoryFilters(db, 'directory_agents', query).count({ n: '*' }),
+        total('agents', query, () => directoryFilters(db, 'directory_agents', query)),
       ]);
       return {
-        total: Number(n),
+        total: n,
         agents: rows.map((r: any) => ({ office: r.office, name: r.name, email: r.email, phones: r.phones, listingCount: r.listing_count, countries: r.countries, localities: r.localities })),
       };
     },
 
     async listOffices(query) {
-      const [rows, [{ n }]] = await Promise.all([
+      const [rows, n] = await Promise.all([
         directoryFilters(db, 'directory_offices', query)
           .select('office', 'listing_count', 'countries', 'localities', 'lat', 'lng')
           .orderBy([{ column: 'listing_count', order: 'desc' }, { column: 'office' }])
           .limit(query.limit)
           .offset(query.offset),
-        directoryFilters(db, 'directory_offices', query).count({ n: '*' }),
+        total('offices', query, () => directoryFilters(db, 'directory_offices', query)),
       ]);
       return {
-        total: Number(n),
+        total: n,
         offices: rows.map((r: any) => ({
           office: r.office,
           listingCount: r.listing_count,
