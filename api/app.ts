@@ -52,13 +52,16 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
+  // Responses are dynamic; hashing every body for an ETag costs more than conditional requests save.
+  app.set('etag', false);
   app.use(requestLogger(deps.logger));
   app.use(healthRouter({ db, isShuttingDown: deps.isShuttingDown ?? (() => false) }));
+  // The busiest routes first.
+  app.use(publicReadsRouter(createPublicReads(db)));
+  app.use(fxRouter(deps.fx ?? staticFx()));
   app.use(docsRouter());
   app.use(validateRouter({ feedMaxBytes: config.feedMaxBytes }));
   app.use(feedsRouter({ db, ingestQueue: deps.ingestQueue, feedMaxBytes: config.feedMaxBytes, feedSyncWaitMs: config.feedSyncWaitMs }));
-  app.use(publicReadsRouter(createPublicReads(db)));
-  app.use(fxRouter(deps.fx ?? staticFx()));
   app.use(developerKeysRouter({ db, limit: hourlyLimit({ name: 'key', perHour: config.keyRequestRateLimit, redis: deps.redis ?? null, prefix: deps.rateLimitPrefix }) }));
   app.use('/v1/admin', requireOperator(config.operatorToken));
   app.use(adminIngestionRouter({ db }));
