@@ -15,6 +15,8 @@ import { errorHandler, notFoundHandler } from './middleware/error-handler.js';
 import { hourlyLimit } from './middleware/rate-limit.js';
 import { requestLogger } from './middleware/request-logger.js';
 import { adminIngestionRouter } from './routes/admin-ingestion.js';
+import { adminOperationsRouter } from './routes/admin-operations.js';
+import { adminSiteRouter, siteRouter } from './routes/site.js';
 import { developerKeysRouter } from './routes/developer-keys.js';
 import { docsRouter } from './routes/docs.js';
 import { feedsRouter } from './routes/feeds.js';
@@ -24,7 +26,7 @@ import { publicReadsRouter } from './routes/public-reads.js';
 import { validateRouter } from './routes/validate.js';
 
 export interface AppDeps {
-  config: Pick<Config, 'feedMaxBytes' | 'feedSyncWaitMs' | 'operatorToken' | 'keyRequestRateLimit'>;
+  config: Pick<Config, 'feedMaxBytes' | 'feedSyncWaitMs' | 'operatorToken' | 'keyRequestRateLimit' | 'redisUrl'>;
   logger: Logger;
   db: Db;
   ingestQueue: JobQueue;
@@ -59,13 +61,16 @@ export function createApp(deps: AppDeps): Express {
   // The busiest routes first.
   app.use(publicReadsRouter(createPublicReads(db)));
   app.use(fxRouter(deps.fx ?? staticFx()));
+  app.use(siteRouter(db));
   app.use(docsRouter());
   app.use(validateRouter({ feedMaxBytes: config.feedMaxBytes }));
   app.use(feedsRouter({ db, ingestQueue: deps.ingestQueue, feedMaxBytes: config.feedMaxBytes, feedSyncWaitMs: config.feedSyncWaitMs }));
   app.use(developerKeysRouter({ db, limit: hourlyLimit({ name: 'key', perHour: config.keyRequestRateLimit, redis: deps.redis ?? null, prefix: deps.rateLimitPrefix }) }));
-  app.use('/v1/admin', requireOperator(config.operatorToken));
+  app.use('/v1/admin', requireOperator(config.operatorToken, db));
   app.use(adminIngestionRouter({ db }));
-  if (deps.boardQueues?.length) app.use('/admin/queues', requireOperator(config.operatorToken, { basic: true }), bullBoard(deps.boardQueues));
+  app.use(adminOperationsRouter({ db, ingestQueue: deps.ingestQueue, queueIsRedis: config.redisUrl !== null }));
+  app.use(adminSiteRouter(db));
+  if (deps.boardQueues?.length) app.use('/admin/queues', requireOperator(config.operatorToken, db, { basic: true }), bullBoard(deps.boardQueues));
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;

@@ -3,6 +3,7 @@ import * as createListings from './migrations/20261122000000_create_listings.js'
 import * as createIngestion from './migrations/20261122010000_create_ingestion.js';
 import * as listingSourceHash from './migrations/20261122020000_listing_source_hash.js';
 import * as searchAndDirectory from './migrations/20261122030000_search_and_directory.js';
+import * as operatorsAndSite from './migrations/20261122040000_operators_and_site.js';
 
 /** Migrations in order; listed here so they run the same from source, from dist/ and in tests. */
 const MIGRATIONS: Record<string, Knex.Migration> = {
@@ -10,6 +11,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261122010000_create_ingestion': createIngestion,
   '20261122020000_listing_source_hash': listingSourceHash,
   '20261122030000_search_and_directory': searchAndDirectory,
+  '20261122040000_operators_and_site': operatorsAndSite,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

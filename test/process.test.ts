@@ -82,3 +82,37 @@ describe('the operator command npm run key:create', () => {
     }
   });
 });
+
+describe('the operator command npm run operator:token', () => {
+  it('creates a named token that opens the admin API, lists it, and revokes it', async function () {
+    this.timeout(60000);
+    const dataDir = mkdtempSync(join(tmpdir(), 'operator-command-'));
+    const run = (args: string[]) => {
+      const child = spawn(process.execPath, [resolve(repoRoot, 'dist/db/commands/operator-token.js'), ...args], { env: { PATH: process.env.PATH, DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (out += d));
+      return new Promise<{ code: number | null; out: string }>((r) => child.once('exit', (code) => r({ code, out })));
+    };
+    try {
+      expect((await run(['create'])).code).to.equal(2);
+      const created = await run(['create', '--name', 'alice']);
+      expect(created.code, created.out).to.equal(0);
+      const { token } = JSON.parse(created.out);
+      expect(token).to.match(/^lop_/);
+      expect((await run(['create', '--name', 'alice'])).code, 'one active token per name').to.equal(1);
+      expect(JSON.parse((await run(['list'])).out).map((t: { name: string }) => t.name)).to.deep.equal(['alice']);
+      const db = createDb({ databaseUrl: null, dataDir });
+      const { operatorTokenName } = await import('../db/operators.js');
+      expect(await operatorTokenName(db, token)).to.equal('alice');
+      await db.destroy();
+      expect((await run(['revoke', '--name', 'alice'])).code).to.equal(0);
+      const again = createDb({ databaseUrl: null, dataDir });
+      expect(await operatorTokenName(again, token)).to.equal(null);
+      expect((await again('audit_log').orderBy('id').pluck('action'))).to.deep.equal(['operator_token.create', 'operator_token.revoke']);
+      await again.destroy();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,8 +1,10 @@
 import express, { Router } from 'express';
 import { changeFeedKeyStatus, listFeedKeys } from '../../db/feed-keys.js';
 import type { Db } from '../../db/knex.js';
+import { recordAudit } from '../../db/operators.js';
 import { listQuarantine, resolveQuarantine } from '../../db/quarantine.js';
 import { HttpError, notFound } from '../../lib/errors.js';
+import { operatorOf } from '../auth/operator.js';
 import { assertValid } from '../validators.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -26,7 +28,7 @@ export function adminIngestionRouter(deps: { db: Db }): Router {
       const change = await changeFeedKeyStatus(deps.db, id, to);
       if ('missing' in change) throw notFound(`no feed key ${id}`);
       if ('conflict' in change) throw new HttpError(409, `feed key ${id} is ${change.conflict.status} and cannot be ${action}d`);
-      req.log?.info({ keyId: id, action }, 'feed key changed by operator');
+      await recordAudit(deps.db, { actor: operatorOf(res), action: `key.${action}`, target: id });
       res.json(change.key);
     });
   }
@@ -41,7 +43,7 @@ export function adminIngestionRouter(deps: { db: Db }): Router {
     const body = assertValid<{ action?: 'review' | 'apply' }>('ResolveRequest', req.body ?? {}, 'body');
     const item = await resolveQuarantine(deps.db, id, body.action === 'apply');
     if (!item) throw notFound(`no quarantine item ${id}`);
-    req.log?.info({ quarantineId: id, resolution: item.resolution, applied: item.appliedCount }, 'quarantine item resolved');
+    await recordAudit(deps.db, { actor: operatorOf(res), action: 'quarantine.resolve', target: id, details: { resolution: item.resolution, applied: item.appliedCount } });
     res.json(item);
   });
 

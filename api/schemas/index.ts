@@ -1,3 +1,7 @@
+import {
+  adminFeedsQuerySchema, adminListingsQuerySchema, adminPageQuerySchema, auditQuerySchema, navLinkSchema, navRequestSchema, pageCreateSchema,
+  pageSchema, pageUpdateSchema, siteSchema, siteSettingRequestSchema, visibilityRequestSchema,
+} from './admin.js';
 import { errorSchema } from './error.js';
 import { feedContextSchema, feedQuerySchema, feedRequestSchema } from './feed-request.js';
 import { healthSchema, readinessSchema } from './health.js';
@@ -14,4 +18,6 @@ export const schemas = [
   keyRequestSchema, keyCreatedSchema, whoAmISchema, feedKeySchema, ingestionResultSchema, feedAcceptedSchema, feedStatusSchema,
   quarantineItemSchema, resolveRequestSchema, quarantineQuerySchema,
   listingSearchQuerySchema, directoryQuerySchema, listingPageSchema, agentPageSchema, officePageSchema, countriesSchema, fxRatesSchema,
+  adminPageQuerySchema, adminListingsQuerySchema, adminFeedsQuerySchema, auditQuerySchema, visibilityRequestSchema, siteSettingRequestSchema,
+  navLinkSchema, navRequestSchema, pageCreateSchema, pageUpdateSchema, pageSchema, siteSchema,
 ];

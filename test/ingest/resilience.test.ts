@@ -76,7 +76,8 @@ describe('Ingestion under failure: Redis and database outages, concurrent feeds'
         await pushFeed(svc.url, key, feed(officeListing('OFF1', 'A'))),
         await fetch(`${svc.url}/v1/feeds/whoami`, { headers: { authorization: `Bearer ${key}` } }),
         await fetch(`${svc.url}/v1/admin/keys`, { headers: { authorization: `Bearer ${svc.config.operatorToken}` } }),
-        ...(await Promise.all(['/v1/listings', '/v1/listings/OFF1/A', '/v1/agents', '/v1/offices', '/v1/countries'].map((p) => fetch(`${svc.url}${p}`)))),
+        ...(await Promise.all(['/v1/listings', '/v1/listings/OFF1/A', '/v1/agents', '/v1/offices', '/v1/countries', '/v1/site', '/v1/site/pages/about'].map((p) => fetch(`${svc.url}${p}`)))),
+        ...(await Promise.all(['/v1/admin/stats', '/v1/admin/listings', '/v1/admin/feeds', '/v1/admin/audit', '/v1/admin/site/pages'].map((p) => fetch(`${svc.url}${p}`, { headers: { authorization: `Bearer ${svc.config.operatorToken}` } })))),
       ]) {
         expect(res.status).to.equal(503);
         expect(await res.json()).to.deep.equal({ error: 'the database is unavailable; try again shortly' });

@@ -1,0 +1,45 @@
+import express, { Router } from 'express';
+import type { Knex } from 'knex';
+import { adminFeeds, adminListings, adminStats, setListingHidden } from '../../db/admin-reads.js';
+import { listAudit, recordAudit } from '../../db/operators.js';
+import { notFound } from '../../lib/errors.js';
+import type { JobQueue } from '../../workers/job-queue.js';
+import { operatorOf } from '../auth/operator.js';
+import { assertValid, assertValidQuery } from '../validators.js';
+
+/** Dashboard, listing review and visibility, feed events and the audit log (behind the operator credential). */
+export function adminOperationsRouter(deps: { db: Knex; ingestQueue: JobQueue; queueIsRedis: boolean }): Router {
+  const router = Router();
+  const { db } = deps;
+
+  router.get('/v1/admin/stats', async (_req, res) => {
+    const stats: Record<string, unknown> = await adminStats(db);
+    if (deps.queueIsRedis) {
+      // Queue depths only when REDIS_URL is set; an unreachable Redis is reported, not fatal.
+      stats.queues = await deps.ingestQueue.counts().then((ingest) => ({ ingest }), (err: Error) => ({ error: err.message }));
+    }
+    res.json(stats);
+  });
+
+  router.get('/v1/admin/listings', async (req, res) => {
+    res.json(await adminListings(db, assertValidQuery('AdminListingsQuery', req.query)));
+  });
+
+  router.post('/v1/admin/listings/visibility', express.json({ limit: '4kb' }), async (req, res) => {
+    const body = assertValid<{ officeId: string; uniqueId: string; hidden: boolean }>('VisibilityRequest', req.body ?? null, 'body');
+    const result = await setListingHidden(db, body.officeId, body.uniqueId, body.hidden);
+    if (!result) throw notFound(`no listing ${body.officeId}/${body.uniqueId}`);
+    await recordAudit(db, { actor: operatorOf(res), action: body.hidden ? 'listing.hide' : 'listing.show', target: result.listingKey });
+    res.json(result);
+  });
+
+  router.get('/v1/admin/feeds', async (req, res) => {
+    res.json(await adminFeeds(db, assertValidQuery('AdminFeedsQuery', req.query)));
+  });
+
+  router.get('/v1/admin/audit', async (req, res) => {
+    res.json(await listAudit(db, assertValidQuery('AuditQuery', req.query)));
+  });
+
+  return router;
+}

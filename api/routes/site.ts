@@ -1,0 +1,91 @@
+import express, { Router } from 'express';
+import type { Knex } from 'knex';
+import { recordAudit } from '../../db/operators.js';
+import {
+  createPage, deletePage, listPages, navigation, pageBySlug, putNavigation, putSetting, settings, SlugInUse, updatePage, type SettingKey,
+} from '../../db/site.js';
+import { HttpError, notFound } from '../../lib/errors.js';
+import { operatorOf } from '../auth/operator.js';
+import type { NavLink, PageInput } from '../schemas/admin.js';
+import { assertValid } from '../validators.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const pageId = (raw: unknown) => {
+  const id = String(raw);
+  if (!UUID.test(id)) throw notFound(`no page ${id}`);
+  return id;
+};
+const slugInUse = (err: unknown) => (err instanceof SlugInUse ? new HttpError(409, `slug "${err.message}" is already used by another page`) : err);
+const json = express.json({ limit: '512kb' });
+
+/** Public site content: settings, navigation and published pages (DESIGN.md §9). */
+export function siteRouter(db: Knex): Router {
+  const router = Router();
+  router.get('/v1/site', async (_req, res) => {
+    const [s, nav, pages] = await Promise.all([settings(db), navigation(db), listPages(db, { publishedOnly: true })]);
+    res.json({ settings: s, navigation: nav, pages: pages.map((p) => ({ id: p.id, slug: p.slug, title: p.title, description: p.description })) });
+  });
+  router.get('/v1/site/pages/:slug', async (req, res) => {
+    const slug = String(req.params.slug);
+    const page = slug.length <= 80 ? await pageBySlug(db, slug, { publishedOnly: true }) : null;
+    if (!page) throw notFound(`no published page ${slug.slice(0, 80)}`);
+    res.json(page);
+  });
+  return router;
+}
+
+/** Operator routes for site content (behind the operator credential); every change is audited. */
+export function adminSiteRouter(db: Knex): Router {
+  const router = Router();
+
+  router.put('/v1/admin/site/settings', json, async (req, res) => {
+    const body = assertValid<{ key: SettingKey; value: Record<string, unknown> }>('SiteSettingRequest', req.body ?? null, 'body');
+    await putSetting(db, body.key, body.value);
+    await recordAudit(db, { actor: operatorOf(res), action: 'site.settings', target: body.key });
+    res.json({ settings: await settings(db) });
+  });
+
+  router.put('/v1/admin/site/nav', json, async (req, res) => {
+    const body = assertValid<{ links: NavLink[] }>('NavRequest', req.body ?? null, 'body');
+    const links = await putNavigation(db, body.links);
+    await recordAudit(db, { actor: operatorOf(res), action: 'site.navigation', details: { links: body.links.length } });
+    res.json({ navigation: links });
+  });
+
+  router.get('/v1/admin/site/pages', async (_req, res) => {
+    res.json({ pages: await listPages(db, { publishedOnly: false }) });
+  });
+
+  router.post('/v1/admin/site/pages', json, async (req, res) => {
+    const body = assertValid<Required<Pick<PageInput, 'slug' | 'title' | 'body'>> & PageInput>('PageCreate', req.body ?? null, 'body');
+    const page = await createPage(db, body).catch((err) => Promise.reject(slugInUse(err)));
+    await recordAudit(db, { actor: operatorOf(res), action: 'page.create', target: page.id, details: { slug: page.slug } });
+    res.json(page);
+  });
+
+  router.get('/v1/admin/site/pages/:slug', async (req, res) => {
+    const slug = String(req.params.slug);
+    const page = slug.length <= 80 ? await pageBySlug(db, slug, { publishedOnly: false }) : null;
+    if (!page) throw notFound(`no page ${slug.slice(0, 80)}`);
+    res.json(page);
+  });
+
+  router.put('/v1/admin/site/pages/id/:id', json, async (req, res) => {
+    const id = pageId(req.params.id);
+    const body = assertValid<PageInput>('PageUpdate', req.body ?? null, 'body');
+    const page = await updatePage(db, id, body).catch((err) => Promise.reject(slugInUse(err)));
+    if (!page) throw notFound(`no page ${id}`);
+    await recordAudit(db, { actor: operatorOf(res), action: 'page.update', target: id, details: { fields: Object.keys(body) } });
+    res.json(page);
+  });
+
+  router.delete('/v1/admin/site/pages/id/:id', async (req, res) => {
+    const id = pageId(req.params.id);
+    const page = await deletePage(db, id);
+    if (!page) throw notFound(`no page ${id}`);
+    await recordAudit(db, { actor: operatorOf(res), action: 'page.delete', target: id, details: { slug: page.slug } });
+    res.json({ deleted: id });
+  });
+
+  return router;
+}

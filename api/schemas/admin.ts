@@ -1,0 +1,155 @@
+/** Schemas of the operator API (SPEC.md Admin table, DESIGN.md §8, §9). */
+
+const limit = { type: 'integer', minimum: 1, maximum: 200, default: 50 } as const;
+const offset = { type: 'integer', minimum: 0, default: 0 } as const;
+const booleanText = { enum: ['true', 'false'] } as const;
+
+export const adminPageQuerySchema = {
+  $id: 'AdminPageQuery',
+  type: 'object',
+  additionalProperties: false,
+  properties: { limit, offset },
+} as const;
+
+export const adminListingsQuerySchema = {
+  $id: 'AdminListingsQuery',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    q: { type: 'string', minLength: 1, maxLength: 100, description: 'Case-insensitive substring of the listing key, address or headline.' },
+    hidden: { ...booleanText, description: 'true: hidden listings only; false: visible ones only.' },
+    limit,
+    offset,
+  },
+} as const;
+
+export const adminFeedsQuerySchema = {
+  $id: 'AdminFeedsQuery',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    status: { enum: ['queued', 'running', 'done', 'failed', 'rejected'] },
+    limit,
+    offset,
+  },
+} as const;
+
+export const auditQuerySchema = {
+  $id: 'AuditQuery',
+  type: 'object',
+  additionalProperties: false,
+  properties: { action: { type: 'string', minLength: 1, maxLength: 60 }, limit, offset },
+} as const;
+
+const id100 = { type: 'string', minLength: 1, maxLength: 100 } as const;
+
+export const visibilityRequestSchema = {
+  $id: 'VisibilityRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['officeId', 'uniqueId', 'hidden'],
+  properties: { officeId: id100, uniqueId: id100, hidden: { type: 'boolean' } },
+} as const;
+
+const localeText = {
+  type: 'object',
+  minProperties: 1,
+  maxProperties: 50,
+  propertyNames: { pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$' },
+  additionalProperties: { type: 'string', maxLength: 20000 },
+  description: 'Text by locale, e.g. { "en-AU": "…" }; each value at most 20,000 characters.',
+} as const;
+
+export const siteSettingRequestSchema = {
+  $id: 'SiteSettingRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['key', 'value'],
+  properties: { key: { enum: ['identity', 'seo', 'favicon'] }, value: { type: 'object', description: 'Open object.' } },
+} as const;
+
+export const navLinkSchema = {
+  $id: 'NavLink',
+  type: 'object',
+  additionalProperties: false,
+  required: ['kind', 'ref', 'label', 'visible', 'newTab'],
+  properties: {
+    kind: { enum: ['builtin', 'page', 'custom'], description: 'builtin: listings, agents or offices; page: a page slug; custom: a URL.' },
+    ref: { type: 'string', minLength: 1, maxLength: 500 },
+    label: { oneOf: [{ type: 'null' }, localeText] },
+    visible: { type: 'boolean' },
+    newTab: { type: 'boolean' },
+  },
+} as const;
+
+export const navRequestSchema = {
+  $id: 'NavRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['links'],
+  properties: { links: { type: 'array', maxItems: 20, items: { $ref: 'NavLink' }, description: 'An empty list restores the default navigation.' } },
+} as const;
+
+const slug = { type: 'string', minLength: 1, maxLength: 80, pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$', description: 'Lower-case letters and digits in words joined by hyphens.' } as const;
+
+export const pageCreateSchema = {
+  $id: 'PageCreate',
+  type: 'object',
+  additionalProperties: false,
+  required: ['slug', 'title', 'body'],
+  properties: { slug, title: localeText, body: localeText, description: { oneOf: [{ type: 'null' }, localeText] }, published: { type: 'boolean' } },
+} as const;
+
+export const pageUpdateSchema = {
+  $id: 'PageUpdate',
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: pageCreateSchema.properties,
+} as const;
+
+export const pageSchema = {
+  $id: 'Page',
+  type: 'object',
+  required: ['id', 'slug', 'title', 'body', 'description', 'published', 'createdAt', 'updatedAt'],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    slug: { type: 'string' },
+    title: { type: 'object' },
+    body: { type: 'object' },
+    description: { type: ['object', 'null'] },
+    published: { type: 'boolean' },
+    createdAt: { type: 'string', format: 'date-time' },
+    updatedAt: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
+export const siteSchema = {
+  $id: 'Site',
+  type: 'object',
+  required: ['settings', 'navigation', 'pages'],
+  properties: {
+    settings: { type: 'object', required: ['identity', 'seo', 'favicon'], properties: { identity: { type: 'object' }, seo: { type: 'object' }, favicon: { type: 'object' } } },
+    navigation: { type: 'array', items: { $ref: 'NavLink' } },
+    pages: {
+      type: 'array',
+      items: { type: 'object', required: ['id', 'slug', 'title', 'description'], properties: { id: { type: 'string' }, slug: { type: 'string' }, title: { type: 'object' }, description: { type: ['object', 'null'] } } },
+    },
+  },
+} as const;
+
+export interface NavLink {
+  kind: 'builtin' | 'page' | 'custom';
+  ref: string;
+  label: Record<string, string> | null;
+  visible: boolean;
+  newTab: boolean;
+}
+
+export interface PageInput {
+  slug?: string;
+  title?: Record<string, string>;
+  body?: Record<string, string>;
+  description?: Record<string, string> | null;
+  published?: boolean;
+}

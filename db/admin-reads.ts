@@ -1,0 +1,114 @@
+import type { Knex } from 'knex';
+import { listingKey } from '../pipeline/listing-key.js';
+import { refreshDirectory } from './directory.js';
+
+const likePattern = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** Listings for review, hidden and non-public included, most recently changed first. */
+export async function adminListings(db: Knex, query: { q?: string; hidden?: 'true' | 'false'; limit: number; offset: number }) {
+  const base = () => {
+    const q = db('listings');
+    if (query.hidden) q.where('hidden', query.hidden === 'true');
+    if (query.q) {
+      const pattern = likePattern(query.q);
+      q.where((w) =>
+        w
+          .whereRaw("lower(listing_key) LIKE ? ESCAPE '\\'", [pattern])
+          .orWhereRaw("lower(concat_ws(' ', data->'address'->>'streetNumber', data->'address'->>'street', data->'address'->>'locality', data->'address'->>'postcode')) LIKE ? ESCAPE '\\'", [pattern])
+          .orWhereRaw("lower((data->'headline')::text) LIKE ? ESCAPE '\\'", [pattern]),
+      );
+    }
+    return q;
+  };
+  const [rows, [{ n }]] = await Promise.all([
+    base()
+      .select('listing_key', 'office', 'unique_id', 'status', 'hidden', 'is_public', 'mod_time', 'updated_at', db.raw("data->'headline' AS headline"), db.raw("data->'address' AS address"))
+      .orderBy([{ column: 'updated_at', order: 'desc' }, { column: 'listing_key' }])
+      .limit(query.limit)
+      .offset(query.offset),
+    base().count({ n: '*' }),
+  ]);
+  return {
+    total: Number(n),
+    listings: rows.map((r: any) => ({
+      listingKey: r.listing_key,
+      office: r.office,
+      uniqueId: r.unique_id,
+      status: r.status,
+      hidden: r.hidden,
+      public: r.is_public,
+      modTime: new Date(r.mod_time).toISOString(),
+      updatedAt: new Date(r.updated_at).toISOString(),
+      headline: r.headline,
+      address: r.address,
+    })),
+  };
+}
+
+/**
+ * Sets the operator hidden flag (ingestion never touches it) and rebuilds the office's directory
+ * rows. null for an unknown listing.
+ */
+export async function setListingHidden(db: Knex, office: string, uniqueId: string, hidden: boolean): Promise<{ listingKey: string; hidden: boolean; status: string } | null> {
+  const [row] = await db('listings').where({ listing_key: listingKey(office, uniqueId) }).update({ hidden }).returning(['listing_key', 'hidden', 'status']);
+  if (!row) return null;
+  await refreshDirectory(db, [office]);
+  return { listingKey: row.listing_key, hidden: row.hidden, status: row.status };
+}
+
+/** Recent feed events: source, scope, counts, status and issues (never the body or the per-listing upserts). */
+export async function adminFeeds(db: Knex, query: { status?: string; limit: number; offset: number }) {
+  const base = () => (query.status ? db('feed_events').where({ status: query.status }) : db('feed_events'));
+  const [rows, [{ n }]] = await Promise.all([
+    base()
+      .select('id', 'source', 'key_id', 'office_scope', 'format', 'mode', 'status', 'attempts', 'body_bytes', 'error', 'created_at', 'finished_at', db.raw("result - 'upserts' AS result"))
+      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }])
+      .limit(query.limit)
+      .offset(query.offset),
+    base().count({ n: '*' }),
+  ]);
+  return {
+    total: Number(n),
+    feeds: rows.map((r: any) => ({
+      feedId: r.id,
+      source: r.source,
+      keyId: r.key_id,
+      officeScope: r.office_scope,
+      format: r.format,
+      mode: r.mode,
+      status: r.status,
+      attempts: r.attempts,
+      bodyBytes: Number(r.body_bytes),
+      createdAt: new Date(r.created_at).toISOString(),
+      finishedAt: r.finished_at ? new Date(r.finished_at).toISOString() : null,
+      error: r.error,
+      ok: r.result?.ok ?? null,
+      counts: r.result?.counts ?? null,
+      summary: r.result?.summary ?? null,
+      reconcile: r.result?.reconcile ?? null,
+      issues: r.result?.issues ?? [],
+    })),
+  };
+}
+
+/** The dashboard figures (queue depths are added by the route when a queue is there). */
+export async function adminStats(db: Knex) {
+  const [[listings], byStatus, [directory], [quarantine], [keys]] = await Promise.all([
+    db('listings').select(
+      db.raw('count(*)::int AS total'),
+      db.raw('count(*) FILTER (WHERE is_public)::int AS public'),
+      db.raw('count(*) FILTER (WHERE hidden)::int AS hidden'),
+      db.raw("count(*) FILTER (WHERE status = 'archived')::int AS archived"),
+    ),
+    db('listings').select('status').count({ n: '*' }).groupBy('status'),
+    db.select(db.raw('(SELECT count(*) FROM directory_agents)::int AS agents'), db.raw('(SELECT count(*) FROM directory_offices)::int AS offices')),
+    db('quarantine_items').whereNull('resolved_at').count({ open: '*' }),
+    db('feed_keys').select(db.raw("count(*) FILTER (WHERE status = 'suspended')::int AS suspended"), db.raw("count(*) FILTER (WHERE status = 'active')::int AS active")),
+  ]);
+  return {
+    listings: { ...listings, byStatus: Object.fromEntries(byStatus.map((r: any) => [r.status, Number(r.n)])) },
+    directory,
+    quarantine: { open: Number(quarantine.open) },
+    feedKeys: keys,
+  };
+}

@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { hashSecret, newSecret } from '../lib/secrets.js';
+
+/** Named operator tokens (besides OPERATOR_TOKEN): shown once, stored as a hash. */
+export async function createOperatorToken(db: Knex, name: string): Promise<{ id: string; name: string; token: string }> {
+  const token = newSecret('lop');
+  const id = randomUUID();
+  await db('operator_tokens').insert({ id, name, token_hash: hashSecret(token) });
+  return { id, name, token };
+}
+
+/** Revokes the active token of that name; false when there is none. */
+export async function revokeOperatorToken(db: Knex, name: string): Promise<boolean> {
+  const n = await db('operator_tokens').where({ name }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });
+  return n > 0;
+}
+
+/** The name of the active token with this secret, or null. */
+export async function operatorTokenName(db: Knex, secret: string): Promise<string | null> {
+  const row = await db('operator_tokens').where({ token_hash: hashSecret(secret) }).whereNull('revoked_at').first('name');
+  return row ? (row.name as string) : null;
+}
+
+export async function listOperatorTokens(db: Knex): Promise<{ id: string; name: string; createdAt: string; revokedAt: string | null }[]> {
+  const rows = await db('operator_tokens').orderBy('created_at', 'desc');
+  return rows.map((r: any) => ({ id: r.id, name: r.name, createdAt: new Date(r.created_at).toISOString(), revokedAt: r.revoked_at ? new Date(r.revoked_at).toISOString() : null }));
+}
+
+export interface AuditEntry {
+  actor: string;
+  action: string;
+  target?: string | null;
+  details?: Record<string, unknown> | null;
+}
+
+/** Records who did what; operator actions write it in the same transaction as the change where they can. */
+export async function recordAudit(db: Knex, entry: AuditEntry): Promise<void> {
+  await db('audit_log').insert({ actor: entry.actor, action: entry.action, target: entry.target ?? null, details: entry.details ? JSON.stringify(entry.details) : null });
+}
+
+export async function listAudit(db: Knex, page: { limit: number; offset: number; action?: string }): Promise<{ total: number; entries: Record<string, unknown>[] }> {
+  const base = () => {
+    const q = db('audit_log');
+    if (page.action) q.where({ action: page.action });
+    return q;
+  };
+  const [rows, [{ n }]] = await Promise.all([base().orderBy('id', 'desc').limit(page.limit).offset(page.offset), base().count({ n: '*' })]);
+  return {
+    total: Number(n),
+    entries: rows.map((r: any) => ({ id: String(r.id), at: new Date(r.at).toISOString(), actor: r.actor, action: r.action, target: r.target, details: r.details })),
+  };
+}

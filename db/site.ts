@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { NavLink, PageInput } from '../api/schemas/admin.js';
+
+/** Shown when no navigation was set, and restored by an empty list (DESIGN.md §9). */
+export const DEFAULT_NAVIGATION: NavLink[] = (['listings', 'agents', 'offices'] as const).map((ref) => ({ kind: 'builtin', ref, label: null, visible: true, newTab: false }));
+
+export type SettingKey = 'identity' | 'seo' | 'favicon';
+
+export interface Page {
+  id: string;
+  slug: string;
+  title: Record<string, string>;
+  body: Record<string, string>;
+  description: Record<string, string> | null;
+  published: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const toPage = (r: any): Page => ({
+  id: r.id,
+  slug: r.slug,
+  title: r.title,
+  body: r.body,
+  description: r.description ?? null,
+  published: r.published,
+  createdAt: new Date(r.created_at).toISOString(),
+  updatedAt: new Date(r.updated_at).toISOString(),
+});
+
+export async function putSetting(db: Knex, key: SettingKey, value: Record<string, unknown>): Promise<void> {
+  await db('site_settings').insert({ key, value: JSON.stringify(value), updated_at: db.fn.now() }).onConflict('key').merge();
+}
+
+export async function settings(db: Knex): Promise<Record<SettingKey, Record<string, unknown>>> {
+  const rows = await db('site_settings').select('key', 'value');
+  const found = Object.fromEntries(rows.map((r: any) => [r.key, r.value]));
+  return { identity: found.identity ?? {}, seo: found.seo ?? {}, favicon: found.favicon ?? {} };
+}
+
+/** Stores the navigation; an empty list stores "default". Returns what is now in effect. */
+export async function putNavigation(db: Knex, links: NavLink[]): Promise<NavLink[]> {
+  const stored = links.length ? JSON.stringify(links) : null;
+  await db('site_navigation').insert({ id: 1, links: stored, updated_at: db.fn.now() }).onConflict('id').merge();
+  return links.length ? links : DEFAULT_NAVIGATION;
+}
+
+export async function navigation(db: Knex): Promise<NavLink[]> {
+  const row = await db('site_navigation').where({ id: 1 }).first('links');
+  return row?.links ?? DEFAULT_NAVIGATION;
+}
+
+/** Thrown when a slug is taken (the caller answers 409). */
+export class SlugInUse extends Error {}
+
+const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
+
+export async function createPage(db: Knex, input: Required<Pick<PageInput, 'slug' | 'title' | 'body'>> & PageInput): Promise<Page> {
+  try {
+    const [row] = await db('site_pages')
+      .insert({
+        id: randomUUID(),
+        slug: input.slug,
+        title: JSON.stringify(input.title),
+        body: JSON.stringify(input.body),
+        description: input.description ? JSON.stringify(input.description) : null,
+        published: input.published ?? false,
+      })
+      .returning('*');
+    return toPage(row);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new SlugInUse(input.slug);
+    throw err;
+  }
+}
+
+/** Applies the given fields; null for an unknown id. */
+export async function updatePage(db: Knex, id: string, input: PageInput): Promise<Page | null> {
+  const changes: Record<string, unknown> = { updated_at: db.fn.now() };
+  if (input.slug !== undefined) changes.slug = input.slug;
+  for (const field of ['title', 'body'] as const) if (input[field] !== undefined) changes[field] = JSON.stringify(input[field]);
+  if (input.description !== undefined) changes.description = input.description === null ? null : JSON.stringify(input.description);
+  if (input.published !== undefined) changes.published = input.published;
+  try {
+    const [row] = await db('site_pages').where({ id }).update(changes).returning('*');
+    return row ? toPage(row) : null;
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new SlugInUse(input.slug!);
+    throw err;
+  }
+}
+
+export async function deletePage(db: Knex, id: string): Promise<Page | null> {
+  const [row] = await db('site_pages').where({ id }).del().returning('*');
+  return row ? toPage(row) : null;
+}
+
+export async function listPages(db: Knex, options: { publishedOnly: boolean }): Promise<Page[]> {
+  const q = db('site_pages').orderBy('slug');
+  if (options.publishedOnly) q.where({ published: true });
+  return (await q).map(toPage);
+}
+
+export async function pageBySlug(db: Knex, slug: string, options: { publishedOnly: boolean }): Promise<Page | null> {
+  const q = db('site_pages').where({ slug });
+  if (options.publishedOnly) q.where({ published: true });
+  const row = await q.first();
+  return row ? toPage(row) : null;
+}

@@ -1,0 +1,168 @@
+import { expect } from 'chai';
+import { validatorFor } from '../../api/validators.js';
+import { createOperatorToken, revokeOperatorToken } from '../../db/operators.js';
+import { feed } from '../helpers.js';
+import { activeKey, admin, officeListing, pushFeed } from '../ingest/client.js';
+import { startTestService, type TestService } from '../service.js';
+
+const ADMIN_ROUTES: [string, string][] = [
+  ['GET', '/v1/admin/keys'], ['POST', '/v1/admin/keys/00000000-0000-4000-8000-000000000000/approve'], ['POST', '/v1/admin/keys/00000000-0000-4000-8000-000000000000/revoke'],
+  ['GET', '/v1/admin/quarantine'], ['POST', '/v1/admin/quarantine/00000000-0000-4000-8000-000000000000/resolve'],
+  ['GET', '/v1/admin/stats'], ['GET', '/v1/admin/listings'], ['POST', '/v1/admin/listings/visibility'], ['GET', '/v1/admin/feeds'], ['GET', '/v1/admin/audit'],
+  ['PUT', '/v1/admin/site/settings'], ['PUT', '/v1/admin/site/nav'], ['GET', '/v1/admin/site/pages'], ['POST', '/v1/admin/site/pages'],
+  ['GET', '/v1/admin/site/pages/about'], ['PUT', '/v1/admin/site/pages/id/00000000-0000-4000-8000-000000000000'], ['DELETE', '/v1/admin/site/pages/id/00000000-0000-4000-8000-000000000000'],
+];
+
+describe('Operator API and site content (PostgreSQL)', function () {
+  this.timeout(30_000);
+  let svc: TestService;
+  let key: string;
+  let alice: string;
+  before(async () => {
+    svc = await startTestService({ database: 'postgres' });
+    key = await activeKey(svc.db, ['OFF1', 'OFF2']);
+    alice = (await createOperatorToken(svc.db, 'alice')).token;
+    const res = await pushFeed(svc.url, key, feed(officeListing('OFF1', 'A', { headline: 'Sunny cottage' }), officeListing('OFF1', 'B'), officeListing('OFF2', 'C', { status: 'sold' })));
+    expect(res.status).to.equal(200);
+  });
+  after(() => svc.close());
+
+  const as = (token: string) => (method: string, path: string, body?: unknown) => admin(svc.url, method, path, body, token);
+  const call = async (method: string, path: string, body?: unknown, token?: string) => {
+    const res = await admin(svc.url, method, path, body, token);
+    return { status: res.status, body: await res.json() };
+  };
+
+  it('answers 401 with an error body on every admin route without a valid credential, and accepts named tokens until revoked', async () => {
+    for (const [method, path] of ADMIN_ROUTES) {
+      for (const headers of [{}, { authorization: 'Bearer wrong-token-wrong-token' }, { authorization: 'Basic b3A6d3Jvbmc=' }] as Record<string, string>[]) {
+        const res = await fetch(`${svc.url}${path}`, { method, headers });
+        expect(res.status, `${method} ${path}`).to.equal(401);
+        expect(Object.keys(await res.json())).to.deep.equal(['error']);
+      }
+    }
+    expect((await as(alice)('GET', '/v1/admin/stats')).status).to.equal(200);
+    const bob = (await createOperatorToken(svc.db, 'bob')).token;
+    expect((await as(bob)('GET', '/v1/admin/stats')).status).to.equal(200);
+    await revokeOperatorToken(svc.db, 'bob');
+    expect((await as(bob)('GET', '/v1/admin/stats')).status).to.equal(401);
+  });
+
+  it('shows the dashboard figures', async () => {
+    const { status, body } = await call('GET', '/v1/admin/stats');
+    expect(status).to.equal(200);
+    expect(body.listings).to.deep.include({ total: 3, public: 2, hidden: 0, archived: 0 });
+    expect(body.listings.byStatus).to.deep.equal({ active: 2, sold: 1 });
+    expect(body.directory).to.deep.equal({ agents: 0, offices: 1 });
+    expect(body.quarantine).to.deep.equal({ open: 0 });
+    expect(body.feedKeys.active).to.be.at.least(1);
+    expect(body).not.to.have.property('queues'); // no REDIS_URL here
+  });
+
+  it('lists listings for review (hidden and non-public included) with q, hidden, limit and offset', async () => {
+    const all = await call('GET', '/v1/admin/listings');
+    expect(all.body.total).to.equal(3);
+    expect(all.body.listings.map((l: { listingKey: string }) => l.listingKey).sort()).to.deep.equal(['OFF1/A', 'OFF1/B', 'OFF2/C']);
+    expect((await call('GET', '/v1/admin/listings?q=SUNNY')).body.listings.map((l: { listingKey: string }) => l.listingKey)).to.deep.equal(['OFF1/A']);
+    expect((await call('GET', '/v1/admin/listings?q=off2/')).body.total).to.equal(1);
+    expect((await call('GET', '/v1/admin/listings?q=richmond&limit=1&offset=1')).body.listings).to.have.length(1);
+    for (const query of ['limit=0', 'limit=201', 'offset=-1', `q=${'x'.repeat(101)}`, 'hidden=maybe', 'other=1']) {
+      const res = await call('GET', `/v1/admin/listings?${query}`);
+      expect(res.status, query).to.equal(400);
+      expect(res.body.error).to.be.a('string');
+    }
+  });
+
+  it('hides a listing from every public read and the directory; the flag survives re-ingest; the action is audited', async () => {
+    const hide = await as(alice)('POST', '/v1/admin/listings/visibility', { officeId: 'OFF1', uniqueId: 'A', hidden: true });
+    expect(hide.status).to.equal(200);
+    expect(await hide.json()).to.deep.equal({ listingKey: 'OFF1/A', hidden: true, status: 'active' });
+    expect((await fetch(`${svc.url}/v1/listings/OFF1/A`)).status).to.equal(404);
+    const search = await (await fetch(`${svc.url}/v1/listings?office=OFF1&limit=10`)).json();
+    expect(search.listings.map((l: { uniqueId: string }) => l.uniqueId)).to.deep.equal(['B']);
+    expect((await (await fetch(`${svc.url}/v1/offices?office=OFF1`)).json()).offices[0].listingCount).to.equal(1);
+
+    // Re-ingest with a change: still hidden.
+    const again = await pushFeed(svc.url, key, feed(officeListing('OFF1', 'A', { headline: 'Sunny cottage, new paint', modTime: '2024-04-01-10:00:00' })));
+    expect((await again.json()).upserts).to.deep.equal([{ listingKey: 'OFF1/A', action: 'updated' }]);
+    expect((await fetch(`${svc.url}/v1/listings/OFF1/A`)).status).to.equal(404);
+    expect((await call('GET', '/v1/admin/listings?hidden=true')).body.listings.map((l: { listingKey: string }) => l.listingKey)).to.deep.equal(['OFF1/A']);
+
+    expect((await call('POST', '/v1/admin/listings/visibility', { officeId: 'OFF1', uniqueId: 'A', hidden: false })).status).to.equal(200);
+    expect((await fetch(`${svc.url}/v1/listings/OFF1/A`)).status).to.equal(200);
+    expect((await call('POST', '/v1/admin/listings/visibility', { officeId: 'OFF1', uniqueId: 'NOPE', hidden: true })).status).to.equal(404);
+    for (const body of [{ officeId: '', uniqueId: 'A', hidden: true }, { officeId: 'x'.repeat(101), uniqueId: 'A', hidden: true }, { officeId: 'OFF1', uniqueId: 'A' }, { officeId: 'OFF1', uniqueId: 'A', hidden: 'yes' }]) {
+      expect((await call('POST', '/v1/admin/listings/visibility', body)).status, JSON.stringify(body)).to.equal(400);
+    }
+
+    const audit = (await call('GET', '/v1/admin/audit?action=listing.hide')).body;
+    expect(audit.entries[0]).to.deep.include({ actor: 'token:alice', action: 'listing.hide', target: 'OFF1/A' });
+    expect((await call('GET', '/v1/admin/audit')).body.entries[0]).to.deep.include({ actor: 'bootstrap', action: 'listing.show' });
+  });
+
+  it('lists recent feed events with counts, status and issues, but never bodies or per-listing upserts', async () => {
+    await pushFeed(svc.url, key, feed('<residential modTime="2024-03-01-10:00:00" status="current"><agentID>OFF2</agentID><uniqueID>BAD</uniqueID></residential>'));
+    const { body } = await call('GET', '/v1/admin/feeds?limit=2');
+    expect(body.total).to.be.at.least(3);
+    const [latest] = body.feeds;
+    expect(latest).to.deep.include({ source: 'api', status: 'done', ok: false, counts: { parsed: 1, valid: 0, invalid: 1 } });
+    expect(latest.issues.map((i: { code: string }) => i.code)).to.include('missing_address');
+    expect(latest).not.to.have.property('upserts');
+    expect((await call('GET', '/v1/admin/feeds?status=failed')).body.total).to.equal(0);
+    expect((await call('GET', '/v1/admin/feeds?status=odd')).status).to.equal(400);
+  });
+
+  it('edits site settings and navigation; an empty navigation restores the default', async () => {
+    expect((await call('PUT', '/v1/admin/site/settings', { key: 'identity', value: { name: 'Homes' } })).status).to.equal(200);
+    for (const body of [{ key: 'theme', value: {} }, { key: 'seo', value: 'x' }, { key: 'seo' }, { key: 'seo', value: {}, extra: 1 }]) {
+      expect((await call('PUT', '/v1/admin/site/settings', body)).status, JSON.stringify(body)).to.equal(400);
+    }
+    const link = { kind: 'custom', ref: 'https://blog.example.com', label: { 'en-AU': 'Blog' }, visible: true, newTab: true };
+    expect((await call('PUT', '/v1/admin/site/nav', { links: [link] })).body.navigation).to.deep.equal([link]);
+    const site = await (await fetch(`${svc.url}/v1/site`)).json();
+    expect(validatorFor('Site')(site)).to.equal(true);
+    expect(site.settings).to.deep.equal({ identity: { name: 'Homes' }, seo: {}, favicon: {} });
+    expect(site.navigation).to.deep.equal([link]);
+    for (const links of [Array(21).fill(link), [{ ...link, ref: '' }], [{ ...link, ref: 'x'.repeat(501) }], [{ ...link, kind: 'other' }], [{ ...link, label: { 'en-AU': 'x'.repeat(20001) } }]]) {
+      expect((await call('PUT', '/v1/admin/site/nav', { links })).status).to.equal(400);
+    }
+    const restored = (await call('PUT', '/v1/admin/site/nav', { links: [] })).body.navigation;
+    expect(restored.map((l: { ref: string }) => l.ref)).to.deep.equal(['listings', 'agents', 'offices']);
+    expect((await (await fetch(`${svc.url}/v1/site`)).json()).navigation).to.deep.equal(restored);
+  });
+
+  it('creates, reads, updates and deletes pages; only published pages are public; slugs are unique', async () => {
+    const created = await call('POST', '/v1/admin/site/pages', { slug: 'about', title: { 'en-AU': 'About' }, body: { 'en-AU': 'Who we are' } });
+    expect(created.status).to.equal(200);
+    expect(validatorFor('Page')(created.body)).to.equal(true);
+    expect(created.body).to.include({ slug: 'about', published: false, description: null });
+    expect((await call('POST', '/v1/admin/site/pages', { slug: 'about', title: { en: 'x' }, body: { en: 'y' } })).status).to.equal(409);
+    for (const body of [{ slug: 'About Us', title: { en: 'x' }, body: { en: 'y' } }, { slug: 'x'.repeat(81), title: { en: 'x' }, body: { en: 'y' } }, { slug: 'ok', title: {}, body: { en: 'y' } }, { slug: 'ok', title: { en: 'x'.repeat(20001) }, body: { en: 'y' } }, { slug: 'ok', body: { en: 'y' } }]) {
+      expect((await call('POST', '/v1/admin/site/pages', body)).status, JSON.stringify(body).slice(0, 80)).to.equal(400);
+    }
+    expect((await fetch(`${svc.url}/v1/site/pages/about`)).status, 'drafts are not public').to.equal(404);
+    expect((await call('GET', '/v1/admin/site/pages/about')).body.id).to.equal(created.body.id);
+
+    const id = created.body.id;
+    const published = await call('PUT', `/v1/admin/site/pages/id/${id}`, { published: true, description: { 'en-AU': 'About us' } });
+    expect(published.body).to.include({ published: true });
+    const publicPage = await (await fetch(`${svc.url}/v1/site/pages/about`)).json();
+    expect(publicPage).to.include({ id, slug: 'about' });
+    expect((await (await fetch(`${svc.url}/v1/site`)).json()).pages).to.deep.equal([{ id, slug: 'about', title: { 'en-AU': 'About' }, description: { 'en-AU': 'About us' } }]);
+
+    const other = await call('POST', '/v1/admin/site/pages', { slug: 'contact', title: { en: 'Contact' }, body: { en: 'Call us' }, published: true });
+    expect((await call('PUT', `/v1/admin/site/pages/id/${other.body.id}`, { slug: 'about' })).status).to.equal(409);
+    expect((await call('PUT', `/v1/admin/site/pages/id/${other.body.id}`, {})).status).to.equal(400);
+    expect((await call('PUT', '/v1/admin/site/pages/id/00000000-0000-4000-8000-000000000000', { published: false })).status).to.equal(404);
+    expect((await call('PUT', '/v1/admin/site/pages/id/not-a-uuid', { published: false })).status).to.equal(404);
+    expect((await call('GET', '/v1/admin/site/pages')).body.pages.map((p: { slug: string }) => p.slug)).to.deep.equal(['about', 'contact']);
+
+    expect((await call('DELETE', `/v1/admin/site/pages/id/${id}`)).body).to.deep.equal({ deleted: id });
+    expect((await call('DELETE', `/v1/admin/site/pages/id/${id}`)).status).to.equal(404);
+    expect((await fetch(`${svc.url}/v1/site/pages/about`)).status).to.equal(404);
+    expect((await call('GET', '/v1/admin/site/pages/about')).status).to.equal(404);
+
+    const actions = (await call('GET', '/v1/admin/audit?limit=200')).body.entries.map((e: { action: string }) => e.action);
+    expect(actions).to.include.members(['page.create', 'page.update', 'page.delete', 'site.settings', 'site.navigation']);
+  });
+});
