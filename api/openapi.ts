@@ -1,4 +1,5 @@
 import { errorResponse, json, queryParameters, ref, toComponent } from './openapi-helpers.js';
+import { adminPaths } from './openapi-admin.js';
 import { ingestionPaths } from './openapi-ingestion.js';
 import { readPaths } from './openapi-reads.js';
 import { schemas } from './schemas/index.js';
@@ -46,6 +47,7 @@ export function buildOpenApi(): Record<string, unknown> {
       },
       ...ingestionPaths(),
       ...readPaths(),
+      ...adminPaths(),
       '/v1/openapi.json': {
         get: { summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1 document' } } },
       },
@@ -55,7 +57,7 @@ export function buildOpenApi(): Record<string, unknown> {
       securitySchemes: {
         feedKey: { type: 'http', scheme: 'bearer', description: 'Feed key from POST /v1/developer/keys, approved by an operator. POST /v1/feeds also accepts it in x-feed-token.' },
         feedToken: { type: 'apiKey', in: 'header', name: 'x-feed-token' },
-        operator: { type: 'http', scheme: 'bearer', description: 'OPERATOR_TOKEN.' },
+        operator: { type: 'http', scheme: 'bearer', description: 'OPERATOR_TOKEN or a named operator token (npm run operator:token).' },
       },
     },
   };

@@ -142,7 +142,9 @@ describe('HTTP: POST /v1/validate and the service basics', () => {
     expect(Object.keys(doc.paths)).to.include.members([
       '/v1/developer/keys', '/v1/feeds', '/v1/feeds/whoami', '/v1/feeds/{feedId}', '/v1/admin/keys', '/v1/admin/keys/{id}/approve',
       '/v1/admin/keys/{id}/revoke', '/v1/admin/quarantine', '/v1/admin/quarantine/{id}/resolve',
-      '/v1/listings', '/v1/listings/{office}/{uniqueId}', '/v1/agents', '/v1/offices', '/v1/countries',
+      '/v1/listings', '/v1/listings/{office}/{uniqueId}', '/v1/agents', '/v1/offices', '/v1/countries', '/v1/fx',
+      '/v1/admin/stats', '/v1/admin/listings', '/v1/admin/listings/visibility', '/v1/admin/feeds', '/v1/admin/audit', '/v1/admin/site/settings',
+      '/v1/admin/site/nav', '/v1/admin/site/pages', '/v1/admin/site/pages/{slug}', '/v1/admin/site/pages/id/{id}', '/v1/site', '/v1/site/pages/{slug}',
     ]);
   });
 });

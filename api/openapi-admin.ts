@@ -1,0 +1,43 @@
+import { errorResponse, json, queryParameters, ref, uuidPath } from './openapi-helpers.js';
+
+const operator = [{ operator: [] }];
+const guarded = { 401: errorResponse('Operator credential missing or wrong'), 503: errorResponse('Database unavailable') };
+const open = (description: string) => ({ description, content: { 'application/json': { schema: { type: 'object' } } } });
+const page = (name: string) => ({ description: name, content: json('Page') });
+
+/** Paths of the operator API beyond ingestion, and the public site reads (DESIGN.md §8, §9). */
+export function adminPaths(): Record<string, unknown> {
+  return {
+    '/v1/admin/stats': { get: { summary: 'Dashboard: listings, directory, quarantine, feed keys, queue depths (with REDIS_URL)', security: operator, responses: { 200: open('Figures'), ...guarded } } },
+    '/v1/admin/listings': {
+      get: { summary: 'Listings for review, hidden and non-public included', security: operator, parameters: queryParameters('AdminListingsQuery'), responses: { 200: open('{ total, listings }'), 400: errorResponse('Invalid query'), ...guarded } },
+    },
+    '/v1/admin/listings/visibility': {
+      post: {
+        summary: 'Hide or show a listing (survives re-ingest; removes it from every public read and the directory)',
+        security: operator,
+        requestBody: { required: true, content: json('VisibilityRequest') },
+        responses: { 200: open('{ listingKey, hidden, status }'), 400: errorResponse('Invalid body'), 404: errorResponse('Unknown listing'), ...guarded },
+      },
+    },
+    '/v1/admin/feeds': { get: { summary: 'Recent feed events: source, scope, counts, status, issues', security: operator, parameters: queryParameters('AdminFeedsQuery'), responses: { 200: open('{ total, feeds }'), 400: errorResponse('Invalid query'), ...guarded } } },
+    '/v1/admin/audit': { get: { summary: 'Who did what, newest first', security: operator, parameters: queryParameters('AuditQuery'), responses: { 200: open('{ total, entries: [{ id, at, actor, action, target, details }] }'), 400: errorResponse('Invalid query'), ...guarded } } },
+    '/v1/admin/site/settings': { put: { summary: 'Set identity, seo or favicon', security: operator, requestBody: { required: true, content: json('SiteSettingRequest') }, responses: { 200: open('{ settings }'), 400: errorResponse('Invalid body'), ...guarded } } },
+    '/v1/admin/site/nav': { put: { summary: 'Replace the navigation (an empty list restores the default)', security: operator, requestBody: { required: true, content: json('NavRequest') }, responses: { 200: open('{ navigation }'), 400: errorResponse('Invalid body'), ...guarded } } },
+    '/v1/admin/site/pages': {
+      get: { summary: 'All pages, drafts included', security: operator, responses: { 200: open('{ pages }'), ...guarded } },
+      post: { summary: 'Create a page', security: operator, requestBody: { required: true, content: json('PageCreate') }, responses: { 200: page('The page'), 400: errorResponse('Invalid body'), 409: errorResponse('Slug in use'), ...guarded } },
+    },
+    '/v1/admin/site/pages/{slug}': {
+      get: { summary: 'A page by slug, draft or published', security: operator, parameters: [{ name: 'slug', in: 'path', required: true, schema: { type: 'string', maxLength: 80 } }], responses: { 200: page('The page'), 404: errorResponse('Unknown slug'), ...guarded } },
+    },
+    '/v1/admin/site/pages/id/{id}': {
+      put: { summary: 'Update a page (any of its fields)', security: operator, parameters: [uuidPath('id', 'Page id')], requestBody: { required: true, content: json('PageUpdate') }, responses: { 200: page('The page'), 400: errorResponse('Invalid body'), 404: errorResponse('Unknown page'), 409: errorResponse('Slug in use'), ...guarded } },
+      delete: { summary: 'Delete a page', security: operator, parameters: [uuidPath('id', 'Page id')], responses: { 200: open('{ deleted }'), 404: errorResponse('Unknown page'), ...guarded } },
+    },
+    '/v1/site': { get: { summary: 'Settings, navigation and published pages', responses: { 200: { description: 'The site', content: json('Site') }, 503: errorResponse('Database unavailable') } } },
+    '/v1/site/pages/{slug}': {
+      get: { summary: 'A published page', parameters: [{ name: 'slug', in: 'path', required: true, schema: { type: 'string', maxLength: 80 } }], responses: { 200: { description: 'The page', content: { 'application/json': { schema: ref('Page') } } }, 404: errorResponse('Unknown or unpublished'), 503: errorResponse('Database unavailable') } },
+    },
+  };
+}
