@@ -3,7 +3,7 @@ import { mergeListing } from '../../pipeline/merge.js';
 import { mapReaxmlListing } from '../../pipeline/reaxml/map-listing.js';
 import { ReaxmlParser } from '../../pipeline/reaxml/parse-reaxml.js';
 import { validateReaxmlFeed } from '../../pipeline/reaxml/validate-reaxml-feed.js';
-import type { CanonicalListing, FeedContext, ListingDelta } from '../../pipeline/types.js';
+import type { FeedContext, ListingDelta } from '../../pipeline/types.js';
 import type { XmlNode } from '../../pipeline/xml-node.js';
 import { ADDRESS, AU_CONTEXT, feed, listingXml } from '../helpers.js';
 
