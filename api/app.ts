@@ -15,6 +15,8 @@ import { errorHandler, notFoundHandler } from './middleware/error-handler.js';
 import { hourlyLimit } from './middleware/rate-limit.js';
 import { requestLogger } from './middleware/request-logger.js';
 import { adminIngestionRouter } from './routes/admin-ingestion.js';
+import { adminLeadsRouter } from './routes/admin-leads.js';
+import { leadsRouter } from './routes/leads.js';
 import { adminOperationsRouter } from './routes/admin-operations.js';
 import { adminSiteRouter, siteRouter } from './routes/site.js';
 import { developerKeysRouter } from './routes/developer-keys.js';
@@ -26,10 +28,11 @@ import { publicReadsRouter } from './routes/public-reads.js';
 import { validateRouter } from './routes/validate.js';
 
 export interface AppDeps {
-  config: Pick<Config, 'feedMaxBytes' | 'feedSyncWaitMs' | 'operatorToken' | 'keyRequestRateLimit' | 'redisUrl'>;
+  config: Pick<Config, 'feedMaxBytes' | 'feedSyncWaitMs' | 'operatorToken' | 'keyRequestRateLimit' | 'redisUrl' | 'leadRateLimit' | 'turnstileSecret' | 'turnstileVerifyUrl'>;
   logger: Logger;
   db: Db;
   ingestQueue: JobQueue;
+  leadQueue: JobQueue;
   /** Shared store for rate limits (REDIS_URL); null keeps counts in this process. */
   redis?: Redis | null;
   /** Key prefix of the rate-limit counters in Redis (tests isolate themselves). */
@@ -66,10 +69,19 @@ export function createApp(deps: AppDeps): Express {
   app.use(validateRouter({ feedMaxBytes: config.feedMaxBytes }));
   app.use(feedsRouter({ db, ingestQueue: deps.ingestQueue, feedMaxBytes: config.feedMaxBytes, feedSyncWaitMs: config.feedSyncWaitMs }));
   app.use(developerKeysRouter({ db, limit: hourlyLimit({ name: 'key', perHour: config.keyRequestRateLimit, redis: deps.redis ?? null, prefix: deps.rateLimitPrefix }) }));
+  app.use(
+    leadsRouter({
+      db,
+      leadQueue: deps.leadQueue,
+      limit: hourlyLimit({ name: 'lead', perHour: config.leadRateLimit, redis: deps.redis ?? null, prefix: deps.rateLimitPrefix }),
+      turnstile: config.turnstileSecret ? { secret: config.turnstileSecret, verifyUrl: config.turnstileVerifyUrl } : null,
+    }),
+  );
   app.use('/v1/admin', requireOperator(config.operatorToken, db));
   app.use(adminIngestionRouter({ db }));
   app.use(adminOperationsRouter({ db, ingestQueue: deps.ingestQueue, queueIsRedis: config.redisUrl !== null }));
   app.use(adminSiteRouter(db));
+  app.use(adminLeadsRouter({ db, leadQueue: deps.leadQueue }));
   if (deps.boardQueues?.length) app.use('/admin/queues', requireOperator(config.operatorToken, db, { basic: true }), bullBoard(deps.boardQueues));
   app.use(notFoundHandler);
   app.use(errorHandler);

@@ -1,6 +1,7 @@
 import { errorResponse, json, queryParameters, ref, toComponent } from './openapi-helpers.js';
 import { adminPaths } from './openapi-admin.js';
 import { ingestionPaths } from './openapi-ingestion.js';
+import { leadPaths } from './openapi-leads.js';
 import { readPaths } from './openapi-reads.js';
 import { schemas } from './schemas/index.js';
 
@@ -48,6 +49,7 @@ export function buildOpenApi(): Record<string, unknown> {
       ...ingestionPaths(),
       ...readPaths(),
       ...adminPaths(),
+      ...leadPaths(),
       '/v1/openapi.json': {
         get: { summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1 document' } } },
       },

@@ -5,7 +5,7 @@ import type { Config } from '../lib/config.js';
 import { liveFx, staticFx } from '../lib/fx-rates.js';
 import type { Logger } from '../lib/logger.js';
 import { queueForBoard } from '../workers/bullmq-queue.js';
-import { INGEST_QUEUE, startRuntime } from '../workers/runtime.js';
+import { INGEST_QUEUE, LEAD_QUEUE, startRuntime } from '../workers/runtime.js';
 import { createApp } from './app.js';
 
 export interface WebHandle {
@@ -29,10 +29,10 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
   // Rate-limit counters: a command that cannot be answered within 500 ms lets the request pass.
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 500 }) : null;
   redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
-  const boardQueues = config.redisUrl ? [queueForBoard(INGEST_QUEUE, config.redisUrl)] : [];
+  const boardQueues = config.redisUrl ? [INGEST_QUEUE, LEAD_QUEUE].map((name) => queueForBoard(name, config.redisUrl!)) : [];
   let shuttingDown = false;
   const fx = config.fxSource === 'live' ? liveFx({ primaryUrl: config.fxPrimaryUrl, backupUrl: config.fxBackupUrl, logger }) : staticFx();
-  const app = createApp({ config, logger, db, ingestQueue: runtime.ingestQueue, redis, boardQueues, fx, isShuttingDown: () => shuttingDown });
+  const app = createApp({ config, logger, db, ingestQueue: runtime.ingestQueue, leadQueue: runtime.leadQueue, redis, boardQueues, fx, isShuttingDown: () => shuttingDown });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.port, (err?: Error) => (err ? reject(err) : resolve(s)));
   });

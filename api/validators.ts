@@ -7,6 +7,8 @@ for (const schema of schemas) ajv.addSchema(schema);
 /** Query strings carry numbers as text: this instance coerces them (and applies defaults). */
 const queryAjv = createAjv({ coerceTypes: true });
 for (const schema of schemas) queryAjv.addSchema(schema);
+// Compile every schema now, so a schema error stops the process at start instead of failing a request.
+for (const schema of schemas) ajv.getSchema(schema.$id);
 
 /** Validates `value` against a named schema (applying defaults) or throws a 400 naming every problem. */
 export function assertValid<T>(schemaId: string, value: unknown, root: string): T {

@@ -137,7 +137,7 @@ async function main() {
     await db.raw('ANALYZE directory_agents; ANALYZE directory_offices');
     console.log(`loaded and indexed ${LISTINGS} listings in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 
-    const service = createApp({ config, logger, db, ingestQueue: runtime.ingestQueue });
+    const service = createApp({ config, logger, db, ingestQueue: runtime.ingestQueue, leadQueue: runtime.leadQueue });
     const serviceServer = service.listen(0, '127.0.0.1');
     await new Promise((resolve) => serviceServer.once('listening', resolve));
     servers.push(serviceServer);

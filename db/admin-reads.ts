@@ -91,9 +91,9 @@ export async function adminFeeds(db: Knex, query: { status?: string; limit: numb
   };
 }
 
-/** The dashboard figures (queue depths are added by the route when a queue is there). */
+/** The dashboard figures: listings, directory, quarantine, feed keys, leads by status, blocklist size (queue depths are added by the route). */
 export async function adminStats(db: Knex) {
-  const [[listings], byStatus, [directory], [quarantine], [keys]] = await Promise.all([
+  const [[listings], byStatus, [directory], [quarantine], [keys], leads, [blocklist]] = await Promise.all([
     db('listings').select(
       db.raw('count(*)::int AS total'),
       db.raw('count(*) FILTER (WHERE is_public)::int AS public'),
@@ -104,11 +104,15 @@ export async function adminStats(db: Knex) {
     db.select(db.raw('(SELECT count(*) FROM directory_agents)::int AS agents'), db.raw('(SELECT count(*) FROM directory_offices)::int AS offices')),
     db('quarantine_items').whereNull('resolved_at').count({ open: '*' }),
     db('feed_keys').select(db.raw("count(*) FILTER (WHERE status = 'suspended')::int AS suspended"), db.raw("count(*) FILTER (WHERE status = 'active')::int AS active")),
+    db('leads').select('status').count({ n: '*' }).groupBy('status'),
+    db('blocklist').count({ n: '*' }),
   ]);
   return {
     listings: { ...listings, byStatus: Object.fromEntries(byStatus.map((r: any) => [r.status, Number(r.n)])) },
     directory,
     quarantine: { open: Number(quarantine.open) },
     feedKeys: keys,
+    leads: Object.fromEntries(leads.map((r: any) => [r.status, Number(r.n)])),
+    blocklist: { entries: Number(blocklist.n) },
   };
 }

@@ -4,6 +4,7 @@ import * as createIngestion from './migrations/20261122010000_create_ingestion.j
 import * as listingSourceHash from './migrations/20261122020000_listing_source_hash.js';
 import * as searchAndDirectory from './migrations/20261122030000_search_and_directory.js';
 import * as operatorsAndSite from './migrations/20261122040000_operators_and_site.js';
+import * as leads from './migrations/20261122050000_leads.js';
 
 /** Migrations in order; listed here so they run the same from source, from dist/ and in tests. */
 const MIGRATIONS: Record<string, Knex.Migration> = {
@@ -12,6 +13,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261122020000_listing_source_hash': listingSourceHash,
   '20261122030000_search_and_directory': searchAndDirectory,
   '20261122040000_operators_and_site': operatorsAndSite,
+  '20261122050000_leads': leads,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

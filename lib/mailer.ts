@@ -8,6 +8,8 @@ export interface Mail {
   text: string;
   html?: string;
   replyTo?: string;
+  /** A stable Message-ID lets receiving systems spot a duplicate. */
+  messageId?: string;
 }
 
 export interface Mailer {

@@ -7,7 +7,7 @@ import { createDb, migrateToLatest, type Db } from '../db/knex.js';
 import { loadConfig, type Config } from '../lib/config.js';
 import { liveFx, staticFx } from '../lib/fx-rates.js';
 import { queueForBoard } from '../workers/bullmq-queue.js';
-import { INGEST_QUEUE, startRuntime, type Runtime } from '../workers/runtime.js';
+import { INGEST_QUEUE, LEAD_QUEUE, startRuntime, type Runtime } from '../workers/runtime.js';
 import { listen, postgresUrl, silentLogger } from './helpers.js';
 
 export const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -64,9 +64,9 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 500 }) : null;
   redis?.on('error', () => undefined);
   const queuePrefix = options.queuePrefix ?? `test-${schema}`;
-  const boardQueues = config.redisUrl ? [queueForBoard(INGEST_QUEUE, config.redisUrl, queuePrefix)] : [];
+  const boardQueues = config.redisUrl ? [INGEST_QUEUE, LEAD_QUEUE].map((name) => queueForBoard(name, config.redisUrl!, queuePrefix)) : [];
   const fx = config.fxSource === 'live' ? liveFx({ primaryUrl: config.fxPrimaryUrl, backupUrl: config.fxBackupUrl, logger: silentLogger, refreshMs: options.fxRefreshMs }) : staticFx();
-  const server = await listen(createApp({ config, logger: silentLogger, db, ingestQueue: runtime.ingestQueue, redis, rateLimitPrefix, boardQueues, fx }));
+  const server = await listen(createApp({ config, logger: silentLogger, db, ingestQueue: runtime.ingestQueue, leadQueue: runtime.leadQueue, redis, rateLimitPrefix, boardQueues, fx }));
   let stopped = false;
   const stop = async () => {
     if (stopped) return;

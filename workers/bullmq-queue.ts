@@ -49,7 +49,9 @@ export function createBullQueue(name: string, redisUrl: string, retry: RetryPoli
 
 /** A queue handle for Bull Board to inspect and manage. */
 export function queueForBoard(name: string, redisUrl: string, prefix = DEFAULT_PREFIX): Queue {
-  return new Queue(name, { prefix, connection: { url: redisUrl, enableOfflineQueue: false, maxRetriesPerRequest: 1 } });
+  const queue = new Queue(name, { prefix, connection: { url: redisUrl, enableOfflineQueue: false, maxRetriesPerRequest: 1 } });
+  queue.on('error', () => undefined); // the board shows what it can; the producers log Redis trouble
+  return queue;
 }
 
 /**

@@ -60,7 +60,8 @@ export class InProcessQueue implements JobQueue {
       this.known.delete(id);
     } catch (err) {
       this.options.onError(id, err as Error);
-      if (attempt < this.options.attempts && !this.closed) {
+      // An UnrecoverableError (BullMQ's name for a permanent failure) is not retried here either.
+      if (attempt < this.options.attempts && !this.closed && (err as Error).name !== 'UnrecoverableError') {
         const timer = setTimeout(() => {
           this.timers.delete(timer);
           void this.run(id, attempt + 1);

@@ -16,3 +16,6 @@ export interface RetryPolicy {
 }
 
 export const INGEST_RETRY: RetryPolicy = { attempts: 5, backoffMs: 2000 };
+
+/** Lead delivery: 6 attempts over about 2.5 minutes (5 s, 10 s, 20 s, 40 s, 80 s). */
+export const LEAD_RETRY: RetryPolicy = { attempts: 6, backoffMs: 5000 };

@@ -7,28 +7,36 @@ import { createMailer } from '../lib/mailer.js';
 import { createBullQueue, startBullWorker } from './bullmq-queue.js';
 import { InProcessQueue } from './in-process-queue.js';
 import { giveUpFeed, processFeed } from './ingest/process-feed.js';
-import { INGEST_RETRY, type JobQueue } from './job-queue.js';
+import { INGEST_RETRY, LEAD_RETRY, type JobQueue, type JobHandler, type RetryPolicy } from './job-queue.js';
+import { deliverLead, giveUpLead } from './leads/deliver-lead.js';
+import { purgeLeads, stalePendingLeads } from '../db/leads.js';
 
 export const INGEST_QUEUE = 'ingest';
+export const LEAD_QUEUE = 'lead-delivery';
 
 /** A queued or running feed untouched this long lost its job (a crash between commit and enqueue, or a restart). */
 const STALE_FEED_MS = 5 * 60_000;
+/** A pending lead untouched this long lost its job (the queue was away when it was accepted). */
+const STALE_LEAD_MS = 60_000;
 const SWEEP_MS = 60_000;
 
-export type RuntimeConfig = Pick<Config, 'redisUrl' | 'smtpUrl' | 'dataDir' | 'mailFrom' | 'circuitBreakerRatio' | 'circuitBreakerMin'>;
+export type RuntimeConfig = Pick<Config, 'redisUrl' | 'smtpUrl' | 'dataDir' | 'mailFrom' | 'circuitBreakerRatio' | 'circuitBreakerMin' | 'leadRetentionDays'>;
 
 export interface Runtime {
   /** Where the web side adds ingest jobs. */
   ingestQueue: JobQueue;
+  /** Where the web side adds lead deliveries (keys from leadJobKey). */
+  leadQueue: JobQueue;
   /** Runs one sweep now: lost feeds re-queued, pending notifications sent (tests and the timer call it). */
   sweep(): Promise<void>;
   close(): Promise<void>;
 }
 
 /**
- * The worker side of the service. With REDIS_URL: BullMQ consumers (and a fail-fast producer);
- * without it: the in-process queue, calling the same handlers. Either way a periodic sweep
- * re-queues feeds whose job was lost and sends the notification outbox.
+ * The worker side of the service: feed ingest and lead delivery. With REDIS_URL: BullMQ consumers
+ * (and fail-fast producers); without it: in-process queues calling the same handlers. Either way
+ * a periodic sweep re-queues feeds and leads whose job was lost, purges leads past their
+ * retention, and sends the notification outbox.
  */
 export interface RuntimeOptions {
   /** Run the consumers in this process. */
@@ -51,23 +59,23 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
   };
   const giveUp = (feedId: string, err: Error) => giveUpFeed(deps, feedId, err);
 
-  let ingestQueue: JobQueue;
-  let consumer: { close(): Promise<void> } | null = null;
-  if (config.redisUrl) {
-    ingestQueue = createBullQueue(INGEST_QUEUE, config.redisUrl, INGEST_RETRY, logger, options.queuePrefix);
-    if (options.consume) consumer = startBullWorker(INGEST_QUEUE, config.redisUrl, handleFeed, { concurrency: 2, logger, onGiveUp: giveUp, prefix: options.queuePrefix });
-  } else {
-    ingestQueue = new InProcessQueue(handleFeed, {
-      ...INGEST_RETRY,
-      concurrency: 1,
-      onGiveUp: giveUp,
-      onError: (feedId, err) => logger.warn({ feedId, err }, 'ingest attempt failed'),
-    });
-  }
+  const consumers: { close(): Promise<void> }[] = [];
+  /** One queue: BullMQ with REDIS_URL (consumers only where this process consumes), else in-process. */
+  const queue = (name: string, handler: JobHandler, retry: RetryPolicy, concurrency: number, onGiveUp: (id: string, err: Error) => Promise<void>): JobQueue => {
+    if (config.redisUrl) {
+      if (options.consume) consumers.push(startBullWorker(name, config.redisUrl, handler, { concurrency, logger, onGiveUp, prefix: options.queuePrefix }));
+      return createBullQueue(name, config.redisUrl, retry, logger, options.queuePrefix);
+    }
+    return new InProcessQueue(handler, { ...retry, concurrency, onGiveUp, onError: (id, err) => logger.warn({ queue: name, id, err: err.message }, 'job attempt failed') });
+  };
+  const ingestQueue = queue(INGEST_QUEUE, handleFeed, INGEST_RETRY, config.redisUrl ? 2 : 1, giveUp);
+  const leadDeps = { db, mailer, logger };
+  const leadQueue = queue(LEAD_QUEUE, (key) => deliverLead(leadDeps, key), LEAD_RETRY, 4, (key, err) => giveUpLead(leadDeps, key, err));
 
   // In-process jobs die with the process, so at start every unfinished feed is lost; with Redis
   // they survive, and only long-untouched ones are.
   let staleAfterMs = config.redisUrl ? STALE_FEED_MS : 0;
+  let leadsStaleAfterMs = config.redisUrl ? STALE_LEAD_MS : 0;
   const sweep = async () => {
     if (!options.consume) return;
     const ids = await staleFeedEventIds(db, staleAfterMs);
@@ -77,6 +85,10 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
       logger.warn({ feedId: id, status: event?.status }, 're-queueing a feed whose job was lost');
       await ingestQueue.add(id);
     }
+    for (const key of await stalePendingLeads(db, leadsStaleAfterMs)) await leadQueue.add(key);
+    leadsStaleAfterMs = STALE_LEAD_MS;
+    const purged = await purgeLeads(db, config.leadRetentionDays);
+    if (purged) logger.info({ purged }, 'leads past their retention purged');
     await sendMail();
   };
   const runSweep = () => sweep().catch((err) => logger.warn({ err }, 'sweep failed; will retry'));
@@ -86,11 +98,12 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
 
   return {
     ingestQueue,
+    leadQueue,
     sweep,
     async close() {
       if (timer) clearInterval(timer);
-      await consumer?.close();
-      await ingestQueue.close();
+      await Promise.all(consumers.map((c) => c.close()));
+      await Promise.all([ingestQueue.close(), leadQueue.close()]);
       mailer.close();
     },
   };

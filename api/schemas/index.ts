@@ -3,6 +3,7 @@ import {
   pageSchema, pageUpdateSchema, siteSchema, siteSettingRequestSchema, visibilityRequestSchema,
 } from './admin.js';
 import { errorSchema } from './error.js';
+import { adminLeadsQuerySchema, blockRequestSchema, leadAcceptedSchema, leadRequestSchema, officeSettingsRequestSchema, unblockRequestSchema } from './leads.js';
 import { feedContextSchema, feedQuerySchema, feedRequestSchema } from './feed-request.js';
 import { healthSchema, readinessSchema } from './health.js';
 import {
@@ -20,4 +21,5 @@ export const schemas = [
   listingSearchQuerySchema, directoryQuerySchema, listingPageSchema, agentPageSchema, officePageSchema, countriesSchema, fxRatesSchema,
   adminPageQuerySchema, adminListingsQuerySchema, adminFeedsQuerySchema, auditQuerySchema, visibilityRequestSchema, siteSettingRequestSchema,
   navLinkSchema, navRequestSchema, pageCreateSchema, pageUpdateSchema, pageSchema, siteSchema,
+  leadRequestSchema, leadAcceptedSchema, adminLeadsQuerySchema, blockRequestSchema, unblockRequestSchema, officeSettingsRequestSchema,
 ];

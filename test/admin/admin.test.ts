@@ -10,7 +10,8 @@ const ADMIN_ROUTES: [string, string][] = [
   ['GET', '/v1/admin/quarantine'], ['POST', '/v1/admin/quarantine/00000000-0000-4000-8000-000000000000/resolve'],
   ['GET', '/v1/admin/stats'], ['GET', '/v1/admin/listings'], ['POST', '/v1/admin/listings/visibility'], ['GET', '/v1/admin/feeds'], ['GET', '/v1/admin/audit'],
   ['PUT', '/v1/admin/site/settings'], ['PUT', '/v1/admin/site/nav'], ['GET', '/v1/admin/site/pages'], ['POST', '/v1/admin/site/pages'],
-  ['GET', '/v1/admin/site/pages/about'], ['PUT', '/v1/admin/site/pages/id/00000000-0000-4000-8000-000000000000'], ['DELETE', '/v1/admin/site/pages/id/00000000-0000-4000-8000-000000000000'],
+  ['GET', '/v1/admin/leads'], ['POST', '/v1/admin/leads/00000000-0000-4000-8000-000000000000/retry'], ['GET', '/v1/admin/blocklist'], ['POST', '/v1/admin/blocklist'],
+  ['DELETE', '/v1/admin/blocklist'], ['PUT', '/v1/admin/offices/OFF1'], ['GET', '/v1/admin/site/pages/about'], ['PUT', '/v1/admin/site/pages/id/00000000-0000-4000-8000-000000000000'], ['DELETE', '/v1/admin/site/pages/id/00000000-0000-4000-8000-000000000000'],
 ];
 
 describe('Operator API and site content (PostgreSQL)', function () {
@@ -33,7 +34,7 @@ describe('Operator API and site content (PostgreSQL)', function () {
     return { status: res.status, body: await res.json() };
   };
 
-  it('answers 401 with an error body on every admin route without a valid credential, and accepts named tokens until revoked', async () => {
+  it('answers 401 with an error body on all 23 admin routes without a valid credential, and accepts named tokens until revoked', async () => {
     for (const [method, path] of ADMIN_ROUTES) {
       for (const headers of [{}, { authorization: 'Bearer wrong-token-wrong-token' }, { authorization: 'Basic b3A6d3Jvbmc=' }] as Record<string, string>[]) {
         const res = await fetch(`${svc.url}${path}`, { method, headers });
@@ -56,6 +57,8 @@ describe('Operator API and site content (PostgreSQL)', function () {
     expect(body.directory).to.deep.equal({ agents: 0, offices: 1 });
     expect(body.quarantine).to.deep.equal({ open: 0 });
     expect(body.feedKeys.active).to.be.at.least(1);
+    expect(body.leads).to.deep.equal({});
+    expect(body.blocklist).to.deep.equal({ entries: 0 });
     expect(body).not.to.have.property('queues'); // no REDIS_URL here
   });
 

@@ -145,6 +145,7 @@ describe('HTTP: POST /v1/validate and the service basics', () => {
       '/v1/listings', '/v1/listings/{office}/{uniqueId}', '/v1/agents', '/v1/offices', '/v1/countries', '/v1/fx',
       '/v1/admin/stats', '/v1/admin/listings', '/v1/admin/listings/visibility', '/v1/admin/feeds', '/v1/admin/audit', '/v1/admin/site/settings',
       '/v1/admin/site/nav', '/v1/admin/site/pages', '/v1/admin/site/pages/{slug}', '/v1/admin/site/pages/id/{id}', '/v1/site', '/v1/site/pages/{slug}',
+      '/v1/leads', '/v1/admin/leads', '/v1/admin/leads/{id}/retry', '/v1/admin/blocklist', '/v1/admin/offices/{office}',
     ]);
   });
 });

@@ -1,0 +1,39 @@
+import { errorResponse, json, queryParameters, uuidPath } from './openapi-helpers.js';
+
+const operator = [{ operator: [] }];
+const guarded = { 401: errorResponse('Operator credential missing or wrong'), 503: errorResponse('Database unavailable') };
+const open = (description: string) => ({ description, content: { 'application/json': { schema: { type: 'object' } } } });
+
+/** Paths of leads and their operator routes (DESIGN.md §7). */
+export function leadPaths(): Record<string, unknown> {
+  return {
+    '/v1/leads': {
+      post: {
+        summary: 'Send an enquiry about a listing',
+        description:
+          'Checked in this order: schema (400), consent true (400), honeypot `website` empty (403), bot challenge when TURNSTILE_SECRET is set (403), sender email or domain not blocked (403), listing public or sold/leased (404). Routed to the first listing agent with an email, else the office lead email, else dead-lettered. Rate limited per client address (LEAD_RATE_LIMIT per hour, 429).',
+        requestBody: { required: true, content: json('LeadRequest') },
+        responses: {
+          202: { description: 'Accepted: stored, and delivered by mail in the background', content: json('LeadAccepted') },
+          400: errorResponse('Invalid request or no consent'),
+          403: errorResponse('Rejected (honeypot, bot challenge, blocklist)'),
+          404: errorResponse('No such listing to enquire about'),
+          429: errorResponse('Too many enquiries from this address'),
+          503: errorResponse('Database unavailable'),
+        },
+      },
+    },
+    '/v1/admin/leads': { get: { summary: 'Leads, newest first', security: operator, parameters: queryParameters('AdminLeadsQuery'), responses: { 200: open('{ total, leads }'), 400: errorResponse('Invalid query'), ...guarded } } },
+    '/v1/admin/leads/{id}/retry': {
+      post: { summary: 'Re-queue a failed lead (failed -> pending)', security: operator, parameters: [uuidPath('id', 'Lead id')], responses: { 200: open('{ id, status }'), 404: errorResponse('Unknown lead'), 409: errorResponse('The lead is not failed'), ...guarded } },
+    },
+    '/v1/admin/blocklist': {
+      get: { summary: 'Blocked senders', security: operator, responses: { 200: open('{ entries }'), ...guarded } },
+      post: { summary: 'Block an email address or a domain (force: common mail providers, or replacing an entry)', security: operator, requestBody: { required: true, content: json('BlockRequest') }, responses: { 200: open('The entry'), 400: errorResponse('Invalid body'), 409: errorResponse('Already blocked'), ...guarded } },
+      delete: { summary: 'Unblock by id, or by kind and value', security: operator, requestBody: { required: true, content: json('UnblockRequest') }, responses: { 200: open('{ removed }'), 400: errorResponse('Invalid body'), 404: errorResponse('No such entry'), ...guarded } },
+    },
+    '/v1/admin/offices/{office}': {
+      put: { summary: "Set an office's lead email", security: operator, parameters: [{ name: 'office', in: 'path', required: true, schema: { type: 'string', maxLength: 200 } }], requestBody: { required: true, content: json('OfficeSettingsRequest') }, responses: { 200: open('{ office, leadEmail }'), 400: errorResponse('Invalid body'), ...guarded } },
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import express, { Router } from 'express';
+import type { Knex } from 'knex';
+import { addBlock, COMMON_MAIL_DOMAINS, listBlocklist, normaliseBlockValue, removeBlock, setOfficeLeadEmail } from '../../db/blocklist.js';
+import { leadJobKey, listLeads, retryLead, type LeadStatus } from '../../db/leads.js';
+import { recordAudit } from '../../db/operators.js';
+import { badRequest, HttpError, notFound } from '../../lib/errors.js';
+import type { JobQueue } from '../../workers/job-queue.js';
+import { operatorOf } from '../auth/operator.js';
+import { assertValid, assertValidQuery } from '../validators.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const json = express.json({ limit: '8kb' });
+
+/** Lead review and retry, the sender blocklist, office lead addresses (behind the operator credential). */
+export function adminLeadsRouter(deps: { db: Knex; leadQueue: JobQueue }): Router {
+  const router = Router();
+  const { db } = deps;
+
+  router.get('/v1/admin/leads', async (req, res) => {
+    res.json(await listLeads(db, assertValidQuery<{ status?: LeadStatus; limit: number; offset: number }>('AdminLeadsQuery', req.query)));
+  });
+
+  router.post('/v1/admin/leads/:id/retry', async (req, res) => {
+    const id = String(req.params.id);
+    if (!UUID.test(id)) throw notFound(`no lead ${id}`);
+    const outcome = await retryLead(db, id);
+    if ('missing' in outcome) throw notFound(`no lead ${id}`);
+    if ('status' in outcome) throw new HttpError(409, `lead ${id} is ${outcome.status}; only failed leads can be retried`);
+    // Should the queue be away, the sweep picks the pending lead up.
+    await deps.leadQueue.add(leadJobKey(id, outcome.retries)).catch((err: Error) => req.log?.warn({ leadId: id, err: err.message }, 'lead retry queued by the sweep instead'));
+    await recordAudit(db, { actor: operatorOf(res), action: 'lead.retry', target: id });
+    res.json({ id, status: 'pending' });
+  });
+
+  router.get('/v1/admin/blocklist', async (_req, res) => {
+    res.json({ entries: await listBlocklist(db) });
+  });
+
+  router.post('/v1/admin/blocklist', json, async (req, res) => {
+    const body = assertValid<{ kind: 'email' | 'domain'; value: string; reason?: string; force?: boolean }>('BlockRequest', req.body ?? null, 'body');
+    const value = normaliseBlockValue(body.kind, body.value);
+    if (body.kind === 'email' && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value)) throw badRequest('body.value is not an email address');
+    if (body.kind === 'domain' && !/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(value)) throw badRequest('body.value is not a domain name');
+    if (body.kind === 'domain' && COMMON_MAIL_DOMAINS.has(value) && !body.force) {
+      throw badRequest(`${value} is a widely used mail provider: blocking it blocks many genuine senders; send force: true to block it anyway`);
+    }
+    const outcome = await addBlock(db, { kind: body.kind, value, reason: body.reason ?? null }, body.force === true);
+    if ('exists' in outcome) throw new HttpError(409, `${body.kind} ${value} is already blocked (entry ${outcome.exists.id}); send force: true to replace it`);
+    await recordAudit(db, { actor: operatorOf(res), action: 'blocklist.add', target: `${body.kind}:${value}`, details: { reason: body.reason ?? null } });
+    res.json(outcome.row);
+  });
+
+  router.delete('/v1/admin/blocklist', json, async (req, res) => {
+    const body = assertValid<{ id?: string; kind?: 'email' | 'domain'; value?: string }>('UnblockRequest', req.body ?? null, 'body');
+    if (!body.id && !(body.kind && body.value)) throw badRequest('body must name the entry: id, or kind and value');
+    const row = await removeBlock(db, body.id ? { id: body.id } : { kind: body.kind!, value: normaliseBlockValue(body.kind!, body.value!) });
+    if (!row) throw notFound('no such blocklist entry');
+    await recordAudit(db, { actor: operatorOf(res), action: 'blocklist.remove', target: `${row.kind}:${row.value}` });
+    res.json({ removed: row });
+  });
+
+  router.put('/v1/admin/offices/:office', json, async (req, res) => {
+    const office = String(req.params.office);
+    if (office.length > 200) throw badRequest('the office id is longer than 200 characters');
+    const body = assertValid<{ leadEmail: string | null }>('OfficeSettingsRequest', req.body ?? null, 'body');
+    await setOfficeLeadEmail(db, office, body.leadEmail);
+    await recordAudit(db, { actor: operatorOf(res), action: 'office.lead_email', target: office });
+    res.json({ office, leadEmail: body.leadEmail });
+  });
+
+  return router;
+}

@@ -1,0 +1,47 @@
+import express, { Router, type RequestHandler } from 'express';
+import type { Knex } from 'knex';
+import { isBlocked } from '../../db/blocklist.js';
+import { enquirableListing, insertLead, leadJobKey, leadRecipient } from '../../db/leads.js';
+import { badRequest, HttpError, notFound } from '../../lib/errors.js';
+import { verifyTurnstile } from '../../lib/turnstile.js';
+import type { JobQueue } from '../../workers/job-queue.js';
+import type { LeadRequest } from '../schemas/leads.js';
+import { assertValid } from '../validators.js';
+
+export interface LeadsDeps {
+  db: Knex;
+  leadQueue: JobQueue;
+  limit: RequestHandler;
+  turnstile: { secret: string; verifyUrl: string } | null;
+}
+
+const forbidden = (message: string) => new HttpError(403, message);
+
+/**
+ * POST /v1/leads with DESIGN.md §7's checks in order. Once 202 is answered the lead is in the
+ * database; queueing its delivery is best effort here, and the sweep queues any pending lead
+ * whose job did not make it (Redis away), so an accepted lead is always delivered.
+ */
+export function leadsRouter(deps: LeadsDeps): Router {
+  const router = Router();
+  router.post('/v1/leads', deps.limit, express.json({ limit: '32kb' }), async (req, res) => {
+    const body = assertValid<LeadRequest>('LeadRequest', req.body ?? null, 'body');
+    if (body.consent !== true) throw badRequest('body.consent must be true: the enquiry is shared with the office');
+    if (body.website && body.website.trim() !== '') throw forbidden('the submission was rejected');
+    if (deps.turnstile) {
+      const rejected = await verifyTurnstile(deps.turnstile, body.turnstileToken, req.ip);
+      if (rejected) throw forbidden(rejected);
+    }
+    if (await isBlocked(deps.db, body.contact.email)) throw forbidden('the submission was rejected');
+    const listing = await enquirableListing(deps.db, body.listing.office, body.listing.uniqueId);
+    if (!listing) throw notFound(`no listing ${body.listing.office}/${body.listing.uniqueId} to enquire about`);
+    const recipient = await leadRecipient(deps.db, listing);
+    const contact = { email: body.contact.email.trim(), message: body.contact.message, ...(body.contact.name ? { name: body.contact.name } : {}), ...(body.contact.phone ? { phone: body.contact.phone } : {}) };
+    const lead = await insertLead(deps.db, { listing, contact, recipient });
+    if (lead.status === 'pending') {
+      await deps.leadQueue.add(leadJobKey(lead.id, 0)).catch((err: Error) => req.log?.warn({ leadId: lead.id, err: err.message }, 'lead queued by the sweep instead'));
+    }
+    res.status(202).json(lead);
+  });
+  return router;
+}

@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { listingKey } from '../pipeline/listing-key.js';
+
+export type LeadStatus = 'pending' | 'sending' | 'delivered' | 'failed' | 'purged' | 'dead_letter';
+
+export interface LeadContact {
+  email: string;
+  message: string;
+  name?: string;
+  phone?: string;
+}
+
+/** What a lead mail says about the listing. */
+export interface LeadListing {
+  listingKey: string;
+  office: string;
+  uniqueId: string;
+  headline: Record<string, string> | null;
+  address: Record<string, unknown> | null;
+  agents: { name: string | null; email: string | null }[];
+}
+
+/** A listing a consumer may enquire about: public, or sold/leased (not hidden, not archived). */
+export async function enquirableListing(db: Knex, office: string, uniqueId: string): Promise<LeadListing | null> {
+  const row = await db('listings')
+    .where({ listing_key: listingKey(office, uniqueId), hidden: false })
+    .whereIn('status', ['active', 'under_offer', 'sold', 'leased'])
+    .first('listing_key', 'office', 'unique_id', db.raw("data->'headline' AS headline"), db.raw("data->'address' AS address"), db.raw("coalesce(data->'agents', '[]'::jsonb) AS agents"));
+  return row ? { listingKey: row.listing_key, office: row.office, uniqueId: row.unique_id, headline: row.headline, address: row.address, agents: row.agents } : null;
+}
+
+/** DESIGN.md §7 routing: the first listing agent with an email, else the office's lead email, else none. */
+export async function leadRecipient(db: Knex, listing: LeadListing): Promise<{ recipient: string; source: 'agent' | 'office' } | null> {
+  const agent = listing.agents.find((a) => a.email && a.email.includes('@'));
+  if (agent) return { recipient: agent.email!, source: 'agent' };
+  const office = await db('office_settings').where({ office: listing.office }).first('lead_email');
+  return office?.lead_email ? { recipient: office.lead_email, source: 'office' } : null;
+}
+
+export async function insertLead(db: Knex, lead: { listing: LeadListing; contact: LeadContact; recipient: { recipient: string; source: string } | null }): Promise<{ id: string; status: LeadStatus }> {
+  const id = randomUUID();
+  const status: LeadStatus = lead.recipient ? 'pending' : 'dead_letter';
+  await db('leads').insert({
+    id,
+    status,
+    listing_key: lead.listing.listingKey,
+    office: lead.listing.office,
+    unique_id: lead.listing.uniqueId,
+    contact: JSON.stringify(lead.contact),
+    recipient: lead.recipient?.recipient ?? null,
+    recipient_source: lead.recipient?.source ?? null,
+    last_error: lead.recipient ? null : 'no recipient: no listing agent with an email and no office lead email',
+  });
+  return { id, status };
+}
+
+/** Seconds a `sending` claim is honoured; after that a crashed sender's lead may be claimed again. */
+const SENDING_LEASE_S = 300;
+
+/**
+ * Claims a lead for sending: pending, or sending with a lapsed lease. null when it is delivered,
+ * failed, purged, dead-lettered or being sent right now: a job run twice never sends twice.
+ */
+export async function claimLead(db: Knex, id: string) {
+  const [row] = await db('leads')
+    .where({ id })
+    .where((w) => w.where({ status: 'pending' }).orWhere((s) => s.where({ status: 'sending' }).where('sending_at', '<', db.raw(`now() - interval '${SENDING_LEASE_S} seconds'`))))
+    .update({ status: 'sending', sending_at: db.fn.now(), attempts: db.raw('attempts + 1'), updated_at: db.fn.now() })
+    .returning('*');
+  return row ?? null;
+}
+
+export async function finishLead(db: Knex, id: string, outcome: { status: 'delivered' } | { status: 'pending' | 'failed'; error: string }): Promise<void> {
+  const changes: Record<string, unknown> = { status: outcome.status, sending_at: null, updated_at: db.fn.now() };
+  if (outcome.status === 'delivered') Object.assign(changes, { delivered_at: db.fn.now(), last_error: null });
+  else changes.last_error = outcome.error;
+  await db('leads').where({ id, status: 'sending' }).update(changes);
+}
+
+/** When the queue gives up: a lead still pending or sending becomes failed. */
+export async function failLead(db: Knex, id: string, error: string): Promise<void> {
+  await db('leads').where({ id }).whereIn('status', ['pending', 'sending']).update({ status: 'failed', last_error: error, sending_at: null, updated_at: db.fn.now() });
+}
+
+/** Operator retry: failed -> pending. 'missing' or the current status when it is not failed. */
+export async function retryLead(db: Knex, id: string): Promise<{ retries: number } | { missing: true } | { status: LeadStatus }> {
+  const [row] = await db('leads').where({ id, status: 'failed' }).update({ status: 'pending', retries: db.raw('retries + 1'), updated_at: db.fn.now() }).returning('retries');
+  if (row) return { retries: row.retries };
+  const current = await db('leads').where({ id }).first('status');
+  return current ? { status: current.status } : { missing: true };
+}
+
+/** Pending leads untouched for a while (their job was lost), as queue keys. */
+export async function stalePendingLeads(db: Knex, olderThanMs: number): Promise<string[]> {
+  const rows = await db('leads')
+    .where((w) => w.where({ status: 'pending' }).orWhere((s) => s.where({ status: 'sending' }).where('sending_at', '<', db.raw(`now() - interval '${SENDING_LEASE_S} seconds'`))))
+    .where('updated_at', '<', db.raw('now() - make_interval(secs => ?)', [olderThanMs / 1000]))
+    .limit(200)
+    .select('id', 'retries');
+  return rows.map((r: any) => leadJobKey(r.id, r.retries));
+}
+
+/** Queue key of a lead's delivery: one per operator retry, so a retried lead gets a fresh job. */
+export const leadJobKey = (id: string, retries: number) => `${id}~${retries}`;
+export const leadIdOfJobKey = (key: string) => key.split('~')[0];
+
+/** Erases the contact data of leads older than the retention: status purged. Returns how many. */
+export async function purgeLeads(db: Knex, retentionDays: number): Promise<number> {
+  return db('leads')
+    .whereNot({ status: 'purged' })
+    .where('created_at', '<', db.raw('now() - make_interval(days => ?)', [retentionDays]))
+    .update({ status: 'purged', contact: JSON.stringify({ erased: true }), purged_at: db.fn.now(), updated_at: db.fn.now() });
+}
+
+export async function listLeads(db: Knex, query: { status?: LeadStatus; limit: number; offset: number }) {
+  const base = () => (query.status ? db('leads').where({ status: query.status }) : db('leads'));
+  const [rows, [{ n }]] = await Promise.all([base().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]).limit(query.limit).offset(query.offset), base().count({ n: '*' })]);
+  return {
+    total: Number(n),
+    leads: rows.map((r: any) => ({
+      id: r.id,
+      status: r.status,
+      listing: { office: r.office, uniqueId: r.unique_id, listingKey: r.listing_key },
+      contact: r.contact,
+      recipient: r.recipient,
+      recipientSource: r.recipient_source,
+      attempts: r.attempts,
+      retries: r.retries,
+      lastError: r.last_error,
+      createdAt: new Date(r.created_at).toISOString(),
+      deliveredAt: r.delivered_at ? new Date(r.delivered_at).toISOString() : null,
+      purgedAt: r.purged_at ? new Date(r.purged_at).toISOString() : null,
+    })),
+  };
+}

@@ -1,0 +1,40 @@
+import type { LeadContact } from '../../db/leads.js';
+import type { Mail } from '../../lib/mailer.js';
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const firstText = (map: Record<string, string> | null | undefined) => (map ? Object.values(map)[0] ?? null : null);
+
+export interface LeadMailInput {
+  to: string;
+  contact: LeadContact;
+  listing: { office: string; uniqueId: string; headline: Record<string, string> | null; address: Record<string, unknown> | null };
+}
+
+/** The enquiry as plain text and HTML, reply-to the consumer. Pure. */
+export function leadMail(input: LeadMailInput): Mail {
+  const { contact, listing } = input;
+  const headline = firstText(listing.headline) ?? `Listing ${listing.uniqueId}`;
+  const a = listing.address ?? {};
+  const address = [[a.subNumber, a.streetNumber].filter(Boolean).join('/'), a.street, a.locality, a.region, a.postcode].filter((p) => typeof p === 'string' && p).join(' ');
+  const link = `/v1/listings/${encodeURIComponent(listing.office)}/${encodeURIComponent(listing.uniqueId)}`;
+  const who = contact.name ? `${contact.name} <${contact.email}>` : contact.email;
+  const lines = [
+    `New enquiry about: ${headline}`,
+    address ? `Address: ${address}` : null,
+    `Listing: ${listing.office}/${listing.uniqueId} (${link})`,
+    '',
+    `From: ${who}`,
+    contact.phone ? `Phone: ${contact.phone}` : null,
+    '',
+    contact.message,
+    '',
+    'Reply to this email to answer the enquirer directly.',
+  ].filter((l): l is string => l !== null);
+  const html = `<p><strong>New enquiry about:</strong> ${escapeHtml(headline)}</p>` +
+    (address ? `<p><strong>Address:</strong> ${escapeHtml(address)}</p>` : '') +
+    `<p><strong>Listing:</strong> ${escapeHtml(`${listing.office}/${listing.uniqueId}`)} (<a href="${escapeHtml(link)}">${escapeHtml(link)}</a>)</p>` +
+    `<p><strong>From:</strong> ${escapeHtml(who)}${contact.phone ? `<br><strong>Phone:</strong> ${escapeHtml(contact.phone)}` : ''}</p>` +
+    `<blockquote>${escapeHtml(contact.message).replace(/\r?\n/g, '<br>')}</blockquote>` +
+    '<p>Reply to this email to answer the enquirer directly.</p>';
+  return { to: input.to, subject: `Enquiry: ${headline}`.slice(0, 200), text: lines.join('\n'), html, replyTo: contact.email };
+}
