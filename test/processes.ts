@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
-import { repoRoot } from './helpers.js';
+import { createDb } from '../db/knex.js';
+import { postgresUrl, repoRoot } from './helpers.js';
 
 export async function freePort(): Promise<number> {
   const server = createServer();
@@ -40,3 +41,20 @@ export function spawnRole(entry: string, env: Record<string, string>): RoleProce
     },
   };
 }
+
+/** A database of its own: the spawned processes use the public schema of DATABASE_URL. */
+export async function scratchDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `crash_${process.pid}_${Date.now()}`;
+  const admin = createDb({ databaseUrl: postgresUrl, dataDir: '' });
+  await admin.raw('CREATE DATABASE ??', [name]);
+  const url = new URL(postgresUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      await admin.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [name]);
+      await admin.destroy();
+    },
+  };
+}
+

@@ -13,6 +13,10 @@ export interface SmtpSink {
   messages: ReceivedMail[];
   /** Answers the next n messages with this SMTP reply code (e.g. 451, 550) instead of accepting them. */
   failNext(n: number, code: number): void;
+  /** Holds the reply to the next message for ms (a slow server: the sender is mid-send meanwhile). */
+  holdNext(ms: number): void;
+  /** Messages whose data has arrived, including any being held. */
+  arrived: number;
   close(): Promise<void>;
 }
 
@@ -20,6 +24,8 @@ export interface SmtpSink {
 export async function startSmtpSink(): Promise<SmtpSink> {
   const messages: ReceivedMail[] = [];
   let failures: { left: number; code: number } = { left: 0, code: 250 };
+  let hold = 0;
+  const state = { arrived: 0 };
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -27,7 +33,13 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
+      stream.on('end', async () => {
+        state.arrived += 1;
+        if (hold > 0) {
+          const ms = hold;
+          hold = 0;
+          await new Promise((r) => setTimeout(r, ms));
+        }
         if (failures.left > 0) {
           failures.left -= 1;
           callback(Object.assign(new Error(`refused for the test (${failures.code})`), { responseCode: failures.code }));
@@ -46,6 +58,12 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     messages,
     failNext(n, code) {
       failures = { left: n, code };
+    },
+    holdNext(ms) {
+      hold = ms;
+    },
+    get arrived() {
+      return state.arrived;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

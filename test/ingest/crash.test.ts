@@ -1,27 +1,11 @@
 import { expect } from 'chai';
 import { createDb, type Db } from '../../db/knex.js';
-import { feed, postgresUrl } from '../helpers.js';
-import { freePort, spawnRole, type RoleProcess } from '../processes.js';
+import { feed } from '../helpers.js';
+import { freePort, scratchDatabase, spawnRole, type RoleProcess } from '../processes.js';
 import { redisUrl } from '../service.js';
 import { activeKey, officeListing, pushFeed } from './client.js';
 
 const LISTINGS = 20_000;
-
-/** A database of its own: the spawned processes use the public schema of DATABASE_URL. */
-async function scratchDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `crash_${process.pid}_${Date.now()}`;
-  const admin = createDb({ databaseUrl: postgresUrl, dataDir: '' });
-  await admin.raw('CREATE DATABASE ??', [name]);
-  const url = new URL(postgresUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      await admin.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [name]);
-      await admin.destroy();
-    },
-  };
-}
 
 describe('A worker killed in the middle of a feed (separate processes, PostgreSQL + Redis)', function () {
   this.timeout(180_000);

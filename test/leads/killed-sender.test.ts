@@ -1,0 +1,70 @@
+import { expect } from 'chai';
+import { createDb, type Db } from '../../db/knex.js';
+import { feed } from '../helpers.js';
+import { activeKey, pushFeed } from '../ingest/client.js';
+import { freePort, scratchDatabase, spawnRole, type RoleProcess } from '../processes.js';
+import { startSmtpSink, type SmtpSink } from '../smtp-sink.js';
+
+const LISTING = '<residential modTime="2024-03-01-10:00:00" status="current"><agentID>OFF1</agentID><uniqueID>A</uniqueID>' +
+  '<listingAgent id="1"><name>Ann</name><email>ann@agency.example</email></listingAgent><headline>Cottage</headline>' +
+  '<address><streetNumber>1</streetNumber><street>Main Road</street><suburb>Richmond</suburb><state>VIC</state><postcode>3121</postcode></address></residential>';
+
+describe('A lead whose sender process is killed in the middle of sending (real process, PostgreSQL, SMTP)', function () {
+  this.timeout(90_000);
+  let database: { url: string; drop(): Promise<void> };
+  let db: Db;
+  let smtp: SmtpSink;
+  const processes: RoleProcess[] = [];
+  before(async () => {
+    database = await scratchDatabase();
+    smtp = await startSmtpSink();
+  });
+  after(async () => {
+    for (const p of processes) p.child.kill('SIGKILL');
+    await db?.destroy();
+    await database.drop();
+    await smtp.close();
+  });
+
+  it('is delivered after a restart: nothing is lost (delivery is at least once)', async () => {
+    const port = await freePort();
+    const env = { DATABASE_URL: database.url, PORT: String(port), SMTP_URL: smtp.url, LOG_LEVEL: 'info' };
+    let proc = spawnRole('main.js', env);
+    processes.push(proc);
+    await proc.waitFor('"listening"');
+    db = createDb({ databaseUrl: database.url, dataDir: '' });
+    const key = await activeKey(db, ['OFF1']);
+    expect((await pushFeed(`http://127.0.0.1:${port}`, key, feed(LISTING))).status).to.equal(200);
+
+    smtp.holdNext(10_000);
+    const res = await fetch(`http://127.0.0.1:${port}/v1/leads`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ listing: { office: 'OFF1', uniqueId: 'A' }, contact: { email: 'jo@home.example', message: 'Still available?' }, consent: true }),
+    });
+    expect(res.status).to.equal(202);
+    const { id } = await res.json();
+    for (let i = 0; i < 200 && smtp.arrived === 0; i += 1) await new Promise((r) => setTimeout(r, 25));
+    expect(smtp.arrived, 'the mail is on its way').to.equal(1);
+    proc.child.kill('SIGKILL');
+    await proc.exited;
+    expect((await db('leads').where({ id }).first()).status).to.equal('sending');
+
+    // The claim of the dead sender is honoured for its lease (5 minutes); let it lapse, then restart.
+    await db('leads').where({ id }).update({ sending_at: db.raw("now() - interval '6 minutes'"), updated_at: db.raw("now() - interval '6 minutes'") });
+    proc = spawnRole('main.js', env);
+    processes.push(proc);
+    await proc.waitFor('"listening"');
+    let status = '';
+    for (let i = 0; i < 200 && status !== 'delivered'; i += 1) {
+      status = (await db('leads').where({ id }).first()).status;
+      if (status !== 'delivered') await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(status).to.equal('delivered');
+    const row = await db('leads').where({ id }).first();
+    expect(row.attempts).to.equal(2);
+    expect(smtp.messages.filter((m) => m.raw.includes('Still available?')).length).to.be.within(1, 2);
+    proc.child.kill('SIGTERM');
+    await proc.exited;
+  });
+});
