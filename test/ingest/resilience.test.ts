@@ -70,14 +70,15 @@ describe('Ingestion under failure: Redis and database outages, concurrent feeds'
       await proxy.close();
     });
 
-    it('answers 503 with an error body for feeds, whoami, admin routes and every public read, and recovers', async () => {
+    it('answers 503 with an error body for feeds, whoami, leads, admin routes and every public read, and recovers', async () => {
       proxy.cut();
       for (const res of [
         await pushFeed(svc.url, key, feed(officeListing('OFF1', 'A'))),
         await fetch(`${svc.url}/v1/feeds/whoami`, { headers: { authorization: `Bearer ${key}` } }),
         await fetch(`${svc.url}/v1/admin/keys`, { headers: { authorization: `Bearer ${svc.config.operatorToken}` } }),
         ...(await Promise.all(['/v1/listings', '/v1/listings/OFF1/A', '/v1/agents', '/v1/offices', '/v1/countries', '/v1/site', '/v1/site/pages/about'].map((p) => fetch(`${svc.url}${p}`)))),
-        ...(await Promise.all(['/v1/admin/stats', '/v1/admin/listings', '/v1/admin/feeds', '/v1/admin/audit', '/v1/admin/site/pages'].map((p) => fetch(`${svc.url}${p}`, { headers: { authorization: `Bearer ${svc.config.operatorToken}` } })))),
+        await fetch(`${svc.url}/v1/leads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ listing: { office: 'OFF1', uniqueId: 'A' }, contact: { email: 'jo@home.example', message: 'hi' }, consent: true }) }),
+        ...(await Promise.all(['/v1/admin/stats', '/v1/admin/leads', '/v1/admin/blocklist', '/v1/admin/listings', '/v1/admin/feeds', '/v1/admin/audit', '/v1/admin/site/pages'].map((p) => fetch(`${svc.url}${p}`, { headers: { authorization: `Bearer ${svc.config.operatorToken}` } })))),
       ]) {
         expect(res.status).to.equal(503);
         expect(await res.json()).to.deep.equal({ error: 'the database is unavailable; try again shortly' });
