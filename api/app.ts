@@ -79,7 +79,7 @@ export function createApp(deps: AppDeps): Express {
   );
   app.use('/v1/admin', requireOperator(config.operatorToken, db));
   app.use(adminIngestionRouter({ db }));
-  app.use(adminOperationsRouter({ db, ingestQueue: deps.ingestQueue, queueIsRedis: config.redisUrl !== null }));
+  app.use(adminOperationsRouter({ db, ingestQueue: deps.ingestQueue, leadQueue: deps.leadQueue, queueIsRedis: config.redisUrl !== null }));
   app.use(adminSiteRouter(db));
   app.use(adminLeadsRouter({ db, leadQueue: deps.leadQueue }));
   if (deps.boardQueues?.length) app.use('/admin/queues', requireOperator(config.operatorToken, db, { basic: true }), bullBoard(deps.boardQueues));

@@ -8,7 +8,7 @@ import { operatorOf } from '../auth/operator.js';
 import { assertValid, assertValidQuery } from '../validators.js';
 
 /** Dashboard, listing review and visibility, feed events and the audit log (behind the operator credential). */
-export function adminOperationsRouter(deps: { db: Knex; ingestQueue: JobQueue; queueIsRedis: boolean }): Router {
+export function adminOperationsRouter(deps: { db: Knex; ingestQueue: JobQueue; leadQueue: JobQueue; queueIsRedis: boolean }): Router {
   const router = Router();
   const { db } = deps;
 
@@ -16,7 +16,10 @@ export function adminOperationsRouter(deps: { db: Knex; ingestQueue: JobQueue; q
     const stats: Record<string, unknown> = await adminStats(db);
     if (deps.queueIsRedis) {
       // Queue depths only when REDIS_URL is set; an unreachable Redis is reported, not fatal.
-      stats.queues = await deps.ingestQueue.counts().then((ingest) => ({ ingest }), (err: Error) => ({ error: err.message }));
+      stats.queues = await Promise.all([deps.ingestQueue.counts(), deps.leadQueue.counts()]).then(
+        ([ingest, leadDelivery]) => ({ ingest, leadDelivery }),
+        (err: Error) => ({ error: err.message }),
+      );
     }
     res.json(stats);
   });

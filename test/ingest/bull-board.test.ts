@@ -20,6 +20,13 @@ describe('Browser: Bull Board at /admin/queues behind the operator credential', 
     await svc?.close();
   });
 
+  it('reports queue depths in the dashboard when REDIS_URL is set', async () => {
+    const stats = await (await fetch(`${svc.url}/v1/admin/stats`, { headers: { authorization: `Bearer ${OPERATOR}` } })).json();
+    expect(stats.queues.ingest).to.include({ waiting: 0, active: 0 });
+    expect(stats.queues.ingest.completed).to.be.at.least(1);
+    expect(stats.queues.leadDelivery).to.include({ waiting: 0 });
+  });
+
   it('asks browsers for credentials and refuses wrong ones', async () => {
     const none = await fetch(`${svc.url}/admin/queues`);
     expect(none.status).to.equal(401);
