@@ -1,5 +1,6 @@
-import { getFeedEvent, staleFeedEventIds } from '../db/feed-events.js';
+import { staleFeedEventIds } from '../db/feed-events.js';
 import type { Db } from '../db/knex.js';
+import { purgeLeads, stalePendingLeads } from '../db/leads.js';
 import { sendPendingNotifications } from '../db/notifications.js';
 import type { Config } from '../lib/config.js';
 import type { Logger } from '../lib/logger.js';
@@ -9,7 +10,6 @@ import { InProcessQueue } from './in-process-queue.js';
 import { giveUpFeed, processFeed } from './ingest/process-feed.js';
 import { INGEST_RETRY, LEAD_RETRY, type JobQueue, type JobHandler, type RetryPolicy } from './job-queue.js';
 import { deliverLead, giveUpLead } from './leads/deliver-lead.js';
-import { purgeLeads, stalePendingLeads } from '../db/leads.js';
 
 export const INGEST_QUEUE = 'ingest';
 export const LEAD_QUEUE = 'lead-delivery';
@@ -27,9 +27,16 @@ export interface Runtime {
   ingestQueue: JobQueue;
   /** Where the web side adds lead deliveries (keys from leadJobKey). */
   leadQueue: JobQueue;
-  /** Runs one sweep now: lost feeds re-queued, pending notifications sent (tests and the timer call it). */
+  /** Runs one sweep now: lost feeds and leads re-queued, old leads purged, notifications sent (the timer and tests call it). */
   sweep(): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  /** Run the consumers in this process. */
+  consume: boolean;
+  /** Redis key prefix of the queues (BullMQ's default 'bull'; tests isolate themselves with their own). */
+  queuePrefix?: string;
 }
 
 /**
@@ -38,13 +45,6 @@ export interface Runtime {
  * a periodic sweep re-queues feeds and leads whose job was lost, purges leads past their
  * retention, and sends the notification outbox.
  */
-export interface RuntimeOptions {
-  /** Run the consumers in this process. */
-  consume: boolean;
-  /** Redis key prefix of the queues (BullMQ's default 'bull'; tests isolate themselves with their own). */
-  queuePrefix?: string;
-}
-
 export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, options: RuntimeOptions = { consume: true }): Runtime {
   const mailer = createMailer({ smtpUrl: config.smtpUrl, dataDir: config.dataDir, from: config.mailFrom });
   const deps = { db, breaker: { ratio: config.circuitBreakerRatio, min: config.circuitBreakerMin }, logger };
@@ -81,8 +81,7 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
     const ids = await staleFeedEventIds(db, staleAfterMs);
     staleAfterMs = STALE_FEED_MS;
     for (const id of ids) {
-      const event = await getFeedEvent(db, id);
-      logger.warn({ feedId: id, status: event?.status }, 're-queueing a feed whose job was lost');
+      logger.warn({ feedId: id }, 're-queueing a feed whose job was lost');
       await ingestQueue.add(id);
     }
     for (const key of await stalePendingLeads(db, leadsStaleAfterMs)) await leadQueue.add(key);
