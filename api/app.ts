@@ -20,6 +20,7 @@ import { leadsRouter } from './routes/leads.js';
 import { adminOperationsRouter } from './routes/admin-operations.js';
 import { adminSiteRouter, siteRouter } from './routes/site.js';
 import { developerKeysRouter } from './routes/developer-keys.js';
+import { developerPageRouter } from './routes/developer-page.js';
 import { docsRouter } from './routes/docs.js';
 import { feedsRouter } from './routes/feeds.js';
 import { fxRouter } from './routes/fx.js';
@@ -66,6 +67,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(fxRouter(deps.fx ?? staticFx()));
   app.use(siteRouter(db));
   app.use(docsRouter());
+  app.use(developerPageRouter());
   app.use(validateRouter({ feedMaxBytes: config.feedMaxBytes }));
   app.use(feedsRouter({ db, ingestQueue: deps.ingestQueue, feedMaxBytes: config.feedMaxBytes, feedSyncWaitMs: config.feedSyncWaitMs }));
   app.use(developerKeysRouter({ db, limit: hourlyLimit({ name: 'key', perHour: config.keyRequestRateLimit, redis: deps.redis ?? null, prefix: deps.rateLimitPrefix }) }));
