@@ -2,11 +2,12 @@ import type { RequestHandler, Response } from 'express';
 import { findFeedKeyBySecret, type FeedKey } from '../../db/feed-keys.js';
 import type { Db } from '../../db/knex.js';
 import { HttpError } from '../../lib/errors.js';
+import { bearerToken } from './bearer.js';
 
 /** The bearer credential, or for ingestion also `x-feed-token`. */
 function presentedKey(authorization: string | undefined, token: string | string[] | undefined, allowHeaderToken: boolean): string | null {
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-  if (bearer) return bearer[1];
+  const bearer = bearerToken(authorization);
+  if (bearer) return bearer;
   if (allowHeaderToken && typeof token === 'string' && token.trim()) return token.trim();
   return null;
 }

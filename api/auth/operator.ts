@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { operatorTokenName } from '../../db/operators.js';
 import { HttpError } from '../../lib/errors.js';
 import { secretsEqual } from '../../lib/secrets.js';
+import { bearerToken } from './bearer.js';
 
 /**
  * The operator credential (DESIGN.md §8): `Authorization: Bearer <token>` where the token is
@@ -13,7 +14,7 @@ import { secretsEqual } from '../../lib/secrets.js';
 export function requireOperator(operatorToken: string | null, db: Knex, options: { basic?: boolean } = {}): RequestHandler {
   return async (req, res, next) => {
     const header = req.headers.authorization ?? '';
-    let presented: string | null = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? null;
+    let presented = bearerToken(header);
     if (!presented && options.basic) {
       const basic = /^Basic\s+(\S+)\s*$/i.exec(header)?.[1];
       if (basic) presented = Buffer.from(basic, 'base64').toString('utf8').split(':').slice(1).join(':') || null;

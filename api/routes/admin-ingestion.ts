@@ -5,14 +5,9 @@ import { recordAudit } from '../../db/operators.js';
 import { listQuarantine, resolveQuarantine } from '../../db/quarantine.js';
 import { HttpError, notFound } from '../../lib/errors.js';
 import { operatorOf } from '../auth/operator.js';
+import { uuidParam } from '../path-params.js';
 import { assertValid } from '../validators.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const idOf = (raw: unknown, what: string): string => {
-  const id = String(raw);
-  if (!UUID.test(id)) throw notFound(`no ${what} ${id}`);
-  return id;
-};
 
 /** Operator routes for feed keys and quarantine (mounted behind the operator credential). */
 export function adminIngestionRouter(deps: { db: Db }): Router {
@@ -24,7 +19,7 @@ export function adminIngestionRouter(deps: { db: Db }): Router {
 
   for (const [action, to] of [['approve', 'active'], ['revoke', 'revoked']] as const) {
     router.post(`/v1/admin/keys/:id/${action}`, async (req, res) => {
-      const id = idOf(req.params.id, 'feed key');
+      const id = uuidParam(req.params.id, 'feed key');
       const change = await changeFeedKeyStatus(deps.db, id, to);
       if ('missing' in change) throw notFound(`no feed key ${id}`);
       if ('conflict' in change) throw new HttpError(409, `feed key ${id} is ${change.conflict.status} and cannot be ${action}d`);
@@ -39,7 +34,7 @@ export function adminIngestionRouter(deps: { db: Db }): Router {
   });
 
   router.post('/v1/admin/quarantine/:id/resolve', express.json({ limit: '4kb' }), async (req, res) => {
-    const id = idOf(req.params.id, 'quarantine item');
+    const id = uuidParam(req.params.id, 'quarantine item');
     const body = assertValid<{ action?: 'review' | 'apply' }>('ResolveRequest', req.body ?? {}, 'body');
     const item = await resolveQuarantine(deps.db, id, body.action === 'apply');
     if (!item) throw notFound(`no quarantine item ${id}`);

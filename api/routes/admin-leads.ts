@@ -6,9 +6,9 @@ import { recordAudit } from '../../db/operators.js';
 import { badRequest, HttpError, notFound } from '../../lib/errors.js';
 import type { JobQueue } from '../../workers/job-queue.js';
 import { operatorOf } from '../auth/operator.js';
+import { uuidParam } from '../path-params.js';
 import { assertValid, assertValidQuery } from '../validators.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const json = express.json({ limit: '8kb' });
 
 /** Lead review and retry, the sender blocklist, office lead addresses (behind the operator credential). */
@@ -21,8 +21,7 @@ export function adminLeadsRouter(deps: { db: Knex; leadQueue: JobQueue }): Route
   });
 
   router.post('/v1/admin/leads/:id/retry', async (req, res) => {
-    const id = String(req.params.id);
-    if (!UUID.test(id)) throw notFound(`no lead ${id}`);
+    const id = uuidParam(req.params.id, 'lead');
     const outcome = await retryLead(db, id);
     if ('missing' in outcome) throw notFound(`no lead ${id}`);
     if ('status' in outcome) throw new HttpError(409, `lead ${id} is ${outcome.status}; only failed leads can be retried`);

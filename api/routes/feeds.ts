@@ -5,6 +5,7 @@ import { notFound, serviceUnavailable } from '../../lib/errors.js';
 import type { JobQueue } from '../../workers/job-queue.js';
 import { feedKeyOf, requireFeedKey } from '../auth/feed-key.js';
 import { feedBytes, readFeedInput } from '../feed-input.js';
+import { isUuid } from '../path-params.js';
 import { waitForFeed } from '../wait-for-feed.js';
 
 export interface FeedsDeps {
@@ -13,8 +14,6 @@ export interface FeedsDeps {
   feedMaxBytes: number;
   feedSyncWaitMs: number;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const feedStatusBody = (event: FeedEvent) => ({
   feedId: event.id,
@@ -85,7 +84,7 @@ export function feedsRouter(deps: FeedsDeps): Router {
 
   router.get('/v1/feeds/:feedId', ingestKey, async (req, res) => {
     const feedId = String(req.params.feedId);
-    const event = UUID.test(feedId) ? await getFeedEvent(deps.db, feedId) : null;
+    const event = isUuid(feedId) ? await getFeedEvent(deps.db, feedId) : null;
     // Another key's feed is as invisible as a missing one.
     if (!event || event.keyId !== feedKeyOf(res).id) throw notFound(`no feed ${feedId} for this key`);
     res.json(feedStatusBody(event));

@@ -7,14 +7,9 @@ import {
 import { HttpError, notFound } from '../../lib/errors.js';
 import { operatorOf } from '../auth/operator.js';
 import type { NavLink, PageInput } from '../schemas/admin.js';
+import { uuidParam } from '../path-params.js';
 import { assertValid } from '../validators.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const pageId = (raw: unknown) => {
-  const id = String(raw);
-  if (!UUID.test(id)) throw notFound(`no page ${id}`);
-  return id;
-};
 const slugInUse = (err: unknown) => (err instanceof SlugInUse ? new HttpError(409, `slug "${err.message}" is already used by another page`) : err);
 const json = express.json({ limit: '512kb' });
 
@@ -71,7 +66,7 @@ export function adminSiteRouter(db: Knex): Router {
   });
 
   router.put('/v1/admin/site/pages/id/:id', json, async (req, res) => {
-    const id = pageId(req.params.id);
+    const id = uuidParam(req.params.id, 'page');
     const body = assertValid<PageInput>('PageUpdate', req.body ?? null, 'body');
     const page = await updatePage(db, id, body).catch((err) => Promise.reject(slugInUse(err)));
     if (!page) throw notFound(`no page ${id}`);
@@ -80,7 +75,7 @@ export function adminSiteRouter(db: Knex): Router {
   });
 
   router.delete('/v1/admin/site/pages/id/:id', async (req, res) => {
-    const id = pageId(req.params.id);
+    const id = uuidParam(req.params.id, 'page');
     const page = await deletePage(db, id);
     if (!page) throw notFound(`no page ${id}`);
     await recordAudit(db, { actor: operatorOf(res), action: 'page.delete', target: id, details: { slug: page.slug } });
