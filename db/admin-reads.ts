@@ -1,8 +1,7 @@
 import type { Knex } from 'knex';
 import { listingKey } from '../pipeline/listing-key.js';
 import { refreshDirectory } from './directory.js';
-
-const likePattern = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+import { iso, isoOrNull, likePattern } from './row-values.js';
 
 /** Listings for review, hidden and non-public included, most recently changed first. */
 export async function adminListings(db: Knex, query: { q?: string; hidden?: 'true' | 'false'; limit: number; offset: number }) {
@@ -37,8 +36,8 @@ export async function adminListings(db: Knex, query: { q?: string; hidden?: 'tru
       status: r.status,
       hidden: r.hidden,
       public: r.is_public,
-      modTime: new Date(r.mod_time).toISOString(),
-      updatedAt: new Date(r.updated_at).toISOString(),
+      modTime: iso(r.mod_time),
+      updatedAt: iso(r.updated_at),
       headline: r.headline,
       address: r.address,
     })),
@@ -79,8 +78,8 @@ export async function adminFeeds(db: Knex, query: { status?: string; limit: numb
       status: r.status,
       attempts: r.attempts,
       bodyBytes: Number(r.body_bytes),
-      createdAt: new Date(r.created_at).toISOString(),
-      finishedAt: r.finished_at ? new Date(r.finished_at).toISOString() : null,
+      createdAt: iso(r.created_at),
+      finishedAt: isoOrNull(r.finished_at),
       error: r.error,
       ok: r.result?.ok ?? null,
       counts: r.result?.counts ?? null,

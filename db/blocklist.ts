@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import { iso } from './row-values.js';
 
 export interface BlocklistRow {
   id: string;
@@ -9,7 +10,7 @@ export interface BlocklistRow {
   createdAt: string;
 }
 
-const toRow = (r: any): BlocklistRow => ({ id: r.id, kind: r.kind, value: r.value, reason: r.reason ?? null, createdAt: new Date(r.created_at).toISOString() });
+const toRow = (r: any): BlocklistRow => ({ id: r.id, kind: r.kind, value: r.value, reason: r.reason ?? null, createdAt: iso(r.created_at) });
 
 /**
  * Domains of widely used mail providers: blocking one would block a large share of genuine

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Db } from './knex.js';
+import { iso, isoOrNull } from './row-values.js';
 
 export type FeedStatus = 'queued' | 'running' | 'done' | 'failed' | 'rejected';
 export type FeedFormat = 'reaxml';
@@ -31,7 +32,6 @@ export interface FeedEvent extends FeedEventInput {
 /** The raw feed is kept in chunks of this size, so neither side ever holds it whole. */
 const CHUNK_BYTES = 1024 * 1024;
 
-const iso = (v: unknown) => (v ? new Date(v as string).toISOString() : null);
 const toEvent = (row: any): FeedEvent => ({
   id: row.id,
   source: row.source,
@@ -48,8 +48,8 @@ const toEvent = (row: any): FeedEvent => ({
   bodySha256: row.body_sha256,
   result: row.result ?? null,
   error: row.error ?? null,
-  createdAt: iso(row.created_at)!,
-  finishedAt: iso(row.finished_at),
+  createdAt: iso(row.created_at),
+  finishedAt: isoOrNull(row.finished_at),
 });
 
 /**

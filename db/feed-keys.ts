@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hashSecret, newSecret } from '../lib/secrets.js';
 import type { Db } from './knex.js';
+import { iso, isoOrNull } from './row-values.js';
 
 export type KeyStatus = 'suspended' | 'active' | 'revoked';
 
@@ -21,9 +22,9 @@ const toKey = (row: any): FeedKey => ({
   alertEmail: row.alert_email,
   officeIds: row.office_ids,
   status: row.status,
-  createdAt: new Date(row.created_at).toISOString(),
-  approvedAt: row.approved_at ? new Date(row.approved_at).toISOString() : null,
-  revokedAt: row.revoked_at ? new Date(row.revoked_at).toISOString() : null,
+  createdAt: iso(row.created_at),
+  approvedAt: isoOrNull(row.approved_at),
+  revokedAt: isoOrNull(row.revoked_at),
 });
 
 /** Creates a key; the secret is returned only here and stored only as its hash. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { listingKey } from '../pipeline/listing-key.js';
+import { iso, isoOrNull } from './row-values.js';
 
 export type LeadStatus = 'pending' | 'sending' | 'delivered' | 'failed' | 'purged' | 'dead_letter';
 
@@ -128,9 +129,9 @@ export async function listLeads(db: Knex, query: { status?: LeadStatus; limit: n
       attempts: r.attempts,
       retries: r.retries,
       lastError: r.last_error,
-      createdAt: new Date(r.created_at).toISOString(),
-      deliveredAt: r.delivered_at ? new Date(r.delivered_at).toISOString() : null,
-      purgedAt: r.purged_at ? new Date(r.purged_at).toISOString() : null,
+      createdAt: iso(r.created_at),
+      deliveredAt: isoOrNull(r.delivered_at),
+      purgedAt: isoOrNull(r.purged_at),
     })),
   };
 }

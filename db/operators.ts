@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { hashSecret, newSecret } from '../lib/secrets.js';
+import { iso, isoOrNull } from './row-values.js';
 
 /** Named operator tokens (besides OPERATOR_TOKEN): shown once, stored as a hash. */
 export async function createOperatorToken(db: Knex, name: string): Promise<{ id: string; name: string; token: string }> {
@@ -24,7 +25,7 @@ export async function operatorTokenName(db: Knex, secret: string): Promise<strin
 
 export async function listOperatorTokens(db: Knex): Promise<{ id: string; name: string; createdAt: string; revokedAt: string | null }[]> {
   const rows = await db('operator_tokens').orderBy('created_at', 'desc');
-  return rows.map((r: any) => ({ id: r.id, name: r.name, createdAt: new Date(r.created_at).toISOString(), revokedAt: r.revoked_at ? new Date(r.revoked_at).toISOString() : null }));
+  return rows.map((r: any) => ({ id: r.id, name: r.name, createdAt: iso(r.created_at), revokedAt: isoOrNull(r.revoked_at) }));
 }
 
 export interface AuditEntry {
@@ -48,6 +49,6 @@ export async function listAudit(db: Knex, page: { limit: number; offset: number;
   const [rows, [{ n }]] = await Promise.all([base().orderBy('id', 'desc').limit(page.limit).offset(page.offset), base().count({ n: '*' })]);
   return {
     total: Number(n),
-    entries: rows.map((r: any) => ({ id: String(r.id), at: new Date(r.at).toISOString(), actor: r.actor, action: r.action, target: r.target, details: r.details })),
+    entries: rows.map((r: any) => ({ id: String(r.id), at: iso(r.at), actor: r.actor, action: r.action, target: r.target, details: r.details })),
   };
 }

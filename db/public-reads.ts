@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
 import { listingKey } from '../pipeline/listing-key.js';
+import { likePattern } from './row-values.js';
 
 export interface ListingSearch {
   country?: string;
@@ -41,8 +42,6 @@ export interface DirectoryQuery {
   limit: number;
   offset: number;
 }
-
-const likePattern = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 function listingFilters(db: Knex, s: ListingSearch): Knex.QueryBuilder {
   const q = db('listings').where('is_public', true);

@@ -1,6 +1,7 @@
 import type { Db } from './knex.js';
 import { refreshDirectory } from './directory.js';
 import { applyHeldArchive } from './reconcile.js';
+import { iso, isoOrNull } from './row-values.js';
 
 export interface QuarantineItem {
   id: string;
@@ -24,9 +25,9 @@ const toItem = (row: any): QuarantineItem => ({
   archiveCount: row.archive_count,
   nonArchivedCount: row.active_count,
   keys: row.keys,
-  createdAt: new Date(row.created_at).toISOString(),
+  createdAt: iso(row.created_at),
   resolved: row.resolved_at !== null,
-  resolvedAt: row.resolved_at ? new Date(row.resolved_at).toISOString() : null,
+  resolvedAt: isoOrNull(row.resolved_at),
   resolution: row.resolution ?? null,
   appliedCount: row.applied_count ?? null,
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { NavLink, PageInput } from '../api/schemas/admin.js';
+import { iso } from './row-values.js';
 
 /** Shown when no navigation was set, and restored by an empty list (DESIGN.md §9). */
 export const DEFAULT_NAVIGATION: NavLink[] = (['listings', 'agents', 'offices'] as const).map((ref) => ({ kind: 'builtin', ref, label: null, visible: true, newTab: false }));
@@ -25,8 +26,8 @@ const toPage = (r: any): Page => ({
   body: r.body,
   description: r.description ?? null,
   published: r.published,
-  createdAt: new Date(r.created_at).toISOString(),
-  updatedAt: new Date(r.updated_at).toISOString(),
+  createdAt: iso(r.created_at),
+  updatedAt: iso(r.updated_at),
 });
 
 export async function putSetting(db: Knex, key: SettingKey, value: Record<string, unknown>): Promise<void> {

@@ -1,0 +1,10 @@
+/** Conversions shared by the data-access modules when they turn rows into API objects. */
+
+/** A timestamp column as ISO-8601 UTC. */
+export const iso = (value: Date | string): string => new Date(value).toISOString();
+
+/** A nullable timestamp column as ISO-8601 UTC, or null. */
+export const isoOrNull = (value: Date | string | null | undefined): string | null => (value ? iso(value) : null);
+
+/** A case-insensitive `LIKE … ESCAPE '\'` pattern matching `text` anywhere (wildcards in it escaped). */
+export const likePattern = (text: string): string => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
