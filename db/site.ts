@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { NavLink, PageInput } from '../api/schemas/admin.js';
+import { isUniqueViolation } from './pg-errors.js';
 import { iso } from './row-values.js';
 
 /** Shown when no navigation was set, and restored by an empty list (DESIGN.md §9). */
@@ -54,8 +55,6 @@ export async function navigation(db: Knex): Promise<NavLink[]> {
 
 /** Thrown when a slug is taken (the caller answers 409). */
 export class SlugInUse extends Error {}
-
-const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
 
 export async function createPage(db: Knex, input: Required<Pick<PageInput, 'slug' | 'title' | 'body'>> & PageInput): Promise<Page> {
   try {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
 import { fixture, repoRoot } from './helpers.js';
-import { freePort } from './processes.js';
+import { freePort, runCommand } from './processes.js';
 import { createDb } from '../db/knex.js';
 
 describe('the all-in-one process (npm start)', () => {
@@ -42,12 +42,9 @@ describe('the all-in-one process (npm start)', () => {
   });
 
   it('refuses to start with bad configuration and names every problem', async () => {
-    const child = spawn(process.execPath, [resolve(repoRoot, 'dist/main.js')], { env: { PATH: process.env.PATH, PORT: 'abc', FX_SOURCE: 'x' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
-    const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    const { code, out } = await runCommand('main.js', [], { PORT: 'abc', FX_SOURCE: 'x' });
     expect(code).to.equal(1);
-    expect(stderr).to.include('PORT').and.include('FX_SOURCE');
+    expect(out).to.include('PORT').and.include('FX_SOURCE');
   });
 });
 
@@ -56,13 +53,7 @@ describe('the operator command npm run key:create', () => {
     this.timeout(60000);
     const dataDir = mkdtempSync(join(tmpdir(), 'key-command-'));
     try {
-      const run = (args: string[]) => {
-        const child = spawn(process.execPath, [resolve(repoRoot, 'dist/db/commands/create-feed-key.js'), ...args], { env: { PATH: process.env.PATH, DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
-        let out = '';
-        child.stdout.on('data', (d) => (out += d));
-        child.stderr.on('data', (d) => (out += d));
-        return new Promise<{ code: number | null; out: string }>((r) => child.once('exit', (code) => r({ code, out })));
-      };
+      const run = (args: string[]) => runCommand('db/commands/create-feed-key.js', args, { DATA_DIR: dataDir });
       const bad = await run(['--client', 'Ops']);
       expect(bad.code).to.equal(2);
       expect(bad.out).to.include('--email').and.include('--office');
@@ -87,13 +78,7 @@ describe('the operator command npm run operator:token', () => {
   it('creates a named token that opens the admin API, lists it, and revokes it', async function () {
     this.timeout(60000);
     const dataDir = mkdtempSync(join(tmpdir(), 'operator-command-'));
-    const run = (args: string[]) => {
-      const child = spawn(process.execPath, [resolve(repoRoot, 'dist/db/commands/operator-token.js'), ...args], { env: { PATH: process.env.PATH, DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      child.stdout.on('data', (d) => (out += d));
-      child.stderr.on('data', (d) => (out += d));
-      return new Promise<{ code: number | null; out: string }>((r) => child.once('exit', (code) => r({ code, out })));
-    };
+    const run = (args: string[]) => runCommand('db/commands/operator-token.js', args, { DATA_DIR: dataDir });
     try {
       expect((await run(['create'])).code).to.equal(2);
       const created = await run(['create', '--name', 'alice']);

@@ -12,6 +12,18 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * Runs a compiled command (dist/<entry>) to its end with only the given environment; stdout and
+ * stderr together, once both are closed.
+ */
+export function runCommand(entry: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
+  const child = spawn(process.execPath, [resolve(repoRoot, 'dist', entry), ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  return new Promise((r) => child.once('close', (code) => r({ code, out })));
+}
+
 export interface RoleProcess {
   child: ChildProcess;
   output(): string;

@@ -1,7 +1,6 @@
 import { parseArgs } from 'node:util';
 import { createFeedKey } from '../feed-keys.js';
-import { createDb, migrateToLatest } from '../knex.js';
-import { ConfigError, loadConfig } from '../../lib/config.js';
+import { withConfiguredDb } from './configured-db.js';
 
 const USAGE = `Creates an already-active feed key (for operations and scripts) and prints it once.
 
@@ -33,19 +32,7 @@ async function main(): Promise<number> {
     process.stderr.write(`${problems.join('\n')}\n\n${USAGE}\n`);
     return 2;
   }
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      return 1;
-    }
-    throw err;
-  }
-  const db = createDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  try {
-    await migrateToLatest(db);
+  return withConfiguredDb(async (db) => {
     const { key, secret } = await createFeedKey(db, {
       clientName: values.client!.trim(),
       alertEmail: values.email!,
@@ -54,9 +41,7 @@ async function main(): Promise<number> {
     });
     process.stdout.write(`${JSON.stringify({ id: key.id, key: secret, status: key.status, officeIds: key.officeIds })}\n`);
     return 0;
-  } finally {
-    await db.destroy();
-  }
+  });
 }
 
 process.exitCode = await main();

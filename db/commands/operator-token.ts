@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createOperatorToken, listOperatorTokens, recordAudit, revokeOperatorToken } from '../operators.js';
-import { createDb, migrateToLatest } from '../knex.js';
-import { ConfigError, loadConfig } from '../../lib/config.js';
+import { isUniqueViolation } from '../pg-errors.js';
+import { withConfiguredDb } from './configured-db.js';
 
 const USAGE = `Named operator tokens (besides OPERATOR_TOKEN), stored hashed; a new token is printed once.
 
@@ -29,19 +29,7 @@ async function main(): Promise<number> {
     process.stderr.write(`expected create, revoke or list, and for create and revoke a --name of 1-64 letters, digits, . _ @ -\n\n${USAGE}\n`);
     return 2;
   }
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      return 1;
-    }
-    throw err;
-  }
-  const db = createDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  try {
-    await migrateToLatest(db);
+  return withConfiguredDb(async (db) => {
     const actor = 'command:operator-token';
     if (command === 'list') {
       process.stdout.write(`${JSON.stringify(await listOperatorTokens(db), null, 2)}\n`);
@@ -52,8 +40,8 @@ async function main(): Promise<number> {
         const token = await createOperatorToken(trx, name!);
         await recordAudit(trx, { actor, action: 'operator_token.create', target: name });
         return token;
-      }).catch((err: { code?: string }) => {
-        if (err.code === '23505') return null;
+      }).catch((err: unknown) => {
+        if (isUniqueViolation(err)) return null; // one active token per name
         throw err;
       });
       if (!created) {
@@ -71,9 +59,7 @@ async function main(): Promise<number> {
     await recordAudit(db, { actor, action: 'operator_token.revoke', target: name });
     process.stdout.write(`${JSON.stringify({ revoked: name })}\n`);
     return 0;
-  } finally {
-    await db.destroy();
-  }
+  });
 }
 
 process.exitCode = await main();

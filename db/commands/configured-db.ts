@@ -1,0 +1,27 @@
+import { ConfigError, loadConfig } from '../../lib/config.js';
+import { createDb, migrateToLatest, type Db } from '../knex.js';
+
+/**
+ * Runs an operator command against the database the service uses (DATABASE_URL, or the embedded
+ * one under DATA_DIR), migrated, and closes it after. Invalid configuration is reported and
+ * answers exit code 1.
+ */
+export async function withConfiguredDb(run: (db: Db) => Promise<number>): Promise<number> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+  const db = createDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    await migrateToLatest(db);
+    return await run(db);
+  } finally {
+    await db.destroy();
+  }
+}
