@@ -59,6 +59,10 @@ export async function insertLead(db: Knex, lead: { listing: LeadListing; contact
 /** Seconds a `sending` claim is honoured; after that a crashed sender's lead may be claimed again. */
 const SENDING_LEASE_S = 300;
 
+/** Leads a sender may claim: pending, or sending under a lease that has lapsed (its sender died). */
+const claimable = (db: Knex) => (w: Knex.QueryBuilder) =>
+  w.where({ status: 'pending' }).orWhere((s) => s.where({ status: 'sending' }).where('sending_at', '<', db.raw(`now() - interval '${SENDING_LEASE_S} seconds'`)));
+
 /**
  * Claims a lead for sending: pending, or sending with a lapsed lease. null when it is delivered,
  * failed, purged, dead-lettered or being sent right now: a job run twice never sends twice.
@@ -66,7 +70,7 @@ const SENDING_LEASE_S = 300;
 export async function claimLead(db: Knex, id: string) {
   const [row] = await db('leads')
     .where({ id })
-    .where((w) => w.where({ status: 'pending' }).orWhere((s) => s.where({ status: 'sending' }).where('sending_at', '<', db.raw(`now() - interval '${SENDING_LEASE_S} seconds'`))))
+    .where(claimable(db))
     .update({ status: 'sending', sending_at: db.fn.now(), attempts: db.raw('attempts + 1'), updated_at: db.fn.now() })
     .returning('*');
   return row ?? null;
@@ -95,7 +99,7 @@ export async function retryLead(db: Knex, id: string): Promise<{ retries: number
 /** Pending leads untouched for a while (their job was lost), as queue keys. */
 export async function stalePendingLeads(db: Knex, olderThanMs: number): Promise<string[]> {
   const rows = await db('leads')
-    .where((w) => w.where({ status: 'pending' }).orWhere((s) => s.where({ status: 'sending' }).where('sending_at', '<', db.raw(`now() - interval '${SENDING_LEASE_S} seconds'`))))
+    .where(claimable(db))
     .where('updated_at', '<', db.raw('now() - make_interval(secs => ?)', [olderThanMs / 1000]))
     .limit(200)
     .select('id', 'retries');

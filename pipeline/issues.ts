@@ -23,6 +23,14 @@ export class ListingIssues {
     return this.list.some((i) => i.level === 'error');
   }
 
+  /** An independent copy, for deciding a listing again without adding to its issues twice. */
+  copy(): ListingIssues {
+    const copy = new ListingIssues(this.listingIndex);
+    copy.uniqueId = this.uniqueId;
+    copy.list.push(...this.list);
+    return copy;
+  }
+
   /** Fills in the uniqueId on issues recorded before it was known. */
   stampUniqueId(uniqueId: string): void {
     this.uniqueId = uniqueId;

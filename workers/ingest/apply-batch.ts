@@ -2,7 +2,6 @@ import type { Knex } from 'knex';
 import { loadListings, loadVersions, writeListings, type StoredVersion } from '../../db/listings-store.js';
 import { applyListing, type UpsertAction } from '../../pipeline/apply-listing.js';
 import type { FeedListing } from '../../pipeline/feed-listing.js';
-import { ListingIssues } from '../../pipeline/issues.js';
 import { listingKey } from '../../pipeline/listing-key.js';
 import type { CanonicalListing } from '../../pipeline/types.js';
 
@@ -73,7 +72,7 @@ export async function applyBatch(db: Knex, items: FeedListing[]): Promise<BatchO
       let final = decided;
       if (moved) {
         // Decide again from the rows as they are now; issue lists are not added to twice.
-        const again = rest.map((item) => ({ ...item, issues: Object.assign(new ListingIssues(item.index), { list: [...item.issues.list] }) }));
+        const again = rest.map((item) => ({ ...item, issues: item.issues.copy() }));
         const redecided = applyAll(again, new Map([...snapshot, ...locked]));
         final = { toWrite: redecided.toWrite, decisions: new Map(rest.map((item, i) => [item, redecided.decisions.get(again[i])!])) };
       }
