@@ -1,15 +1,8 @@
 /** Schemas of the operator API (SPEC.md Admin table, DESIGN.md §8, §9). */
 
-const limit = { type: 'integer', minimum: 1, maximum: 200, default: 50 } as const;
-const offset = { type: 'integer', minimum: 0, default: 0 } as const;
-const booleanText = { enum: ['true', 'false'] } as const;
+import { adminLimitParam as limit, offsetParam as offset } from './paging.js';
 
-export const adminPageQuerySchema = {
-  $id: 'AdminPageQuery',
-  type: 'object',
-  additionalProperties: false,
-  properties: { limit, offset },
-} as const;
+const booleanText = { enum: ['true', 'false'] } as const;
 
 export const adminListingsQuerySchema = {
   $id: 'AdminListingsQuery',

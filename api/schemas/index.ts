@@ -1,5 +1,5 @@
 import {
-  adminFeedsQuerySchema, adminListingsQuerySchema, adminPageQuerySchema, auditQuerySchema, navLinkSchema, navRequestSchema, pageCreateSchema,
+  adminFeedsQuerySchema, adminListingsQuerySchema, auditQuerySchema, navLinkSchema, navRequestSchema, pageCreateSchema,
   pageSchema, pageUpdateSchema, siteSchema, siteSettingRequestSchema, visibilityRequestSchema,
 } from './admin.js';
 import { errorSchema } from './error.js';
@@ -19,7 +19,7 @@ export const schemas = [
   keyRequestSchema, keyCreatedSchema, whoAmISchema, feedKeySchema, ingestionResultSchema, feedAcceptedSchema, feedStatusSchema,
   quarantineItemSchema, resolveRequestSchema, quarantineQuerySchema,
   listingSearchQuerySchema, directoryQuerySchema, listingPageSchema, agentPageSchema, officePageSchema, countriesSchema, fxRatesSchema,
-  adminPageQuerySchema, adminListingsQuerySchema, adminFeedsQuerySchema, auditQuerySchema, visibilityRequestSchema, siteSettingRequestSchema,
+  adminListingsQuerySchema, adminFeedsQuerySchema, auditQuerySchema, visibilityRequestSchema, siteSettingRequestSchema,
   navLinkSchema, navRequestSchema, pageCreateSchema, pageUpdateSchema, pageSchema, siteSchema,
   leadRequestSchema, leadAcceptedSchema, adminLeadsQuerySchema, blockRequestSchema, unblockRequestSchema, officeSettingsRequestSchema,
 ];

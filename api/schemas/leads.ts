@@ -1,5 +1,7 @@
 /** Schemas of leads, the blocklist and office settings (SPEC.md Leads and Admin, DESIGN.md §7). */
 
+import { adminLimitParam, offsetParam } from './paging.js';
+
 export const leadRequestSchema = {
   $id: 'LeadRequest',
   type: 'object',
@@ -42,8 +44,8 @@ export const adminLeadsQuerySchema = {
   additionalProperties: false,
   properties: {
     status: { enum: ['pending', 'sending', 'delivered', 'failed', 'purged', 'dead_letter'] },
-    limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
-    offset: { type: 'integer', minimum: 0, default: 0 },
+    limit: adminLimitParam,
+    offset: offsetParam,
   },
 } as const;
 

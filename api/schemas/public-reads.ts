@@ -1,7 +1,7 @@
 /** Query schemas and answers of the public reads (SPEC.md "Public reads", DESIGN.md §3, §6). */
 
-const limit = (max: number, dflt: number) => ({ type: 'integer', minimum: 1, maximum: max, default: dflt }) as const;
-const offset = { type: 'integer', minimum: 0, default: 0 } as const;
+import { limitParam as limit, offsetParam as offset } from './paging.js';
+
 const country = { type: 'string', pattern: '^[A-Za-z]{2}$', description: 'ISO-3166 alpha-2 (exactly two letters; any case).' } as const;
 
 export const listingSearchQuerySchema = {
