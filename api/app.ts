@@ -5,6 +5,7 @@ import type { Queue } from 'bullmq';
 import express, { type Express } from 'express';
 import type { Redis } from 'ioredis';
 import type { Db } from '../db/knex.js';
+import { createProjectReads } from '../db/project-reads.js';
 import { createPublicReads } from '../db/public-reads.js';
 import type { Config } from '../lib/config.js';
 import { staticFx, type FxProvider } from '../lib/fx-rates.js';
@@ -25,6 +26,7 @@ import { docsRouter } from './routes/docs.js';
 import { feedsRouter } from './routes/feeds.js';
 import { fxRouter } from './routes/fx.js';
 import { healthRouter } from './routes/health.js';
+import { projectsRouter } from './routes/projects.js';
 import { publicReadsRouter } from './routes/public-reads.js';
 import { validateRouter } from './routes/validate.js';
 
@@ -64,6 +66,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(healthRouter({ db, isShuttingDown: deps.isShuttingDown ?? (() => false) }));
   // The busiest routes first.
   app.use(publicReadsRouter(createPublicReads(db)));
+  app.use(projectsRouter(createProjectReads(db)));
   app.use(fxRouter(deps.fx ?? staticFx()));
   app.use(siteRouter(db));
   app.use(docsRouter());

@@ -1,8 +1,8 @@
-import type { Request } from 'express';
+import express, { type Request } from 'express';
 import { badRequest, payloadTooLarge, unsupportedMediaType } from '../lib/errors.js';
 import { isCountryCode, isCurrencyCode } from '../pipeline/countries.js';
 import { chunkString, decodeXmlBytes } from '../pipeline/decode.js';
-import type { FeedContext } from '../pipeline/types.js';
+import type { FeedContext, FeedFormat } from '../pipeline/types.js';
 import type { FeedContextBody, FeedQuery, FeedRequestBody } from './schemas/feed-request.js';
 import { assertValid } from './validators.js';
 
@@ -13,7 +13,7 @@ export interface FeedInput {
   body: FeedBody;
   context: FeedContext;
   mode: 'full' | 'incremental';
-  format: 'reaxml';
+  format: FeedFormat;
 }
 
 /** The body as text for the parser; raw bytes are decoded by their XML declaration. */
@@ -31,6 +31,17 @@ export async function* feedBytes(body: FeedBody): AsyncGenerator<Buffer> {
 }
 
 const XML_TYPES = ['application/xml', 'text/xml'];
+const JSON_FORMATS: readonly unknown[] = ['reso', 'project'];
+
+/** A raw JSON document (RESO or project, format in the query) rather than a JSON feed request. */
+function isRawJsonDocument(req: Request): boolean {
+  return Boolean(req.is('application/json')) && JSON_FORMATS.includes(req.query.format);
+}
+
+/** express.json for feed requests; raw JSON documents are left to stream like raw XML. */
+export function feedRequestJson(limit: number) {
+  return express.json({ limit, type: (req) => Boolean((req as Request).is('application/json')) && !isRawJsonDocument(req as Request) });
+}
 
 /** Context with defaults, currency and country checked against ISO-4217 and ISO-3166. */
 function resolveContext(body: FeedContextBody, where: { currency: string; country: string }): FeedContext {
@@ -53,14 +64,33 @@ async function* limitedBody(req: Request, maxBytes: number): AsyncGenerator<Buff
   }
 }
 
+/** The raw document streamed from the request, with the context in query parameters. */
+function rawFeedInput(req: Request, maxBytes: number): FeedInput {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) throw payloadTooLarge(`request body is larger than the limit of ${maxBytes} bytes`);
+  const query = assertValid<FeedQuery>('FeedQuery', { ...req.query }, 'query');
+  return {
+    body: { kind: 'bytes', bytes: limitedBody(req, maxBytes) },
+    context: resolveContext(
+      { currency: query.currency, defaultCountry: query.country, sourceLocale: query.locale, sourceOfficeId: query.officeId },
+      { currency: 'query.currency', country: 'query.country' },
+    ),
+    mode: query.mode ?? 'incremental',
+    format: query.format ?? 'reaxml',
+  };
+}
+
 /**
- * The two body forms of SPEC.md: a JSON feed request (already parsed by express.json), or the
- * raw XML document streamed from the request with the context in query parameters.
+ * The body forms of SPEC.md: a JSON feed request (already parsed by feedRequestJson), or the raw
+ * document streamed from the request with the context in query parameters: REAXML as
+ * application/xml or text/xml, RESO and project documents as application/json with
+ * `format=reso` or `format=project` in the query.
  */
 export function readFeedInput(req: Request, maxBytes: number): FeedInput {
+  if (isRawJsonDocument(req)) return rawFeedInput(req, maxBytes);
   if (req.is('application/json')) {
     if (Object.keys(req.query).length > 0) {
-      throw badRequest(`query parameters (${Object.keys(req.query).join(', ')}) apply only to raw XML bodies; put them in the JSON body`);
+      throw badRequest(`query parameters (${Object.keys(req.query).join(', ')}) apply only to raw bodies (XML, or JSON with format=reso or format=project); put them in the JSON body`);
     }
     const body = assertValid<FeedRequestBody>('FeedRequest', req.body ?? null, 'body');
     return {
@@ -71,18 +101,8 @@ export function readFeedInput(req: Request, maxBytes: number): FeedInput {
     };
   }
   if (req.is(XML_TYPES)) {
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > maxBytes) throw payloadTooLarge(`request body is larger than the limit of ${maxBytes} bytes`);
-    const query = assertValid<FeedQuery>('FeedQuery', { ...req.query }, 'query');
-    return {
-      body: { kind: 'bytes', bytes: limitedBody(req, maxBytes) },
-      context: resolveContext(
-        { currency: query.currency, defaultCountry: query.country, sourceLocale: query.locale, sourceOfficeId: query.officeId },
-        { currency: 'query.currency', country: 'query.country' },
-      ),
-      mode: query.mode ?? 'incremental',
-      format: query.format ?? 'reaxml',
-    };
+    if (JSON_FORMATS.includes(req.query.format)) throw unsupportedMediaType(`a ${req.query.format} document is JSON; send it as application/json`);
+    return rawFeedInput(req, maxBytes);
   }
   throw unsupportedMediaType(`Content-Type must be application/json, application/xml or text/xml (got ${req.headers['content-type'] ?? 'none'})`);
 }

@@ -32,12 +32,16 @@ export function ingestionPaths(): Record<string, unknown> {
       post: {
         summary: 'Ingest a feed: store it, queue it, wait up to FEED_SYNC_WAIT_MS for the result',
         description:
-          'Same body forms as /v1/validate. The raw feed is stored before anything else; each valid listing of the key\'s offices is inserted, updated, found unchanged or ignored as stale. mode=full then archives absent listings of the offices present in the feed, unless the circuit breaker trips.',
+          'Same body forms as /v1/validate. The raw feed is stored before anything else; each valid listing of the key\'s offices is inserted, updated, found unchanged or ignored as stale. mode=full then archives what the feed owns and no longer carries for the offices present in it (listing feeds: listings outside projects; project feeds: projects and their listings), unless the circuit breaker trips.',
         security: [{ feedKey: [] }, { feedToken: [] }],
         parameters: queryParameters('FeedQuery'),
         requestBody: {
           required: true,
-          content: { 'application/json': { schema: ref('FeedRequest') }, 'application/xml': { schema: { type: 'string' } }, 'text/xml': { schema: { type: 'string' } } },
+          content: {
+            'application/json': { schema: { oneOf: [ref('FeedRequest'), ref('ProjectFeed'), { type: 'object', description: 'A RESO Property record or OData collection (format=reso in the query).' }] } },
+            'application/xml': { schema: { type: 'string' } },
+            'text/xml': { schema: { type: 'string' } },
+          },
         },
         responses: {
           200: { description: 'Ingestion result', content: json('IngestionResult') },

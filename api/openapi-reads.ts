@@ -26,6 +26,25 @@ export function readPaths(): Record<string, unknown> {
         },
       },
     },
+    '/v1/projects': {
+      get: {
+        summary: 'Search projects (new-home developments), newest modTime first, then projectKey',
+        description: 'Every project not archived. Pushed with format=project; see the ProjectFeed schema.',
+        parameters: queryParameters('ProjectSearchQuery'),
+        responses: { 200: { description: 'A page and the total', content: json('ProjectPage') }, 400: invalid, 503: unavailable },
+      },
+    },
+    '/v1/projects/{office}/{uniqueId}': {
+      get: {
+        summary: 'One project with its public child listings',
+        parameters: ['office', 'uniqueId'].map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+        responses: {
+          200: { description: 'The canonical project and its public listings', content: json('ProjectWithListings') },
+          404: errorResponse('Unknown or archived project'),
+          503: unavailable,
+        },
+      },
+    },
     '/v1/agents': {
       get: {
         summary: 'Agents of public listings: one per office and email (or name), most listings first',

@@ -12,7 +12,7 @@ export function buildOpenApi(): Record<string, unknown> {
     info: {
       title: 'Listing ingestion and directory service',
       version: '0.1.0',
-      description: 'Feeds in (REAXML), one canonical listing model out. Validation issue codes are listed in docs/issue-codes.md; ingestion is described in docs/ingestion.md.',
+      description: 'Feeds in (REAXML, RESO Web API JSON, project documents), one canonical listing model out. Validation issue codes are listed in docs/issue-codes.md; ingestion is described in docs/ingestion.md; RESO and projects in docs/formats.md.',
     },
     paths: {
       '/healthz': {
@@ -28,12 +28,12 @@ export function buildOpenApi(): Record<string, unknown> {
         post: {
           summary: 'Dry-run a feed: parse, map and validate without storing anything',
           description:
-            'Send either the JSON feed request body, or the raw REAXML document as application/xml or text/xml with the context in query parameters. No key is needed.',
+            'Send either the JSON feed request body (format reaxml, reso or project; the document as text in `xml`), or the raw document with the context in query parameters: REAXML as application/xml or text/xml, a RESO payload or project document (ProjectFeed) as application/json with format=reso or format=project. No key is needed.',
           parameters: queryParameters('FeedQuery'),
           requestBody: {
             required: true,
             content: {
-              'application/json': { schema: ref('FeedRequest') },
+              'application/json': { schema: { oneOf: [ref('FeedRequest'), ref('ProjectFeed'), { type: 'object', description: 'A RESO Property record or OData collection (format=reso in the query).' }] } },
               'application/xml': { schema: { type: 'string' } },
               'text/xml': { schema: { type: 'string' } },
             },

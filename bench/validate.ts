@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeXmlBytes } from '../pipeline/decode.js';
 import { warmGazetteers } from '../pipeline/geocode.js';
-import { validateReaxmlFeed } from '../pipeline/reaxml/validate-reaxml-feed.js';
+import { validateFeed } from '../pipeline/validate-feed.js';
 import { bareSaxesPass, measure, readFeedFile, writeSyntheticFeed } from './synthetic-feed.js';
 
 const LISTINGS = Number(process.argv[2] ?? 50000);
@@ -25,7 +25,7 @@ async function main() {
     // The service loads a gazetteer once, when a listing first needs it; the feed is Australian.
     warmGazetteers({ world: false });
     const bare = await measure(() => bareSaxesPass(path));
-    const pipeline = await measure(() => validateReaxmlFeed(decodeXmlBytes(readFeedFile(path)), { currency: 'AUD', defaultCountry: 'AU', sourceLocale: 'en-AU' }, { keepPreviews: false }));
+    const pipeline = await measure(() => validateFeed(decodeXmlBytes(readFeedFile(path)), { currency: 'AUD', defaultCountry: 'AU', sourceLocale: 'en-AU' }, { keepPreviews: false }));
     if (bare.value !== LISTINGS || pipeline.value.counts.valid !== LISTINGS) {
       throw new Error(`expected ${LISTINGS} listings, bare saw ${bare.value}, pipeline ${JSON.stringify(pipeline.value.counts)}`);
     }

@@ -1,9 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Db } from './knex.js';
 import { iso, isoOrNull } from './row-values.js';
+import type { FeedFormat } from '../pipeline/types.js';
 
 export type FeedStatus = 'queued' | 'running' | 'done' | 'failed' | 'rejected';
-export type FeedFormat = 'reaxml';
 
 export interface FeedEventInput {
   source: 'api' | 'sftp';

@@ -5,6 +5,7 @@ import * as listingSourceHash from './migrations/20261122020000_listing_source_h
 import * as searchAndDirectory from './migrations/20261122030000_search_and_directory.js';
 import * as operatorsAndSite from './migrations/20261122040000_operators_and_site.js';
 import * as leads from './migrations/20261122050000_leads.js';
+import * as projects from './migrations/20261122060000_projects.js';
 
 /** Migrations in order; listed here so they run the same from source, from dist/ and in tests. */
 const MIGRATIONS: Record<string, Knex.Migration> = {
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261122030000_search_and_directory': searchAndDirectory,
   '20261122040000_operators_and_site': operatorsAndSite,
   '20261122050000_leads': leads,
+  '20261122060000_projects': projects,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -11,6 +11,8 @@ export interface QuarantineItem {
   archiveCount: number;
   nonArchivedCount: number;
   keys: string[];
+  /** Projects the reconcile would have archived (project feeds). */
+  projectKeys: string[];
   createdAt: string;
   resolved: boolean;
   resolvedAt: string | null;
@@ -25,6 +27,7 @@ const toItem = (row: any): QuarantineItem => ({
   archiveCount: row.archive_count,
   nonArchivedCount: row.active_count,
   keys: row.keys,
+  projectKeys: row.project_keys ?? [],
   createdAt: iso(row.created_at),
   resolved: row.resolved_at !== null,
   resolvedAt: isoOrNull(row.resolved_at),
@@ -47,7 +50,7 @@ export async function resolveQuarantine(db: Db, id: string, apply: boolean): Pro
     const row = await trx('quarantine_items').where({ id }).forUpdate().first();
     if (!row) return null;
     if (row.resolved_at) return toItem(row);
-    const appliedCount = apply ? await applyHeldArchive(trx, { id, office: row.office, keys: row.keys }) : null;
+    const appliedCount = apply ? await applyHeldArchive(trx, { id, office: row.office, keys: row.keys, projectKeys: row.project_keys ?? [] }) : null;
     if (appliedCount) await refreshDirectory(trx, [row.office]);
     const [updated] = await trx('quarantine_items')
       .where({ id })

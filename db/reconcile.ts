@@ -4,6 +4,7 @@ import { archiveListing, breakerTrips, type BreakerSettings } from '../pipeline/
 import type { CanonicalListing } from '../pipeline/types.js';
 import type { Db } from './knex.js';
 import { loadListings } from './listings-store.js';
+import { archiveProjects } from './projects-store.js';
 
 export interface OfficeReconcile {
   office: string;
@@ -16,7 +17,15 @@ export interface OfficeReconcile {
   archived: number;
   tripped: boolean;
   quarantineId: string | null;
+  /** Project feeds: the same figures for the office's projects. */
+  projects?: { present: number; nonArchived: number; absent: number; archived: number };
 }
+
+/**
+ * What a full feed owns, and so may archive: a listing feed (REAXML, RESO) the office's listings
+ * outside projects; a project feed the office's projects and their child listings.
+ */
+export type ReconcileScope = 'listings' | 'projects';
 
 const ARCHIVE_BATCH = 500;
 
@@ -41,27 +50,35 @@ async function storeArchived(trx: Knex.Transaction, listings: CanonicalListing[]
 const lockOffice = (trx: Knex.Transaction, office: string) => trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`reconcile:${office}`]);
 
 /**
- * DESIGN.md §5.4-5.5 for one office of a full feed: archive every non-archived listing whose key
- * did not appear, unless the circuit breaker trips; then nothing is archived and a quarantine
+ * DESIGN.md §5.4-5.5 for one office of a full feed: archive every non-archived listing (and, for
+ * a project feed, project) of the feed's scope whose key did not appear, unless the circuit breaker trips; then nothing is archived and a quarantine
  * item records what would have gone.
  */
 export async function reconcileOffice(
   db: Db,
-  input: { office: string; presentKeys: Set<string>; feedId: string; breaker: BreakerSettings },
+  input: { office: string; scope: ReconcileScope; presentKeys: Set<string>; presentProjectKeys?: Set<string>; feedId: string; breaker: BreakerSettings },
 ): Promise<OfficeReconcile> {
   return db.transaction(async (trx) => {
     await lockOffice(trx, input.office);
-    const [{ count }] = await trx('listings').where({ office: input.office }).whereNot({ status: 'archived' }).count({ count: '*' });
+    const owned = () => {
+      const q = trx('listings').where({ office: input.office }).whereNot({ status: 'archived' });
+      return input.scope === 'projects' ? q.whereNotNull('project_key') : q.whereNull('project_key');
+    };
+    const [{ count }] = await owned().count({ count: '*' });
     const nonArchived = Number(count);
-    const absentKeys: string[] = await trx('listings')
-      .where({ office: input.office })
-      .whereNot({ status: 'archived' })
-      .whereRaw('NOT (listing_key = ANY(?::text[]))', [[...input.presentKeys]])
-      .orderBy('listing_key')
-      .pluck('listing_key');
+    const absentKeys: string[] = await owned().whereRaw('NOT (listing_key = ANY(?::text[]))', [[...input.presentKeys]]).orderBy('listing_key').pluck('listing_key');
+    let projects: { present: number; nonArchived: number; absentKeys: string[] } | null = null;
+    if (input.scope === 'projects') {
+      const present = input.presentProjectKeys ?? new Set<string>();
+      const stored: string[] = await trx('projects').where({ office: input.office }).whereNot({ status: 'archived' }).orderBy('project_key').pluck('project_key');
+      projects = { present: present.size, nonArchived: stored.length, absentKeys: stored.filter((k) => !present.has(k)) };
+    }
     const base = { office: input.office, present: input.presentKeys.size, nonArchived, absent: absentKeys.length };
-    if (absentKeys.length === 0) return { ...base, archived: 0, tripped: false, quarantineId: null };
-    if (breakerTrips(absentKeys.length, nonArchived, input.breaker)) {
+    const projectFigures = (archived: number) => (projects ? { projects: { present: projects.present, nonArchived: projects.nonArchived, absent: projects.absentKeys.length, archived } } : {});
+    const absentProjects = projects?.absentKeys ?? [];
+    if (absentKeys.length === 0 && absentProjects.length === 0) return { ...base, archived: 0, tripped: false, quarantineId: null, ...projectFigures(0) };
+    // Projects and their listings are weighed together: removing a project is a mass delete too.
+    if (breakerTrips(absentKeys.length + absentProjects.length, nonArchived + (projects?.nonArchived ?? 0), input.breaker)) {
       const quarantineId = randomUUID();
       await trx('quarantine_items').insert({
         id: quarantineId,
@@ -70,12 +87,14 @@ export async function reconcileOffice(
         archive_count: absentKeys.length,
         active_count: nonArchived,
         keys: JSON.stringify(absentKeys),
+        project_keys: JSON.stringify(absentProjects),
       });
-      return { ...base, archived: 0, tripped: true, quarantineId };
+      return { ...base, archived: 0, tripped: true, quarantineId, ...projectFigures(0) };
     }
     const stored = await loadListings(trx, absentKeys, { forUpdate: true });
     const archived = await storeArchived(trx, [...stored.values()]);
-    return { ...base, archived, tripped: false, quarantineId: null };
+    const projectsArchived = await archiveProjects(trx, absentProjects);
+    return { ...base, archived, tripped: false, quarantineId: null, ...projectFigures(projectsArchived) };
   });
 }
 
@@ -83,13 +102,19 @@ export async function reconcileOffice(
  * The held archive of a quarantine item, applied at an operator's request: only listings still
  * not archived and not written since the trip.
  */
-export async function applyHeldArchive(trx: Knex.Transaction, item: { id: string; office: string; keys: string[] }): Promise<number> {
+export async function applyHeldArchive(trx: Knex.Transaction, item: { id: string; office: string; keys: string[]; projectKeys: string[] }): Promise<number> {
   await lockOffice(trx, item.office);
+  const heldSince = trx('quarantine_items').select('created_at').where({ id: item.id });
   const keys: string[] = await trx('listings')
     .whereRaw('listing_key = ANY(?::text[])', [item.keys])
     .whereNot({ status: 'archived' })
-    .where('updated_at', '<=', trx('quarantine_items').select('created_at').where({ id: item.id }))
+    .where('updated_at', '<=', heldSince)
     .pluck('listing_key');
   const stored = await loadListings(trx, keys, { forUpdate: true });
-  return storeArchived(trx, [...stored.values()]);
+  const projectKeys: string[] = await trx('projects')
+    .whereRaw('project_key = ANY(?::text[])', [item.projectKeys])
+    .whereNot({ status: 'archived' })
+    .where('updated_at', '<=', heldSince)
+    .pluck('project_key');
+  return (await storeArchived(trx, [...stored.values()])) + (await archiveProjects(trx, projectKeys));
 }

@@ -111,3 +111,19 @@ export function geocode(q: GeocodeQuery): Location | null {
   }
   return null;
 }
+
+/** Feed coordinates as a location when they are a real point (in range, not 0,0), else null. */
+export function sourceLocation(lat: number | undefined, lng: number | undefined): Location | null {
+  if (lat === undefined || lng === undefined || !Number.isFinite(lat) || !Number.isFinite(lng)) return null;
+  if (Math.abs(lat) > 90 || Math.abs(lng) > 180 || (lat === 0 && lng === 0)) return null;
+  return { lat, lng, precision: 'source', source: 'feed' };
+}
+
+/** The gazetteer's point for an address, or null with a geocode_failed warning. */
+export function geocodeOrWarn(address: GeocodeQuery, issues: { warning(code: string, message: string, path: string): void }, path: string): Location | null {
+  const found = geocode(address);
+  if (!found) {
+    issues.warning('geocode_failed', `no coordinates for ${[address.locality, address.region, address.postcode, address.country].filter(Boolean).join(', ')}`, path);
+  }
+  return found;
+}

@@ -77,9 +77,10 @@ export function mergeListing(stored: CanonicalListing | null, delta: ListingDelt
   if (delta.saleMode) merged.saleMode = delta.saleMode;
   if (delta.bothPrices) merged.bothPrices = true;
   for (const field of REPLACED) if (delta[field] !== undefined) merged[field] = delta[field];
-  if (delta.features) merged.features = { ...base.features, ...delta.features };
-  merged.media = mergeMedia(base.media, delta);
-  merged.agents = mergeSlots<Agent>(base.agents, delta.agents);
+  if (delta.features) merged.features = delta.replace ? delta.features : { ...base.features, ...delta.features };
+  if (delta.projectKey !== undefined) merged.projectKey = delta.projectKey;
+  merged.media = delta.replace ? delta.replace.media : mergeMedia(base.media, delta);
+  merged.agents = delta.replace ? delta.replace.agents : mergeSlots<Agent>(base.agents, delta.agents);
   delete merged.contentHash;
   const listing = merged as unknown as Omit<CanonicalListing, 'contentHash'>;
   return { ...listing, contentHash: contentHash(listing) };

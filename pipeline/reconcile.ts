@@ -1,5 +1,5 @@
 import { contentHash } from './hash.js';
-import type { CanonicalListing } from './types.js';
+import type { CanonicalListing, CanonicalProject } from './types.js';
 
 export interface BreakerSettings {
   /** CIRCUIT_BREAKER_RATIO */
@@ -19,5 +19,11 @@ export function breakerTrips(archiveCount: number, nonArchivedCount: number, set
 /** The record a reconcile stores for a listing absent from a full feed. */
 export function archiveListing(listing: CanonicalListing): CanonicalListing {
   const archived = { ...listing, status: 'archived' as const };
+  return { ...archived, contentHash: contentHash(archived) };
+}
+
+/** The record a reconcile stores for a project absent from a full project feed. */
+export function archiveProject(project: CanonicalProject): CanonicalProject {
+  const archived = { ...project, status: 'archived' as const };
   return { ...archived, contentHash: contentHash(archived) };
 }

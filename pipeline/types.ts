@@ -91,10 +91,12 @@ export type SlotMap<T> = Record<string, T | null>;
  * What one feed record says. A property that is absent (undefined) leaves the stored value
  * unchanged; slot maps carry replacements (an object) and deletions (null) per slot.
  */
+export type FeedFormat = 'reaxml' | 'reso' | 'project';
+
 export interface ListingDelta {
   office: string;
   uniqueId: string;
-  format: 'reaxml';
+  format: FeedFormat;
   category: Category;
   modTime: string;
   status: Status;
@@ -111,7 +113,7 @@ export interface ListingDelta {
   features?: Record<string, number | boolean | string | null>;
   landAreaSqm?: number | null;
   buildingAreaSqm?: number | null;
-  address?: Address;
+  address?: Address | null;
   location?: Location | null;
   headline?: Record<string, string> | null;
   description?: Record<string, string> | null;
@@ -123,6 +125,13 @@ export interface ListingDelta {
   floorplans?: SlotMap<Omit<MediaItem, 'order' | 'hero'>>;
   documents?: SlotMap<Omit<MediaItem, 'order' | 'hero'>>;
   agents?: SlotMap<Agent>;
+  /**
+   * A whole record (RESO, project children): media and agents are replaced by these lists
+   * instead of merged slot by slot.
+   */
+  replace?: { media: MediaItem[]; agents: Agent[] };
+  /** Set on a project's child listings. */
+  projectKey?: string;
 }
 
 /** A canonical listing as stored and returned (open object beyond the named fields). */
@@ -130,7 +139,7 @@ export interface CanonicalListing {
   listingKey: string;
   office: string;
   uniqueId: string;
-  format: 'reaxml' | 'reso' | 'project';
+  format: FeedFormat;
   category: Category;
   subCategory: string | null;
   saleMode: 'sale' | 'rent';
@@ -157,5 +166,33 @@ export interface CanonicalListing {
   links: { kind: 'externalLink' | 'videoLink'; url: string }[];
   hidden: boolean;
   projectKey: string | null;
+  contentHash: string;
+}
+
+export type ProjectStage = 'off_the_plan' | 'under_construction' | 'completed';
+
+/** A new-home development as stored and returned; its child listings are canonical listings with its projectKey. */
+export interface CanonicalProject {
+  projectKey: string;
+  office: string;
+  uniqueId: string;
+  format: 'project';
+  /** archived once a full project feed for the office no longer carries it. */
+  status: 'active' | 'archived';
+  modTime: string;
+  name: string;
+  developer: { name: string; websiteUrl: string | null; logoUrl: string | null } | null;
+  stage: ProjectStage;
+  /** From the document, else from its children's sale prices (`derived`). */
+  priceRange: { from: number | null; to: number | null; currency: string; derived: boolean } | null;
+  /** YYYY, YYYY-MM or YYYY-MM-DD as the document gives it. */
+  completionDate: string | null;
+  address: Address;
+  location: Location | null;
+  headline: Record<string, string> | null;
+  description: Record<string, string> | null;
+  media: MediaItem[];
+  /** The child listings' keys in document order. */
+  listingKeys: string[];
   contentHash: string;
 }

@@ -1,10 +1,10 @@
-import express, { Router } from 'express';
+import { Router } from 'express';
 import { failFeedEvent, getFeedEvent, storeFeedEvent, type FeedEvent } from '../../db/feed-events.js';
 import type { Db } from '../../db/knex.js';
 import { notFound, serviceUnavailable } from '../../lib/errors.js';
 import type { JobQueue } from '../../workers/job-queue.js';
 import { feedKeyOf, requireFeedKey } from '../auth/feed-key.js';
-import { feedBytes, readFeedInput } from '../feed-input.js';
+import { feedBytes, feedRequestJson, readFeedInput } from '../feed-input.js';
 import { isUuid } from '../path-params.js';
 import { waitForFeed } from '../wait-for-feed.js';
 
@@ -41,7 +41,7 @@ export function feedsRouter(deps: FeedsDeps): Router {
     res.json({ keyId: key.id, clientName: key.clientName, officeIds: key.officeIds, status: key.status });
   });
 
-  router.post('/v1/feeds', ingestKey, express.json({ limit: deps.feedMaxBytes }), async (req, res) => {
+  router.post('/v1/feeds', ingestKey, feedRequestJson(deps.feedMaxBytes), async (req, res) => {
     const key = feedKeyOf(res);
     const input = readFeedInput(req, deps.feedMaxBytes);
     const event = await storeFeedEvent(

@@ -1,13 +1,13 @@
-import express, { Router } from 'express';
-import { validateReaxmlFeed } from '../../pipeline/reaxml/validate-reaxml-feed.js';
-import { feedText, readFeedInput } from '../feed-input.js';
+import { Router } from 'express';
+import { validateFeed } from '../../pipeline/validate-feed.js';
+import { feedRequestJson, feedText, readFeedInput } from '../feed-input.js';
 
 /** POST /v1/validate: the dry run. Same pipeline as ingestion; nothing is stored. */
 export function validateRouter(options: { feedMaxBytes: number }): Router {
   const router = Router();
-  router.post('/v1/validate', express.json({ limit: options.feedMaxBytes }), async (req, res) => {
+  router.post('/v1/validate', feedRequestJson(options.feedMaxBytes), async (req, res) => {
     const input = readFeedInput(req, options.feedMaxBytes);
-    const result = await validateReaxmlFeed(feedText(input.body), input.context);
+    const result = await validateFeed(feedText(input.body), input.context, { format: input.format });
     res.json(result);
   });
   return router;

@@ -1,3 +1,5 @@
+import type { FeedFormat } from '../../pipeline/types.js';
+
 /** JSON Schemas of the feed request (SPEC.md "Feed request body"); ajv validates with these and the OpenAPI document publishes them. */
 
 const currency = { type: 'string', pattern: '^[A-Za-z]{3}$', description: 'ISO-4217 currency code, injected on every price.', example: 'AUD' } as const;
@@ -5,7 +7,7 @@ const country = { type: 'string', pattern: '^[A-Za-z]{2}$', description: 'ISO-31
 const locale = { type: 'string', pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$', description: 'Locale of the feed text (default en-AU).', example: 'en-AU' } as const;
 const officeId = { type: 'string', minLength: 1, maxLength: 200, description: "Overrides the feed's agentID as the office id." } as const;
 const mode = { enum: ['full', 'incremental'], description: 'full reconciles (archives absent listings); incremental upserts only. Default incremental.' } as const;
-const format = { enum: ['reaxml'], description: 'Feed format; default reaxml.' } as const;
+const format = { enum: ['reaxml', 'reso', 'project'], description: 'Feed format; default reaxml. reso: a RESO Web API Property record or collection (JSON); project: a project document (JSON, see ProjectFeed).' } as const;
 
 export const feedContextSchema = {
   $id: 'FeedContext',
@@ -20,7 +22,7 @@ export const feedRequestSchema = {
   additionalProperties: false,
   required: ['xml'],
   properties: {
-    xml: { type: 'string', minLength: 1, description: 'The raw REAXML document.' },
+    xml: { type: 'string', minLength: 1, description: 'The feed document as text: REAXML, or for format reso and project the JSON document.' },
     mode,
     format,
     context: { $ref: 'FeedContext' },
@@ -45,7 +47,7 @@ export interface FeedContextBody {
 export interface FeedRequestBody {
   xml: string;
   mode?: 'full' | 'incremental';
-  format?: 'reaxml';
+  format?: FeedFormat;
   context?: FeedContextBody;
 }
 
@@ -55,5 +57,5 @@ export interface FeedQuery {
   locale?: string;
   officeId?: string;
   mode?: 'full' | 'incremental';
-  format?: 'reaxml';
+  format?: FeedFormat;
 }

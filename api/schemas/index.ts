@@ -10,7 +10,11 @@ import {
   feedAcceptedSchema, feedKeySchema, feedStatusSchema, ingestionResultSchema, keyCreatedSchema, keyRequestSchema,
   quarantineItemSchema, quarantineQuerySchema, resolveRequestSchema, whoAmISchema,
 } from './ingestion.js';
-import { agentPageSchema, countriesSchema, directoryQuerySchema, fxRatesSchema, listingPageSchema, listingSearchQuerySchema, officePageSchema } from './public-reads.js';
+import { projectSchemas } from '../../pipeline/project/project-schema.js';
+import {
+  agentPageSchema, countriesSchema, directoryQuerySchema, fxRatesSchema, listingPageSchema, listingSearchQuerySchema, officePageSchema,
+  projectPageSchema, projectSearchQuerySchema, projectWithListingsSchema,
+} from './public-reads.js';
 import { issueSchema, validationResultSchema } from './validation-result.js';
 
 /** Every named schema: registered with ajv and published as OpenAPI components. */
@@ -19,6 +23,7 @@ export const schemas = [
   keyRequestSchema, keyCreatedSchema, whoAmISchema, feedKeySchema, ingestionResultSchema, feedAcceptedSchema, feedStatusSchema,
   quarantineItemSchema, resolveRequestSchema, quarantineQuerySchema,
   listingSearchQuerySchema, directoryQuerySchema, listingPageSchema, agentPageSchema, officePageSchema, countriesSchema, fxRatesSchema,
+  projectSearchQuerySchema, projectPageSchema, projectWithListingsSchema, ...projectSchemas,
   adminListingsQuerySchema, adminFeedsQuerySchema, auditQuerySchema, visibilityRequestSchema, siteSettingRequestSchema,
   navLinkSchema, navRequestSchema, pageCreateSchema, pageUpdateSchema, pageSchema, siteSchema,
   leadRequestSchema, leadAcceptedSchema, adminLeadsQuerySchema, blockRequestSchema, unblockRequestSchema, officeSettingsRequestSchema,

@@ -102,9 +102,25 @@ export const ingestionResultSchema = {
               archived: { type: 'integer' },
               tripped: { type: 'boolean' },
               quarantineId: { type: ['string', 'null'] },
+              projects: {
+                type: 'object',
+                description: 'Project feeds: the figures for the office\'s projects (weighed with its project listings by the breaker).',
+                required: ['present', 'nonArchived', 'absent', 'archived'],
+                properties: { present: { type: 'integer' }, nonArchived: { type: 'integer' }, absent: { type: 'integer' }, archived: { type: 'integer' } },
+              },
             },
           },
         },
+      },
+    },
+    projects: {
+      type: 'object',
+      description: 'Project feeds: what happened to each valid project, in feed order.',
+      required: ['counts', 'summary', 'upserts'],
+      properties: {
+        counts: { type: 'object', required: ['parsed', 'valid', 'invalid'], properties: { parsed: { type: 'integer' }, valid: { type: 'integer' }, invalid: { type: 'integer' } } },
+        summary: { type: 'object', required: ['inserted', 'updated', 'unchanged', 'stale_ignored'], properties: { inserted: { type: 'integer' }, updated: { type: 'integer' }, unchanged: { type: 'integer' }, stale_ignored: { type: 'integer' } } },
+        upserts: { type: 'array', items: { type: 'object', required: ['projectKey', 'action'], properties: { projectKey: { type: 'string' }, action: actions } } },
       },
     },
     issues: { type: 'array', items: { $ref: 'Issue' } },
@@ -146,7 +162,7 @@ export const feedStatusSchema = {
 export const quarantineItemSchema = {
   $id: 'QuarantineItem',
   type: 'object',
-  required: ['id', 'feedId', 'office', 'archiveCount', 'nonArchivedCount', 'keys', 'createdAt', 'resolved', 'resolvedAt', 'resolution', 'appliedCount'],
+  required: ['id', 'feedId', 'office', 'archiveCount', 'nonArchivedCount', 'keys', 'projectKeys', 'createdAt', 'resolved', 'resolvedAt', 'resolution', 'appliedCount'],
   properties: {
     id: uuid,
     feedId: uuid,
@@ -154,6 +170,7 @@ export const quarantineItemSchema = {
     archiveCount: { type: 'integer', description: 'Listings the full feed would have archived.' },
     nonArchivedCount: { type: 'integer', description: 'Non-archived listings of the office at the time.' },
     keys: { type: 'array', items: { type: 'string' }, description: 'Listing keys that would have been archived.' },
+    projectKeys: { type: 'array', items: { type: 'string' }, description: 'Project keys that would have been archived (project feeds).' },
     createdAt: { type: 'string', format: 'date-time' },
     resolved: { type: 'boolean' },
     resolvedAt: { type: ['string', 'null'], format: 'date-time' },

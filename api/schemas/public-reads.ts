@@ -121,3 +121,47 @@ export const fxRatesSchema = {
     rates: { type: 'object', additionalProperties: { type: 'number' }, description: 'Units of each currency per unit of base.' },
   },
 } as const;
+
+export const projectSearchQuerySchema = {
+  $id: 'ProjectSearchQuery',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    stage: { enum: ['off_the_plan', 'under_construction', 'completed'] },
+    country,
+    office: { type: 'string', minLength: 1, maxLength: 200, description: 'Source office id, exact.' },
+    limit: limit(100, 24),
+    offset,
+  },
+} as const;
+
+export const projectPageSchema = {
+  $id: 'ProjectPage',
+  type: 'object',
+  required: ['total', 'projects'],
+  properties: {
+    total: { type: 'integer', description: 'All matching projects (not archived).' },
+    projects: { type: 'array', items: { type: 'object', description: 'Canonical project as stored (docs/projects.md); newest modTime first, then projectKey.' } },
+  },
+} as const;
+
+export const projectWithListingsSchema = {
+  $id: 'ProjectWithListings',
+  type: 'object',
+  required: ['projectKey', 'office', 'uniqueId', 'name', 'stage', 'priceRange', 'address', 'listingKeys', 'listings'],
+  description: 'The canonical project with its public child listings in document order.',
+  properties: {
+    projectKey: { type: 'string' },
+    office: { type: 'string' },
+    uniqueId: { type: 'string' },
+    name: { type: 'string' },
+    stage: { enum: ['off_the_plan', 'under_construction', 'completed'] },
+    priceRange: {
+      type: ['object', 'null'],
+      properties: { from: { type: ['number', 'null'] }, to: { type: ['number', 'null'] }, currency: { type: 'string' }, derived: { type: 'boolean', description: 'true when an end came from the children.' } },
+    },
+    address: { type: 'object' },
+    listingKeys: { type: 'array', items: { type: 'string' } },
+    listings: { type: 'array', items: { type: 'object', description: 'Canonical listing (DESIGN.md §3) with projectKey.' } },
+  },
+} as const;

@@ -8,7 +8,7 @@ export const issueSchema = {
     message: { type: 'string' },
     listingIndex: { type: ['integer', 'null'], minimum: 0, description: "0-based position of the listing in the feed; null for issues outside any listing." },
     uniqueId: { type: ['string', 'null'] },
-    path: { type: 'string', description: 'XPath-like location with 1-based positions, e.g. /propertyList/residential[3]/address/postcode[1].' },
+    path: { type: 'string', description: 'REAXML: XPath-like with 1-based positions, e.g. /propertyList/residential[3]/address/postcode[1]. RESO and project documents: JSON Pointer, e.g. /value/3/ListPrice.' },
   },
 } as const;
 
@@ -25,5 +25,14 @@ export const validationResultSchema = {
     },
     issues: { type: 'array', items: { $ref: 'Issue' } },
     listings: { type: 'array', items: { type: 'object', description: 'Canonical listing preview (DESIGN.md §3); open object.' } },
+    projects: {
+      type: 'object',
+      description: 'Project feeds: project counts and canonical project previews.',
+      required: ['counts', 'previews'],
+      properties: {
+        counts: { type: 'object', required: ['parsed', 'valid', 'invalid'], properties: { parsed: { type: 'integer' }, valid: { type: 'integer' }, invalid: { type: 'integer' } } },
+        previews: { type: 'array', items: { type: 'object' } },
+      },
+    },
   },
 } as const;

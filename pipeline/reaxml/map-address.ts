@@ -1,5 +1,5 @@
 import { isAustralianState, toCountryCode } from '../countries.js';
-import { geocode } from '../geocode.js';
+import { geocodeOrWarn, sourceLocation } from '../geocode.js';
 import type { Address, Location } from '../types.js';
 import { attr, child, childText, type XmlNode } from '../xml-node.js';
 import type { MapContext } from './map-context.js';
@@ -54,20 +54,9 @@ function sourceCoordinates(listing: XmlNode, address: XmlNode | undefined): { la
 export function mapLocation(ctx: MapContext, listing: XmlNode, addressNode: XmlNode | undefined, address: Address): Location | null {
   const src = sourceCoordinates(listing, addressNode);
   if (src.lat || src.lng) {
-    const lat = src.lat ? readDecimal(src.lat) : undefined;
-    const lng = src.lng ? readDecimal(src.lng) : undefined;
-    if (lat !== undefined && lng !== undefined && Math.abs(lat) <= 90 && Math.abs(lng) <= 180 && !(lat === 0 && lng === 0)) {
-      return { lat, lng, precision: 'source', source: 'feed' };
-    }
+    const found = sourceLocation(src.lat ? readDecimal(src.lat) : undefined, src.lng ? readDecimal(src.lng) : undefined);
+    if (found) return found;
     ctx.issues.warning('invalid_coordinates', `coordinates "${src.lat ?? ''}", "${src.lng ?? ''}" are not a valid latitude and longitude; geocoded instead`, src.path);
   }
-  const found = geocode(address);
-  if (!found) {
-    ctx.issues.warning(
-      'geocode_failed',
-      `no coordinates for ${[address.locality, address.region, address.postcode, address.country].filter(Boolean).join(', ')}`,
-      addressNode?.path ?? listing.path,
-    );
-  }
-  return found;
+  return geocodeOrWarn(address, ctx.issues, addressNode?.path ?? listing.path);
 }

@@ -1,4 +1,5 @@
-import { currencyOfCountry, zoneFor } from '../countries.js';
+import { zoneFor } from '../countries.js';
+import { resolveCurrency } from '../currency.js';
 import { ListingIssues } from '../issues.js';
 import type { Category, FeedContext, ListingDelta, Status } from '../types.js';
 import { attr, child, childText, childrenNamed, type XmlNode } from '../xml-node.js';
@@ -52,13 +53,7 @@ export function mapReaxmlListing(node: XmlNode, index: number, feed: FeedContext
   const country = address?.country ?? feed.defaultCountry;
   const zone = zoneFor(country, address?.region);
 
-  let currency = feed.currency;
-  if (!currency) {
-    currency = currencyOfCountry(country) ?? undefined;
-    if (currency) issues.warning('currency_from_country', `no currency in the context; ${currency}, the currency of ${country}, was used`, node.path);
-    else issues.error('currency_unknown', `no currency in the context and none is known for country ${country}`, node.path);
-  }
-  const ctx: MapContext = { feed, currency: currency ?? 'XXX', zone, issues };
+  const ctx: MapContext = { feed, currency: resolveCurrency(feed, country, issues, node.path), zone, issues };
 
   const rawStatus = attr(node, 'status');
   let status: Status | undefined;

@@ -2,7 +2,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { expect } from 'chai';
 import { FeedSyntaxError } from '../../pipeline/feed-syntax-error.js';
-import { validateReaxmlFeed, type ValidationResult } from '../../pipeline/reaxml/validate-reaxml-feed.js';
+import { validateFeed, type ValidationResult } from '../../pipeline/validate-feed.js';
 import type { CanonicalListing } from '../../pipeline/types.js';
 import { AU_CONTEXT, fixture, fixtureDir } from '../helpers.js';
 
@@ -274,14 +274,14 @@ describe('REAXML fixtures (OpenRealEstate corpus)', () => {
   });
 
   it('REA-BadContent.xml is refused: wrong root, with line and column', async () => {
-    const err = await validateReaxmlFeed(fixture('REA-BadContent.xml'), AU_CONTEXT).catch((e) => e);
+    const err = await validateFeed(fixture('REA-BadContent.xml'), AU_CONTEXT).catch((e) => e);
     expect(err).to.be.instanceOf(FeedSyntaxError);
     expect(err.message).to.match(/root element must be propertyList.*found badContent \(line 3, column \d+\)/);
   });
 
   for (const [file, expected] of Object.entries(EXPECTED)) {
     it(file, async () => {
-      const result = await validateReaxmlFeed(fixture(file), AU_CONTEXT);
+      const result = await validateFeed(fixture(file), AU_CONTEXT);
       expect([result.counts.parsed, result.counts.valid, result.counts.invalid]).to.deep.equal(expected.counts);
       expect(result.issues.map((i) => i.code)).to.deep.equal(expected.codes);
       expect(result.ok).to.equal(expected.counts[2] === 0);

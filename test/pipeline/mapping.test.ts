@@ -2,14 +2,14 @@ import { expect } from 'chai';
 import { mergeListing } from '../../pipeline/merge.js';
 import { mapReaxmlListing } from '../../pipeline/reaxml/map-listing.js';
 import { ReaxmlParser } from '../../pipeline/reaxml/parse-reaxml.js';
-import { validateReaxmlFeed } from '../../pipeline/reaxml/validate-reaxml-feed.js';
+import { validateFeed } from '../../pipeline/validate-feed.js';
 import type { FeedContext, ListingDelta } from '../../pipeline/types.js';
 import type { XmlNode } from '../../pipeline/xml-node.js';
 import { ADDRESS, AU_CONTEXT, feed, listingXml } from '../helpers.js';
 
 /** Validates a feed; the missing headline/description warnings (covered by the fixtures) are left out. */
 async function one(xml: string, context: FeedContext = AU_CONTEXT) {
-  const result = await validateReaxmlFeed(feed(xml), context);
+  const result = await validateFeed(feed(xml), context);
   result.issues = result.issues.filter((i) => i.code !== 'missing_headline' && i.code !== 'missing_description');
   return { listing: result.listings[0], issues: result.issues, result };
 }
@@ -203,10 +203,10 @@ describe('REAXML mapping rules', () => {
 
   it('accepts a single listing element as the root, with XPath-like 1-based paths', async () => {
     const text = '<headline>H</headline><description>D</description>';
-    const result = await validateReaxmlFeed(listingXml(`${ADDRESS}${text}<features><bedrooms>x</bedrooms></features>`), AU_CONTEXT);
+    const result = await validateFeed(listingXml(`${ADDRESS}${text}<features><bedrooms>x</bedrooms></features>`), AU_CONTEXT);
     expect(result.counts.valid).to.equal(1);
     expect(result.issues[0].path).to.equal('/residential/features[1]/bedrooms[1]');
-    const multi = await validateReaxmlFeed(feed(listingXml(ADDRESS + text), listingXml(ADDRESS.replace('Richmond', 'Hawthorn') + text + '<features><bedrooms>x</bedrooms></features>').replace('L1', 'L2')), AU_CONTEXT);
+    const multi = await validateFeed(feed(listingXml(ADDRESS + text), listingXml(ADDRESS.replace('Richmond', 'Hawthorn') + text + '<features><bedrooms>x</bedrooms></features>').replace('L1', 'L2')), AU_CONTEXT);
     expect(multi.issues[0]).to.include({ path: '/propertyList/residential[2]/features[1]/bedrooms[1]', listingIndex: 1, uniqueId: 'L2' });
   });
 

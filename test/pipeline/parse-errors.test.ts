@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { FeedSyntaxError } from '../../pipeline/feed-syntax-error.js';
-import { validateReaxmlFeed } from '../../pipeline/reaxml/validate-reaxml-feed.js';
+import { validateFeed } from '../../pipeline/validate-feed.js';
 import { decodeXmlBytes } from '../../pipeline/decode.js';
 import { ADDRESS, AU_CONTEXT, feed, listingXml } from '../helpers.js';
 
 const refuse = async (xml: string | AsyncIterable<string>, pattern: RegExp) => {
-  const err = await validateReaxmlFeed(xml, AU_CONTEXT).then(
+  const err = await validateFeed(xml, AU_CONTEXT).then(
     () => null,
     (e) => e,
   );
@@ -52,7 +52,7 @@ describe('feeds that cannot be read, and hostile XML', () => {
 
   it('accepts the REA DOCTYPE without fetching it, a byte-order mark, and common HTML entities', async () => {
     const xml = `\uFEFF<?xml version="1.0"?>\n<!DOCTYPE propertyList SYSTEM "http://127.0.0.1:9/never-fetched.dtd">\n${feed(listingXml(`${ADDRESS}<headline>Sun&nbsp;&amp;&nbsp;surf &ndash; &#x2013; now</headline>`)).replace(/^<\?xml[^>]*>\n/, '')}`;
-    const result = await validateReaxmlFeed(xml, AU_CONTEXT);
+    const result = await validateFeed(xml, AU_CONTEXT);
     expect(result.listings[0].headline).to.deep.equal({ 'en-AU': 'Sun\u00a0&\u00a0surf \u2013 \u2013 now' });
   });
 
@@ -62,10 +62,10 @@ describe('feeds that cannot be read, and hostile XML', () => {
 
   it('decodes declared single-byte encodings and drops a UTF-8 BOM from bytes', async () => {
     const latin1 = Buffer.from(`<?xml version="1.0" encoding="ISO-8859-1"?>${feed(listingXml(`${ADDRESS}<headline>Caf\u00e9 d\u00e9cor</headline>`)).replace(/^<\?xml[^>]*>/, '')}`, 'latin1');
-    const result = await validateReaxmlFeed(decodeXmlBytes([latin1]), AU_CONTEXT);
+    const result = await validateFeed(decodeXmlBytes([latin1]), AU_CONTEXT);
     expect(result.listings[0].headline).to.deep.equal({ 'en-AU': 'Caf\u00e9 d\u00e9cor' });
     const withBom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(feed(listingXml(ADDRESS)))]);
-    expect((await validateReaxmlFeed(decodeXmlBytes([withBom.subarray(0, 2), withBom.subarray(2)]), AU_CONTEXT)).counts.valid).to.equal(1);
+    expect((await validateFeed(decodeXmlBytes([withBom.subarray(0, 2), withBom.subarray(2)]), AU_CONTEXT)).counts.valid).to.equal(1);
     await refuse(decodeXmlBytes([Buffer.from('<?xml version="1.0" encoding="x-klingon"?><propertyList/>')]), /unsupported encoding "x-klingon"/);
   });
 
@@ -76,7 +76,7 @@ describe('feeds that cannot be read, and hostile XML', () => {
     for (let n = 0; n < 300; n += 1) {
       const chars = [...base];
       for (let k = 0; k < 5; k += 1) chars[Math.floor(rand() * chars.length)] = String.fromCharCode(Math.floor(rand() * 128));
-      const outcome = await validateReaxmlFeed(chars.join(''), AU_CONTEXT).then((r) => r, (e) => e);
+      const outcome = await validateFeed(chars.join(''), AU_CONTEXT).then((r) => r, (e) => e);
       if (outcome instanceof Error) expect(outcome, outcome.stack).to.be.instanceOf(FeedSyntaxError);
       else expect(outcome.counts.parsed).to.be.at.least(1);
     }

@@ -5,10 +5,12 @@ import type { UpsertAction } from '../../pipeline/apply-listing.js';
 import type { FeedListing } from '../../pipeline/feed-listing.js';
 import { FeedSyntaxError } from '../../pipeline/feed-syntax-error.js';
 import { listingKey, officeOfKey } from '../../pipeline/listing-key.js';
-import { readReaxmlFeed } from '../../pipeline/reaxml/read-reaxml-feed.js';
+import type { FeedProject } from '../../pipeline/project/read-project-feed.js';
+import { readFeed } from '../../pipeline/read-feed.js';
 import type { BreakerSettings } from '../../pipeline/reconcile.js';
-import type { FeedContext, Issue } from '../../pipeline/types.js';
+import type { FeedContext, FeedFormat, Issue } from '../../pipeline/types.js';
 import { applyBatch } from './apply-batch.js';
+import { applyProjects, type ProjectsOutcome } from './apply-projects.js';
 
 /** SPEC.md's ingestion result. */
 export interface IngestionResult {
@@ -22,11 +24,14 @@ export interface IngestionResult {
     archived: number;
     offices: OfficeReconcile[];
   };
+  /** Project feeds only. */
+  projects?: { counts: { parsed: number; valid: number; invalid: number }; summary: Record<UpsertAction, number>; upserts: ProjectsOutcome['upserts'] };
   issues: Issue[];
 }
 
 export interface IngestInput {
   feedId: string;
+  format: FeedFormat;
   source: AsyncIterable<string>;
   context: FeedContext;
   mode: 'full' | 'incremental';
@@ -47,8 +52,19 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
   const summary: Record<UpsertAction, number> = { inserted: 0, updated: 0, unchanged: 0, stale_ignored: 0 };
   const upserts: IngestionResult['upserts'] = [];
   const scope = new Set(input.officeScope);
-  /** Keys that appeared, valid or not, per office in scope. */
+  /** Keys that appeared, valid or not, per office in scope; and project keys likewise. */
   const present = new Map<string, Set<string>>();
+  const presentProjects = new Map<string, Set<string>>();
+  const projectItems: FeedProject[] = [];
+  const notInScope = (office: string, path: string, issues: FeedProject['issues']) => {
+    issues.error('office_not_in_scope', `office "${office}" is not one this feed may push for (${[...scope].join(', ')}); not stored`, path);
+  };
+  const note = (map: Map<string, Set<string>>, office: string, key: string) => {
+    const keys = map.get(office) ?? new Set<string>();
+    keys.add(key);
+    map.set(office, keys);
+    if (!present.has(office)) present.set(office, new Set());
+  };
   let pending: FeedListing[] = [];
   /** Offices whose stored listings this feed changed: their directory rows are rebuilt at the end. */
   const changedOffices = new Set<string>();
@@ -76,23 +92,24 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
 
   let syntaxError: FeedSyntaxError | null = null;
   try {
-    for await (const listings of readReaxmlFeed(input.source, input.context, issues, { light: true })) {
-      for (const item of listings) {
+    for await (const batch of readFeed(input.format, input.source, input.context, issues, { light: true })) {
+      for (const item of batch.projects) {
+        if (item.identity && !scope.has(item.identity.office)) notInScope(item.identity.office, item.path, item.issues);
+        else if (item.identity) note(presentProjects, item.identity.office, listingKey(item.identity.office, item.identity.uniqueId));
+        projectItems.push(item);
+      }
+      for (const item of batch.listings) {
         counts.parsed += 1;
         if (item.identity && !scope.has(item.identity.office)) {
-          item.issues.error('office_not_in_scope', `office "${item.identity.office}" is not one this feed may push for (${[...scope].join(', ')}); not stored`, item.path);
+          notInScope(item.identity.office, item.path, item.issues);
           counts.invalid += 1;
           issues.push(...item.issues.list);
           continue;
         }
-        if (item.identity) {
-          const keys = present.get(item.identity.office) ?? new Set<string>();
-          keys.add(listingKey(item.identity.office, item.identity.uniqueId));
-          present.set(item.identity.office, keys);
-        }
+        if (item.identity) note(present, item.identity.office, listingKey(item.identity.office, item.identity.uniqueId));
         pending.push(item);
+        if (pending.length >= BATCH) await flush();
       }
-      if (pending.length >= BATCH) await flush();
     }
   } catch (err) {
     if (!(err instanceof FeedSyntaxError)) {
@@ -106,12 +123,26 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
   await applying;
 
   const result: IngestionResult = { ok: false, counts, summary, upserts, issues };
+  if (input.format === 'project') {
+    const outcome = await applyProjects(db, projectItems);
+    const projectSummary: Record<UpsertAction, number> = { inserted: 0, updated: 0, unchanged: 0, stale_ignored: 0 };
+    for (const u of outcome.upserts) projectSummary[u.action] += 1;
+    for (const item of projectItems) issues.push(...item.issues.list);
+    result.projects = { counts: { parsed: projectItems.length, valid: outcome.upserts.length, invalid: outcome.invalid }, summary: projectSummary, upserts: outcome.upserts };
+  }
   if (input.mode === 'full') {
     if (syntaxError) result.reconcile = { status: 'skipped', reason: 'the feed is not well-formed', archived: 0, offices: [] };
     else {
       const offices: OfficeReconcile[] = [];
       for (const [office, keys] of [...present].sort(([a], [b]) => a.localeCompare(b))) {
-        offices.push(await reconcileOffice(db, { office, presentKeys: keys, feedId: input.feedId, breaker }));
+        offices.push(await reconcileOffice(db, {
+          office,
+          scope: input.format === 'project' ? 'projects' : 'listings',
+          presentKeys: keys,
+          presentProjectKeys: presentProjects.get(office),
+          feedId: input.feedId,
+          breaker,
+        }));
       }
       for (const o of offices) if (o.archived > 0) changedOffices.add(o.office);
       const tripped = offices.some((o) => o.tripped);
@@ -120,6 +151,6 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
     }
   }
   await refreshDirectory(db, changedOffices);
-  result.ok = !syntaxError && counts.invalid === 0 && !issues.some((i) => i.level === 'error');
+  result.ok = !syntaxError && counts.invalid === 0 && (result.projects?.counts.invalid ?? 0) === 0 && !issues.some((i) => i.level === 'error');
   return result;
 }

@@ -49,6 +49,7 @@ export async function processFeed(deps: IngestDeps, feedId: string): Promise<voi
   const started = Date.now();
   const result = await ingestFeed(deps.db, deps.breaker, {
     feedId,
+    format: event.format,
     source: bodyText(deps.db, event),
     context: event.context as unknown as FeedContext,
     mode: event.mode,

@@ -1,25 +1,30 @@
-import { applyListing, isEarlier } from '../apply-listing.js';
-import type { CanonicalListing, FeedContext, Issue } from '../types.js';
-import { readReaxmlFeed } from './read-reaxml-feed.js';
+import { applyListing, isEarlier } from './apply-listing.js';
+import { applyProject } from './project/apply-project.js';
+import { readFeed } from './read-feed.js';
+import type { CanonicalListing, CanonicalProject, FeedContext, FeedFormat, Issue } from './types.js';
 
 export interface ValidationResult {
   ok: boolean;
   counts: { parsed: number; valid: number; invalid: number };
   issues: Issue[];
   listings: CanonicalListing[];
+  /** Project feeds: the projects' counts and canonical previews. */
+  projects?: { counts: { parsed: number; valid: number; invalid: number }; previews: CanonicalProject[] };
 }
 
 export interface ValidateOptions {
+  /** Default reaxml. */
+  format?: FeedFormat;
   /** Keep canonical previews in the result (the dry-run endpoint does; a benchmark may not). */
   keepPreviews?: boolean;
 }
 
 /**
- * Parses, maps and validates a REAXML feed exactly as live ingestion does, without storing
- * anything: each listing is applied to nothing, so it is validated as it would be stored new.
- * Throws FeedSyntaxError when the feed as a whole cannot be read.
+ * Parses, maps and validates a feed of any format exactly as live ingestion does, without storing
+ * anything: each listing (and project) is applied to nothing, so it is validated as it would be
+ * stored new. Throws FeedSyntaxError when the feed as a whole cannot be read.
  */
-export async function validateReaxmlFeed(
+export async function validateFeed(
   source: string | AsyncIterable<string>,
   feed: FeedContext,
   options: ValidateOptions = {},
@@ -31,8 +36,20 @@ export async function validateReaxmlFeed(
   /** Per identity: where its preview is, and the modTime that won so far. */
   const seen = new Map<string, { index: number; modTime: string; preview: number }>();
 
-  for await (const batch of readReaxmlFeed(source, feed, issues)) {
-    for (const item of batch) {
+  const format = options.format ?? 'reaxml';
+  const projects = { counts: { parsed: 0, valid: 0, invalid: 0 }, previews: [] as CanonicalProject[] };
+  for await (const batch of readFeed(format, source, feed, issues)) {
+    for (const item of batch.projects) {
+      projects.counts.parsed += 1;
+      issues.push(...item.issues.list);
+      const applied = applyProject(null, item.draft);
+      if (applied.action === 'invalid') projects.counts.invalid += 1;
+      else {
+        projects.counts.valid += 1;
+        if (keepPreviews) projects.previews.push(applied.project);
+      }
+    }
+    for (const item of batch.listings) {
       counts.parsed += 1;
       const applied = applyListing(null, item);
       issues.push(...item.issues.list);
@@ -63,5 +80,6 @@ export async function validateReaxmlFeed(
       seen.set(preview.listingKey, { index: item.index, modTime: preview.modTime, preview: earlier.preview });
     }
   }
-  return { ok: counts.invalid === 0 && !issues.some((i) => i.level === 'error'), counts, issues, listings };
+  const ok = counts.invalid === 0 && projects.counts.invalid === 0 && !issues.some((i) => i.level === 'error');
+  return { ok, counts, issues, listings, ...(format === 'project' ? { projects } : {}) };
 }

@@ -1,0 +1,109 @@
+import { createHash } from 'node:crypto';
+import type { ErrorObject } from 'ajv';
+import { createAjv } from '../../lib/ajv.js';
+import type { FeedListing } from '../feed-listing.js';
+import { FeedSyntaxError } from '../feed-syntax-error.js';
+import { ListingIssues } from '../issues.js';
+import { parseJsonDocument, pointerSegment } from '../json-document.js';
+import type { FeedContext, ListingDelta } from '../types.js';
+import { mapProject, mapProjectChild, type ProjectDraft } from './map-project.js';
+import { projectSchemas, type ProjectInput } from './project-schema.js';
+
+/** Bump when a mapping change alters what an unchanged project document maps to. */
+export const PROJECT_MAPPING_VERSION = 1;
+
+/** One project of a feed as read: its draft record (null when invalid) and its issues. */
+export interface FeedProject {
+  /** 0-based position among the feed's projects. */
+  index: number;
+  path: string;
+  identity: { office: string; uniqueId: string } | null;
+  issues: ListingIssues;
+  draft: ProjectDraft | null;
+}
+
+const ajv = createAjv();
+for (const schema of projectSchemas) ajv.addSchema(schema);
+const validateProject = ajv.getSchema('Project')!;
+
+/** Schema findings as issues: unknown fields are ignored with a warning, everything else is an error. */
+function schemaIssues(errors: ErrorObject[], path: string, issuesAt: (instancePath: string) => ListingIssues): void {
+  for (const e of errors) {
+    const issues = issuesAt(e.instancePath);
+    const at = `${path}${e.instancePath}`;
+    const params = e.params as { additionalProperty?: string; missingProperty?: string; allowedValues?: unknown[] };
+    if (e.keyword === 'additionalProperties') issues.warning('ignored_field', `"${params.additionalProperty}" is not a field of the project format; ignored`, `${at}/${pointerSegment(params.additionalProperty!)}`);
+    else if (e.keyword === 'required') issues.error('missing_field', `${params.missingProperty} is required`, `${at}/${pointerSegment(params.missingProperty!)}`);
+    else if (e.keyword === 'enum') issues.error('invalid_field', `must be one of ${params.allowedValues!.map((v) => JSON.stringify(v)).join(', ')}`, at);
+    else if (e.keyword !== 'anyOf' || !errors.some((o) => o !== e && o.instancePath === e.instancePath)) issues.error('invalid_field', e.message ?? 'is invalid', at);
+  }
+}
+
+/**
+ * Reads a project document (DESIGN.md §4, docs/projects.md): each project is checked against the
+ * project schema, mapped to its record, and its children to canonical listing deltas linked by
+ * projectKey. Children are numbered across the whole feed (listingIndex); a project's own issues
+ * carry listingIndex null. Throws FeedSyntaxError when the document is not JSON or not a project
+ * document at all.
+ */
+export function readProjectDocument(text: string, feed: FeedContext): { projects: FeedProject[]; listings: FeedListing[] } {
+  const doc = parseJsonDocument(text, 'project') as { projects?: unknown };
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc) || !Array.isArray(doc.projects)) {
+    throw new FeedSyntaxError('a project document is an object with a "projects" array', 1, 1);
+  }
+  if (doc.projects.length === 0) throw new FeedSyntaxError('the project document has no projects', 1, 1);
+  const salt = JSON.stringify([PROJECT_MAPPING_VERSION, feed.currency ?? null, feed.defaultCountry, feed.sourceLocale, feed.sourceOfficeId ?? null]);
+  const projects: FeedProject[] = [];
+  const listings: FeedListing[] = [];
+
+  doc.projects.forEach((raw: unknown, i: number) => {
+    const path = `/projects/${i}`;
+    const issues = new ListingIssues(null);
+    const input = raw as ProjectInput;
+    const rawChildren: unknown[] = typeof raw === 'object' && raw !== null && Array.isArray(input.listings) ? input.listings : [];
+    const children = rawChildren.map((_, j) => new ListingIssues(listings.length + j));
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+      issues.error('invalid_project', 'a project must be an object', path);
+      projects.push({ index: i, path, identity: null, issues, draft: null });
+      return;
+    }
+    if (typeof input.uniqueId === 'string') issues.stampUniqueId(input.uniqueId);
+    if (!validateProject(raw)) {
+      schemaIssues(validateProject.errors ?? [], path, (instancePath) => {
+        const m = /^\/listings\/(\d+)(\/|$)/.exec(instancePath);
+        return m ? children[Number(m[1])] : issues;
+      });
+    }
+    const office = feed.sourceOfficeId ?? (typeof input.office === 'string' ? input.office : undefined);
+    if (!office) issues.error('missing_office_id', 'project has no office and the context gives no sourceOfficeId', `${path}/office`);
+    const identity = office && typeof input.uniqueId === 'string' ? { office, uniqueId: input.uniqueId } : null;
+
+    const childDeltas: (ListingDelta | null)[] = rawChildren.map((child, j) => {
+      const childIssues = children[j];
+      if (!identity || issues.hasErrors || childIssues.hasErrors) return null;
+      return mapProjectChild(child as ProjectInput['listings'][number], input, office!, feed, childIssues, `${path}/listings/${j}`);
+    });
+    const prices = childDeltas.flatMap((d) => (d?.price?.amount ? [d.price.amount] : []));
+    const draft = identity && !issues.hasErrors ? mapProject(input, identity.office, feed, issues, path, prices) : null;
+    projects.push({ index: i, path, identity, issues, draft });
+
+    const { listings: _children, ...inherited } = input;
+    const inheritedJson = JSON.stringify(inherited);
+    rawChildren.forEach((child, j) => {
+      const childIssues = children[j];
+      const uniqueId = typeof (child as { uniqueId?: unknown })?.uniqueId === 'string' ? (child as { uniqueId: string }).uniqueId : null;
+      if (uniqueId) childIssues.stampUniqueId(uniqueId);
+      if (!draft) childIssues.error('project_invalid', `project ${input.uniqueId ?? i} is invalid; its listings are not stored`, `${path}/listings/${j}`);
+      let hash: string | undefined;
+      listings.push({
+        index: childIssues.listingIndex!,
+        path: `${path}/listings/${j}`,
+        identity: office && uniqueId ? { office, uniqueId } : null,
+        issues: childIssues,
+        sourceHash: () => (hash ??= createHash('sha256').update(salt).update(inheritedJson).update(JSON.stringify(child)).digest('base64url')),
+        delta: () => (draft ? childDeltas[j] : null),
+      });
+    });
+  });
+  return { projects, listings };
+}

@@ -1,0 +1,120 @@
+import { zoneFor } from '../countries.js';
+import { resolveCurrency } from '../currency.js';
+import { parseReaDate } from '../reaxml/dates.js';
+import type { Category, FeedContext, ListingDelta, Status } from '../types.js';
+import { mapResoAddress, mapResoLocation } from './reso-address.js';
+import { mapResoAreas, mapResoFeatures, mapResoRooms } from './reso-features.js';
+import { mapResoAgents, mapResoMedia } from './reso-media.js';
+import { mapClose, mapLease, mapListPrice } from './reso-money.js';
+import type { ResoFields } from './reso-values.js';
+
+/** StandardStatus (DESIGN.md §4); Closed is resolved by the listing kind. */
+const STATUSES: Readonly<Record<string, Status | 'closed'>> = {
+  active: 'active',
+  activeundercontract: 'under_offer',
+  pending: 'under_offer',
+  closed: 'closed',
+  withdrawn: 'withdrawn',
+  canceled: 'off_market',
+  cancelled: 'off_market',
+  expired: 'off_market',
+  hold: 'off_market',
+  comingsoon: 'off_market',
+  incomplete: 'off_market',
+  delete: 'archived',
+};
+
+/** PropertyType to the canonical category and whether the listing is for lease. */
+const TYPES: Readonly<Record<string, { category: Category; lease: boolean }>> = {
+  residential: { category: 'residential', lease: false },
+  residentialincome: { category: 'residential', lease: false },
+  manufacturedinpark: { category: 'residential', lease: false },
+  residentiallease: { category: 'rental', lease: true },
+  land: { category: 'land', lease: false },
+  farm: { category: 'rural', lease: false },
+  commercialsale: { category: 'commercial', lease: false },
+  commercialrealestate: { category: 'commercial', lease: false },
+  commerciallease: { category: 'commercial', lease: true },
+  businessopportunity: { category: 'business', lease: false },
+};
+
+/** RESO identity (DESIGN.md §4): office from the context, else ListOfficeKey, else ListOfficeMlsId; ListingKey, else ListingId. */
+export function readResoIdentity(f: ResoFields, feed: FeedContext): { office?: string; uniqueId?: string } {
+  return {
+    office: feed.sourceOfficeId ?? f.text('ListOfficeKey') ?? f.text('ListOfficeMlsId') ?? undefined,
+    uniqueId: f.text('ListingKey') ?? f.text('ListingId') ?? undefined,
+  };
+}
+
+function mapType(f: ResoFields): { category: Category; lease: boolean } {
+  const raw = f.text('PropertyType');
+  const type = raw ? TYPES[f.enumeration('PropertyType')!] : undefined;
+  if (!raw) f.issues.warning('missing_property_type', 'no PropertyType; read as Residential', f.pathOf('PropertyType'));
+  else if (!type) f.issues.warning('unknown_property_type', `PropertyType "${raw}" is not a RESO property type; read as Residential`, f.pathOf('PropertyType'));
+  const mapped = type ?? TYPES.residential;
+  if (mapped.category === 'commercial' && !mapped.lease && f.enumeration('PropertySubType') === 'unimprovedland') return { category: 'commercialLand', lease: false };
+  return mapped;
+}
+
+/**
+ * Maps one RESO Data Dictionary Property record to a canonical delta (DESIGN.md §3, §4). A RESO
+ * record is whole: every field the service keeps is set, absent ones to null, and media and
+ * agents replace the stored lists. Vendor (local) fields are not kept. Pure; null when the record
+ * cannot be identified, dated or given a status.
+ */
+export function mapResoRecord(f: ResoFields, feed: FeedContext): ListingDelta | null {
+  const { issues } = f;
+  const { office, uniqueId } = readResoIdentity(f, feed);
+  if (uniqueId) issues.stampUniqueId(uniqueId);
+  else issues.error('missing_unique_id', 'record has no ListingKey or ListingId', f.pathOf('ListingKey'));
+  if (!office) issues.error('missing_office_id', 'record has no ListOfficeKey or ListOfficeMlsId and the context gives no sourceOfficeId', f.pathOf('ListOfficeKey'));
+
+  const { category, lease } = mapType(f);
+  const rawStatus = f.text('StandardStatus');
+  let status: Status | undefined;
+  if (!rawStatus) issues.error('missing_status', 'record has no StandardStatus', f.pathOf('StandardStatus'));
+  else {
+    const mapped = STATUSES[f.enumeration('StandardStatus')!];
+    if (!mapped) issues.error('unknown_status', `StandardStatus "${rawStatus}" is not a RESO standard status`, f.pathOf('StandardStatus'));
+    else status = mapped === 'closed' ? (lease ? 'leased' : 'sold') : mapped;
+  }
+
+  const address = mapResoAddress(f, feed);
+  const country = address?.country ?? feed.defaultCountry;
+  const rawMod = f.text('ModificationTimestamp');
+  let modTime: string | null = null;
+  if (!rawMod) issues.error('missing_mod_time', 'record has no ModificationTimestamp', f.pathOf('ModificationTimestamp'));
+  else {
+    const read = parseReaDate(rawMod, zoneFor(country, address?.region));
+    if (read.ok) modTime = read.value;
+    else issues.error('invalid_mod_time', `ModificationTimestamp "${rawMod}" is not a timestamp`, f.pathOf('ModificationTimestamp'));
+  }
+  if (!office || !uniqueId || !status || !modTime) return null;
+
+  const currency = resolveCurrency(feed, country, issues, f.path);
+  const description = f.text('PublicRemarks');
+  const { media, links } = mapResoMedia(f);
+  const closed = status === 'sold' || status === 'leased' ? mapClose(f, currency) : null;
+  return {
+    office,
+    uniqueId,
+    format: 'reso',
+    category,
+    modTime,
+    status,
+    saleMode: lease ? 'rent' : 'sale',
+    subCategory: f.text('PropertySubType'),
+    price: lease ? null : mapListPrice(f, currency),
+    rent: lease ? mapLease(f, currency) : null,
+    sold: closed,
+    ...mapResoRooms(f),
+    ...mapResoAreas(f),
+    features: mapResoFeatures(f),
+    address: address ?? null,
+    location: address ? mapResoLocation(f, address) : null,
+    headline: null,
+    description: description ? { [feed.sourceLocale]: description } : null,
+    links,
+    replace: { media, agents: mapResoAgents(f) },
+  };
+}

@@ -1,0 +1,59 @@
+import { createHash } from 'node:crypto';
+import type { FeedListing } from '../feed-listing.js';
+import { FeedSyntaxError } from '../feed-syntax-error.js';
+import { ListingIssues } from '../issues.js';
+import { parseJsonDocument } from '../json-document.js';
+import type { FeedContext, ListingDelta } from '../types.js';
+import { mapResoRecord, readResoIdentity } from './map-reso.js';
+import { ResoFields, type ResoRecord } from './reso-values.js';
+
+/** Bump when a mapping change alters what an unchanged RESO record maps to. */
+export const RESO_MAPPING_VERSION = 1;
+
+/** The record without annotation keys (`@odata.id`, `@odata.etag`, ...): they are not content. */
+function withoutAnnotations(record: Record<string, unknown>): ResoRecord {
+  const out: ResoRecord = {};
+  for (const [k, v] of Object.entries(record)) if (!k.startsWith('@')) out[k] = v;
+  return out;
+}
+
+/**
+ * Reads a RESO Web API payload (DESIGN.md §4): one Property record (fetch by key, RESO Common
+ * Format single) or a collection `{ "@odata.context", "value": [...] }`. Keys beginning with `@`
+ * are ignored. Paths are JSON Pointers (`/value/3/ListPrice`). Throws FeedSyntaxError when the
+ * document is not JSON or holds no records.
+ */
+export function readResoDocument(text: string, feed: FeedContext): FeedListing[] {
+  const doc = parseJsonDocument(text, 'RESO');
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
+    throw new FeedSyntaxError('a RESO document is a Property record or a collection { "value": [ ... ] }', 1, 1);
+  }
+  const body = doc as Record<string, unknown>;
+  const collection = 'value' in body;
+  if (collection && !Array.isArray(body.value)) throw new FeedSyntaxError('"value" of a RESO collection must be an array of records', 1, 1);
+  const records: unknown[] = collection ? (body.value as unknown[]) : [body];
+  if (records.length === 0) throw new FeedSyntaxError('the RESO collection has no records', 1, 1);
+  const salt = JSON.stringify([RESO_MAPPING_VERSION, feed.currency ?? null, feed.defaultCountry, feed.sourceLocale, feed.sourceOfficeId ?? null]);
+
+  return records.map((raw, index) => {
+    const path = collection ? `/value/${index}` : '';
+    const issues = new ListingIssues(index);
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+      issues.error('invalid_record', 'a RESO record must be an object', path);
+      return { index, path, identity: null, issues, sourceHash: () => '', delta: () => null };
+    }
+    const record = withoutAnnotations(raw as Record<string, unknown>);
+    const fields = new ResoFields(record, path, issues);
+    const { office, uniqueId } = readResoIdentity(new ResoFields(record, path, new ListingIssues(index)), feed);
+    let delta: ListingDelta | null | undefined;
+    let hash: string | undefined;
+    return {
+      index,
+      path,
+      identity: office && uniqueId ? { office, uniqueId } : null,
+      issues,
+      sourceHash: () => (hash ??= createHash('sha256').update(salt).update(JSON.stringify(record)).digest('base64url')),
+      delta: () => (delta === undefined ? (delta = mapResoRecord(fields, feed)) : delta),
+    };
+  });
+}

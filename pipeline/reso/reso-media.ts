@@ -1,0 +1,105 @@
+import { readUrl } from '../reaxml/map-media.js';
+import type { Agent, CanonicalListing, MediaItem } from '../types.js';
+import { enumKey, ResoFields } from './reso-values.js';
+
+type Kind = MediaItem['kind'] | 'video' | 'skip';
+
+/** MediaCategory to what the listing keeps: photos, floor plans, documents; tours become links. */
+const CATEGORIES: Readonly<Record<string, Kind>> = {
+  photo: 'photo',
+  floorplan: 'floorplan',
+  document: 'document',
+  video: 'video',
+  brandedvirtualtour: 'video',
+  unbrandedvirtualtour: 'video',
+  agentphoto: 'skip',
+  officelogo: 'skip',
+  officephoto: 'skip',
+};
+
+const DOCUMENT_TYPES = new Set(['pdf', 'doc', 'docx', 'rtf', 'txt', 'xls', 'xlsx']);
+
+interface Entry {
+  kind: MediaItem['kind'];
+  url: string;
+  order: number;
+  preferred: boolean;
+  slot: string;
+  title?: string;
+}
+
+/**
+ * The Media collection: photos by Order with the hero first (PreferredPhotoYN, else Order 0,
+ * else the first photo), then floor plans, then documents, numbered in that order. Videos and
+ * virtual tours (and VirtualTourURLUnbranded) become video links; agent and office pictures are not
+ * listing media.
+ */
+export function mapResoMedia(f: ResoFields): { media: MediaItem[]; links: CanonicalListing['links'] } {
+  const raw = f.record.Media;
+  const links: CanonicalListing['links'] = [];
+  const entries: Entry[] = [];
+  if (raw !== undefined && raw !== null && !Array.isArray(raw)) f.issues.warning('invalid_field_type', 'Media should be an array; ignored', f.pathOf('Media'));
+  const items = Array.isArray(raw) ? raw : [];
+  items.forEach((item, i) => {
+    const path = `${f.pathOf('Media')}/${i}`;
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+      f.issues.warning('invalid_media', 'a Media entry should be an object; skipped', path);
+      return;
+    }
+    const m = new ResoFields(item as Record<string, unknown>, path, f.issues);
+    const href = m.text('MediaURL');
+    const url = href ? readUrl(href) : null;
+    if (!url) {
+      f.issues.warning('invalid_media_url', `MediaURL ${JSON.stringify(href)} is not an http(s) URL; skipped`, m.pathOf('MediaURL'));
+      return;
+    }
+    const category = m.enumeration('MediaCategory');
+    let kind: Kind | undefined = category ? CATEGORIES[category] : undefined;
+    if (!kind) {
+      if (category) f.issues.warning('unknown_media_category', `MediaCategory "${m.text('MediaCategory')}" is not one the service keeps; read as ${DOCUMENT_TYPES.has(m.enumeration('MediaType') ?? '') ? 'a document' : 'a photo'}`, m.pathOf('MediaCategory'));
+      kind = DOCUMENT_TYPES.has(m.enumeration('MediaType') ?? '') ? 'document' : 'photo';
+    }
+    if (kind === 'skip') return;
+    if (kind === 'video') {
+      links.push({ kind: 'videoLink', url });
+      return;
+    }
+    const order = m.number('Order');
+    const title = m.text('ShortDescription') ?? undefined;
+    entries.push({ kind, url, order: order ?? Number.MAX_SAFE_INTEGER, preferred: m.flag('PreferredPhotoYN') === true, slot: m.text('MediaKey') ?? `${i}`, ...(title ? { title } : {}) });
+  });
+  const tour = f.text('VirtualTourURLUnbranded');
+  if (tour) {
+    const url = readUrl(tour);
+    if (url) links.push({ kind: 'videoLink', url });
+    else f.issues.warning('invalid_link_url', `VirtualTourURLUnbranded "${tour}" is not an http(s) URL; skipped`, f.pathOf('VirtualTourURLUnbranded'));
+  }
+
+  const byOrder = (kind: MediaItem['kind']) => entries.filter((e) => e.kind === kind).sort((a, b) => a.order - b.order);
+  const photos = byOrder('photo');
+  const hero = photos.find((p) => p.preferred) ?? photos.find((p) => p.order === 0) ?? photos[0];
+  const ordered = [...(hero ? [hero] : []), ...photos.filter((p) => p !== hero), ...byOrder('floorplan'), ...byOrder('document')];
+  const media = ordered.map((e, order) => ({ url: e.url, kind: e.kind, order, hero: e === hero, slot: e.slot, ...(e.title ? { title: e.title } : {}) }));
+  return { media, links };
+}
+
+const PHONES = [['DirectPhone', 'direct'], ['MobilePhone', 'mobile'], ['OfficePhone', 'office'], ['PreferredPhone', 'preferred']] as const;
+
+/** ListAgent* and CoListAgent* fields, in that order; an agent with no name, email or phone is none. */
+export function mapResoAgents(f: ResoFields): Agent[] {
+  const agents: Agent[] = [];
+  for (const [prefix, slot] of [['ListAgent', '1'], ['CoListAgent', '2']] as const) {
+    const name = f.text(`${prefix}FullName`) ?? ([f.text(`${prefix}FirstName`), f.text(`${prefix}LastName`)].filter(Boolean).join(' ') || null);
+    const email = f.text(`${prefix}Email`);
+    const phones: Agent['phones'] = [];
+    for (const [field, type] of PHONES) {
+      const number = f.text(`${prefix}${field}`);
+      if (number && !phones.some((p) => p.number === number)) phones.push({ type, number });
+    }
+    if (!name && !email && phones.length === 0) continue;
+    const duplicate = agents.some((a) => (a.email ?? a.name)?.toLowerCase() === (email ?? name)?.toLowerCase());
+    if (duplicate) continue;
+    agents.push({ name, email, phones, sourceAgentId: f.text(`${prefix}Key`) ?? f.text(`${prefix}MlsId`), slot });
+  }
+  return agents;
+}
