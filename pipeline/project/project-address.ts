@@ -8,7 +8,7 @@ import type { ProjectAddressInput } from './project-schema.js';
 export function mapProjectAddress(input: ProjectAddressInput, feed: FeedContext, issues: ListingIssues, path: string): { address: Address; location: Location | null } {
   let country = input.country ? toCountryCode(input.country) : feed.defaultCountry;
   if (!country) {
-    issues.warning('invalid_country', `country "${input.country}" is not a country; ${feed.defaultCountry} used`, `${path}/country`);
+    issues.warning('unknown_country', `country "${input.country}" is not a country; ${feed.defaultCountry} used`, `${path}/country`);
     country = feed.defaultCountry;
   }
   const address: Address = {

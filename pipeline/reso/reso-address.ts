@@ -36,7 +36,7 @@ export function mapResoAddress(f: ResoFields, feed: FeedContext): Address | unde
   if (!PART_FIELDS.some((field) => f.has(field))) return undefined;
   const rawCountry = f.text('Country');
   let country = rawCountry ? toCountryCode(rawCountry) : null;
-  if (rawCountry && !country) f.issues.warning('invalid_country', `Country "${rawCountry}" is not a country; ${feed.defaultCountry} used`, f.pathOf('Country'));
+  if (rawCountry && !country) f.issues.warning('unknown_country', `Country "${rawCountry}" is not a country; ${feed.defaultCountry} used`, f.pathOf('Country'));
   country ??= feed.defaultCountry;
   const streetName = f.text('StreetName');
   const street = streetName ? ['StreetDirPrefix', 'StreetName', 'StreetSuffix', 'StreetDirSuffix'].map((x) => f.text(x)).filter(Boolean).join(' ') : null;

@@ -93,7 +93,7 @@ describe('HTTP: POST /v1/validate and the service basics', () => {
     it('unknown or repeated query parameters on the raw form, any on the JSON form', async () => {
       await expectError(await post('/v1/validate?curency=AUD', '<a/>', 'application/xml'), 400, /unknown property "curency"/);
       await expectError(await post('/v1/validate?currency=AUD&currency=NZD', '<a/>', 'application/xml'), 400, /query\.currency must be string/);
-      await expectError(await fetch(`${server.url}/v1/validate?currency=AUD`, { method: 'POST', body: '{"xml":"<a/>"}', headers: { 'content-type': 'application/json' } }), 400, /apply only to raw XML bodies/);
+      await expectError(await fetch(`${server.url}/v1/validate?currency=AUD`, { method: 'POST', body: '{"xml":"<a/>"}', headers: { 'content-type': 'application/json' } }), 400, /apply only to raw bodies/);
     });
     it('malformed JSON', async () => {
       await expectError(await post('/v1/validate', '{"xml": ', 'application/json'), 400, /not valid JSON/);
@@ -133,7 +133,7 @@ describe('HTTP: POST /v1/validate and the service basics', () => {
     const doc = await res.json();
     expect(doc.openapi).to.equal('3.1.0');
     expect(doc.info.version).to.equal('0.1.0');
-    expect(doc.paths['/v1/validate'].post.requestBody.content['application/json'].schema).to.deep.equal({ $ref: '#/components/schemas/FeedRequest' });
+    expect(doc.paths['/v1/validate'].post.requestBody.content['application/json'].schema.oneOf).to.deep.include.members([{ $ref: '#/components/schemas/FeedRequest' }, { $ref: '#/components/schemas/ProjectFeed' }]);
     expect(doc.components.schemas.FeedRequest.properties.context).to.deep.equal({ $ref: '#/components/schemas/FeedContext' });
     expect(doc.components.schemas.FeedContext.additionalProperties).to.equal(false);
     expect(JSON.stringify(doc)).not.to.include('"$id"');

@@ -1,9 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { feed } from '../helpers.js';
+import { projectDoc, resoRecord } from '../formats/documents.js';
+import { AU_CONTEXT, feed } from '../helpers.js';
 import { startTestService, type TestService } from '../service.js';
-import { admin, officeListing, pushFeed } from './client.js';
+import { activeKey, admin, officeListing, pushFeed } from './client.js';
 
 describe('Ingestion on the embedded default (PGlite, in-process queue, outbox files)', function () {
   this.timeout(30_000);
@@ -48,5 +49,25 @@ describe('Ingestion on the embedded default (PGlite, in-process queue, outbox fi
     const mail = readFileSync(join(outbox, files[0]), 'utf8');
     expect(mail).to.match(/^To: it@agency\.example$/m);
     expect(mail).to.contain('missing_address');
+  });
+
+  it('ingests RESO and project documents and serves projects with their listings', async () => {
+    const key = await activeKey(svc.db, ['OFF1']);
+    const push = async (format: string, doc: unknown, mode = 'incremental') => {
+      const res = await fetch(`${svc.url}/v1/feeds`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ xml: JSON.stringify(doc), format, mode, context: AU_CONTEXT }),
+      });
+      expect(res.status).to.equal(200);
+      return res.json();
+    };
+    expect((await push('reso', { value: [resoRecord()] })).upserts).to.deep.equal([{ listingKey: 'OFF1/a1', action: 'inserted' }]);
+    const projects = await push('project', projectDoc(), 'full');
+    expect(projects.projects.summary.inserted).to.equal(1);
+    expect(projects.reconcile.offices[0].archived).to.equal(0); // the REAXML and RESO listings are not the project feed's
+    const one = await (await fetch(`${svc.url}/v1/projects/OFF1/HV`)).json();
+    expect(one.listings.map((l: { uniqueId: string }) => l.uniqueId)).to.deep.equal(['HV-101', 'HV-502', 'HV-R1']);
+    expect((await (await fetch(`${svc.url}/v1/projects?stage=off_the_plan&country=AU`)).json()).total).to.equal(1);
   });
 });

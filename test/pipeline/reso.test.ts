@@ -2,28 +2,9 @@ import { expect } from 'chai';
 import { FeedSyntaxError } from '../../pipeline/feed-syntax-error.js';
 import { validateFeed } from '../../pipeline/validate-feed.js';
 import type { CanonicalListing, FeedContext } from '../../pipeline/types.js';
+import { resoRecord } from '../formats/documents.js';
 import { AU_CONTEXT } from '../helpers.js';
 
-/** A valid Australian RESO record; fields override. */
-export function resoRecord(fields: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    '@odata.id': "https://api.example.com/Property('a1')",
-    ListingKey: 'a1',
-    ListOfficeKey: 'OFF1',
-    StandardStatus: 'Active',
-    PropertyType: 'Residential',
-    PropertySubType: 'Townhouse',
-    ListPrice: 1250000,
-    UnparsedAddress: '12/34 Example St, Parramatta NSW 2150',
-    City: 'Parramatta',
-    StateOrProvince: 'NSW',
-    PostalCode: '2150',
-    Country: 'AU',
-    ModificationTimestamp: '2024-05-01T03:04:05.06Z',
-    PublicRemarks: 'Light-filled townhouse.',
-    ...fields,
-  };
-}
 
 async function reso(doc: unknown, context: FeedContext = AU_CONTEXT) {
   const result = await validateFeed(JSON.stringify(doc), context, { format: 'reso' });
