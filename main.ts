@@ -3,6 +3,6 @@ import { runProcess } from './lib/run-process.js';
 
 /**
  * The all-in-one process (`npm start`): web and workers in one process, on the embedded
- * database and in-process queue by default. The SFTP watcher joins it when it is built.
+ * database and in-process queue by default. The SFTP watcher joins it when SFTP_URL is set.
  */
 await runProcess('all-in-one', (config, logger) => startWeb(config, logger, { consume: true }));

@@ -16,6 +16,7 @@ import { errorHandler, notFoundHandler } from './middleware/error-handler.js';
 import { hourlyLimit } from './middleware/rate-limit.js';
 import { requestLogger } from './middleware/request-logger.js';
 import { adminIngestionRouter } from './routes/admin-ingestion.js';
+import { adminDropsRouter } from './routes/admin-drops.js';
 import { adminLeadsRouter } from './routes/admin-leads.js';
 import { leadsRouter } from './routes/leads.js';
 import { adminOperationsRouter } from './routes/admin-operations.js';
@@ -87,6 +88,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(adminOperationsRouter({ db, ingestQueue: deps.ingestQueue, leadQueue: deps.leadQueue, queueIsRedis: config.redisUrl !== null }));
   app.use(adminSiteRouter(db));
   app.use(adminLeadsRouter({ db, leadQueue: deps.leadQueue }));
+  app.use(adminDropsRouter({ db }));
   if (deps.boardQueues?.length) app.use('/admin/queues', requireOperator(config.operatorToken, db, { basic: true }), bullBoard(deps.boardQueues));
   app.use(notFoundHandler);
   app.use(errorHandler);

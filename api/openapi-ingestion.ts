@@ -90,6 +90,22 @@ export function ingestionPaths(): Record<string, unknown> {
         responses: { 200: { description: 'Items, newest first', content: { 'application/json': { schema: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: ref('QuarantineItem') } } } } } }, 400: errorResponse('Invalid query'), ...operatorErrors },
       },
     },
+    '/v1/admin/offices/{office}/drop-settings': {
+      get: {
+        summary: "An office's context for SFTP-dropped feeds (defaults where unset)",
+        security: operator,
+        parameters: [{ name: 'office', in: 'path', required: true, schema: { type: 'string', maxLength: 200 } }],
+        responses: { 200: { description: 'The settings', content: json('DropSettings') }, 400: errorResponse('Office id too long'), ...operatorErrors },
+      },
+      put: {
+        summary: "Set an office's context for SFTP-dropped feeds: currency, country, locale, alert email",
+        description: 'Applies to files claimed from now on; see docs/sftp.md.',
+        security: operator,
+        parameters: [{ name: 'office', in: 'path', required: true, schema: { type: 'string', maxLength: 200 } }],
+        requestBody: { required: true, content: json('DropSettingsRequest') },
+        responses: { 200: { description: 'The settings as stored', content: json('DropSettings') }, 400: errorResponse('Invalid body'), ...operatorErrors },
+      },
+    },
     '/v1/admin/quarantine/{id}/resolve': {
       post: {
         summary: 'Mark an item reviewed; with { "action": "apply" } also archive the held listings still absent and not written since',

@@ -5,6 +5,7 @@ import type { Config } from '../lib/config.js';
 import { liveFx, staticFx } from '../lib/fx-rates.js';
 import type { Logger } from '../lib/logger.js';
 import { queueForBoard } from '../workers/bullmq-queue.js';
+import { startSftpWatcher } from '../sftp-watcher/start.js';
 import { INGEST_QUEUE, LEAD_QUEUE, startRuntime } from '../workers/runtime.js';
 import { createApp } from './app.js';
 
@@ -18,7 +19,7 @@ export interface WebHandle {
 /**
  * Starts the HTTP role: database (migrated), queue runtime, app, listener. `consume` also runs
  * the workers in this process (the all-in-one process; and the web role without REDIS_URL,
- * where nothing else could run its jobs).
+ * where nothing else could run its jobs), and the SFTP watcher when SFTP_URL is set.
  */
 export async function startWeb(config: Readonly<Config>, logger: Logger, options: { consume: boolean }): Promise<WebHandle> {
   const db = createDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
@@ -26,6 +27,8 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
   logger.info({ embedded: db.embedded, applied }, 'database ready');
   const consume = options.consume || !config.redisUrl;
   const runtime = startRuntime(config, logger, db, { consume });
+  // The all-in-one process (and a lone web role) also watches the SFTP drops when SFTP_URL is set.
+  const watcher = consume && config.sftpUrl ? startSftpWatcher(config, logger, db, runtime.ingestQueue) : null;
   // Rate-limit counters: a command that cannot be answered within 500 ms lets the request pass.
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 500 }) : null;
   redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
@@ -44,6 +47,7 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
     async close() {
       shuttingDown = true;
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await watcher?.stop();
       await runtime.close();
       await Promise.all(boardQueues.map((q) => q.close()));
       redis?.disconnect();

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
 import type { Db } from './knex.js';
 import { iso, isoOrNull } from './row-values.js';
 import type { FeedFormat } from '../pipeline/types.js';
@@ -56,7 +57,7 @@ const toEvent = (row: any): FeedEvent => ({
  * Stores a feed event and its body in one transaction, streaming the body in chunks: either the
  * whole feed is stored (status queued) or nothing is (an error while reading the body rolls back).
  */
-export async function storeFeedEvent(db: Db, input: FeedEventInput, body: AsyncIterable<Buffer>): Promise<FeedEvent> {
+export async function storeFeedEvent(db: Knex, input: FeedEventInput, body: AsyncIterable<Buffer>): Promise<FeedEvent> {
   const id = randomUUID();
   return db.transaction(async (trx) => {
     await trx('feed_events').insert({

@@ -6,6 +6,7 @@ import * as searchAndDirectory from './migrations/20261122030000_search_and_dire
 import * as operatorsAndSite from './migrations/20261122040000_operators_and_site.js';
 import * as leads from './migrations/20261122050000_leads.js';
 import * as projects from './migrations/20261122060000_projects.js';
+import * as sftpDrops from './migrations/20261122070000_sftp_drops.js';
 
 /** Migrations in order; listed here so they run the same from source, from dist/ and in tests. */
 const MIGRATIONS: Record<string, Knex.Migration> = {
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261122040000_operators_and_site': operatorsAndSite,
   '20261122050000_leads': leads,
   '20261122060000_projects': projects,
+  '20261122070000_sftp_drops': sftpDrops,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

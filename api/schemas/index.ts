@@ -8,7 +8,7 @@ import { feedContextSchema, feedQuerySchema, feedRequestSchema } from './feed-re
 import { healthSchema, readinessSchema } from './health.js';
 import {
   feedAcceptedSchema, feedKeySchema, feedStatusSchema, ingestionResultSchema, keyCreatedSchema, keyRequestSchema,
-  quarantineItemSchema, quarantineQuerySchema, resolveRequestSchema, whoAmISchema,
+  quarantineItemSchema, quarantineQuerySchema, resolveRequestSchema, whoAmISchema, dropSettingsRequestSchema, dropSettingsSchema,
 } from './ingestion.js';
 import { projectSchemas } from '../../pipeline/project/project-schema.js';
 import {
@@ -21,7 +21,7 @@ import { issueSchema, validationResultSchema } from './validation-result.js';
 export const schemas = [
   errorSchema, feedContextSchema, feedRequestSchema, feedQuerySchema, issueSchema, validationResultSchema, healthSchema, readinessSchema,
   keyRequestSchema, keyCreatedSchema, whoAmISchema, feedKeySchema, ingestionResultSchema, feedAcceptedSchema, feedStatusSchema,
-  quarantineItemSchema, resolveRequestSchema, quarantineQuerySchema,
+  quarantineItemSchema, resolveRequestSchema, quarantineQuerySchema, dropSettingsRequestSchema, dropSettingsSchema,
   listingSearchQuerySchema, directoryQuerySchema, listingPageSchema, agentPageSchema, officePageSchema, countriesSchema, fxRatesSchema,
   projectSearchQuerySchema, projectPageSchema, projectWithListingsSchema, ...projectSchemas,
   adminListingsQuerySchema, adminFeedsQuerySchema, auditQuerySchema, visibilityRequestSchema, siteSettingRequestSchema,

@@ -198,3 +198,29 @@ export interface KeyRequestBody {
   alertEmail: string;
   officeIds: string[];
 }
+
+export const dropSettingsRequestSchema = {
+  $id: 'DropSettingsRequest',
+  type: 'object',
+  additionalProperties: false,
+  description: "An office's context for feeds dropped over SFTP (its folder <root>/<office>/inbox/). Each value may be null: the service default.",
+  properties: {
+    currency: { type: ['string', 'null'], pattern: '^[A-Za-z]{3}$', description: 'ISO-4217; null: the currency of each listing\'s country, with a warning.' },
+    country: { type: ['string', 'null'], pattern: '^[A-Za-z]{2}$', description: 'ISO-3166 alpha-2 fallback country; null: AU.' },
+    locale: { type: ['string', 'null'], pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$', description: 'Locale of the feed text; null: en-AU.' },
+    alertEmail: { type: ['string', 'null'], format: 'email', maxLength: 254, description: 'Where feed-failure mails for dropped files go; null: none.' },
+  },
+} as const;
+
+export const dropSettingsSchema = {
+  $id: 'DropSettings',
+  type: 'object',
+  required: ['office', 'currency', 'country', 'locale', 'alertEmail'],
+  properties: {
+    office: { type: 'string' },
+    currency: { type: ['string', 'null'] },
+    country: { type: ['string', 'null'] },
+    locale: { type: ['string', 'null'] },
+    alertEmail: { type: ['string', 'null'] },
+  },
+} as const;

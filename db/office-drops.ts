@@ -1,0 +1,33 @@
+import type { Knex } from 'knex';
+import type { FeedContext } from '../pipeline/types.js';
+
+/** What an operator sets for an office's SFTP drops (PUT /v1/admin/offices/{office}/drop-settings). */
+export interface DropSettings {
+  office: string;
+  /** ISO-4217; null: the listing country's currency, with a warning. */
+  currency: string | null;
+  /** ISO-3166 alpha-2 fallback country; null: AU. */
+  country: string | null;
+  /** Locale of the feed text; null: en-AU. */
+  locale: string | null;
+  /** Where feed-failure mails for dropped files go; null: none are sent. */
+  alertEmail: string | null;
+}
+
+export async function getDropSettings(db: Knex, office: string): Promise<DropSettings> {
+  const row = await db('office_drop_settings').where({ office }).first();
+  return { office, currency: row?.currency ?? null, country: row?.country ?? null, locale: row?.locale ?? null, alertEmail: row?.alert_email ?? null };
+}
+
+export async function setDropSettings(db: Knex, settings: DropSettings): Promise<void> {
+  const { office, currency, country, locale, alertEmail } = settings;
+  await db('office_drop_settings')
+    .insert({ office, currency, country, locale, alert_email: alertEmail, updated_at: db.fn.now() })
+    .onConflict('office')
+    .merge();
+}
+
+/** The feed context of a dropped file: the office's settings with the service defaults. */
+export function dropContext(settings: DropSettings): FeedContext {
+  return { currency: settings.currency ?? undefined, defaultCountry: settings.country ?? 'AU', sourceLocale: settings.locale ?? 'en-AU' };
+}

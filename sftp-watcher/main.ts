@@ -1,0 +1,26 @@
+import { createDb, migrateToLatest } from '../db/knex.js';
+import { runProcess } from '../lib/run-process.js';
+import { startRuntime } from '../workers/runtime.js';
+import { startSftpWatcher } from './start.js';
+
+/**
+ * The sftp role (Procfile `sftp`): polls the SFTP drop folders and queues what it claims on the
+ * same ingest queue as POST /v1/feeds. Needs SFTP_URL, DATABASE_URL and REDIS_URL (the embedded
+ * default runs the watcher inside `npm start`). Several may run; a file is claimed once.
+ */
+await runProcess('sftp', async (config, logger) => {
+  if (!config.sftpUrl || !config.redisUrl || !config.databaseUrl) {
+    throw new Error('the sftp role needs SFTP_URL, DATABASE_URL and REDIS_URL (the embedded default runs the watcher inside `npm start` when SFTP_URL is set)');
+  }
+  const db = createDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await migrateToLatest(db);
+  const runtime = startRuntime(config, logger, db, { consume: false });
+  const watcher = startSftpWatcher(config, logger, db, runtime.ingestQueue);
+  return {
+    async close() {
+      await watcher.stop();
+      await runtime.close();
+      await db.destroy();
+    },
+  };
+});

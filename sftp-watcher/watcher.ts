@@ -1,0 +1,216 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { posix } from 'node:path';
+import type { Db } from '../db/knex.js';
+import { dropContext, getDropSettings } from '../db/office-drops.js';
+import { isUniqueViolation } from '../db/pg-errors.js';
+import { finishSftpFiles, knownClaimNames, recordSftpFile, type FinishedFile } from '../db/sftp-files.js';
+import type { Logger } from '../lib/logger.js';
+import type { JobQueue } from '../workers/job-queue.js';
+import { claimNameOf, feedKindOf, parseClaimName } from './file-names.js';
+import { SftpSession, type SftpSettings } from './sftp-session.js';
+import { StabilityTracker, type ListedFile } from './stability.js';
+
+export interface WatcherDeps {
+  db: Db;
+  ingestQueue: JobQueue;
+  logger: Logger;
+  settings: SftpSettings;
+  /** SFTP_POLL_MS */
+  pollMs: number;
+  /** FEED_MAX_BYTES: larger files go to failed/ unread. */
+  maxBytes: number;
+}
+
+/** A file left in processing/ with no record this long after its claim lost its watcher: it goes back to inbox/. */
+const ORPHAN_MS = 10 * 60_000;
+/** Longest wait between polls while the server keeps failing. */
+const MAX_BACKOFF_MS = 5 * 60_000;
+const MAX_ISSUES_IN_REPORT = 200;
+
+/** What one poll did, for logs and tests. */
+export interface PollSummary {
+  offices: number;
+  claimed: string[];
+  duplicates: string[];
+  moved: number;
+}
+
+/**
+ * The SFTP drop watcher (DESIGN.md §10, docs/sftp.md). Each poll opens a fresh connection and,
+ * per office folder `<root>/<office>/`: moves files whose feeds have finished from processing/ to
+ * processed/ or failed/ (with a .error.json), returns orphaned claims to inbox/, and claims the
+ * inbox files that are complete, oldest first: rename into processing/ (the rename is the claim,
+ * so several watchers never take one file), read, store as a feed event of source sftp scoped to
+ * the office (unless the office already had this content), enqueue.
+ */
+export class SftpWatcher {
+  private readonly trackers = new Map<string, StabilityTracker>();
+  private failures = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private current: Promise<unknown> | null = null;
+  private stopped = false;
+
+  constructor(private readonly deps: WatcherDeps) {}
+
+  private path(...parts: string[]): string {
+    return posix.join(this.deps.settings.root, ...parts);
+  }
+
+  async pollOnce(): Promise<PollSummary> {
+    const summary: PollSummary = { offices: 0, claimed: [], duplicates: [], moved: 0 };
+    const session = await SftpSession.open(this.deps.settings);
+    try {
+      const { folders } = await session.list(this.deps.settings.root);
+      for (const office of folders.filter((f) => !f.startsWith('.')).sort()) {
+        const { folders: inside } = await session.list(this.path(office));
+        if (!inside.includes('inbox')) continue;
+        summary.offices += 1;
+        await this.pollOffice(session, office, summary);
+      }
+    } finally {
+      await session.close();
+    }
+    return summary;
+  }
+
+  private async pollOffice(session: SftpSession, office: string, summary: PollSummary): Promise<void> {
+    for (const folder of ['processing', 'processed', 'failed']) await session.mkdir(this.path(office, folder));
+    summary.moved += await this.finish(session, office);
+    await this.recoverOrphans(session, office);
+    const tracker = this.trackers.get(office) ?? new StabilityTracker();
+    this.trackers.set(office, tracker);
+    const { files } = await session.list(this.path(office, 'inbox'));
+    for (const file of tracker.observe(files)) {
+      tracker.forget(file.name);
+      await this.claim(session, office, file, summary);
+    }
+    summary.moved += await this.finish(session, office);
+  }
+
+  private async claim(session: SftpSession, office: string, file: ListedFile, summary: PollSummary): Promise<void> {
+    const { db, logger } = this.deps;
+    const claim = claimNameOf(file.name, new Date(), randomBytes(4).toString('hex'));
+    const kind = feedKindOf(file.name);
+    const refuse = kind ? (file.size > this.deps.maxBytes ? `the file is ${file.size} bytes, over the limit of ${this.deps.maxBytes}` : null) : 'the file name must end in .xml (REAXML), .reso.json (RESO) or .project.json (project)';
+    if (refuse) {
+      if (await this.tryRename(session, this.path(office, 'inbox', file.name), this.path(office, 'failed', claim))) {
+        await session.write(this.path(office, 'failed', `${claim}.error.json`), JSON.stringify({ file: file.name, error: refuse }, null, 2));
+        logger.warn({ office, file: file.name, reason: refuse }, 'dropped file refused');
+      }
+      return;
+    }
+    // The claim: only one watcher's rename of this inbox file can succeed.
+    if (!(await this.tryRename(session, this.path(office, 'inbox', file.name), this.path(office, 'processing', claim)))) return;
+    const body = await session.read(this.path(office, 'processing', claim));
+    const sha256 = createHash('sha256').update(body).digest('hex');
+    const settings = await getDropSettings(db, office);
+    const record = () =>
+      recordSftpFile(
+        db,
+        { office, sha256, fileName: file.name, claimName: claim },
+        { source: 'sftp', keyId: null, officeScope: [office], alertEmail: settings.alertEmail, format: kind!.format, mode: kind!.mode, context: { ...dropContext(settings) }, bodyKind: 'bytes' },
+        body,
+      );
+    // Two watchers storing the same content at once: the loser finds the winner's row on retry.
+    const outcome = await record().catch((err) => (isUniqueViolation(err) ? record() : Promise.reject(err)));
+    if ('duplicateOf' in outcome) {
+      await session.rename(this.path(office, 'processing', claim), this.path(office, 'processed', claim));
+      const note = { file: file.name, sha256, duplicateOf: { feedId: outcome.duplicateOf.feedId, file: outcome.duplicateOf.fileName }, note: 'identical content was ingested before; not ingested again' };
+      await session.write(this.path(office, 'processed', `${claim}.duplicate.json`), JSON.stringify(note, null, 2));
+      summary.duplicates.push(file.name);
+      logger.info({ office, file: file.name, duplicateOf: outcome.duplicateOf.feedId }, 'dropped file is a duplicate; not ingested again');
+      return;
+    }
+    summary.claimed.push(file.name);
+    logger.info({ office, file: file.name, feedId: outcome.event.id, bytes: body.length, format: kind!.format, mode: kind!.mode }, 'dropped file claimed and stored');
+    try {
+      await this.deps.ingestQueue.add(outcome.event.id);
+    } catch (err) {
+      logger.warn({ feedId: outcome.event.id, err: (err as Error).message }, 'ingest queue unavailable; the sweep will queue the feed');
+    }
+  }
+
+  /** Renames unless the source is gone (another watcher was first); other failures propagate. */
+  private async tryRename(session: SftpSession, from: string, to: string): Promise<boolean> {
+    try {
+      await session.rename(from, to);
+      return true;
+    } catch (err) {
+      if (await session.exists(from)) throw err;
+      this.deps.logger.debug({ from }, 'file already taken by another watcher');
+      return false;
+    }
+  }
+
+  /** Files whose feeds have finished: to processed/ when the feed was fine, else to failed/ with a report. */
+  private finish(session: SftpSession, office: string): Promise<number> {
+    return finishSftpFiles(this.deps.db, office, async (file) => {
+      const ok = file.feedStatus === 'done' && file.result?.ok === true;
+      const folder = ok ? 'processed' : 'failed';
+      const from = this.path(office, 'processing', file.claimName);
+      if (!(await this.tryRename(session, from, this.path(office, folder, file.claimName))) && !(await session.exists(this.path(office, folder, file.claimName)))) {
+        this.deps.logger.warn({ office, file: file.claimName }, 'claimed file vanished from processing/');
+      }
+      if (!ok) await session.write(this.path(office, folder, `${file.claimName}.error.json`), JSON.stringify(failureReport(file), null, 2));
+      return folder;
+    });
+  }
+
+  /** Claims whose watcher died before recording them go back to inbox/ (by their original name). */
+  private async recoverOrphans(session: SftpSession, office: string): Promise<void> {
+    const { files } = await session.list(this.path(office, 'processing'));
+    const known = await knownClaimNames(this.deps.db, office, files.map((f) => f.name));
+    for (const file of files) {
+      const parsed = parseClaimName(file.name);
+      if (!parsed || known.has(file.name) || Date.now() - parsed.claimedAt.getTime() < ORPHAN_MS) continue;
+      if (await this.tryRename(session, this.path(office, 'processing', file.name), this.path(office, 'inbox', parsed.name))) {
+        this.deps.logger.warn({ office, file: parsed.name }, 'an unrecorded claim was returned to inbox/');
+      }
+    }
+  }
+
+  /** Polls every SFTP_POLL_MS; after a failure waits twice as long each time (at most 5 minutes). */
+  start(): void {
+    const loop = async () => {
+      if (this.stopped) return;
+      this.current = this.pollOnce().then(
+        (summary) => {
+          this.failures = 0;
+          if (summary.claimed.length || summary.moved) this.deps.logger.info(summary, 'sftp poll');
+        },
+        (err) => {
+          this.failures += 1;
+          this.deps.logger.warn({ err: (err as Error).message, failures: this.failures }, 'sftp poll failed; backing off');
+        },
+      );
+      await this.current;
+      if (this.stopped) return;
+      const delay = Math.min(this.deps.pollMs * 2 ** this.failures, Math.max(MAX_BACKOFF_MS, this.deps.pollMs));
+      this.timer = setTimeout(loop, delay);
+    };
+    void loop();
+  }
+
+  /** Stops polling and waits for a poll in progress (a file mid-claim stays claimable or recorded). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.current;
+  }
+}
+
+/** The .error.json beside a failed file: why, in the feed's own terms. */
+function failureReport(file: FinishedFile) {
+  const result = file.result as { ok?: boolean; counts?: unknown; summary?: unknown; reconcile?: unknown; issues?: { level: string }[] } | null;
+  const errors = (result?.issues ?? []).filter((i) => i.level === 'error');
+  return {
+    file: file.fileName,
+    feedId: file.feedId,
+    feedStatus: file.feedStatus,
+    ...(file.error ? { error: file.error } : {}),
+    ...(result ? { counts: result.counts, summary: result.summary, reconcile: result.reconcile } : {}),
+    note: result ? 'Valid listings in the file were applied; the ones below were not. Fix them and drop the file again.' : 'The feed could not be processed.',
+    issues: errors.slice(0, MAX_ISSUES_IN_REPORT),
+    ...(errors.length > MAX_ISSUES_IN_REPORT ? { moreIssues: errors.length - MAX_ISSUES_IN_REPORT } : {}),
+  };
+}
