@@ -18,7 +18,7 @@ export async function notifyFeedFailures(db: Db, event: FeedEvent, result: Inges
   const notWellFormed = result.issues.find((i) => i.code === 'feed_not_well_formed');
   if (notWellFormed) {
     await queue('feed_not_well_formed', 'Your listing feed could not be read', [
-      `The feed is not well-formed XML: ${notWellFormed.message}.`,
+      `The feed could not be read (${event.format === 'reaxml' ? 'not well-formed XML' : 'not a valid JSON document'}): ${notWellFormed.message}.`,
       'Listings before that point were applied; nothing was archived. Fix the export and send it again.',
     ]);
   }
