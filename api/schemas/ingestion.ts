@@ -1,5 +1,7 @@
 /** Schemas of feed keys, ingestion results, feed status and quarantine (DESIGN.md §5). */
 
+import { countsSchema } from './validation-result.js';
+
 const uuid = { type: 'string', format: 'uuid' } as const;
 const officeIds = {
   type: 'array',
@@ -59,6 +61,11 @@ export const feedKeySchema = {
 } as const;
 
 const actions = { enum: ['inserted', 'updated', 'unchanged', 'stale_ignored'] } as const;
+const summary = {
+  type: 'object',
+  required: ['inserted', 'updated', 'unchanged', 'stale_ignored'],
+  properties: { inserted: { type: 'integer' }, updated: { type: 'integer' }, unchanged: { type: 'integer' }, stale_ignored: { type: 'integer' } },
+} as const;
 
 export const ingestionResultSchema = {
   $id: 'IngestionResult',
@@ -66,16 +73,8 @@ export const ingestionResultSchema = {
   required: ['ok', 'counts', 'summary', 'upserts', 'issues'],
   properties: {
     ok: { type: 'boolean', description: 'true when the feed was read whole, no listing was invalid and no error issue was raised.' },
-    counts: {
-      type: 'object',
-      required: ['parsed', 'valid', 'invalid'],
-      properties: { parsed: { type: 'integer' }, valid: { type: 'integer' }, invalid: { type: 'integer' } },
-    },
-    summary: {
-      type: 'object',
-      required: ['inserted', 'updated', 'unchanged', 'stale_ignored'],
-      properties: { inserted: { type: 'integer' }, updated: { type: 'integer' }, unchanged: { type: 'integer' }, stale_ignored: { type: 'integer' } },
-    },
+    counts: countsSchema,
+    summary,
     upserts: {
       type: 'array',
       items: { type: 'object', required: ['listingKey', 'action'], properties: { listingKey: { type: 'string' }, action: actions } },
@@ -118,8 +117,8 @@ export const ingestionResultSchema = {
       description: 'Project feeds: what happened to each valid project, in feed order.',
       required: ['counts', 'summary', 'upserts'],
       properties: {
-        counts: { type: 'object', required: ['parsed', 'valid', 'invalid'], properties: { parsed: { type: 'integer' }, valid: { type: 'integer' }, invalid: { type: 'integer' } } },
-        summary: { type: 'object', required: ['inserted', 'updated', 'unchanged', 'stale_ignored'], properties: { inserted: { type: 'integer' }, updated: { type: 'integer' }, unchanged: { type: 'integer' }, stale_ignored: { type: 'integer' } } },
+        counts: countsSchema,
+        summary,
         upserts: { type: 'array', items: { type: 'object', required: ['projectKey', 'action'], properties: { projectKey: { type: 'string' }, action: actions } } },
       },
     },

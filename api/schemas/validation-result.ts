@@ -1,3 +1,10 @@
+/** parsed / valid / invalid, for listings and for projects. */
+export const countsSchema = {
+  type: 'object',
+  required: ['parsed', 'valid', 'invalid'],
+  properties: { parsed: { type: 'integer' }, valid: { type: 'integer' }, invalid: { type: 'integer' } },
+} as const;
+
 export const issueSchema = {
   $id: 'Issue',
   type: 'object',
@@ -18,11 +25,7 @@ export const validationResultSchema = {
   required: ['ok', 'counts', 'issues', 'listings'],
   properties: {
     ok: { type: 'boolean', description: 'true when no listing is invalid and no error issue was raised.' },
-    counts: {
-      type: 'object',
-      required: ['parsed', 'valid', 'invalid'],
-      properties: { parsed: { type: 'integer' }, valid: { type: 'integer' }, invalid: { type: 'integer' } },
-    },
+    counts: countsSchema,
     issues: { type: 'array', items: { $ref: 'Issue' } },
     listings: { type: 'array', items: { type: 'object', description: 'Canonical listing preview (DESIGN.md §3); open object.' } },
     projects: {
@@ -30,7 +33,7 @@ export const validationResultSchema = {
       description: 'Project feeds: project counts and canonical project previews.',
       required: ['counts', 'previews'],
       properties: {
-        counts: { type: 'object', required: ['parsed', 'valid', 'invalid'], properties: { parsed: { type: 'integer' }, valid: { type: 'integer' }, invalid: { type: 'integer' } } },
+        counts: countsSchema,
         previews: { type: 'array', items: { type: 'object' } },
       },
     },
