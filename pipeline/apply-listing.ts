@@ -26,7 +26,7 @@ export function applyListing(stored: CanonicalListing | null, item: FeedListing)
   if (!delta || item.issues.hasErrors) return { action: 'invalid' };
   if (stored && isEarlier(delta.modTime, stored.modTime)) return { action: 'stale_ignored', listing: stored };
   const merged = mergeListing(stored, delta);
-  validateListing(merged, item.issues, item.path);
+  validateListing(merged, item.issues, item.path, item.fieldPaths);
   if (item.issues.hasErrors) return { action: 'invalid' };
   if (!stored) return { action: 'inserted', listing: merged };
   if (merged.contentHash === stored.contentHash) return { action: 'unchanged', listing: stored };

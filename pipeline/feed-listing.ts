@@ -1,5 +1,6 @@
 import type { ListingIssues } from './issues.js';
 import type { ListingDelta } from './types.js';
+import type { FieldPaths } from './validate-listing.js';
 
 /**
  * One listing of a feed as read, before it is merged with anything. Mapping to a canonical delta
@@ -21,4 +22,6 @@ export interface FeedListing {
   issues: ListingIssues;
   /** The canonical delta, mapped on first call; null when the record cannot be identified or dated. */
   delta(): ListingDelta | null;
+  /** Where the source keeps the fields validation names, when not under their canonical names. */
+  fieldPaths?: FieldPaths;
 }

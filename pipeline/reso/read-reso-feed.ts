@@ -10,6 +10,9 @@ import { ResoFields, type ResoRecord } from './reso-values.js';
 /** Bump when a mapping change alters what an unchanged RESO record maps to. */
 export const RESO_MAPPING_VERSION = 1;
 
+/** RESO has no headline; remarks and the address live under their Data Dictionary names. */
+const RESO_FIELD_PATHS = { headline: null, description: '/PublicRemarks', address: '/UnparsedAddress' } as const;
+
 /** The record without annotation keys (`@odata.id`, `@odata.etag`, ...): they are not content. */
 function withoutAnnotations(record: Record<string, unknown>): ResoRecord {
   const out: ResoRecord = {};
@@ -54,6 +57,7 @@ export function readResoDocument(text: string, feed: FeedContext): FeedListing[]
       issues,
       sourceHash: () => (hash ??= createHash('sha256').update(salt).update(JSON.stringify(record)).digest('base64url')),
       delta: () => (delta === undefined ? (delta = mapResoRecord(fields, feed)) : delta),
+      fieldPaths: RESO_FIELD_PATHS,
     };
   });
 }

@@ -8,7 +8,7 @@ import { AU_CONTEXT } from '../helpers.js';
 
 async function reso(doc: unknown, context: FeedContext = AU_CONTEXT) {
   const result = await validateFeed(JSON.stringify(doc), context, { format: 'reso' });
-  const issues = result.issues.filter((i) => i.code !== 'missing_headline');
+  const issues = result.issues;
   return { result, issues, listing: result.listings[0] as CanonicalListing & Record<string, unknown> };
 }
 
@@ -166,6 +166,15 @@ describe('RESO mapping (format=reso)', () => {
   it('accepts a single record at the top level, with paths from the root', async () => {
     const { result } = await reso(resoRecord({ '@odata.context': '$metadata#Property/$entity', StandardStatus: 'Bogus' }));
     expect(result.issues.find((i) => i.code === 'unknown_status')!.path).to.equal('/StandardStatus');
+  });
+
+  it('names RESO fields in listing rules: no headline warning (RESO has none), remarks and address by their field names', async () => {
+    const { issues } = await reso({ value: [resoRecord({ PublicRemarks: undefined, UnparsedAddress: undefined, City: undefined, PostalCode: undefined })] });
+    expect(issues.map((i) => [i.level, i.code, i.path])).to.deep.equal([
+      ['warning', 'geocode_failed', '/value/0'],
+      ['error', 'missing_address', '/value/0/UnparsedAddress'],
+      ['warning', 'missing_description', '/value/0/PublicRemarks'],
+    ]);
   });
 
   it('refuses what is not a RESO document with line and column', async () => {
