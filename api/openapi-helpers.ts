@@ -16,6 +16,15 @@ export function toComponent(value: unknown): unknown {
 
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 export const json = (name: string) => ({ 'application/json': { schema: ref(name) } });
+/** The feed body forms of /v1/validate and /v1/feeds: a JSON feed request, a raw JSON document (RESO or project), or raw REAXML. */
+export const feedRequestBody = {
+  required: true,
+  content: {
+    'application/json': { schema: { oneOf: [ref('FeedRequest'), ref('ProjectFeed'), { type: 'object', description: 'A RESO Property record or OData collection (format=reso in the query).' }] } },
+    'application/xml': { schema: { type: 'string' } },
+    'text/xml': { schema: { type: 'string' } },
+  },
+};
 export const errorResponse = (description: string) => ({ description, content: json('Error') });
 
 /** Query parameters from a named object schema. */

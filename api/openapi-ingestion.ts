@@ -1,4 +1,4 @@
-import { errorResponse, json, queryParameters, ref, uuidPath } from './openapi-helpers.js';
+import { errorResponse, feedRequestBody, json, queryParameters, ref, uuidPath } from './openapi-helpers.js';
 
 const unauthorized = errorResponse('Missing, wrong, suspended or revoked key');
 const unavailable = errorResponse('Database or job queue unavailable; nothing was accepted');
@@ -35,14 +35,7 @@ export function ingestionPaths(): Record<string, unknown> {
           'Same body forms as /v1/validate. The raw feed is stored before anything else; each valid listing of the key\'s offices is inserted, updated, found unchanged or ignored as stale. mode=full then archives what the feed owns and no longer carries for the offices present in it (listing feeds: listings outside projects; project feeds: projects and their listings), unless the circuit breaker trips.',
         security: [{ feedKey: [] }, { feedToken: [] }],
         parameters: queryParameters('FeedQuery'),
-        requestBody: {
-          required: true,
-          content: {
-            'application/json': { schema: { oneOf: [ref('FeedRequest'), ref('ProjectFeed'), { type: 'object', description: 'A RESO Property record or OData collection (format=reso in the query).' }] } },
-            'application/xml': { schema: { type: 'string' } },
-            'text/xml': { schema: { type: 'string' } },
-          },
-        },
+        requestBody: feedRequestBody,
         responses: {
           200: { description: 'Ingestion result', content: json('IngestionResult') },
           202: { description: 'Still running: poll statusUrl with the same key', content: json('FeedAccepted') },

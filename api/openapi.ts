@@ -1,4 +1,4 @@
-import { errorResponse, json, queryParameters, ref, toComponent } from './openapi-helpers.js';
+import { errorResponse, feedRequestBody, json, queryParameters, toComponent } from './openapi-helpers.js';
 import { adminPaths } from './openapi-admin.js';
 import { ingestionPaths } from './openapi-ingestion.js';
 import { leadPaths } from './openapi-leads.js';
@@ -30,14 +30,7 @@ export function buildOpenApi(): Record<string, unknown> {
           description:
             'Send either the JSON feed request body (format reaxml, reso or project; the document as text in `xml`), or the raw document with the context in query parameters: REAXML as application/xml or text/xml, a RESO payload or project document (ProjectFeed) as application/json with format=reso or format=project. No key is needed.',
           parameters: queryParameters('FeedQuery'),
-          requestBody: {
-            required: true,
-            content: {
-              'application/json': { schema: { oneOf: [ref('FeedRequest'), ref('ProjectFeed'), { type: 'object', description: 'A RESO Property record or OData collection (format=reso in the query).' }] } },
-              'application/xml': { schema: { type: 'string' } },
-              'text/xml': { schema: { type: 'string' } },
-            },
-          },
+          requestBody: feedRequestBody,
           responses: {
             200: { description: 'Validation result with canonical previews', content: json('ValidationResult') },
             400: errorResponse('Invalid request, or a feed that is not well-formed, has a wrong root or no listings (the error names line and column)'),
