@@ -1,5 +1,5 @@
 import type { ListingIssues } from './issues.js';
-import type { ListingDelta } from './types.js';
+import type { FeedContext, ListingDelta } from './types.js';
 import type { FieldPaths } from './validate-listing.js';
 
 /**
@@ -24,4 +24,12 @@ export interface FeedListing {
   delta(): ListingDelta | null;
   /** Where the source keeps the fields validation names, when not under their canonical names. */
   fieldPaths?: FieldPaths;
+}
+
+/**
+ * What besides a listing's source decides what it maps to: the format's mapping version and the
+ * feed context. Every reader salts its source fingerprints with it.
+ */
+export function sourceSalt(mappingVersion: number, feed: FeedContext): string {
+  return JSON.stringify([mappingVersion, feed.currency ?? null, feed.defaultCountry, feed.sourceLocale, feed.sourceOfficeId ?? null]);
 }

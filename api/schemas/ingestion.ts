@@ -174,7 +174,7 @@ export const quarantineItemSchema = {
     resolved: { type: 'boolean' },
     resolvedAt: { type: ['string', 'null'], format: 'date-time' },
     resolution: { enum: ['reviewed', 'applied', null] },
-    appliedCount: { type: ['integer', 'null'], description: 'Listings archived by an apply.' },
+    appliedCount: { type: ['integer', 'null'], description: 'Listings and projects archived by an apply.' },
   },
 } as const;
 

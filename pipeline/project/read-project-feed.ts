@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ErrorObject } from 'ajv';
 import { createAjv } from '../../lib/ajv.js';
-import type { FeedListing } from '../feed-listing.js';
+import { sourceSalt, type FeedListing } from '../feed-listing.js';
 import { FeedSyntaxError } from '../feed-syntax-error.js';
 import { ListingIssues } from '../issues.js';
 import { parseJsonDocument, pointerSegment } from '../json-document.js';
@@ -52,7 +52,7 @@ export function readProjectDocument(text: string, feed: FeedContext): { projects
     throw new FeedSyntaxError('a project document is an object with a "projects" array', 1, 1);
   }
   if (doc.projects.length === 0) throw new FeedSyntaxError('the project document has no projects', 1, 1);
-  const salt = JSON.stringify([PROJECT_MAPPING_VERSION, feed.currency ?? null, feed.defaultCountry, feed.sourceLocale, feed.sourceOfficeId ?? null]);
+  const salt = sourceSalt(PROJECT_MAPPING_VERSION, feed);
   const projects: FeedProject[] = [];
   const listings: FeedListing[] = [];
 

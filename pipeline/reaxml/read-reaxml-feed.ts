@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { chunkString } from '../decode.js';
-import type { FeedListing } from '../feed-listing.js';
+import { sourceSalt, type FeedListing } from '../feed-listing.js';
 import { ListingIssues } from '../issues.js';
 import type { FeedContext, Issue, ListingDelta } from '../types.js';
 import { mapReaxmlListing, readIdentity } from './map-listing.js';
@@ -25,7 +25,7 @@ export async function* readReaxmlFeed(
   options: { light?: boolean } = {},
 ): AsyncGenerator<FeedListing[]> {
   const light = options.light ?? false;
-  const salt = JSON.stringify([REAXML_MAPPING_VERSION, feed.currency ?? null, feed.defaultCountry, feed.sourceLocale, feed.sourceOfficeId ?? null]);
+  const salt = sourceSalt(REAXML_MAPPING_VERSION, feed);
   let ready: FeedListing[] = [];
   let pending: ListingIssues | null = null;
   const parser = new ReaxmlParser({

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FeedListing } from '../feed-listing.js';
+import { sourceSalt, type FeedListing } from '../feed-listing.js';
 import { FeedSyntaxError } from '../feed-syntax-error.js';
 import { ListingIssues } from '../issues.js';
 import { parseJsonDocument } from '../json-document.js';
@@ -36,7 +36,7 @@ export function readResoDocument(text: string, feed: FeedContext): FeedListing[]
   if (collection && !Array.isArray(body.value)) throw new FeedSyntaxError('"value" of a RESO collection must be an array of records', 1, 1);
   const records: unknown[] = collection ? (body.value as unknown[]) : [body];
   if (records.length === 0) throw new FeedSyntaxError('the RESO collection has no records', 1, 1);
-  const salt = JSON.stringify([RESO_MAPPING_VERSION, feed.currency ?? null, feed.defaultCountry, feed.sourceLocale, feed.sourceOfficeId ?? null]);
+  const salt = sourceSalt(RESO_MAPPING_VERSION, feed);
 
   return records.map((raw, index) => {
     const path = collection ? `/value/${index}` : '';
