@@ -1,5 +1,6 @@
 import { contentHash } from './hash.js';
 import { listingKey } from './listing-key.js';
+import { numberMedia } from './number-media.js';
 import { slotRank } from './reaxml/map-media.js';
 import type { Agent, CanonicalListing, ListingDelta, MediaItem, SlotMap } from './types.js';
 
@@ -25,12 +26,7 @@ function mergeMedia(stored: MediaItem[], delta: ListingDelta): MediaItem[] {
   const photos = mergeSlots(of('photo'), delta.photos as SlotMap<MediaItem> | undefined);
   const floorplans = mergeSlots(of('floorplan'), delta.floorplans as SlotMap<MediaItem> | undefined);
   const documents = mergeSlots(of('document'), delta.documents as SlotMap<MediaItem> | undefined);
-  const heroSlot = photos.some((p) => p.slot === 'm') ? 'm' : photos[0]?.slot;
-  return [...photos, ...floorplans, ...documents].map((item, order) => ({
-    ...item,
-    order,
-    hero: item.kind === 'photo' && item.slot === heroSlot,
-  }));
+  return numberMedia(photos, floorplans, documents, photos.find((p) => p.slot === 'm') ?? photos[0]);
 }
 
 /**

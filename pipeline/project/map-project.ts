@@ -5,16 +5,18 @@ import { ListingIssues } from '../issues.js';
 import { listingKey } from '../listing-key.js';
 import { parseReaDate } from '../reaxml/dates.js';
 import type { CanonicalProject, FeedContext, ListingDelta, MediaItem } from '../types.js';
+import { numberMedia, type MediaSource } from '../number-media.js';
 import { mapProjectAddress } from './project-address.js';
 import type { ProjectChildInput, ProjectInput, ProjectMediaInput } from './project-schema.js';
 
 /** Document media in order, the flagged hero (else the first photo) first among photos. */
 export function mapProjectMedia(input: ProjectMediaInput[] | undefined): MediaItem[] {
-  const items = (input ?? []).map((m, i) => ({ ...m, slot: String(i) }));
-  const photos = items.filter((m) => m.kind === 'photo');
-  const hero = photos.find((m) => m.hero) ?? photos[0];
-  const ordered = [...(hero ? [hero] : []), ...photos.filter((m) => m !== hero), ...items.filter((m) => m.kind === 'floorplan'), ...items.filter((m) => m.kind === 'document')];
-  return ordered.map((m, order) => ({ url: m.url, kind: m.kind, order, hero: m === hero, slot: m.slot, ...(m.title ? { title: m.title } : {}) }));
+  const given = input ?? [];
+  const items: MediaSource[] = given.map((m, i) => ({ url: m.url, kind: m.kind, slot: String(i), ...(m.title ? { title: m.title } : {}) }));
+  const of = (kind: MediaItem['kind']) => items.filter((m) => m.kind === kind);
+  const photos = of('photo');
+  const flagged = given.findIndex((m) => m.kind === 'photo' && m.hero);
+  return numberMedia(photos, of('floorplan'), of('document'), flagged >= 0 ? items[flagged] : photos[0]);
 }
 
 function readModTime(raw: string, zone: string, issues: ListingIssues, path: string): string | null {

@@ -1,4 +1,5 @@
 import { readUrl } from '../reaxml/map-media.js';
+import { numberMedia, type MediaSource } from '../number-media.js';
 import type { Agent, CanonicalListing, MediaItem } from '../types.js';
 import { enumKey, ResoFields } from './reso-values.js';
 
@@ -20,12 +21,10 @@ const CATEGORIES: Readonly<Record<string, Kind>> = {
 const DOCUMENT_TYPES = new Set(['pdf', 'doc', 'docx', 'rtf', 'txt', 'xls', 'xlsx']);
 
 interface Entry {
-  kind: MediaItem['kind'];
-  url: string;
+  item: MediaSource;
+  /** Media.Order (absent: after the rest). */
   order: number;
   preferred: boolean;
-  slot: string;
-  title?: string;
 }
 
 /**
@@ -66,7 +65,8 @@ export function mapResoMedia(f: ResoFields): { media: MediaItem[]; links: Canoni
     }
     const order = m.number('Order');
     const title = m.text('ShortDescription') ?? undefined;
-    entries.push({ kind, url, order: order ?? Number.MAX_SAFE_INTEGER, preferred: m.flag('PreferredPhotoYN') === true, slot: m.text('MediaKey') ?? `${i}`, ...(title ? { title } : {}) });
+    const source: MediaSource = { url, kind, slot: m.text('MediaKey') ?? `${i}`, ...(title ? { title } : {}) };
+    entries.push({ item: source, order: order ?? Number.MAX_SAFE_INTEGER, preferred: m.flag('PreferredPhotoYN') === true });
   });
   const tour = f.text('VirtualTourURLUnbranded');
   if (tour) {
@@ -75,11 +75,11 @@ export function mapResoMedia(f: ResoFields): { media: MediaItem[]; links: Canoni
     else f.issues.warning('invalid_link_url', `VirtualTourURLUnbranded "${tour}" is not an http(s) URL; skipped`, f.pathOf('VirtualTourURLUnbranded'));
   }
 
-  const byOrder = (kind: MediaItem['kind']) => entries.filter((e) => e.kind === kind).sort((a, b) => a.order - b.order);
+  const byOrder = (kind: MediaItem['kind']) => entries.filter((e) => e.item.kind === kind).sort((a, b) => a.order - b.order);
   const photos = byOrder('photo');
   const hero = photos.find((p) => p.preferred) ?? photos.find((p) => p.order === 0) ?? photos[0];
-  const ordered = [...(hero ? [hero] : []), ...photos.filter((p) => p !== hero), ...byOrder('floorplan'), ...byOrder('document')];
-  const media = ordered.map((e, order) => ({ url: e.url, kind: e.kind, order, hero: e === hero, slot: e.slot, ...(e.title ? { title: e.title } : {}) }));
+  const sources = (list: Entry[]) => list.map((e) => e.item);
+  const media = numberMedia(sources(photos), sources(byOrder('floorplan')), sources(byOrder('document')), hero?.item);
   return { media, links };
 }
 
