@@ -102,7 +102,7 @@ export class SftpSession {
   }
 
   async mkdir(path: string): Promise<void> {
-    if (!(await this.exists(path))) await this.limit(`mkdir ${path}`, () => this.client.mkdir(path, true));
+    await this.limit(`mkdir ${path}`, () => this.client.mkdir(path, true));
   }
 
   /** Plain SFTP rename: fails when the source is gone or the target exists, which makes it a claim. */

@@ -65,6 +65,7 @@ export class SftpWatcher {
         const { folders: inside } = await session.list(this.path(office));
         if (!inside.includes('inbox')) continue;
         summary.offices += 1;
+        for (const folder of ['processing', 'processed', 'failed']) if (!inside.includes(folder)) await session.mkdir(this.path(office, folder));
         await this.pollOffice(session, office, summary);
       }
     } finally {
@@ -74,7 +75,6 @@ export class SftpWatcher {
   }
 
   private async pollOffice(session: SftpSession, office: string, summary: PollSummary): Promise<void> {
-    for (const folder of ['processing', 'processed', 'failed']) await session.mkdir(this.path(office, folder));
     summary.moved += await this.finish(session, office);
     await this.recoverOrphans(session, office);
     const tracker = this.trackers.get(office) ?? new StabilityTracker();
@@ -84,6 +84,7 @@ export class SftpWatcher {
       tracker.forget(file.name);
       await this.claim(session, office, file, summary);
     }
+    // Feeds that finish quickly (the in-process queue) have their files moved in the same poll.
     summary.moved += await this.finish(session, office);
   }
 
