@@ -51,8 +51,8 @@ const lockOffice = (trx: Knex.Transaction, office: string) => trx.raw('SELECT pg
 
 /**
  * DESIGN.md §5.4-5.5 for one office of a full feed: archive every non-archived listing (and, for
- * a project feed, project) of the feed's scope whose key did not appear, unless the circuit breaker trips; then nothing is archived and a quarantine
- * item records what would have gone.
+ * a project feed, project) of the feed's scope whose key did not appear, unless the circuit
+ * breaker trips; then nothing is archived and a quarantine item records what would have gone.
  */
 export async function reconcileOffice(
   db: Db,
@@ -99,8 +99,8 @@ export async function reconcileOffice(
 }
 
 /**
- * The held archive of a quarantine item, applied at an operator's request: only listings still
- * not archived and not written since the trip.
+ * The held archive of a quarantine item, applied at an operator's request: only listings and
+ * projects still not archived and not written since the trip.
  */
 export async function applyHeldArchive(trx: Knex.Transaction, item: { id: string; office: string; keys: string[]; projectKeys: string[] }): Promise<number> {
   await lockOffice(trx, item.office);
