@@ -89,6 +89,9 @@ function rawFeedInput(req: Request, maxBytes: number): FeedInput {
 export function readFeedInput(req: Request, maxBytes: number): FeedInput {
   if (isRawJsonDocument(req)) return rawFeedInput(req, maxBytes);
   if (req.is('application/json')) {
+    if (req.query.format !== undefined) {
+      throw badRequest(`query.format must be reso or project for a raw JSON document (got ${JSON.stringify(req.query.format)}); a JSON feed request carries format in its body`);
+    }
     if (Object.keys(req.query).length > 0) {
       throw badRequest(`query parameters (${Object.keys(req.query).join(', ')}) apply only to raw bodies (XML, or JSON with format=reso or format=project); put them in the JSON body`);
     }

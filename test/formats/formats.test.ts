@@ -78,6 +78,9 @@ describe('RESO and project feeds through /v1/validate, /v1/feeds and the project
       expect((await asXml.json()).error).to.contain('send it as application/json');
       const badFormat = await fetch(`${svc.url}/v1/validate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ xml: '{}', format: 'csv' }) });
       expect(badFormat.status).to.equal(400);
+      const badQueryFormat = await fetch(`${svc.url}/v1/validate?format=csv`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(badQueryFormat.status).to.equal(400);
+      expect((await badQueryFormat.json()).error).to.contain('query.format must be reso or project');
     });
   });
 
