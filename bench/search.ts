@@ -117,9 +117,13 @@ async function listen(server: Server): Promise<string> {
 
 interface LoadResult { requests: { average: number; total: number }; latency: { p50: number; p99: number; average: number }; non2xx: number; errors: number; timeouts: number }
 
-async function drive(url: string, seconds: number): Promise<LoadResult> {
+/** Drives one server; also reports this process's CPU time per request while it served (the server's own cost). */
+async function drive(url: string, seconds: number): Promise<LoadResult & { cpuUsPerRequest: number }> {
+  const cpu = process.cpuUsage();
   const { stdout } = await run(process.execPath, [new URL('./load.js', import.meta.url).pathname, JSON.stringify({ url, paths: PATHS, connections: CONNECTIONS, seconds })], { maxBuffer: 1 << 20 });
-  return JSON.parse(stdout) as LoadResult;
+  const used = process.cpuUsage(cpu);
+  const result = JSON.parse(stdout) as LoadResult;
+  return { ...result, cpuUsPerRequest: (used.user + used.system) / Math.max(1, result.requests.total) };
 }
 
 async function main() {
@@ -157,8 +161,8 @@ async function main() {
     await drive(serviceUrl, 3);
     const baseline = await drive(bareUrl, SECONDS);
     const measured = await drive(serviceUrl, SECONDS);
-    const row = (name: string, r: LoadResult) =>
-      `${name.padEnd(28)} ${r.requests.average.toFixed(0).padStart(6)} req/s  p50 ${String(r.latency.p50).padStart(3)} ms  p99 ${String(r.latency.p99).padStart(3)} ms  non-2xx ${r.non2xx} errors ${r.errors}`;
+    const row = (name: string, r: LoadResult & { cpuUsPerRequest: number }) =>
+      `${name.padEnd(28)} ${r.requests.average.toFixed(0).padStart(6)} req/s  p50 ${String(r.latency.p50).padStart(3)} ms  p99 ${String(r.latency.p99).padStart(3)} ms  server CPU ${r.cpuUsPerRequest.toFixed(0).padStart(4)} µs/req  non-2xx ${r.non2xx} errors ${r.errors}`;
     console.log(`concurrency ${CONNECTIONS}, ${SECONDS} s each, ${PATHS.length} paths in rotation`);
     console.log(row('bare node:http (baseline)', baseline));
     console.log(row('service (Express 5)', measured));
