@@ -63,7 +63,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('query parser', 'simple');
   // Responses are dynamic; hashing every body for an ETag costs more than conditional requests save.
   app.set('etag', false);
-  app.use(requestLogger(deps.logger));
+  app.use(requestLogger(app, deps.logger));
   app.use(healthRouter({ db, isShuttingDown: deps.isShuttingDown ?? (() => false) }));
   // The busiest routes first.
   app.use(publicReadsRouter(createPublicReads(db)));

@@ -19,7 +19,7 @@ describe('HTTP: request logging', () => {
       },
     });
     const app = express();
-    app.use(requestLogger(createLogger('info', sink)));
+    app.use(requestLogger(app, createLogger('info', sink)));
     app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
     app.get('/ok', (req, res) => {
       req.log?.info({ contact: { email: 'buyer@example.com' }, listing: 'OFF1/L1' }, 'lead taken');
