@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { ErrorObject } from 'ajv';
 import { createAjv } from '../../lib/ajv.js';
-import { sourceSalt, type FeedListing } from '../feed-listing.js';
+import { sourceFingerprint, sourceSalt, type FeedListing } from '../feed-listing.js';
 import { FeedSyntaxError } from '../feed-syntax-error.js';
 import { ListingIssues } from '../issues.js';
 import { parseJsonDocument, pointerSegment } from '../json-document.js';
@@ -100,7 +99,7 @@ export function readProjectDocument(text: string, feed: FeedContext): { projects
         path: `${path}/listings/${j}`,
         identity: office && uniqueId ? { office, uniqueId } : null,
         issues: childIssues,
-        sourceHash: () => (hash ??= createHash('sha256').update(salt).update(inheritedJson).update(JSON.stringify(child)).digest('base64url')),
+        sourceHash: () => (hash ??= sourceFingerprint(salt, inheritedJson, JSON.stringify(child))),
         delta: () => (draft ? childDeltas[j] : null),
       });
     });

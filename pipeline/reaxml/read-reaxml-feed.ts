@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import { chunkString } from '../decode.js';
-import { sourceSalt, type FeedListing } from '../feed-listing.js';
+import { sourceFingerprint, sourceSalt, type FeedListing } from '../feed-listing.js';
 import { ListingIssues } from '../issues.js';
 import type { FeedContext, Issue, ListingDelta } from '../types.js';
 import { mapReaxmlListing, readIdentity } from './map-listing.js';
@@ -47,7 +46,7 @@ export async function* readReaxmlFeed(
         index,
         path: node.path,
         identity: office && uniqueId ? { office, uniqueId } : null,
-        sourceHash: () => (hash ??= createHash('sha256').update(salt).update(node.name).update(JSON.stringify(node.attrs)).update(text).digest('base64url')),
+        sourceHash: () => (hash ??= sourceFingerprint(salt, node.name, JSON.stringify(node.attrs), text)),
         issues,
         delta: () => {
           if (delta === undefined) {

@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { sourceSalt, type FeedListing } from '../feed-listing.js';
+import { sourceFingerprint, sourceSalt, type FeedListing } from '../feed-listing.js';
 import { FeedSyntaxError } from '../feed-syntax-error.js';
 import { ListingIssues } from '../issues.js';
 import { parseJsonDocument } from '../json-document.js';
@@ -55,7 +54,7 @@ export function readResoDocument(text: string, feed: FeedContext): FeedListing[]
       path,
       identity: office && uniqueId ? { office, uniqueId } : null,
       issues,
-      sourceHash: () => (hash ??= createHash('sha256').update(salt).update(JSON.stringify(record)).digest('base64url')),
+      sourceHash: () => (hash ??= sourceFingerprint(salt, JSON.stringify(record))),
       delta: () => (delta === undefined ? (delta = mapResoRecord(fields, feed)) : delta),
       fieldPaths: RESO_FIELD_PATHS,
     };

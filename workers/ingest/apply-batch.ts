@@ -51,16 +51,23 @@ function applyAll(items: FeedListing[], start: Map<string, CanonicalListing>) {
  * the locked rows, so nothing written by the other feed is lost. An unchanged batch writes nothing.
  */
 export async function applyBatch(db: Knex, items: FeedListing[]): Promise<BatchOutcome> {
+  const keys = new Map<FeedListing, string | null>();
   const occurrences = new Map<string, number>();
   for (const item of items) {
     const key = keyOf(item);
+    keys.set(item, key);
     if (key) occurrences.set(key, (occurrences.get(key) ?? 0) + 1);
   }
   const versions = await loadVersions(db, [...occurrences.keys()]);
-  const known = new Set(items.filter((item) => isKnownSource(item, versions.get(keyOf(item)!), occurrences.get(keyOf(item)!) ?? 0)));
-  const rest = items.filter((item) => !known.has(item));
+  const known = new Set<FeedListing>();
+  const rest: FeedListing[] = [];
+  for (const item of items) {
+    const key = keys.get(item);
+    if (key && isKnownSource(item, versions.get(key), occurrences.get(key)!)) known.add(item);
+    else rest.push(item);
+  }
 
-  const restKeys = [...new Set(rest.map(keyOf).filter((k): k is string => k !== null && versions.has(k)))];
+  const restKeys = [...new Set(rest.map((item) => keys.get(item)).filter((k): k is string => k != null && versions.has(k)))];
   const snapshot = await loadListings(db, restKeys);
   let decided = applyAll(rest, snapshot);
 
@@ -86,7 +93,7 @@ export async function applyBatch(db: Knex, items: FeedListing[]): Promise<BatchO
   const upserts: BatchOutcome['upserts'] = [];
   let invalid = 0;
   for (const item of items) {
-    const decision: Decision = known.has(item) ? { key: keyOf(item), action: 'unchanged' } : decided.decisions.get(item)!;
+    const decision: Decision = known.has(item) ? { key: keys.get(item)!, action: 'unchanged' } : decided.decisions.get(item)!;
     if (decision.action === 'invalid') invalid += 1;
     else upserts.push({ listingKey: decision.key!, action: decision.action });
   }
