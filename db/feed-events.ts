@@ -102,7 +102,8 @@ export async function storeFeedEvent(db: Knex, input: FeedEventInput, body: Asyn
 /**
  * One stored chunk. On PostgreSQL it travels base64-encoded: bytea as text would arrive
  * hex-encoded (twice its size, slow to decode), and pg's per-query binary mode decodes bytea
- * lossily. PGlite hands over bytes as they are.
+ * lossily (its protocol parser reads every field as UTF-8 text; test/db/database.test.ts holds every
+ * byte value). PGlite hands over bytes as they are.
  */
 async function readChunk(db: Db, id: string, seq: number): Promise<Buffer | null> {
   if (db.embedded) {

@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { storeFeedEvent, readFeedBody } from '../../db/feed-events.js';
 import { databaseAnswers } from '../../db/health.js';
 import { createDb, migrateDown, migrateToLatest, type Db } from '../../db/knex.js';
 import { postgresUrl } from '../helpers.js';
@@ -56,6 +58,26 @@ for (const backend of backends) {
       expect(await db.schema.hasTable('listings')).to.equal(false);
       expect(await db.schema.hasTable('feed_events')).to.equal(false);
       expect(await migrateToLatest(db)).to.deep.equal(ALL);
+    });
+
+    it('stores a feed body in chunks and reads back exactly the bytes sent', async () => {
+      // Every byte value, over more than one 1 MB chunk, in uneven pieces as a request streams them.
+      const body = Buffer.alloc(2_500_000);
+      for (let i = 0; i < body.length; i += 1) body[i] = (i * 131 + (i >> 8)) & 0xff;
+      const pieces = [body.subarray(0, 70_001), body.subarray(70_001, 1_800_000), body.subarray(1_800_000)];
+      const event = await storeFeedEvent(
+        db,
+        { source: 'api', keyId: null, officeScope: ['OFF1'], alertEmail: null, format: 'reaxml', mode: 'incremental', context: { currency: 'AUD', defaultCountry: 'AU', sourceLocale: 'en-AU' }, bodyKind: 'bytes' },
+        (async function* () {
+          yield* pieces;
+        })(),
+      );
+      expect(event.bodyBytes).to.equal(body.length);
+      expect(event.bodySha256).to.equal(createHash('sha256').update(body).digest('hex'));
+      const chunks: Buffer[] = [];
+      for await (const chunk of readFeedBody(db, event.id)) chunks.push(chunk);
+      expect(chunks.map((c) => c.length)).to.deep.equal([1_800_000, 700_000]);
+      expect(Buffer.concat(chunks).equals(body)).to.equal(true);
     });
 
     it('readiness follows the database: 200 while it answers, 503 once it is gone', async () => {
