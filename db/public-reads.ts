@@ -21,8 +21,10 @@ const RECORD_JSON = "(data || jsonb_build_object('hidden', hidden))::text AS jso
 /**
  * `total` for a filter set (listings, agents or offices) is counted at most once per TOTAL_TTL_MS
  * per process, and concurrent requests share one count: an exact count over a million public
- * listings costs tens of milliseconds, the page itself about one. Totals may therefore lag
- * writes by up to that long; the pages never do.
+ * listings costs tens of milliseconds, the page itself about one. Once a count is older than that,
+ * the next request still answers with it and starts a new count in the background, so no request
+ * but a filter set's very first waits for a count. Totals may therefore lag writes by up to that
+ * long plus one count; the pages never do.
  */
 export const TOTAL_TTL_MS = 30_000;
 
@@ -64,11 +66,15 @@ function directoryFilters(db: Knex, table: 'directory_agents' | 'directory_offic
 }
 
 /** Data access for the public read routes (DESIGN.md §3, §6). */
-export function createPublicReads(db: Knex): PublicReads {
+export function createPublicReads(db: Knex, options: { totalTtlMs?: number } = {}): PublicReads {
   /** Totals by what is counted and the filters (paging excluded). */
   const totals = new LRUCache<string, number, () => Knex.QueryBuilder>({
     max: 10_000,
-    ttl: TOTAL_TTL_MS,
+    ttl: options.totalTtlMs ?? TOTAL_TTL_MS,
+    // Stale-while-revalidate: an expired count is served while its replacement is counted, and
+    // kept if that count fails (the page query reports an unavailable database anyway).
+    allowStale: true,
+    allowStaleOnFetchRejection: true,
     fetchMethod: async (_key, _stale, { context: filtered }) => {
       const [{ n }] = await filtered().count({ n: '*' });
       return Number(n);

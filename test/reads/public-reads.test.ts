@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { validatorFor } from '../../api/validators.js';
+import { createPublicReads, type ListingSearch } from '../../db/public-reads.js';
 import { feed } from '../helpers.js';
 import { activeKey, pushFeed } from '../ingest/client.js';
 import { startTestService, type TestService } from '../service.js';
@@ -145,5 +146,28 @@ describe('Public reads: search, single listing, agents, offices, countries (Post
     expect((await get('/v1/agents?query=bob')).body.total).to.equal(0);
     expect((await get('/v1/offices?office=OFF1')).body.offices[0].listingCount).to.equal(3);
     expect((await get('/v1/countries')).body.countries[0]).to.deep.equal({ code: 'AU', listingCount: 4 });
+  });
+
+  it('answers with an expired total while it is counted again in the background', async () => {
+    const reads = createPublicReads(svc.db, { totalTtlMs: 200 });
+    const search: ListingSearch = { office: 'OFF2', saleMode: 'both', limit: 10, offset: 0 };
+    const pageIds = (r: { listingsJson: string[] }) => r.listingsJson.map((j) => JSON.parse(j).uniqueId);
+    expect((await reads.searchListings(search)).total).to.equal(2);
+    await svc.db('listings').where({ listing_key: 'OFF2/L1' }).update({ hidden: true });
+    try {
+      const fresh = await reads.searchListings(search);
+      expect([fresh.total, pageIds(fresh)], 'within the TTL: the cached total, the current page').to.deep.equal([2, ['NZ1']]);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      const expired = await reads.searchListings(search);
+      expect(expired.total, 'expired: answered at once with the old count').to.equal(2);
+      let total = expired.total;
+      for (let i = 0; i < 100 && total !== 1; i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        total = (await reads.searchListings(search)).total;
+      }
+      expect(total, 'the background count lands').to.equal(1);
+    } finally {
+      await svc.db('listings').where({ listing_key: 'OFF2/L1' }).update({ hidden: false });
+    }
   });
 });
