@@ -56,6 +56,6 @@ export function attr(node: XmlNode, name: string): string | undefined {
   const direct = node.attrs[name];
   if (direct !== undefined) return direct;
   const lower = name.toLowerCase();
-  for (const k of Object.keys(node.attrs)) if (k.toLowerCase() === lower) return node.attrs[k];
+  for (const k in node.attrs) if (k.length === lower.length && k.toLowerCase() === lower) return node.attrs[k];
   return undefined;
 }

@@ -21,6 +21,21 @@ const LIBERAL =
  * zone) and returned as ISO-8601 UTC; with `dateOnly` the calendar date is returned as is.
  */
 export function parseReaDate(raw: string, zone: string, options: { dateOnly?: boolean } = {}): DateResult {
+  // Feeds repeat the same few date strings (every image of a listing, every listing of an export).
+  const key = `${options.dateOnly ? 'd' : 't'}|${zone}|${raw}`;
+  let result = parsed.get(key);
+  if (result === undefined) {
+    result = Object.freeze(readReaDate(raw, zone, options));
+    if (parsed.size >= 50_000) parsed.clear();
+    parsed.set(key, result);
+  }
+  return result;
+}
+
+/** Results by dateOnly, zone and text; results are frozen, so callers can share them. */
+const parsed = new Map<string, DateResult>();
+
+function readReaDate(raw: string, zone: string, options: { dateOnly?: boolean }): DateResult {
   const text = raw.trim();
   if (/^0{4}/.test(text)) {
     return { ok: false, code: 'zero_date', reason: `"${raw}" is a zero date` };
