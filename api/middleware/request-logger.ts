@@ -56,6 +56,7 @@ export function requestLogger(app: Express, logger: Logger): RequestHandler {
     next();
   };
 }
+
 function logCompletion(logger: Logger, req: Request, res: Response, reqId: string, ms: number): void {
   const aborted = !res.writableFinished;
   const level = aborted ? 'warn' : levelFor(res.statusCode);

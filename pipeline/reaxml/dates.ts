@@ -16,6 +16,9 @@ const STANDARD = [
 const LIBERAL =
   /^(\d{4})-?(\d{2})-?(\d{2})(?:(?:[-T ]|\s+)?(\d{1,2}):?(\d{2})(?::?(\d{2}))?(?:\.\d+)?\s*([AaPp][Mm])?)?\s*(Z|[+-]\d{2}:?\d{2})?$/;
 
+/** Results by dateOnly, zone and text; results are frozen, so callers can share them. */
+const parsed = new Map<string, DateResult>();
+
 /**
  * Reads a REAXML date or date-time. Zone-less values are read in `zone` (the listing's local
  * zone) and returned as ISO-8601 UTC; with `dateOnly` the calendar date is returned as is.
@@ -31,9 +34,6 @@ export function parseReaDate(raw: string, zone: string, options: { dateOnly?: bo
   }
   return result;
 }
-
-/** Results by dateOnly, zone and text; results are frozen, so callers can share them. */
-const parsed = new Map<string, DateResult>();
 
 function readReaDate(raw: string, zone: string, options: { dateOnly?: boolean }): DateResult {
   const text = raw.trim();
