@@ -61,3 +61,20 @@ export async function writeListings(db: Knex, listings: { listing: CanonicalList
     .returning('listing_key');
   return new Set(written.map((r) => r.listing_key));
 }
+
+/**
+ * Stamps the fingerprint of the source each listing was just found unchanged from, where its stored
+ * content is still the one it was compared with. Only the fingerprint column is written (not the
+ * record, its modTime or updated_at). Used once per listing after a mapping change, so that later
+ * re-sends take the fast path again.
+ */
+export async function refreshSourceHashes(db: Knex, rows: { key: string; sourceHash: string; contentHash: string }[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.raw(
+    `UPDATE listings SET source_hash = v.source_hash
+       FROM unnest(?::text[], ?::text[], ?::text[]) AS v(listing_key, source_hash, content_hash)
+      WHERE listings.listing_key = v.listing_key AND listings.content_hash = v.content_hash
+        AND listings.source_hash IS DISTINCT FROM v.source_hash`,
+    [rows.map((r) => r.key), rows.map((r) => r.sourceHash), rows.map((r) => r.contentHash)],
+  );
+}

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import type { ListingIssues } from './issues.js';
-import type { FeedContext, ListingDelta } from './types.js';
+import type { FeedContext, FeedFormat, ListingDelta } from './types.js';
 import type { FieldPaths } from './validate-listing.js';
 
 /**
@@ -15,8 +15,8 @@ export interface FeedListing {
   /** Present whenever the record names its office and uniqueId, valid or not. */
   identity: { office: string; uniqueId: string } | null;
   /**
-   * sha256 of the listing's source text and attributes, the feed context and the mapping version
-   * (computed on first call): equal fingerprints map to equal deltas.
+   * The mapping that reads it and sha256 of the listing's source text and attributes and the feed
+   * context, `reaxml1:<hash>` (computed on first call): equal fingerprints map to equal deltas.
    */
   sourceHash(): string;
   /** The listing's issues; mapping adds to them. */
@@ -28,17 +28,33 @@ export interface FeedListing {
 }
 
 /**
- * What besides a listing's source decides what it maps to: the format's mapping version and the
- * feed context. Every reader salts its source fingerprints with it.
+ * What besides a listing's source decides what it maps to: the format and its mapping version
+ * (the fingerprint's visible prefix, e.g. `reaxml1`) and the feed context. Every reader salts its
+ * source fingerprints with it.
  */
-export function sourceSalt(mappingVersion: number, feed: FeedContext): string {
-  return JSON.stringify([mappingVersion, feed.currency ?? null, feed.defaultCountry, feed.sourceLocale, feed.sourceOfficeId ?? null]);
+export interface SourceSalt {
+  mapping: string;
+  context: string;
+}
+
+export function sourceSalt(format: FeedFormat, mappingVersion: number, feed: FeedContext): SourceSalt {
+  return {
+    mapping: `${format}${mappingVersion}`,
+    context: JSON.stringify([mappingVersion, feed.currency ?? null, feed.defaultCountry, feed.sourceLocale, feed.sourceOfficeId ?? null]),
+  };
 }
 
 /**
- * A source fingerprint: sha256 (base64url) of the salt and the parts, in one pass. The same as
- * hashing the parts one after another, so stored fingerprints stay valid.
+ * A source fingerprint: the mapping that read it, then sha256 (base64url) of the context and the
+ * parts, as `reaxml1:<hash>`. The prefix tells a fingerprint made by an older mapping apart from one
+ * of a different source (see workers/ingest/apply-batch.ts).
  */
-export function sourceFingerprint(salt: string, ...parts: string[]): string {
-  return hash('sha256', salt + parts.join(''), 'base64url');
+export function sourceFingerprint(salt: SourceSalt, ...parts: string[]): string {
+  return `${salt.mapping}:${hash('sha256', salt.context + parts.join(''), 'base64url')}`;
+}
+
+/** The mapping a fingerprint was made by (`reaxml1`), or '' for one stored before fingerprints named it. */
+export function fingerprintMapping(fingerprint: string): string {
+  const colon = fingerprint.indexOf(':');
+  return colon < 0 ? '' : fingerprint.slice(0, colon);
 }

@@ -51,7 +51,7 @@ export function readProjectDocument(text: string, feed: FeedContext): { projects
     throw new FeedSyntaxError('a project document is an object with a "projects" array', 1, 1);
   }
   if (doc.projects.length === 0) throw new FeedSyntaxError('the project document has no projects', 1, 1);
-  const salt = sourceSalt(PROJECT_MAPPING_VERSION, feed);
+  const salt = sourceSalt('project', PROJECT_MAPPING_VERSION, feed);
   const projects: FeedProject[] = [];
   const listings: FeedListing[] = [];
 

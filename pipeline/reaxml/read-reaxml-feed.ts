@@ -24,7 +24,7 @@ export async function* readReaxmlFeed(
   options: { light?: boolean } = {},
 ): AsyncGenerator<FeedListing[]> {
   const light = options.light ?? false;
-  const salt = sourceSalt(REAXML_MAPPING_VERSION, feed);
+  const salt = sourceSalt('reaxml', REAXML_MAPPING_VERSION, feed);
   let ready: FeedListing[] = [];
   let pending: ListingIssues | null = null;
   const parser = new ReaxmlParser({

@@ -35,7 +35,7 @@ export function readResoDocument(text: string, feed: FeedContext): FeedListing[]
   if (collection && !Array.isArray(body.value)) throw new FeedSyntaxError('"value" of a RESO collection must be an array of records', 1, 1);
   const records: unknown[] = collection ? (body.value as unknown[]) : [body];
   if (records.length === 0) throw new FeedSyntaxError('the RESO collection has no records', 1, 1);
-  const salt = sourceSalt(RESO_MAPPING_VERSION, feed);
+  const salt = sourceSalt('reso', RESO_MAPPING_VERSION, feed);
 
   return records.map((raw, index) => {
     const path = collection ? `/value/${index}` : '';

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { storeFeedEvent, readFeedBody } from '../../db/feed-events.js';
 import { databaseAnswers } from '../../db/health.js';
+import { refreshSourceHashes } from '../../db/listings-store.js';
 import { createDb, migrateDown, migrateToLatest, type Db } from '../../db/knex.js';
 import { postgresUrl } from '../helpers.js';
 import { startTestService } from '../service.js';
@@ -78,6 +79,16 @@ for (const backend of backends) {
       for await (const chunk of readFeedBody(db, event.id)) chunks.push(chunk);
       expect(chunks.map((c) => c.length)).to.deep.equal([1_800_000, 700_000]);
       expect(Buffer.concat(chunks).equals(body)).to.equal(true);
+    });
+
+    it('stamps fingerprints only where the content is still the one compared', async () => {
+      const row = (key: string, hash: string) => ({ listing_key: key, office: 'FP', unique_id: key.slice(3), format: 'reaxml', status: 'active', mod_time: '2024-01-01T00:00:00Z', content_hash: hash, source_hash: 'reaxml0:old', data: {} });
+      await db('listings').insert([row('FP/1', 'c1'), row('FP/2', 'c2')]);
+      await refreshSourceHashes(db, [
+        { key: 'FP/1', sourceHash: 'reaxml1:new1', contentHash: 'c1' },
+        { key: 'FP/2', sourceHash: 'reaxml1:new2', contentHash: 'changed-meanwhile' },
+      ]);
+      expect(await db('listings').where('office', 'FP').orderBy('listing_key').pluck('source_hash')).to.deep.equal(['reaxml1:new1', 'reaxml0:old']);
     });
 
     it('readiness follows the database: 200 while it answers, 503 once it is gone', async () => {

@@ -47,6 +47,30 @@ describe('POST /v1/feeds: per-listing actions against PostgreSQL with BullMQ wor
     expect((await row('OFF1/A')).mod_time.toISOString()).to.equal('2024-03-02T23:00:00.000Z'); // 10:00 in Melbourne (AEDT)
   });
 
+  it('after a mapping change, an unchanged re-send stamps the new fingerprints once and writes nothing else', async () => {
+    const xml = feed(officeListing('OFF2', 'FP1'), officeListing('OFF2', 'FP2'));
+    await push(xml);
+    const fingerprints = async () => (await svc.db('listings').whereIn('listing_key', ['OFF2/FP1', 'OFF2/FP2']).orderBy('listing_key').pluck('source_hash')) as string[];
+    const current = await fingerprints();
+    expect(current.every((f) => f.startsWith('reaxml1:'))).to.equal(true);
+    // As left by an older mapping version, and by a release before fingerprints named their mapping.
+    await svc.db('listings').where({ listing_key: 'OFF2/FP1' }).update({ source_hash: 'reaxml0:older-mapping' });
+    await svc.db('listings').where({ listing_key: 'OFF2/FP2' }).update({ source_hash: 'legacy-unprefixed' });
+    const state = () => svc.db.raw("SELECT listing_key, data, mod_time, updated_at, content_hash FROM listings WHERE office = 'OFF2' AND unique_id LIKE 'FP%' ORDER BY 1");
+    const before = (await state()).rows;
+
+    const again = await push(xml);
+    expect(again.summary).to.deep.equal({ inserted: 0, updated: 0, unchanged: 2, stale_ignored: 0 });
+    expect(await fingerprints(), 'the current fingerprints are stamped').to.deep.equal(current);
+    expect((await state()).rows, 'nothing but the fingerprint was written').to.deep.equal(before);
+
+    // From now on the fast path applies, and a re-send under the same mapping writes no row version.
+    const versions = () => svc.db.raw("SELECT listing_key, xmin::text AS xmin FROM listings WHERE office = 'OFF2' AND unique_id LIKE 'FP%' ORDER BY 1");
+    const stamped = (await versions()).rows;
+    expect((await push(xml)).summary.unchanged).to.equal(2);
+    expect((await versions()).rows).to.deep.equal(stamped);
+  });
+
   it('ignores a record older than the stored one (stale_ignored) and keeps the stored version', async () => {
     const stale = await push(feed(officeListing('OFF1', 'A', { modTime: '2024-01-01-10:00:00', price: 1 })));
     expect(stale.upserts).to.deep.equal([{ listingKey: 'OFF1/A', action: 'stale_ignored' }]);

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
-import { loadListings, loadVersions, writeListings, type StoredVersion } from '../../db/listings-store.js';
+import { loadListings, loadVersions, refreshSourceHashes, writeListings, type StoredVersion } from '../../db/listings-store.js';
 import { applyListing, type UpsertAction } from '../../pipeline/apply-listing.js';
-import type { FeedListing } from '../../pipeline/feed-listing.js';
+import { fingerprintMapping, type FeedListing } from '../../pipeline/feed-listing.js';
 import { listingKey } from '../../pipeline/listing-key.js';
 import type { CanonicalListing } from '../../pipeline/types.js';
 
@@ -48,7 +48,8 @@ function applyAll(items: FeedListing[], start: Map<string, CanonicalListing>) {
  * sources are unchanged at once. The rest are mapped and decided against their stored records
  * (a second query), and only changed records are written, in one transaction that locks them
  * first. Should another feed have changed one of them in between, the batch is decided again on
- * the locked rows, so nothing written by the other feed is lost. An unchanged batch writes nothing.
+ * the locked rows, so nothing written by the other feed is lost. An unchanged batch writes nothing,
+ * except, once after a mapping change, the new fingerprints of its listings.
  */
 export async function applyBatch(db: Knex, items: FeedListing[]): Promise<BatchOutcome> {
   const keys = new Map<FeedListing, string | null>();
@@ -89,6 +90,21 @@ export async function applyBatch(db: Knex, items: FeedListing[]): Promise<BatchO
       return final;
     });
   }
+
+  // Unchanged listings whose stored fingerprint an older mapping (or another format) made: stamp
+  // the current one, or they would be mapped again on every re-send. A fingerprint that differs
+  // only because the source did (a modTime bumped on every export) is left alone: no write.
+  await refreshSourceHashes(
+    db,
+    rest.flatMap((item) => {
+      const key = keys.get(item);
+      const stored = key ? versions.get(key) : undefined;
+      const compared = key ? snapshot.get(key) : undefined;
+      if (!key || !stored || !compared || occurrences.get(key) !== 1 || decided.decisions.get(item)?.action !== 'unchanged') return [];
+      if (fingerprintMapping(stored.sourceHash ?? '') === fingerprintMapping(item.sourceHash())) return [];
+      return [{ key, sourceHash: item.sourceHash(), contentHash: compared.contentHash }];
+    }),
+  );
 
   const upserts: BatchOutcome['upserts'] = [];
   let invalid = 0;
