@@ -27,8 +27,9 @@ const CHILD = Symbol('request child logger');
 /**
  * Gives every request an id (a well-formed inbound X-Request-Id is kept, else a new UUID), echoes it
  * in the X-Request-Id header, offers `req.log` (a child logger carrying the id, made on first use)
- * and writes one line when the response is done or the client went away: reqId, method, url,
- * status and response time, at info, warn (4xx) or error (5xx). No headers or bodies are logged.
+ * and writes one line when the response is done or the connection closed before it was: reqId,
+ * method, url, status and response time, at info, warn (4xx, and responses never completed) or
+ * error (5xx). No headers or bodies are logged.
  *
  * `req.log` is a getter on the app's request prototype, defined once here: defining it on each
  * request would turn every request object into a slow dictionary-mode object.
@@ -63,6 +64,6 @@ function logCompletion(logger: Logger, req: Request, res: Response, reqId: strin
   if (!logger.isLevelEnabled(level)) return;
   logger[level](
     { reqId, req: { method: req.method, url: req.originalUrl }, res: { statusCode: res.statusCode }, responseTime: Math.round(ms) },
-    aborted ? 'request aborted by the client' : 'request completed',
+    aborted ? 'request closed before its response was complete' : 'request completed',
   );
 }

@@ -105,6 +105,6 @@ describe('HTTP: request logging', () => {
     releaseSlow();
     await settle();
     const ended = lines.filter((l) => l.req?.url === '/slow');
-    expect(ended.map((l) => [l.level, l.msg])).to.deep.equal([[40, 'request aborted by the client']]);
+    expect(ended.map((l) => [l.level, l.msg])).to.deep.equal([[40, 'request closed before its response was complete']]);
   });
 });
