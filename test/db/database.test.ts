@@ -45,12 +45,15 @@ for (const backend of backends) {
       await cleanup();
     });
 
-    const ALL = ['20261122000000_create_listings', '20261122010000_create_ingestion', '20261122020000_listing_source_hash', '20261122030000_search_and_directory', '20261122040000_operators_and_site', '20261122050000_leads', '20261122060000_projects', '20261122070000_sftp_drops'];
+    const ALL = ['20261122000000_create_listings', '20261122010000_create_ingestion', '20261122020000_listing_source_hash', '20261122030000_search_and_directory', '20261122040000_operators_and_site', '20261122050000_leads', '20261122060000_projects', '20261122070000_sftp_drops', '20261122080000_lz4_compression'];
     it('applies migrations once, idempotently, and rolls them back', async () => {
       expect(await migrateToLatest(db)).to.deep.equal(ALL);
       expect(await migrateToLatest(db)).to.deep.equal([]);
       const columns = await db('information_schema.columns').where({ table_schema: db.schemaName, table_name: 'listings' }).pluck('column_name');
       expect(columns).to.include.members(['listing_key', 'office', 'unique_id', 'mod_time', 'content_hash', 'hidden', 'data']);
+      // lz4 for large values where the server has it (PostgreSQL here), pglz (the default) on PGlite.
+      const compression = await db.raw("SELECT attcompression::text AS c FROM pg_attribute WHERE attrelid = 'listings'::regclass AND attname = 'data'");
+      expect(compression.rows[0].c).to.equal(db.embedded ? '' : 'l');
       await db('listings').insert({ listing_key: 'A/1', office: 'A', unique_id: '1', format: 'reaxml', status: 'active', mod_time: '2024-01-01T00:00:00Z', content_hash: 'h', data: { a: 1 } });
       const row = await db('listings').first();
       expect(row.data).to.deep.equal({ a: 1 });
