@@ -57,13 +57,13 @@ async function snapshotVersions(db: Db): Promise<() => Promise<number>> {
   };
 }
 
-/** The COPY ceiling: the stored canonical rows, as CSV text made before timing, copied into a bare scratch table. */
+/** The COPY ceiling: the stored canonical rows, as CSV text made before timing, copied into a scratch table with the same columns and compression but no indexes. */
 async function copyCeiling(db: Db): Promise<{ seconds: number; rows: number }> {
   const { rows } = await db.raw('SELECT listing_key, office, unique_id, format, status, mod_time, content_hash, hidden, data::text AS data FROM listings');
   const csv = (v: unknown) => `"${String(v instanceof Date ? v.toISOString() : v).replace(/"/g, '""')}"`;
   const lines = rows.map((r: Record<string, unknown>) => `${[r.listing_key, r.office, r.unique_id, r.format, r.status, r.mod_time, r.content_hash, r.hidden, r.data].map(csv).join(',')}\n`);
   await db.raw('DROP TABLE IF EXISTS bench_copy');
-  await db.raw('CREATE TABLE bench_copy (LIKE listings INCLUDING DEFAULTS)');
+  await db.raw('CREATE TABLE bench_copy (LIKE listings INCLUDING DEFAULTS INCLUDING COMPRESSION)');
   const conn = (await db.client.acquireConnection()) as PoolClient;
   try {
     const m = await measure(() =>
