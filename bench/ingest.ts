@@ -7,7 +7,8 @@
  *   npm run bench:ingest -- 20000         # a quicker run
  *
  * Targets (issue 3): first load >= 0.5 of the COPY rate; unchanged re-send >= 0.7 of the bare
- * parse rate with zero rows written; peak RSS < 300 MB for a 100 MB feed.
+ * parse rate with zero rows written; peak RSS < 300 MB for a 100 MB feed. For context it also
+ * times the light read with fingerprints alone (from the file, no database).
  * Uses BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), in a scratch schema.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -22,7 +23,7 @@ import { createDb, migrateToLatest, type Db } from '../db/knex.js';
 import { createLogger } from '../lib/logger.js';
 import { warmGazetteers } from '../pipeline/geocode.js';
 import { processFeed } from '../workers/ingest/process-feed.js';
-import { bareSaxesPass, measure, readFeedFile, SYNTHETIC_OFFICES, writeSyntheticFeed } from './synthetic-feed.js';
+import { bareSaxesPass, measure, readerPass, readFeedFile, SYNTHETIC_OFFICES, writeSyntheticFeed } from './synthetic-feed.js';
 
 const LISTINGS = Number(process.argv[2] ?? 50000);
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -90,6 +91,7 @@ async function main() {
     warmGazetteers({ world: false });
 
     const bare = await measure(() => bareSaxesPass(feedPath));
+    const light = await measure(() => readerPass(feedPath, CONTEXT, true));
     const stored = await measure(() => store(db, feedPath));
     const first = await measure(() => ingest(db, stored.value));
     const writtenSince = await snapshotVersions(db);
@@ -104,6 +106,7 @@ async function main() {
     const row = (name: string, seconds: number, extra = '') => `${name.padEnd(30)} ${rate(seconds).toFixed(0).padStart(8)} listings/s  ${seconds.toFixed(2).padStart(6)} s  ${extra}`;
     console.log(`feed: ${LISTINGS} listings, ${mb.toFixed(1)} MB, PostgreSQL ${DATABASE_URL.replace(/\/\/[^@]*@/, '//')}`);
     console.log(row('bare saxes pass (ceiling)', bare.seconds));
+    console.log(row('light read + fingerprints', light.seconds, '(context: an unchanged re-send\'s reading, from the file, no database)'));
     console.log(row('COPY canonical rows (ceiling)', copy.seconds, `${copy.rows} rows`));
     console.log(row('store feed event (web side)', stored.seconds, `${(mb / stored.seconds).toFixed(0)} MB/s`));
     console.log(row('first load', first.seconds, `${JSON.stringify(first.value.summary)} peak RSS ${first.peakMb.toFixed(0)} MB`));
@@ -115,6 +118,7 @@ async function main() {
     const verdict = (ok: boolean) => (ok ? 'MET' : 'NOT MET');
     console.log(`first load / COPY:          ${firstRatio.toFixed(2)} (target >= 0.50) ${verdict(firstRatio >= 0.5)}`);
     console.log(`unchanged / bare parse:     ${unchangedRatio.toFixed(2)} (target >= 0.70) ${verdict(unchangedRatio >= 0.7)}; rows written ${rowsWritten} (target 0) ${verdict(rowsWritten === 0)}`);
+    console.log(`  context: light read alone / bare parse ${(bare.seconds / light.seconds).toFixed(2)}; first load spends ${((first.seconds / LISTINGS) * 1e6).toFixed(0)} µs per listing, COPY ${((copy.seconds / copy.rows) * 1e6).toFixed(0)} µs per row`);
     console.log(`worker peak RSS:            ${peak.toFixed(0)} MB on ${mb.toFixed(0)} MB (target < 300 MB for 100 MB) ${mb >= 95 ? verdict(peak < 300) : '(run 50000 listings for the 100 MB figure)'}`);
   } finally {
     await db.raw('DROP SCHEMA IF EXISTS ?? CASCADE', [schema]).catch(() => undefined);

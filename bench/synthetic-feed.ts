@@ -1,6 +1,9 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { SaxesParser } from 'saxes';
+import { decodeXmlBytes } from '../pipeline/decode.js';
+import { readFeed } from '../pipeline/read-feed.js';
+import type { FeedContext } from '../pipeline/types.js';
 
 const SUBURBS = [['RICHMOND', 'VIC', '3121'], ['BONDI', 'NSW', '2026'], ['FORTITUDE VALLEY', 'QLD', '4006'], ['FREMANTLE', 'WA', '6160'], ['GLENELG', 'SA', '5045']];
 
@@ -46,6 +49,23 @@ export async function bareSaxesPass(path: string): Promise<number> {
   });
   for await (const chunk of readFeedFile(path).setEncoding('utf8')) parser.write(chunk as string);
   parser.close();
+  return count;
+}
+
+/**
+ * The pipeline's reading stage alone, for context beside the ceiling: the REAXML reader over the
+ * file with nothing mapped. light: false builds every listing's element tree (the dry run's read);
+ * light: true keeps identities and source text and computes each source fingerprint (ingestion's
+ * read of an unchanged feed, without the database). Returns listings read.
+ */
+export async function readerPass(path: string, context: FeedContext, light: boolean): Promise<number> {
+  let count = 0;
+  for await (const batch of readFeed('reaxml', decodeXmlBytes(readFeedFile(path)), context, [], { light })) {
+    for (const item of batch.listings) {
+      count += 1;
+      if (light) item.sourceHash();
+    }
+  }
   return count;
 }
 

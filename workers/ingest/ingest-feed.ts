@@ -52,7 +52,11 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
   const summary: Record<UpsertAction, number> = { inserted: 0, updated: 0, unchanged: 0, stale_ignored: 0 };
   const upserts: IngestionResult['upserts'] = [];
   const scope = new Set(input.officeScope);
-  /** Keys that appeared, valid or not, per office in scope; and project keys likewise. */
+  /**
+   * Full mode: the keys that appeared, valid or not, per office in scope; and project keys
+   * likewise. Only the reconcile reads them, so an incremental feed does not collect them.
+   */
+  const full = input.mode === 'full';
   const present = new Map<string, Set<string>>();
   const presentProjects = new Map<string, Set<string>>();
   const projectItems: FeedProject[] = [];
@@ -95,7 +99,7 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
     for await (const batch of readFeed(input.format, input.source, input.context, issues, { light: true })) {
       for (const item of batch.projects) {
         if (item.identity && !scope.has(item.identity.office)) notInScope(item.identity.office, item.path, item.issues);
-        else if (item.identity) note(presentProjects, item.identity.office, listingKey(item.identity.office, item.identity.uniqueId));
+        else if (full && item.identity) note(presentProjects, item.identity.office, listingKey(item.identity.office, item.identity.uniqueId));
         projectItems.push(item);
       }
       for (const item of batch.listings) {
@@ -106,7 +110,7 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
           issues.push(...item.issues.list);
           continue;
         }
-        if (item.identity) note(present, item.identity.office, listingKey(item.identity.office, item.identity.uniqueId));
+        if (full && item.identity) note(present, item.identity.office, listingKey(item.identity.office, item.identity.uniqueId));
         pending.push(item);
         if (pending.length >= BATCH) await flush();
       }
@@ -130,7 +134,7 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
     for (const item of projectItems) issues.push(...item.issues.list);
     result.projects = { counts: { parsed: projectItems.length, valid: outcome.upserts.length, invalid: outcome.invalid }, summary: projectSummary, upserts: outcome.upserts };
   }
-  if (input.mode === 'full') {
+  if (full) {
     if (syntaxError) result.reconcile = { status: 'skipped', reason: 'the feed is not well-formed', archived: 0, offices: [] };
     else {
       const offices: OfficeReconcile[] = [];
