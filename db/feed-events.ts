@@ -1,5 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { pipeline } from 'node:stream/promises';
 import type { Knex } from 'knex';
+import type { PoolClient } from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
+import copyBinary from 'pg-copy-streams-binary';
 import type { Db } from './knex.js';
 import { iso, isoOrNull } from './row-values.js';
 import type { FeedFormat } from '../pipeline/types.js';
@@ -100,10 +104,11 @@ export async function storeFeedEvent(db: Knex, input: FeedEventInput, body: Asyn
 }
 
 /**
- * One stored chunk. On PostgreSQL it travels base64-encoded: bytea as text would arrive
- * hex-encoded (twice its size, slow to decode), and pg's per-query binary mode decodes bytea
- * lossily (its protocol parser reads every field as UTF-8 text; test/db/database.test.ts holds every
- * byte value). PGlite hands over bytes as they are.
+ * One stored chunk, or null past the last. PGlite hands over its bytes as they are. On PostgreSQL
+ * the chunk comes through COPY ... TO STDOUT (FORMAT binary), as raw bytes: a query would have
+ * them base64-encoded (or hex, as bytea text), and pg's per-query binary mode decodes bytea
+ * lossily as UTF-8 (test/db/database.test.ts holds every byte value). One short statement per
+ * chunk: a feed read slowly never holds a connection or outlives the statement timeout.
  */
 async function readChunk(db: Db, id: string, seq: number): Promise<Buffer | null> {
   if (db.embedded) {
@@ -112,11 +117,21 @@ async function readChunk(db: Db, id: string, seq: number): Promise<Buffer | null
     const data = row.data as Uint8Array;
     return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   }
-  const row = await db('feed_event_chunks').where({ feed_id: id, seq }).first(db.raw("encode(data, 'base64') AS data"));
-  return row ? Buffer.from(row.data as string, 'base64') : null;
+  const conn = (await db.client.acquireConnection()) as PoolClient;
+  try {
+    const parts: Buffer[] = [];
+    const sql = `COPY (SELECT data FROM feed_event_chunks WHERE feed_id = ${conn.escapeLiteral(id)} AND seq = ${Number(seq)}) TO STDOUT (FORMAT binary)`;
+    await pipeline(conn.query(copyTo(sql)), copyBinary.rawReader(), async (bytes: AsyncIterable<Buffer>) => {
+      for await (const part of bytes) parts.push(part);
+    });
+    // Chunks are never empty (storeFeedEvent writes none), so no bytes means no such chunk.
+    return parts.length === 0 ? null : Buffer.concat(parts);
+  } finally {
+    await db.client.releaseConnection(conn);
+  }
 }
 
-/** The stored body, chunk by chunk, one query per chunk; the next chunk is fetched while this one is used. */
+/** The stored body, chunk by chunk; the next chunk is fetched while this one is used. */
 export async function* readFeedBody(db: Db, id: string): AsyncGenerator<Buffer> {
   let next = readChunk(db, id, 0);
   for (let seq = 0; ; seq += 1) {

@@ -80,8 +80,27 @@ for (const backend of backends) {
       expect(event.bodySha256).to.equal(createHash('sha256').update(body).digest('hex'));
       const chunks: Buffer[] = [];
       for await (const chunk of readFeedBody(db, event.id)) chunks.push(chunk);
+      // Stored as 1.8 MB (the first 1 MB flush) and the rest; read back a stored chunk at a time.
       expect(chunks.map((c) => c.length)).to.deep.equal([1_800_000, 700_000]);
       expect(Buffer.concat(chunks).equals(body)).to.equal(true);
+
+      // A reader that stops after the first chunk leaves no connection busy: more early stops than
+      // the pool has connections, then a whole read and a query, all answer.
+      for (let i = 0; i < 12; i += 1) {
+        for await (const chunk of readFeedBody(db, event.id)) {
+          expect(chunk.length).to.equal(1_800_000);
+          break;
+        }
+      }
+      let total = 0;
+      for await (const chunk of readFeedBody(db, event.id)) total += chunk.length;
+      expect(total).to.equal(body.length);
+    });
+
+    it('reads nothing for a feed with no stored body', async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of readFeedBody(db, '00000000-0000-4000-8000-000000000000')) chunks.push(chunk);
+      expect(chunks).to.deep.equal([]);
     });
 
     it('stamps fingerprints only where the content is still the one compared', async () => {
