@@ -69,8 +69,14 @@ export async function readerPass(path: string, context: FeedContext, light: bool
   return count;
 }
 
+export interface Measured<T> {
+  seconds: number;
+  peakMb: number;
+  value: T;
+}
+
 /** Runs fn while sampling RSS; returns seconds and the peak RSS in MB. */
-export async function measure<T>(fn: () => Promise<T>): Promise<{ seconds: number; peakMb: number; value: T }> {
+export async function measure<T>(fn: () => Promise<T>): Promise<Measured<T>> {
   (globalThis as { gc?: () => void }).gc?.();
   let peak = process.memoryUsage().rss;
   const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
