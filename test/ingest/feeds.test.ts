@@ -87,6 +87,28 @@ describe('POST /v1/feeds: per-listing actions against PostgreSQL with BullMQ wor
     expect((await row('OFF2/DUP')).data.price.amount).to.equal(2);
   });
 
+  it('applies a listing that occurs in two batches in feed order, the later one decided on what the earlier one wrote', async () => {
+    // Batches are 500 listings: the second occurrence is decided in the next batch.
+    const v1 = officeListing('OFF2', 'XB', { modTime: '2024-03-01-10:00:00', price: 1 });
+    const v2 = officeListing('OFF2', 'XB', { modTime: '2024-03-02-10:00:00', price: 2 });
+    const v3 = officeListing('OFF2', 'XB', { modTime: '2024-03-03-10:00:00', price: 3 });
+    const filler = (from: number) => Array.from({ length: 499 }, (_, i) => officeListing('OFF2', `XF${from + i}`));
+    expect((await push(feed(v1))).upserts).to.deep.equal([{ listingKey: 'OFF2/XB', action: 'inserted' }]);
+
+    // v2 in the first batch, then the stored v1 again (its source fingerprint is the stored one) in
+    // the second: that is older than v2 by then, so stale_ignored, not unchanged.
+    const stale = await push(feed(v2, ...filler(0), v1));
+    expect(stale.upserts[0]).to.deep.equal({ listingKey: 'OFF2/XB', action: 'updated' });
+    expect(stale.upserts[500]).to.deep.equal({ listingKey: 'OFF2/XB', action: 'stale_ignored' });
+    expect((await row('OFF2/XB')).data.price.amount).to.equal(2);
+
+    // v1 first (stale), then v3 in the second batch: updated onto v2.
+    const newer = await push(feed(v1, ...filler(1000), v3));
+    expect([newer.upserts[0].action, newer.upserts[500].action]).to.deep.equal(['stale_ignored', 'updated']);
+    expect(newer.summary).to.deep.equal({ inserted: 499, updated: 1, unchanged: 0, stale_ignored: 1 });
+    expect((await row('OFF2/XB')).data.price.amount).to.equal(3);
+  });
+
   it('merges a delta onto the stored record: a status-only record keeps the rest', async () => {
     const res = await push(feed('<residential modTime="2024-04-01-10:00:00" status="sold"><agentID>OFF1</agentID><uniqueID>B</uniqueID></residential>'));
     expect(res.upserts).to.deep.equal([{ listingKey: 'OFF1/B', action: 'updated' }]);
