@@ -23,7 +23,7 @@ export interface TestService {
   dataDir: string;
   /** Stops the HTTP server and the runtime (the database stays usable). */
   stop(): Promise<void>;
-  /** stop(), then drops the schema (PostgreSQL) or the data folder (PGlite). */
+  /** stop(), then drops the schema (PostgreSQL) or the data folder (PGlite), and its own Redis keys. */
   close(): Promise<void>;
 }
 
@@ -43,6 +43,24 @@ export interface TestServiceOptions {
   rateLimitPrefix?: string;
   /** Live FX cache lifetime (tests shorten it). */
   fxRefreshMs?: number;
+}
+
+/** Deletes the Redis keys a test service made under its own prefixes (queues, rate-limit counters). */
+async function dropRedisKeys(url: string, patterns: string[]): Promise<void> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, commandTimeout: 2000 });
+  redis.on('error', () => undefined);
+  try {
+    for (const match of patterns) {
+      // Collected first: deleting while scanning can make SCAN miss keys.
+      const found: string[] = [];
+      for await (const keys of redis.scanStream({ match, count: 500 })) found.push(...(keys as string[]));
+      if (found.length) await redis.unlink(...found);
+    }
+  } catch {
+    // Redis may be the thing a test stopped; leftovers under a unique prefix harm nothing.
+  } finally {
+    redis.disconnect();
+  }
 }
 
 /** The service as `npm start` builds it (database, runtime, app), on loopback, configured like production. */
@@ -87,6 +105,9 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
     stop,
     async close() {
       await stop();
+      if (config.redisUrl) {
+        await dropRedisKeys(config.redisUrl, [...(options.queuePrefix ? [] : [`${queuePrefix}:*`]), ...(options.rateLimitPrefix ? [] : [`${rateLimitPrefix}*`])]);
+      }
       if (options.db) return;
       if (options.database === 'postgres') await db.raw('DROP SCHEMA IF EXISTS ?? CASCADE', [schema]).catch(() => undefined);
       await db.destroy();

@@ -185,7 +185,7 @@ describe('POST /v1/feeds: per-listing actions against PostgreSQL with BullMQ wor
       expect((await fetch(`${quick.url}${accepted.statusUrl}`, { headers: { authorization: `Bearer ${otherKey}` } })).status).to.equal(404);
       expect((await fetch(`${quick.url}/v1/feeds/nope`, { headers: { authorization: `Bearer ${key}` } })).status).to.equal(404);
     } finally {
-      await quick.stop();
+      await quick.close();
     }
   });
 });

@@ -212,7 +212,7 @@ describe('Leads: submission, routing, delivery, retry, blocklist, purge (Postgre
       }
       expect(statuses).to.deep.equal([202, 202, 429]);
     } finally {
-      await limited.stop();
+      await limited.close();
     }
   });
 
@@ -234,7 +234,7 @@ describe('Leads: submission, routing, delivery, retry, blocklist, purge (Postgre
       }
       expect(await statusOf(id, 'delivered')).to.equal('delivered');
     } finally {
-      await away.stop();
+      await away.close();
       await proxy.close();
     }
   });
