@@ -51,7 +51,6 @@ async function dropRedisKeys(url: string, patterns: string[]): Promise<void> {
   redis.on('error', () => undefined);
   try {
     for (const match of patterns) {
-      // Collected first: deleting while scanning can make SCAN miss keys.
       const found: string[] = [];
       for await (const keys of redis.scanStream({ match, count: 500 })) found.push(...(keys as string[]));
       if (found.length) await redis.unlink(...found);
