@@ -3,6 +3,7 @@
 import { limitParam as limit, offsetParam as offset } from './paging.js';
 
 const country = { type: 'string', pattern: '^[A-Za-z]{2}$', description: 'ISO-3166 alpha-2 (exactly two letters; any case).' } as const;
+const office = { type: 'string', minLength: 1, maxLength: 200, description: 'Source office id, exact.' } as const;
 
 export const listingSearchQuerySchema = {
   $id: 'ListingSearchQuery',
@@ -10,7 +11,7 @@ export const listingSearchQuerySchema = {
   additionalProperties: false,
   properties: {
     country,
-    office: { type: 'string', minLength: 1, maxLength: 200, description: 'Source office id, exact.' },
+    office,
     category: { type: 'string', minLength: 1, maxLength: 40, description: 'residential, rental, land, rural, commercial, commercialLand, business, holidayRental.' },
     saleMode: { enum: ['sale', 'rent', 'both'], default: 'both', description: 'both (default) returns sale and rent listings.' },
     minPrice: { type: 'number', minimum: 0, description: 'Sale listings: the sale price. Rent listings: the weekly rent (monthly rents are compared as x 12 / 52). With saleMode=both each listing is compared by its own amount.' },
@@ -27,7 +28,7 @@ export const directoryQuerySchema = {
   additionalProperties: false,
   properties: {
     country,
-    office: { type: 'string', minLength: 1, maxLength: 200, description: 'Source office id, exact.' },
+    office,
     query: { type: 'string', minLength: 1, maxLength: 120, description: 'Matches names (office id for offices) and localities, case-insensitively.' },
     limit: limit(200, 60),
     offset,
@@ -129,7 +130,7 @@ export const projectSearchQuerySchema = {
   properties: {
     stage: { enum: ['off_the_plan', 'under_construction', 'completed'] },
     country,
-    office: { type: 'string', minLength: 1, maxLength: 200, description: 'Source office id, exact.' },
+    office,
     limit: limit(100, 24),
     offset,
   },
