@@ -3,6 +3,11 @@ export function listingKey(office: string, uniqueId: string): string {
   return `${encodeURIComponent(office)}/${encodeURIComponent(uniqueId)}`;
 }
 
+/** The key of a feed item's identity (listing or project), or null when it has none. */
+export function keyOfIdentity(identity: { office: string; uniqueId: string } | null): string | null {
+  return identity ? listingKey(identity.office, identity.uniqueId) : null;
+}
+
 /** The office of a listing key (the part before the first '/', decoded). */
 export function officeOfKey(key: string): string {
   return decodeURIComponent(key.slice(0, key.indexOf('/')));

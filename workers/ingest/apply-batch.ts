@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { loadListings, loadVersions, refreshSourceHashes, writeListings, type StoredVersion } from '../../db/listings-store.js';
 import { applyListing, type UpsertAction } from '../../pipeline/apply-listing.js';
 import { fingerprintMapping, type FeedListing } from '../../pipeline/feed-listing.js';
-import { listingKey } from '../../pipeline/listing-key.js';
+import { keyOfIdentity } from '../../pipeline/listing-key.js';
 import type { CanonicalListing } from '../../pipeline/types.js';
 
 export interface BatchOutcome {
@@ -14,7 +14,7 @@ export interface BatchOutcome {
 type Decision = { key: string | null; action: UpsertAction | 'invalid' };
 type Write = { listing: CanonicalListing; sourceHash: string };
 
-const keyOf = (item: FeedListing) => (item.identity ? listingKey(item.identity.office, item.identity.uniqueId) : null);
+const keyOf = (item: FeedListing) => keyOfIdentity(item.identity);
 
 /**
  * A listing whose source fingerprint equals the one its stored version was written from maps to

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { loadProjects, writeProjects } from '../../db/projects-store.js';
 import type { UpsertAction } from '../../pipeline/apply-listing.js';
-import { listingKey } from '../../pipeline/listing-key.js';
+import { keyOfIdentity } from '../../pipeline/listing-key.js';
 import { applyProject } from '../../pipeline/project/apply-project.js';
 import type { FeedProject } from '../../pipeline/project/read-project-feed.js';
 import type { CanonicalProject } from '../../pipeline/types.js';
@@ -18,14 +18,13 @@ export interface ProjectsOutcome {
  * this needs none of the listing batch machinery.
  */
 export async function applyProjects(db: Knex, items: FeedProject[]): Promise<ProjectsOutcome> {
-  const keyOf = (item: FeedProject) => (item.identity ? listingKey(item.identity.office, item.identity.uniqueId) : null);
-  const keys = [...new Set(items.map(keyOf).filter((k): k is string => k !== null))];
+  const keys = [...new Set(items.map((item) => keyOfIdentity(item.identity)).filter((k): k is string => k !== null))];
   return db.transaction(async (trx) => {
     const state = await loadProjects(trx, keys, { forUpdate: true });
     const decided: { key: string | null; action: UpsertAction | 'invalid' }[] = [];
     const toWrite = new Map<string, CanonicalProject>();
     for (const item of items) {
-      const key = keyOf(item);
+      const key = keyOfIdentity(item.identity);
       const applied = applyProject(key ? (state.get(key) ?? null) : null, item.issues.hasErrors ? null : item.draft);
       decided.push({ key, action: applied.action });
       if (key && (applied.action === 'inserted' || applied.action === 'updated')) {
