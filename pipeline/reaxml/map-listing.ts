@@ -32,9 +32,24 @@ export interface MappedListing {
   issues: ListingIssues;
 }
 
-/** The listing's identity as mapping reads it: the context's office overrides agentID. Empty values are absent. */
-export function readIdentity(node: XmlNode, feed: FeedContext): { office?: string; uniqueId?: string } {
-  return { office: feed.sourceOfficeId ?? (childText(node, 'agentID') || undefined), uniqueId: childText(node, 'uniqueID') || undefined };
+/** An identity element that holds elements: its text is not one value, so it identifies nothing. */
+function identityText(node: XmlNode, name: string): { text?: string; nested?: XmlNode } {
+  const el = child(node, name);
+  if (el === undefined) return {};
+  if (el.children.length > 0) return { nested: el };
+  return { text: el.text.trim() || undefined };
+}
+
+/**
+ * The listing's identity, read the same way by the light read (ingestion's scope check) and the
+ * full read (what is stored): the context's office overrides agentID; empty values are absent; an
+ * agentID or uniqueID with an element inside is no identity at all (`nested` names it).
+ */
+export function readIdentity(node: XmlNode, feed: FeedContext): { office?: string; uniqueId?: string; nested: XmlNode[] } {
+  const agent = identityText(node, 'agentID');
+  const unique = identityText(node, 'uniqueID');
+  const nested = [...(feed.sourceOfficeId ? [] : [agent.nested]), unique.nested].filter((n): n is XmlNode => n !== undefined);
+  return { office: feed.sourceOfficeId ?? agent.text, uniqueId: unique.text, nested };
 }
 
 /** Maps one REAXML listing element to a canonical delta (DESIGN.md §3, §4). Pure. */
@@ -42,11 +57,14 @@ export function mapReaxmlListing(node: XmlNode, index: number, feed: FeedContext
   const issues = earlyIssues;
   const category = node.name as Category;
 
-  const { uniqueId, office } = readIdentity(node, feed);
+  const { uniqueId, office, nested } = readIdentity(node, feed);
+  for (const el of nested) {
+    issues.error('invalid_identity', `${el.name} must hold only text; it contains the element ${el.children[0].name}`, el.path);
+  }
   if (uniqueId) issues.stampUniqueId(uniqueId);
-  else issues.error('missing_unique_id', 'listing has no uniqueID', `${node.path}/uniqueID`);
+  else if (!nested.some((el) => el.name === 'uniqueID')) issues.error('missing_unique_id', 'listing has no uniqueID', `${node.path}/uniqueID`);
 
-  if (!office) issues.error('missing_office_id', 'listing has no agentID and the context gives no sourceOfficeId', `${node.path}/agentID`);
+  if (!office && !nested.some((el) => el.name === 'agentID')) issues.error('missing_office_id', 'listing has no agentID and the context gives no sourceOfficeId', `${node.path}/agentID`);
 
   const addressNode = child(node, 'address');
   const address = addressNode ? mapAddress({ feed, issues }, addressNode) : undefined;
@@ -74,7 +92,7 @@ export function mapReaxmlListing(node: XmlNode, index: number, feed: FeedContext
   const rawModTime = attr(node, 'modTime');
   let modTime: string | null = null;
   if (rawModTime === undefined || rawModTime.trim() === '') {
-    issues.error('missing_mod_time', 'listing has no modTime attribute', `${node.path}/@modTime`);
+    issues.error('missing_mod_time', rawModTime === undefined ? 'listing has no modTime attribute' : 'the modTime attribute is empty', `${node.path}/@modTime`);
   } else {
     const before = issues.list.length;
     modTime = readDate(ctx, rawModTime, `${node.path}/@modTime`, 'modTime');
@@ -85,7 +103,7 @@ export function mapReaxmlListing(node: XmlNode, index: number, feed: FeedContext
     }
   }
 
-  const identity = uniqueId && office ? { office, uniqueId } : null;
+  const identity = uniqueId && office && nested.length === 0 ? { office, uniqueId } : null;
   if (!identity || !status || !modTime) return { identity, delta: null, issues };
 
   const delta: ListingDelta = { ...identity, format: 'reaxml', category, modTime, status };

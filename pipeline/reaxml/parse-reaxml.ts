@@ -2,7 +2,7 @@ import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { FeedSyntaxError } from '../feed-syntax-error.js';
 import { child, ElementNode, type XmlNode } from '../xml-node.js';
 import type { Issue } from '../types.js';
-import { HTML_ENTITIES } from './html-entities.js';
+import { characterEntities } from 'character-entities';
 import { KNOWN_ROOT_EXTRAS, LISTING_KINDS } from './listing-kinds.js';
 
 export interface ParsedListing {
@@ -38,8 +38,15 @@ export interface ReaxmlParserOptions {
   strippedAt?: number[];
 }
 
-/** XML's predefined entities and the HTML ones CRMs use, shared by every parser as a prototype. */
-const ENTITIES: Readonly<Record<string, string>> = Object.freeze({ ...HTML_ENTITIES, amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" });
+/**
+ * XML's predefined entities and every HTML5 named character reference (CRMs copy `&nbsp;`,
+ * `&iacute;`, `&rarr;` from rich-text fields), from a maintained table. Each maps to literal text,
+ * never to markup, so nothing expands recursively. The table has no prototype: `&constructor;` is
+ * as undefined as any other unknown name.
+ */
+const ENTITIES: Readonly<Record<string, string>> = Object.freeze(
+  Object.assign(Object.create(null) as Record<string, string>, characterEntities, { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" }),
+);
 
 /** Direct children a light read keeps: what identifies the listing. */
 const IDENTITY_ELEMENTS: ReadonlySet<string> = new Set(['agentID', 'uniqueID']);
@@ -83,6 +90,8 @@ export class ReaxmlParser {
   private readonly trees: boolean;
   /** Light reads: the identity element whose text is being collected. */
   private capturing: ElementNode | null = null;
+  /** The last entity name looked up that is not defined (saxes's error does not name it). */
+  private undefinedEntity: string | null = null;
 
   constructor(
     private readonly handlers: ReaxmlParserHandlers,
@@ -90,7 +99,14 @@ export class ReaxmlParser {
   ) {
     this.trees = options.trees ?? true;
     this.strippedAt = [...(options.strippedAt ?? [])];
-    this.sax.ENTITIES = Object.create(ENTITIES);
+    // Lookups go through own properties only, and an unknown name is remembered for the error.
+    this.sax.ENTITIES = new Proxy(ENTITIES, {
+      get: (table, name) => {
+        if (typeof name === 'string' && Object.hasOwn(table, name)) return table[name];
+        if (typeof name === 'string') this.undefinedEntity = name;
+        return undefined;
+      },
+    });
     this.sax.on('doctype', (doctype) => {
       // The DOCTYPE is never fetched; declarations inside it are refused outright so no
       // entity can ever be defined, let alone expanded (billion laughs, XXE).
@@ -102,7 +118,10 @@ export class ReaxmlParser {
     if (this.trees) this.listenToText(true);
     this.sax.on('closetag', () => this.closeTag());
     this.sax.on('error', (err) => {
-      const reason = err.message.replace(/^(?:[^:\d][^:]*:)?\d+:\d+: /, '').replace(/\.$/, '');
+      let reason = err.message.replace(/^(?:[^:\d][^:]*:)?\d+:\d+: /, '').replace(/\.$/, '');
+      if (reason === 'undefined entity' && this.undefinedEntity !== null) {
+        reason = `undefined entity &${this.undefinedEntity}; (only XML's five and HTML's named character references are read)`;
+      }
       this.fail(`XML is not well-formed: ${reason}`);
     });
   }
@@ -203,6 +222,8 @@ export class ReaxmlParser {
     const name = tag.name;
     if (!this.trees && this.listingDepth >= 0) {
       const root = this.stack[0];
+      // An element inside an identity element: recorded, so the identity is refused as the full read refuses it.
+      if (this.capturing && this.depth === this.listingDepth + 2) this.capturing.children.push(new ElementNode(name, tag.attributes, this.capturing, 1));
       if (this.depth === this.listingDepth + 1 && IDENTITY_ELEMENTS.has(name) && child(root, name) === undefined) {
         this.capturing = new ElementNode(name, tag.attributes, root, 1);
         root.children.push(this.capturing);

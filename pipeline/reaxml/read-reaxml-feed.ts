@@ -39,13 +39,13 @@ export async function* readReaxmlFeed(
     onListing({ node, index, source: text, strippedOffsets }) {
       const issues: ListingIssues = pending?.listingIndex === index ? pending : new ListingIssues(index);
       pending = null;
-      const { office, uniqueId } = readIdentity(node, feed);
+      const { office, uniqueId, nested } = readIdentity(node, feed);
       let delta: ListingDelta | null | undefined;
       let hash: string | undefined;
       ready.push({
         index,
         path: node.path,
-        identity: office && uniqueId ? { office, uniqueId } : null,
+        identity: office && uniqueId && nested.length === 0 ? { office, uniqueId } : null,
         sourceHash: () => (hash ??= sourceFingerprint(salt, node.name, JSON.stringify(node.attrs), text)),
         issues,
         delta: () => {

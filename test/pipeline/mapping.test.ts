@@ -185,6 +185,14 @@ describe('REAXML mapping rules', () => {
       expect(result.counts.invalid, code).to.equal(1);
       expect(result.issues.find((i) => i.level === 'error')?.code, xml).to.equal(code);
     }
+    const empty = await one('<residential modTime=" " status="current"><agentID>A</agentID><uniqueID>U</uniqueID></residential>');
+    expect(empty.result.issues.find((i) => i.code === 'missing_mod_time')?.message).to.equal('the modTime attribute is empty');
+    // Markup inside an identity element is no identity (its text would read differently in parts).
+    for (const ids of ['<agentID>A<x>B</x></agentID><uniqueID>U</uniqueID>', '<agentID>A</agentID><uniqueID><b>U</b></uniqueID>']) {
+      const nested = await one(`<residential modTime="2024-01-01" status="current">${ids}${ADDRESS}</residential>`);
+      expect(nested.result.counts.invalid, ids).to.equal(1);
+      expect(nested.result.issues.filter((i) => i.level === 'error').map((i) => i.code), ids).to.deep.equal(['invalid_identity']);
+    }
     const override = await one('<residential modTime="2024-01-01" status="withdrawn"><uniqueID>U</uniqueID></residential>', { ...AU_CONTEXT, sourceOfficeId: 'CTX' });
     expect(override.listing.office).to.equal('CTX');
   });

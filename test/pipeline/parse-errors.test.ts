@@ -56,6 +56,14 @@ describe('feeds that cannot be read, and hostile XML', () => {
     expect(result.listings[0].headline).to.deep.equal({ 'en-AU': 'Sun\u00a0&\u00a0surf \u2013 \u2013 now' });
   });
 
+  it('reads every HTML5 named character, and refuses names that are only Object.prototype keys, naming the entity', async () => {
+    const result = await validateFeed(feed(listingXml(`${ADDRESS}<headline>Jard&iacute;n &oacute; &rarr; &hellip;</headline>`)), AU_CONTEXT);
+    expect(result.listings[0].headline).to.deep.equal({ 'en-AU': 'Jard\u00edn \u00f3 \u2192 \u2026' });
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'notAnEntity']) {
+      await refuse(feed(listingXml(`${ADDRESS}<headline>a&${name};b</headline>`)), new RegExp(`not well-formed: undefined entity &${name};`));
+    }
+  });
+
   it('refuses absurd nesting', async () => {
     await refuse(`<propertyList>${'<a>'.repeat(100)}${'</a>'.repeat(100)}</propertyList>`, /nested deeper than 64/);
   });
