@@ -78,3 +78,20 @@ export async function refreshSourceHashes(db: Knex, rows: { key: string; sourceH
     [rows.map((r) => r.key), rows.map((r) => r.sourceHash), rows.map((r) => r.contentHash)],
   );
 }
+
+/**
+ * For listings found unchanged in content but sent with a newer modTime: writes that modTime (the
+ * column and the record's own) and the fingerprint of the source, nothing else, so the newest
+ * modTime seen is what older records are judged against. Guarded like writeListings: only where
+ * the stored content is still the one compared and the stored modTime is older.
+ */
+export async function advanceModTimes(db: Knex, rows: { key: string; modTime: string; sourceHash: string; contentHash: string }[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.raw(
+    `UPDATE listings SET mod_time = v.mod_time::timestamptz, data = jsonb_set(data, '{modTime}', to_jsonb(v.mod_time)), source_hash = v.source_hash
+       FROM unnest(?::text[], ?::text[], ?::text[], ?::text[]) AS v(listing_key, mod_time, source_hash, content_hash)
+      WHERE listings.listing_key = v.listing_key AND listings.content_hash = v.content_hash
+        AND listings.mod_time < v.mod_time::timestamptz`,
+    [rows.map((r) => r.key), rows.map((r) => r.modTime), rows.map((r) => r.sourceHash), rows.map((r) => r.contentHash)],
+  );
+}

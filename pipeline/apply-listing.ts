@@ -7,7 +7,9 @@ export type UpsertAction = 'inserted' | 'updated' | 'unchanged' | 'stale_ignored
 
 export type Applied =
   | { action: 'invalid' }
-  | { action: 'stale_ignored' | 'unchanged'; listing: CanonicalListing }
+  | { action: 'stale_ignored'; listing: CanonicalListing }
+  /** advanced: the content is the stored one but the record is newer; listing carries the newer modTime. */
+  | { action: 'unchanged'; listing: CanonicalListing; advanced: boolean }
   | { action: 'inserted' | 'updated'; listing: CanonicalListing };
 
 /** True when `a` is an earlier instant than `b` (modTimes carry offsets, so strings do not compare). */
@@ -18,17 +20,27 @@ export function isEarlier(a: string, b: string): boolean {
 /**
  * DESIGN.md §5.2 for one listing against its stored version (null when new), pure: stale check,
  * merge of the delta, validation of the merged record, then the content hash decides between
- * unchanged and updated. An archived listing that reappears differs in status, so it is updated.
+ * unchanged and updated (an unchanged record with a newer modTime says so: its modTime is kept). An archived listing that reappears differs in status, so it is updated.
  * Issues found on the way are added to the listing's own issue list.
  */
 export function applyListing(stored: CanonicalListing | null, item: FeedListing): Applied {
   const delta = item.delta();
   if (!delta || item.issues.hasErrors) return { action: 'invalid' };
+  // The identity the feed's scope was checked on is the one stored under, or nothing is stored.
+  if (!item.identity || item.identity.office !== delta.office || item.identity.uniqueId !== delta.uniqueId) {
+    item.issues.error('invalid_identity', 'the listing\'s identity reads differently in its parts; not stored', item.path);
+    return { action: 'invalid' };
+  }
   if (stored && isEarlier(delta.modTime, stored.modTime)) return { action: 'stale_ignored', listing: stored };
   const merged = mergeListing(stored, delta);
   validateListing(merged, item.issues, item.path, item.fieldPaths);
   if (item.issues.hasErrors) return { action: 'invalid' };
   if (!stored) return { action: 'inserted', listing: merged };
-  if (merged.contentHash === stored.contentHash) return { action: 'unchanged', listing: stored };
+  if (merged.contentHash === stored.contentHash) {
+    // modTime is not content, but the newest modTime seen must be the one an older record is
+    // judged against, or a record between the two would overwrite the newer one's content.
+    const advanced = isEarlier(stored.modTime, delta.modTime);
+    return { action: 'unchanged', listing: advanced ? { ...stored, modTime: delta.modTime } : stored, advanced };
+  }
   return { action: 'updated', listing: merged };
 }

@@ -34,12 +34,18 @@ describe('POST /v1/feeds: per-listing actions against PostgreSQL with BullMQ wor
     expect(stored.data.price).to.deep.include({ amount: 500000, currency: 'AUD' });
     expect(stored.data.address.locality).to.equal('Richmond');
 
-    const before = await svc.db.raw("SELECT listing_key, xmin::text AS xmin, updated_at FROM listings WHERE office = 'OFF1' ORDER BY 1");
-    // The same content with a newer modTime is still unchanged: modTime is not content.
+    const state = "SELECT listing_key, xmin::text AS xmin, updated_at, content_hash, mod_time FROM listings WHERE office = 'OFF1' ORDER BY 1";
+    const before = (await svc.db.raw(state)).rows;
+    // The same content is unchanged; the same content with a newer modTime too (modTime is not
+    // content), but its newer modTime is stored: nothing else of the row changes.
     const again = await push(feed(officeListing('OFF1', 'A'), officeListing('OFF1', 'B', { modTime: '2024-03-02-10:00:00' })));
     expect(again.summary).to.deep.equal({ inserted: 0, updated: 0, unchanged: 2, stale_ignored: 0 });
-    const after = await svc.db.raw("SELECT listing_key, xmin::text AS xmin, updated_at FROM listings WHERE office = 'OFF1' ORDER BY 1");
-    expect(after.rows, 'no row version was written').to.deep.equal(before.rows);
+    const after = (await svc.db.raw(state)).rows;
+    expect(after[0], 'no row version was written for A').to.deep.equal(before[0]);
+    expect(after[1].updated_at).to.deep.equal(before[1].updated_at);
+    expect(after[1].content_hash).to.equal(before[1].content_hash);
+    expect(after[1].mod_time.toISOString()).to.equal('2024-03-01T23:00:00.000Z');
+    expect((await row('OFF1/B')).data.modTime).to.equal('2024-03-01T23:00:00Z');
 
     const changed = await push(feed(officeListing('OFF1', 'A', { modTime: '2024-03-03-10:00:00', price: 650000 })));
     expect(changed.upserts).to.deep.equal([{ listingKey: 'OFF1/A', action: 'updated' }]);
@@ -69,6 +75,48 @@ describe('POST /v1/feeds: per-listing actions against PostgreSQL with BullMQ wor
     const stamped = (await versions()).rows;
     expect((await push(xml)).summary.unchanged).to.equal(2);
     expect((await versions()).rows).to.deep.equal(stamped);
+  });
+
+  it('judges a record against the newest modTime seen, even when that one changed nothing', async () => {
+    // T1 price 100 is stored; T3 with the same content is unchanged; T2 (between them) is stale.
+    expect((await push(feed(officeListing('OFF2', 'MT', { modTime: '2024-05-01-10:00:00', price: 100 })))).summary.inserted).to.equal(1);
+    expect((await push(feed(officeListing('OFF2', 'MT', { modTime: '2024-05-03-10:00:00', price: 100 })))).summary.unchanged).to.equal(1);
+    const between = await push(feed(officeListing('OFF2', 'MT', { modTime: '2024-05-02-10:00:00', price: 200 })));
+    expect(between.upserts).to.deep.equal([{ listingKey: 'OFF2/MT', action: 'stale_ignored' }]);
+    expect((await row('OFF2/MT')).data.price.amount).to.equal(100);
+    // The T3 re-send itself is now a known source again: unchanged, nothing written.
+    const versions = async () => (await svc.db.raw("SELECT xmin::text AS xmin FROM listings WHERE listing_key = 'OFF2/MT'")).rows;
+    const stamped = await versions();
+    expect((await push(feed(officeListing('OFF2', 'MT', { modTime: '2024-05-03-10:00:00', price: 100 })))).summary.unchanged).to.equal(1);
+    expect(await versions()).to.deep.equal(stamped);
+    // Within one feed too: T3 unchanged, then T2.
+    await push(feed(officeListing('OFF2', 'MU', { modTime: '2024-05-01-10:00:00', price: 100 })));
+    const inOne = await push(feed(
+      officeListing('OFF2', 'MU', { modTime: '2024-05-03-10:00:00', price: 100 }),
+      officeListing('OFF2', 'MU', { modTime: '2024-05-02-10:00:00', price: 200 }),
+    ));
+    expect(inOne.upserts.map((u: { action: string }) => u.action)).to.deep.equal(['unchanged', 'stale_ignored']);
+    expect((await row('OFF2/MU')).data.price.amount).to.equal(100);
+    expect((await row('OFF2/MU')).mod_time.toISOString()).to.equal('2024-05-03T00:00:00.000Z');
+  });
+
+  it('never lets a key reach an office outside its scope through markup inside agentID or uniqueID', async () => {
+    const narrow = await activeKey(svc.db, ['OFF1X']);
+    const victim = await row('OFF1/A');
+    const attack = (ids: string) => `<residential modTime="2030-01-01-10:00:00" status="current">${ids}<headline>Owned</headline><price>1</price>` +
+      '<address><streetNumber>1</streetNumber><street>Main Road</street><suburb>Richmond</suburb><state>VIC</state><postcode>3121</postcode></address></residential>';
+    for (const ids of ['<agentID>OFF1<x>X</x></agentID><uniqueID>A</uniqueID>', '<agentID>OFF1X</agentID><uniqueID>A<b/></uniqueID>', '<agentID><x/>OFF1</agentID><uniqueID>A</uniqueID>']) {
+      for (const mode of ['incremental', 'full'] as const) {
+        const res = await pushFeed(svc.url, narrow, feed(attack(ids)), { mode });
+        const body = await res.json();
+        expect(res.status, JSON.stringify(body)).to.equal(200);
+        expect(body.counts, ids).to.deep.equal({ parsed: 1, valid: 0, invalid: 1 });
+        expect(body.upserts).to.deep.equal([]);
+        expect(body.issues.map((i: { code: string }) => i.code)).to.include('invalid_identity');
+      }
+    }
+    expect(await row('OFF1/A'), 'the other office\'s listing is untouched').to.deep.equal(victim);
+    expect(await svc.db('listings').where({ office: 'OFF1X' }).count('* as n').first()).to.deep.equal({ n: '0' });
   });
 
   it('ignores a record older than the stored one (stale_ignored) and keeps the stored version', async () => {

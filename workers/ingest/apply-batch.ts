@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { loadListings, loadVersions, refreshSourceHashes, writeListings, type StoredVersion } from '../../db/listings-store.js';
+import { advanceModTimes, loadListings, loadVersions, refreshSourceHashes, writeListings, type StoredVersion } from '../../db/listings-store.js';
 import { applyListing, type UpsertAction } from '../../pipeline/apply-listing.js';
 import { fingerprintMapping, type FeedListing } from '../../pipeline/feed-listing.js';
 import { keyOfIdentity } from '../../pipeline/listing-key.js';
@@ -13,6 +13,8 @@ export interface BatchOutcome {
 
 type Decision = { key: string | null; action: UpsertAction | 'invalid' };
 type Write = { listing: CanonicalListing; sourceHash: string };
+/** An unchanged listing seen with a newer modTime: only its modTime and fingerprint are written. */
+type Advance = { key: string; modTime: string; sourceHash: string; contentHash: string };
 
 const keyOf = (item: FeedListing) => keyOfIdentity(item.identity);
 
@@ -31,16 +33,24 @@ function applyAll(items: FeedListing[], start: Map<string, CanonicalListing>) {
   const state = new Map(start);
   const decisions = new Map<FeedListing, Decision>();
   const toWrite = new Map<string, Write>();
+  const toAdvance = new Map<string, Advance>();
   for (const item of items) {
     const key = keyOf(item);
     const applied = applyListing(key ? (state.get(key) ?? null) : null, item);
     decisions.set(item, { key, action: applied.action });
-    if (key && (applied.action === 'inserted' || applied.action === 'updated')) {
+    if (!key) continue;
+    if (applied.action === 'inserted' || applied.action === 'updated' || (applied.action === 'unchanged' && applied.advanced)) {
       state.set(key, applied.listing);
-      toWrite.set(key, { listing: applied.listing, sourceHash: item.sourceHash() });
+      const write = { listing: applied.listing, sourceHash: item.sourceHash() };
+      if (applied.action !== 'unchanged' || toWrite.has(key)) {
+        toWrite.set(key, write);
+        toAdvance.delete(key);
+      } else {
+        toAdvance.set(key, { key, modTime: applied.listing.modTime, sourceHash: write.sourceHash, contentHash: applied.listing.contentHash });
+      }
     }
   }
-  return { decisions, toWrite };
+  return { decisions, toWrite, toAdvance };
 }
 
 /**
@@ -49,7 +59,8 @@ function applyAll(items: FeedListing[], start: Map<string, CanonicalListing>) {
  * (a second query), and only changed records are written, in one transaction that locks them
  * first. Should another feed have changed one of them in between, the batch is decided again on
  * the locked rows, so nothing written by the other feed is lost. An unchanged batch writes nothing,
- * except, once after a mapping change, the new fingerprints of its listings.
+ * except the newer modTime (and fingerprint) of listings re-sent with one, and, once after a mapping
+ * change, the new fingerprints of its listings.
  */
 export async function applyBatch(db: Knex, items: FeedListing[]): Promise<BatchOutcome> {
   const keys = new Map<FeedListing, string | null>();
@@ -82,7 +93,7 @@ export async function applyBatch(db: Knex, items: FeedListing[]): Promise<BatchO
         // Decide again from the rows as they are now; issue lists are not added to twice.
         const again = rest.map((item) => ({ ...item, issues: item.issues.copy() }));
         const redecided = applyAll(again, new Map([...snapshot, ...locked]));
-        final = { toWrite: redecided.toWrite, decisions: new Map(rest.map((item, i) => [item, redecided.decisions.get(again[i])!])) };
+        final = { toWrite: redecided.toWrite, toAdvance: redecided.toAdvance, decisions: new Map(rest.map((item, i) => [item, redecided.decisions.get(again[i])!])) };
       }
       const written = await writeListings(trx, [...final.toWrite.values()]);
       // A record the guard refused was overtaken by a newer one from another feed.
@@ -90,6 +101,9 @@ export async function applyBatch(db: Knex, items: FeedListing[]): Promise<BatchO
       return final;
     });
   }
+
+  // Unchanged listings that came with a newer modTime: it becomes the stored one (with their fingerprint).
+  await advanceModTimes(db, [...decided.toAdvance.values()]);
 
   // Unchanged listings whose stored fingerprint an older mapping (or another format) made: stamp
   // the current one, or they would be mapped again on every re-send. A fingerprint that differs
@@ -100,7 +114,7 @@ export async function applyBatch(db: Knex, items: FeedListing[]): Promise<BatchO
       const key = keys.get(item);
       const stored = key ? versions.get(key) : undefined;
       const compared = key ? snapshot.get(key) : undefined;
-      if (!key || !stored || !compared || occurrences.get(key) !== 1 || decided.decisions.get(item)?.action !== 'unchanged') return [];
+      if (!key || !stored || !compared || occurrences.get(key) !== 1 || decided.decisions.get(item)?.action !== 'unchanged' || decided.toAdvance.has(key)) return [];
       if (fingerprintMapping(stored.sourceHash ?? '') === fingerprintMapping(item.sourceHash())) return [];
       return [{ key, sourceHash: item.sourceHash(), contentHash: compared.contentHash }];
     }),
