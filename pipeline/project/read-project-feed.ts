@@ -2,7 +2,8 @@ import type { ErrorObject } from 'ajv';
 import { createAjv } from '../../lib/ajv.js';
 import { sourceFingerprint, sourceSalt, type FeedListing } from '../feed-listing.js';
 import { FeedSyntaxError } from '../feed-syntax-error.js';
-import { ListingIssues } from '../issues.js';
+import { stripJsonControlCharacters } from '../control-characters.js';
+import { ListingIssues, strippedWarning } from '../issues.js';
 import { parseJsonDocument, pointerSegment } from '../json-document.js';
 import type { FeedContext, ListingDelta } from '../types.js';
 import { mapProject, mapProjectChild, type ProjectDraft } from './map-project.js';
@@ -55,12 +56,17 @@ export function readProjectDocument(text: string, feed: FeedContext): { projects
   const projects: FeedProject[] = [];
   const listings: FeedListing[] = [];
 
-  doc.projects.forEach((raw: unknown, i: number) => {
+  doc.projects.forEach((sent: unknown, i: number) => {
     const path = `/projects/${i}`;
     const issues = new ListingIssues(null);
+    const sentChildren = (sent as { listings?: unknown })?.listings;
+    const children = (Array.isArray(sentChildren) ? sentChildren : []).map((_, j) => new ListingIssues(listings.length + j));
+    const raw = stripJsonControlCharacters(sent, path, (at, n) => {
+      const m = /^\/projects\/\d+\/listings\/(\d+)(\/|$)/.exec(at);
+      strippedWarning(m ? children[Number(m[1])] : issues, at, n);
+    });
     const input = raw as ProjectInput;
     const rawChildren: unknown[] = typeof raw === 'object' && raw !== null && Array.isArray(input.listings) ? input.listings : [];
-    const children = rawChildren.map((_, j) => new ListingIssues(listings.length + j));
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
       issues.error('invalid_project', 'a project must be an object', path);
       projects.push({ index: i, path, identity: null, issues, draft: null });

@@ -1,3 +1,5 @@
+import { strippedWarning } from '../issues.js';
+import { stripJsonControlCharacters } from '../control-characters.js';
 import { sourceFingerprint, sourceSalt, type FeedListing } from '../feed-listing.js';
 import { FeedSyntaxError } from '../feed-syntax-error.js';
 import { ListingIssues } from '../issues.js';
@@ -44,7 +46,7 @@ export function readResoDocument(text: string, feed: FeedContext): FeedListing[]
       issues.error('invalid_record', 'a RESO record must be an object', path);
       return { index, path, identity: null, issues, sourceHash: () => '', delta: () => null };
     }
-    const record = withoutAnnotations(raw as Record<string, unknown>);
+    const record = stripJsonControlCharacters(withoutAnnotations(raw as Record<string, unknown>), path, (at, n) => strippedWarning(issues, at, n)) as ResoRecord;
     const fields = new ResoFields(record, path, issues);
     const { office, uniqueId } = readResoIdentity(new ResoFields(record, path, new ListingIssues(index)), feed);
     let delta: ListingDelta | null | undefined;

@@ -179,4 +179,28 @@ describe('RESO and project feeds through /v1/validate, /v1/feeds and the project
       expect((await get('/v1/projects?office=OFF2')).body.total).to.equal(1);
     });
   });
+  describe('control characters', () => {
+    it('strips NUL and other control characters with a warning, in the dry run and in ingestion alike', async () => {
+      const doc = { value: [resoRecord({ ListingKey: 'nul1', PublicRemarks: 'Quiet\u0000 street\u0007.', 'Odd\u0000Field': 'x' })] };
+      const dry = await (await send('/v1/validate', 'reso', doc, { raw: true })).json();
+      expect(dry.counts).to.deep.equal({ parsed: 1, valid: 1, invalid: 0 });
+      const stripped = (issues: any[]) => issues.filter((i) => i.code === 'invalid_character_stripped').map((i) => [i.path, i.listingIndex]);
+      expect(stripped(dry.issues)).to.deep.equal([['/value/0/PublicRemarks', 0], ['/value/0/OddField', 0]]);
+      expect(dry.listings[0].description).to.deep.equal({ 'en-AU': 'Quiet street.' });
+      const live = await ingest('reso', doc, { raw: true });
+      expect(live.upserts).to.deep.equal([{ listingKey: 'OFF1/nul1', action: 'inserted' }]);
+      expect(stripped(live.issues)).to.deep.equal(stripped(dry.issues));
+      expect((await svc.db('listings').where({ listing_key: 'OFF1/nul1' }).first()).data.description).to.deep.equal({ 'en-AU': 'Quiet street.' });
+
+      const project = projectDoc({ uniqueId: 'NUL', name: 'Null\u0000 Towers' });
+      (project.projects[0].listings as Record<string, unknown>[]).forEach((l) => (l.uniqueId = `NUL-${l.uniqueId}`));
+      (project.projects[0].listings as Record<string, unknown>[])[0].headline = 'One\u0000 bedroom';
+      const projectDry = await (await send('/v1/validate', 'project', project, { raw: true })).json();
+      expect(projectDry.ok, JSON.stringify(projectDry.issues)).to.equal(true);
+      expect(stripped(projectDry.issues)).to.deep.equal([['/projects/0/name', null], ['/projects/0/listings/0/headline', 0]]);
+      const projectLive = await ingest('project', project, { raw: true });
+      expect(projectLive.ok, JSON.stringify(projectLive.issues)).to.equal(true);
+      expect((await svc.db('projects').where({ unique_id: 'NUL' }).first()).data.name).to.equal('Null Towers');
+    });
+  });
 });
