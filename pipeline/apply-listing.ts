@@ -20,10 +20,13 @@ export function isEarlier(a: string, b: string): boolean {
 /**
  * DESIGN.md §5.2 for one listing against its stored version (null when new), pure: stale check,
  * merge of the delta, validation of the merged record, then the content hash decides between
- * unchanged and updated (an unchanged record with a newer modTime says so: its modTime is kept). An archived listing that reappears differs in status, so it is updated.
- * Issues found on the way are added to the listing's own issue list.
+ * unchanged and updated (an unchanged record with a newer modTime says so: its modTime is kept).
+ * An archived listing that reappears differs in status, so it is updated.
+ * Issues found on the way are added to the listing's own issue list. A dry run (nothing stored to
+ * merge onto) validates a REAXML record as the delta it is: one without an address is valid with a
+ * delta_needs_stored_listing warning, as it would be when it updates a stored listing.
  */
-export function applyListing(stored: CanonicalListing | null, item: FeedListing): Applied {
+export function applyListing(stored: CanonicalListing | null, item: FeedListing, options: { dryRun?: boolean } = {}): Applied {
   const delta = item.delta();
   if (!delta || item.issues.hasErrors) return { action: 'invalid' };
   // The identity the feed's scope was checked on is the one stored under, or nothing is stored.
@@ -33,7 +36,7 @@ export function applyListing(stored: CanonicalListing | null, item: FeedListing)
   }
   if (stored && isEarlier(delta.modTime, stored.modTime)) return { action: 'stale_ignored', listing: stored };
   const merged = mergeListing(stored, delta);
-  validateListing(merged, item.issues, item.path, item.fieldPaths);
+  validateListing(merged, item.issues, item.path, item.fieldPaths, { delta: options.dryRun && delta.format === 'reaxml' });
   if (item.issues.hasErrors) return { action: 'invalid' };
   if (!stored) return { action: 'inserted', listing: merged };
   if (merged.contentHash === stored.contentHash) {

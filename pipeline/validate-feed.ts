@@ -51,7 +51,7 @@ export async function validateFeed(
     }
     for (const item of batch.listings) {
       counts.parsed += 1;
-      const applied = applyListing(null, item);
+      const applied = applyListing(null, item, { dryRun: true });
       issues.push(...item.issues.list);
       if (applied.action === 'invalid') {
         counts.invalid += 1;

@@ -47,7 +47,7 @@ describe('Browser: the /developer page requests a key and dry-runs a feed', func
   it('dry-runs a pasted feed and lists its issues', async () => {
     const page = await browser.newPage();
     await page.goto(`${svc.url}/developer`);
-    await page.getByLabel('REAXML', { exact: true }).fill(feed(listingXml(ADDRESS), listingXml('', 'modTime="2024-03-01-10:00:00" status="current"').replace('L1', 'L2')));
+    await page.getByLabel('REAXML', { exact: true }).fill(feed(listingXml(ADDRESS), listingXml('<address><street>Main Road</street></address>', 'modTime="2024-03-01-10:00:00" status="current"').replace('L1', 'L2')));
     await page.getByRole('button', { name: 'Validate' }).click();
     await page.locator('#dry-summary').waitFor();
     expect(await page.locator('#dry-summary').innerText()).to.equal('2 parsed, 1 valid, 1 invalid');

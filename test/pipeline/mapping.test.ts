@@ -1,11 +1,20 @@
 import { expect } from 'chai';
+import { applyListing } from '../../pipeline/apply-listing.js';
+import type { FeedListing } from '../../pipeline/feed-listing.js';
 import { mergeListing } from '../../pipeline/merge.js';
+import { readReaxmlFeed } from '../../pipeline/reaxml/read-reaxml-feed.js';
 import { mapReaxmlListing } from '../../pipeline/reaxml/map-listing.js';
 import { ReaxmlParser } from '../../pipeline/reaxml/parse-reaxml.js';
 import { validateFeed } from '../../pipeline/validate-feed.js';
 import type { FeedContext, ListingDelta } from '../../pipeline/types.js';
 import type { XmlNode } from '../../pipeline/xml-node.js';
 import { ADDRESS, AU_CONTEXT, feed, listingXml } from '../helpers.js';
+
+async function readAll(xml: string): Promise<FeedListing[]> {
+  const out: FeedListing[] = [];
+  for await (const batch of readReaxmlFeed(xml, AU_CONTEXT, [])) out.push(...batch);
+  return out;
+}
 
 /** Validates a feed; the missing headline/description warnings (covered by the fixtures) are left out. */
 async function one(xml: string, context: FeedContext = AU_CONTEXT) {
@@ -165,10 +174,18 @@ describe('REAXML mapping rules', () => {
     expect(emptyFeature.features.garages).to.equal(0);
   });
 
-  it('requires an address for a listing on the market; a status-only record is valid alone', async () => {
-    const noAddress = await one(listingXml('<headline>Hi</headline>'));
-    expect(noAddress.result.counts.invalid).to.equal(1);
-    expect(noAddress.issues.map((i) => `${i.level}:${i.code}`)).to.include('error:missing_address');
+  it('requires an address for a listing on the market; a dry run takes a record without one as the update it can only be', async () => {
+    // Ingestion: nothing stored to update, so a current listing without an address is invalid.
+    const [item] = await readAll(feed(listingXml('<price>500000</price>')));
+    expect(applyListing(null, item).action).to.equal('invalid');
+    expect(item.issues.list.map((i) => `${i.level}:${i.code}`)).to.include('error:missing_address');
+    // The dry run says what ingestion does with it as an update of a stored listing: valid, with a warning.
+    const delta = await one(listingXml('<price>500000</price>'));
+    expect(delta.result.counts).to.deep.equal({ parsed: 1, valid: 1, invalid: 0 });
+    expect(delta.issues.map((i) => `${i.level}:${i.code}`)).to.deep.equal(['warning:delta_needs_stored_listing']);
+    // An address without suburb or postcode is an error either way: it would replace the stored one.
+    const noPlace = await one(listingXml('<address><street>Main Road</street></address>'));
+    expect(noPlace.issues.map((i) => `${i.level}:${i.code}`)).to.include('error:missing_address');
     expect((await one(listingXml('', 'modTime="2024-03-01" status="withdrawn"'))).result.ok).to.equal(true);
   });
 
