@@ -34,7 +34,7 @@ export async function validateFeed(
   const listings: CanonicalListing[] = [];
   const counts = { parsed: 0, valid: 0, invalid: 0 };
   /** Per identity: where its preview is, and the modTime that won so far. */
-  const seen = new Map<string, { index: number; modTime: string; preview: number }>();
+  const seen = new Map<string, { index: number; path: string; modTime: string; preview: number }>();
 
   const format = options.format ?? 'reaxml';
   const projects = { counts: { parsed: 0, valid: 0, invalid: 0 }, previews: [] as CanonicalProject[] };
@@ -61,23 +61,25 @@ export async function validateFeed(
       const preview = applied.listing;
       const earlier = seen.get(preview.listingKey);
       if (!earlier) {
-        seen.set(preview.listingKey, { index: item.index, modTime: preview.modTime, preview: listings.length });
+        seen.set(preview.listingKey, { index: item.index, path: item.path, modTime: preview.modTime, preview: listings.length });
         if (keepPreviews) listings.push(preview);
         continue;
       }
-      const newer = !isEarlier(preview.modTime, earlier.modTime);
-      const [loser, winner] = newer ? [earlier.index, item.index] : [item.index, earlier.index];
+      // As ingestion decides: in feed order, an older record is stale; a newer or equal one wins.
+      const older = isEarlier(preview.modTime, earlier.modTime);
+      const rule = older || isEarlier(earlier.modTime, preview.modTime) ? 'the newer modTime' : 'equal modTimes, the later in the feed';
+      const [dropped, kept] = older ? [{ index: item.index, path: item.path }, earlier] : [earlier, { index: item.index, path: item.path }];
       issues.push({
         level: 'warning',
         code: 'duplicate_listing',
-        message: `the feed carries ${preview.office}/${preview.uniqueId} more than once; listing ${winner} (newer modTime) is kept`,
-        listingIndex: loser,
+        message: `the feed carries ${preview.office}/${preview.uniqueId} more than once; listing ${kept.index} is kept (${rule}), this one is not`,
+        listingIndex: dropped.index,
         uniqueId: preview.uniqueId,
-        path: item.path,
+        path: dropped.path,
       });
-      if (!newer) continue;
+      if (older) continue;
       if (keepPreviews) listings[earlier.preview] = preview;
-      seen.set(preview.listingKey, { index: item.index, modTime: preview.modTime, preview: earlier.preview });
+      seen.set(preview.listingKey, { index: item.index, path: item.path, modTime: preview.modTime, preview: earlier.preview });
     }
   }
   const ok = counts.invalid === 0 && projects.counts.invalid === 0 && !issues.some((i) => i.level === 'error');

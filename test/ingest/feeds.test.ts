@@ -132,6 +132,8 @@ describe('POST /v1/feeds: per-listing actions against PostgreSQL with BullMQ wor
       officeListing('OFF2', 'DUP', { modTime: '2024-03-01-10:00:00', price: 3 }),
     ));
     expect(res.upserts.map((u: { action: string }) => u.action)).to.deep.equal(['inserted', 'updated', 'stale_ignored']);
+    expect(res.issues.filter((i: { code: string }) => i.code === 'duplicate_listing').map((i: { listingIndex: number; path: string }) => [i.listingIndex, i.path]))
+      .to.deep.equal([[1, '/propertyList/residential[2]'], [2, '/propertyList/residential[3]']]);
     expect((await row('OFF2/DUP')).data.price.amount).to.equal(2);
   });
 

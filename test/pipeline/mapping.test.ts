@@ -222,8 +222,15 @@ describe('REAXML mapping rules', () => {
       expect(result.listings).to.have.length(1);
       expect(result.listings[0].headline).to.deep.equal({ 'en-AU': 'new' });
       expect(result.issues.map((i) => i.code)).to.deep.equal(['duplicate_listing']);
-      expect(result.issues[0].listingIndex).to.equal(order[0] === older ? 0 : 1);
+      const dropped = order[0] === older ? 0 : 1;
+      expect(result.issues[0]).to.deep.include({ listingIndex: dropped, path: `/propertyList/residential[${dropped + 1}]` });
+      expect(result.issues[0].message).to.equal(`the feed carries OFF1/L1 more than once; listing ${1 - dropped} is kept (the newer modTime), this one is not`);
     }
+    // Equal modTimes: the later record wins, as ingestion applies them in feed order, and the message says so.
+    const same = await one(older + older.replace('old', 'later'));
+    expect(same.listing.headline).to.deep.equal({ 'en-AU': 'later' });
+    expect(same.issues[0]).to.deep.include({ listingIndex: 0, path: '/propertyList/residential[1]' });
+    expect(same.issues[0].message).to.contain('listing 1 is kept (equal modTimes, the later in the feed)');
   });
 
   it('accepts a single listing element as the root, with XPath-like 1-based paths', async () => {

@@ -70,6 +70,8 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
     if (!present.has(office)) present.set(office, new Set());
   };
   let pending: FeedListing[] = [];
+  /** Each listing key's first position in the feed, so a repeat is reported. */
+  const firstSeen = new Map<string, number>();
   /** Offices whose stored listings this feed changed: their directory rows are rebuilt at the end. */
   const changedOffices = new Set<string>();
   /** The batch being applied while the next one is read: one at a time, in feed order. */
@@ -110,7 +112,15 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
           issues.push(...item.issues.list);
           continue;
         }
-        if (full && item.identity) note(present, item.identity.office, listingKey(item.identity.office, item.identity.uniqueId));
+        if (item.identity) {
+          const key = listingKey(item.identity.office, item.identity.uniqueId);
+          if (full) note(present, item.identity.office, key);
+          const first = firstSeen.get(key);
+          if (first === undefined) firstSeen.set(key, item.index);
+          else {
+            item.issues.warning('duplicate_listing', `the feed carries ${key} more than once (first as listing ${first}); both are applied in feed order, so this one is stale_ignored when its modTime is older and wins otherwise`, item.path);
+          }
+        }
         pending.push(item);
         if (pending.length >= BATCH) await flush();
       }
