@@ -56,6 +56,8 @@ export interface Address {
   street: string | null;
   streetNumber: string | null;
   subNumber: string | null;
+  /** REAXML land and commercialLand lots ("5" in "Lot 5 Sample Road"); present only when the feed gives one. */
+  lotNumber?: string;
   display: boolean;
 }
 

@@ -18,6 +18,7 @@ export function mapAddress(ctx: Pick<MapContext, 'feed' | 'issues'>, node: XmlNo
   }
   const display = attr(node, 'display');
   const region = orNull(childText(node, 'state') ?? childText(node, 'region'));
+  const lotNumber = orNull(childText(node, 'lotNumber'));
   return {
     country,
     // AU states arrive in any case ("Vic", "vic"); they are stored as their abbreviation.
@@ -27,17 +28,28 @@ export function mapAddress(ctx: Pick<MapContext, 'feed' | 'issues'>, node: XmlNo
     street: orNull(childText(node, 'street')),
     streetNumber: orNull(childText(node, 'streetNumber')),
     subNumber: orNull(childText(node, 'subNumber')),
+    ...(lotNumber ? { lotNumber: lotNumber.replace(/^lot\s*/i, '') } : {}),
     display: display === undefined ? true : (readBoolean(display) ?? true),
   };
 }
 
-/** Vendors put coordinates in <latitude>/<longitude> (listing or address) or in extraFields. */
+/** A direct child by name in any case (vendors write Geocode, geocode, GEOCODE). */
+function childAnyCase(node: XmlNode, lowerName: string): XmlNode | undefined {
+  return node.children.find((c) => c.name.length === lowerName.length && c.name.toLowerCase() === lowerName);
+}
+
+/**
+ * Vendors put coordinates in <latitude>/<longitude> (listing or address), in a <Geocode> element
+ * holding them (MyDesktop; listing or address), in any case, or in extraFields.
+ */
 function sourceCoordinates(listing: XmlNode, address: XmlNode | undefined): { lat?: string; lng?: string; path: string } {
-  for (const holder of [address, listing]) {
-    if (!holder) continue;
-    const lat = childText(holder, 'latitude');
-    const lng = childText(holder, 'longitude');
-    if (lat || lng) return { lat, lng, path: child(holder, 'latitude')?.path ?? holder.path };
+  const holders = [address, listing].flatMap((node) => (node ? [node, childAnyCase(node, 'geocode')] : [])).filter((n): n is XmlNode => n !== undefined);
+  for (const holder of holders) {
+    const latNode = childAnyCase(holder, 'latitude');
+    const lngNode = childAnyCase(holder, 'longitude');
+    const lat = latNode?.text.trim() || undefined;
+    const lng = lngNode?.text.trim() || undefined;
+    if (lat || lng) return { lat, lng, path: latNode?.path ?? holder.path };
   }
   const extra = child(listing, 'extraFields');
   if (extra) {

@@ -9,7 +9,7 @@ import { ReaxmlParser, reparseListing } from './parse-reaxml.js';
  * Bump when a change to the REAXML mapping changes what an unchanged source maps to, so that
  * ingestion stops treating listings with a known source fingerprint as unchanged.
  */
-export const REAXML_MAPPING_VERSION = 1;
+export const REAXML_MAPPING_VERSION = 2; // 2: lotNumber, <Geocode> coordinates, identity elements holding markup
 
 /**
  * Streams a REAXML feed: yields the listings read since the last yield, in feed order, after

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import { validatorFor } from '../../api/validators.js';
+import { REAXML_MAPPING_VERSION } from '../../pipeline/reaxml/read-reaxml-feed.js';
 import { feed } from '../helpers.js';
 import { startTestService, type TestService } from '../service.js';
 import { activeKey, officeListing, pushFeed } from './client.js';
@@ -58,7 +59,7 @@ describe('POST /v1/feeds: per-listing actions against PostgreSQL with BullMQ wor
     await push(xml);
     const fingerprints = async () => (await svc.db('listings').whereIn('listing_key', ['OFF2/FP1', 'OFF2/FP2']).orderBy('listing_key').pluck('source_hash')) as string[];
     const current = await fingerprints();
-    expect(current.every((f) => f.startsWith('reaxml1:'))).to.equal(true);
+    expect(current.every((f) => f.startsWith(`reaxml${REAXML_MAPPING_VERSION}:`))).to.equal(true);
     // As left by an older mapping version, and by a release before fingerprints named their mapping.
     await svc.db('listings').where({ listing_key: 'OFF2/FP1' }).update({ source_hash: 'reaxml0:older-mapping' });
     await svc.db('listings').where({ listing_key: 'OFF2/FP2' }).update({ source_hash: 'legacy-unprefixed' });

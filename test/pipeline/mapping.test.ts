@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { addressLine } from '../../pipeline/address-line.js';
 import { applyListing } from '../../pipeline/apply-listing.js';
 import type { FeedListing } from '../../pipeline/feed-listing.js';
 import { mergeListing } from '../../pipeline/merge.js';
@@ -115,9 +116,34 @@ describe('REAXML mapping rules', () => {
     expect(fromFeed.listing.location).to.deep.equal({ lat: -37.81, lng: 144.96, precision: 'source', source: 'feed' });
     const extra = await one(listingXml(`${ADDRESS}<extraFields><eField name="latitude">-33.86</eField><eField name="longitude">151.2</eField></extraFields>`));
     expect(extra.listing.location).to.include({ lat: -33.86, precision: 'source' });
+    // MyDesktop writes <Geocode><Latitude>…<Longitude>, under the address or the listing, in any case.
+    const withGeocode = (where: 'address' | 'listing', inner: string) =>
+      listingXml(where === 'address' ? ADDRESS.replace('</address>', `${inner}</address>`) : `${ADDRESS}${inner}`);
+    for (const xml of [
+      withGeocode('address', '<Geocode><Latitude>-37.8183</Latitude><Longitude>145.0013</Longitude></Geocode>'),
+      withGeocode('listing', '<geocode><latitude>-37.8183</latitude><longitude>145.0013</longitude></geocode>'),
+      withGeocode('listing', '<GEOCODE><LATITUDE> -37.8183 </LATITUDE><LONGITUDE>145.0013</LONGITUDE></GEOCODE>'),
+    ]) {
+      expect((await one(xml)).listing.location, xml).to.deep.equal({ lat: -37.8183, lng: 145.0013, precision: 'source', source: 'feed' });
+    }
+    const badGeocode = await one(withGeocode('address', '<Geocode><Latitude>north</Latitude><Longitude>145</Longitude></Geocode>'));
+    expect(badGeocode.issues.map((i) => [i.code, i.path])).to.deep.equal([['invalid_coordinates', '/propertyList/residential[1]/address[1]/Geocode[1]/Latitude[1]']]);
+    expect(badGeocode.listing.location).to.include({ precision: 'locality' });
     const nowhere = await one(listingXml('<address><street>X</street><suburb>Zzyzx Qqq</suburb><postcode>99999</postcode></address>'));
     expect(nowhere.listing.location).to.equal(null);
     expect(nowhere.issues.map((i) => i.code)).to.deep.equal(['geocode_failed']);
+  });
+
+  it('keeps a land lot number in the address and in the address line', async () => {
+    const lot = '<address><lotNumber>5</lotNumber><street>Sample Road</street><suburb>Richmond</suburb><state>VIC</state><postcode>3121</postcode></address>';
+    const land = await one(listingXml(lot, undefined, 'land'));
+    expect(land.listing.address).to.include({ lotNumber: '5', streetNumber: null, street: 'Sample Road' });
+    expect(addressLine(land.listing.address)).to.equal('Lot 5 Sample Road Richmond VIC 3121');
+    const written = await one(listingXml(lot.replace('>5<', '>LOT 12A<'), undefined, 'commercialLand'));
+    expect(written.listing.address?.lotNumber).to.equal('12A');
+    // Without a lot the address has no lotNumber key at all, so stored records keep their content hash.
+    expect((await one(listingXml(ADDRESS))).listing.address).not.to.have.property('lotNumber');
+    expect(addressLine({ subNumber: '3', streetNumber: '12', street: 'Sample Road', locality: 'Richmond' })).to.equal('3/12 Sample Road Richmond');
   });
 
   it('injects the context currency on every price, else the country currency with a warning', async () => {

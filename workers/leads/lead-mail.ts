@@ -1,5 +1,6 @@
 import type { LeadContact } from '../../db/leads.js';
 import type { Mail } from '../../lib/mailer.js';
+import { addressLine } from '../../pipeline/address-line.js';
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 const firstText = (map: Record<string, string> | null | undefined) => (map ? Object.values(map)[0] ?? null : null);
@@ -14,8 +15,7 @@ export interface LeadMailInput {
 export function leadMail(input: LeadMailInput): Mail {
   const { contact, listing } = input;
   const headline = firstText(listing.headline) ?? `Listing ${listing.uniqueId}`;
-  const a = listing.address ?? {};
-  const address = [[a.subNumber, a.streetNumber].filter(Boolean).join('/'), a.street, a.locality, a.region, a.postcode].filter((p) => typeof p === 'string' && p).join(' ');
+  const address = addressLine(listing.address);
   const link = `/v1/listings/${encodeURIComponent(listing.office)}/${encodeURIComponent(listing.uniqueId)}`;
   const who = contact.name ? `${contact.name} <${contact.email}>` : contact.email;
   const lines = [
