@@ -7,30 +7,53 @@ function declaredEncoding(head: Buffer): string | null {
   return m ? m[1].toLowerCase() : null;
 }
 
+/** UTF-16 told by its byte-order mark, or by `<?` / `<` written in two bytes per character. */
+function utf16Label(head: Buffer): string | null {
+  if (head[0] === 0xff && head[1] === 0xfe) return 'utf-16le';
+  if (head[0] === 0xfe && head[1] === 0xff) return 'utf-16be';
+  if (head[0] === 0x3c && head[1] === 0x00 && head[2] !== 0x00) return 'utf-16le';
+  if (head[0] === 0x00 && head[1] === 0x3c) return 'utf-16be';
+  return null;
+}
+
 /**
- * Turns a byte stream into text for the parser: UTF-8 unless the XML declaration names another
- * encoding (ISO-8859-1 and Windows-1252 exports are common). A UTF-8 byte-order mark is dropped.
+ * Turns a byte stream into text for the parser: UTF-16 when a byte-order mark (or the first
+ * character's two bytes) says so, else UTF-8 unless the XML declaration names another encoding
+ * (ISO-8859-1 and Windows-1252 exports are common). A byte-order mark is dropped. Bytes that are
+ * not valid in the encoding become U+FFFD, which the REAXML reader reports as
+ * `invalid_utf8_replaced` where it stands.
  */
 export async function* decodeXmlBytes(bytes: AsyncIterable<Buffer | string> | Iterable<Buffer | string>): AsyncGenerator<string> {
   let decoder: TextDecoder | null = null;
+  /** The first bytes, held until there are enough to tell the encoding. */
+  let head: Buffer | null = null;
+  const start = (first: Buffer) => {
+    const label = utf16Label(first) ?? declaredEncoding(first) ?? 'utf-8';
+    try {
+      decoder = new TextDecoder(label === 'utf8' ? 'utf-8' : label);
+    } catch {
+      throw new FeedSyntaxError(`the XML declaration names an unsupported encoding "${label}"`, 1, 1);
+    }
+  };
   for await (const chunk of bytes) {
     if (typeof chunk === 'string') {
       yield chunk;
       continue;
     }
+    let data: Buffer = chunk;
     if (!decoder) {
-      const label = declaredEncoding(chunk) ?? 'utf-8';
-      try {
-        decoder = new TextDecoder(label === 'utf8' ? 'utf-8' : label);
-      } catch {
-        throw new FeedSyntaxError(`the XML declaration names an unsupported encoding "${label}"`, 1, 1);
-      }
+      head = head ? Buffer.concat([head, chunk]) : chunk;
+      if (head.length < 4) continue;
+      data = head;
+      head = null;
+      start(data);
     }
-    const text = decoder.decode(chunk, { stream: true });
+    const text = decoder!.decode(data, { stream: true });
     if (text) yield text;
   }
+  if (head) start(head);
   if (decoder) {
-    const rest = decoder.decode();
+    const rest = (decoder as TextDecoder).decode(head ?? undefined);
     if (rest) yield rest;
   }
 }

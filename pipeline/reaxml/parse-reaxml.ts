@@ -72,6 +72,8 @@ export class ReaxmlParser {
   private failure: FeedSyntaxError | null = null;
   /** Offsets (in the cleaned stream) of characters removed before parsing, not yet reported. */
   private strippedAt: number[] = [];
+  /** Offsets (in the cleaned stream) of U+FFFD, the decoder's mark for bytes it could not read, not yet reported. */
+  private readonly replacedAt: number[] = [];
   private cleanedOffset = 0;
   private started = false;
   /** Text of the stream from windowStart on, kept while a listing is open so its source can be sliced out. */
@@ -125,6 +127,7 @@ export class ReaxmlParser {
     }
     if (chunk.length === 0) return;
     if (hasControlCharacters(chunk)) chunk = this.strip(chunk);
+    if (this.trees) this.noteReplacements(chunk);
     this.cleanedOffset += chunk.length;
     this.window += chunk;
     this.sax.write(chunk);
@@ -176,7 +179,13 @@ export class ReaxmlParser {
     });
   }
 
+  /** Where the decoder put U+FFFD for bytes it could not read (trees only: a light read's listings are re-read in full). */
+  private noteReplacements(chunk: string): void {
+    for (let i = chunk.indexOf('\uFFFD'); i !== -1; i = chunk.indexOf('\uFFFD', i + 1)) this.replacedAt.push(this.cleanedOffset + i);
+  }
+
   private reportStripped(node: XmlNode | null): void {
+    if (this.replacedAt.length > 0) this.reportReplaced(node);
     if (this.strippedAt.length === 0) return;
     if (!this.trees && this.listingDepth >= 0) return; // kept for the listing's full re-read
     const upTo = this.sax.position;
@@ -190,6 +199,27 @@ export class ReaxmlParser {
         level: 'warning',
         code: 'invalid_character_stripped',
         message: `${n} character(s) not allowed in XML were removed`,
+        listingIndex: inListing,
+        uniqueId: null,
+        path: node?.path ?? '/',
+      },
+      inListing,
+      node,
+    );
+  }
+
+  private reportReplaced(node: XmlNode | null): void {
+    const upTo = this.sax.position;
+    let n = 0;
+    while (n < this.replacedAt.length && this.replacedAt[n] <= upTo) n += 1;
+    if (n === 0) return;
+    this.replacedAt.splice(0, n);
+    const inListing = this.listingDepth >= 0 ? this.listingCount : null;
+    this.handlers.onIssue(
+      {
+        level: 'warning',
+        code: 'invalid_utf8_replaced',
+        message: `${n} character(s) could not be decoded (bytes not valid in the feed's encoding) and read as U+FFFD; check the text here and the encoding the feed declares`,
         listingIndex: inListing,
         uniqueId: null,
         path: node?.path ?? '/',

@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import { FeedSyntaxError } from '../../pipeline/feed-syntax-error.js';
 import { validateFeed } from '../../pipeline/validate-feed.js';
 import { decodeXmlBytes } from '../../pipeline/decode.js';
+import { readReaxmlFeed } from '../../pipeline/reaxml/read-reaxml-feed.js';
+import type { Issue } from '../../pipeline/types.js';
 import { ADDRESS, AU_CONTEXT, feed, listingXml } from '../helpers.js';
 
 const refuse = async (xml: string | AsyncIterable<string>, pattern: RegExp) => {
@@ -75,6 +77,31 @@ describe('feeds that cannot be read, and hostile XML', () => {
     const withBom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(feed(listingXml(ADDRESS)))]);
     expect((await validateFeed(decodeXmlBytes([withBom.subarray(0, 2), withBom.subarray(2)]), AU_CONTEXT)).counts.valid).to.equal(1);
     await refuse(decodeXmlBytes([Buffer.from('<?xml version="1.0" encoding="x-klingon"?><propertyList/>')]), /unsupported encoding "x-klingon"/);
+  });
+
+  it('warns where bytes that are not UTF-8 were replaced, in the dry run and the light read alike', async () => {
+    const text = feed(listingXml(`${ADDRESS}<headline>ok</headline>`), listingXml(`${ADDRESS}<headline>Caf@ view</headline>`).replace('L1', 'L2'));
+    const at = Buffer.from(text).indexOf('@');
+    const bytes = Buffer.from(text);
+    const broken = Buffer.concat([bytes.subarray(0, at), Buffer.from([0xe9]), bytes.subarray(at + 1)]); // Latin-1 é in a UTF-8 feed
+    const result = await validateFeed(decodeXmlBytes([broken]), AU_CONTEXT);
+    const replaced = (issues: { code: string; listingIndex: number | null; path: string }[]) => issues.filter((i) => i.code === 'invalid_utf8_replaced').map((i) => [i.listingIndex, i.path]);
+    expect(replaced(result.issues)).to.deep.equal([[1, '/propertyList/residential[2]/headline[1]']]);
+    expect(result.listings[1].headline).to.deep.equal({ 'en-AU': 'Caf\ufffd view' });
+    const light: Issue[] = [];
+    for await (const batch of readReaxmlFeed(decodeXmlBytes([broken]), AU_CONTEXT, [], { light: true })) for (const item of batch) { item.delta(); light.push(...item.issues.list); }
+    expect(replaced(light)).to.deep.equal(replaced(result.issues));
+  });
+
+  it('decodes UTF-16 feeds by their byte-order mark, or by their first character', async () => {
+    const text = `<?xml version="1.0" encoding="UTF-16"?>${feed(listingXml(`${ADDRESS}<headline>Caf\u00e9 \u2013 \u6771\u4eac</headline>`)).replace(/^<\?xml[^>]*>/, '')}`;
+    const le = Buffer.from(text, 'utf16le');
+    const be = Buffer.from(le).swap16();
+    for (const [name, bytes] of [['LE with BOM', Buffer.concat([Buffer.from([0xff, 0xfe]), le])], ['BE with BOM', Buffer.concat([Buffer.from([0xfe, 0xff]), be])], ['LE without BOM', le], ['BE without BOM', be]] as const) {
+      const chunks = [bytes.subarray(0, 1), bytes.subarray(1, 7), bytes.subarray(7)]; // the mark split across chunks
+      const result = await validateFeed(decodeXmlBytes(chunks), AU_CONTEXT);
+      expect(result.listings[0]?.headline, name).to.deep.equal({ 'en-AU': 'Caf\u00e9 \u2013 \u6771\u4eac' });
+    }
   });
 
   it('survives random bytes: a result or a FeedSyntaxError, nothing else', async () => {
