@@ -14,6 +14,7 @@ import type { JobQueue } from '../workers/job-queue.js';
 import { requireOperator } from './auth/operator.js';
 import { errorHandler, notFoundHandler } from './middleware/error-handler.js';
 import { hourlyLimit } from './middleware/rate-limit.js';
+import { refuseNulInUrl } from './middleware/refuse-nul.js';
 import { requestLogger } from './middleware/request-logger.js';
 import { adminIngestionRouter } from './routes/admin-ingestion.js';
 import { adminDropsRouter } from './routes/admin-drops.js';
@@ -64,6 +65,7 @@ export function createApp(deps: AppDeps): Express {
   // Responses are dynamic; hashing every body for an ETag costs more than conditional requests save.
   app.set('etag', false);
   app.use(requestLogger(app, deps.logger));
+  app.use(refuseNulInUrl);
   app.use(healthRouter({ db, isShuttingDown: deps.isShuttingDown ?? (() => false) }));
   // The busiest routes first.
   app.use(publicReadsRouter(createPublicReads(db)));

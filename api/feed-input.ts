@@ -95,7 +95,7 @@ export function readFeedInput(req: Request, maxBytes: number): FeedInput {
     if (Object.keys(req.query).length > 0) {
       throw badRequest(`query parameters (${Object.keys(req.query).join(', ')}) apply only to raw bodies (XML, or JSON with format=reso or format=project); put them in the JSON body`);
     }
-    const body = assertValid<FeedRequestBody>('FeedRequest', req.body ?? null, 'body');
+    const body = assertValid<FeedRequestBody>('FeedRequest', req.body ?? null, 'body', { nulAllowedIn: ['xml'] });
     return {
       body: { kind: 'text', text: body.xml },
       context: resolveContext(body.context ?? {}, { currency: 'context.currency', country: 'context.defaultCountry' }),

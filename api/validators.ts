@@ -1,5 +1,6 @@
 import { createAjv, describeAjvErrors } from '../lib/ajv.js';
 import { badRequest } from '../lib/errors.js';
+import { nulPath } from './middleware/refuse-nul.js';
 import { schemas } from './schemas/index.js';
 
 const ajv = createAjv();
@@ -10,10 +11,16 @@ for (const schema of schemas) queryAjv.addSchema(schema);
 // Compile every schema now, so a schema error stops the process at start instead of failing a request.
 for (const schema of schemas) ajv.getSchema(schema.$id);
 
-/** Validates `value` against a named schema (applying defaults) or throws a 400 naming every problem. */
-export function assertValid<T>(schemaId: string, value: unknown, root: string): T {
+/**
+ * Validates `value` against a named schema (applying defaults) or throws a 400 naming every
+ * problem. A NUL character in any string is a 400 naming the field (no text column can hold it),
+ * except in the fields listed in nulAllowedIn (a feed document, whose reader strips them).
+ */
+export function assertValid<T>(schemaId: string, value: unknown, root: string, options: { nulAllowedIn?: string[] } = {}): T {
   const validate = ajv.getSchema(schemaId);
   if (!validate) throw new Error(`unknown schema ${schemaId}`);
+  const nul = nulPath(value, root, new Set(options.nulAllowedIn?.map((field) => `${root}.${field}`)));
+  if (nul) throw badRequest(`${nul} contains a NUL character (U+0000), which no text field can hold`);
   if (!validate(value)) throw badRequest(describeAjvErrors(validate.errors, root).join('; '));
   return value as T;
 }

@@ -10,6 +10,8 @@ export class HttpError extends Error {
 }
 
 export const badRequest = (message: string) => new HttpError(400, message);
+export const requestTimeout = (message: string) => new HttpError(408, message);
+export const tooManyRequests = (message: string) => new HttpError(429, message);
 export const notFound = (message: string) => new HttpError(404, message);
 export const payloadTooLarge = (message: string) => new HttpError(413, message);
 export const unsupportedMediaType = (message: string) => new HttpError(415, message);

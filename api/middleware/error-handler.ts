@@ -18,6 +18,19 @@ const BODY_ERRORS: Record<string, [number, (err: any) => string]> = {
   'entity.verify.failed': [400, (err) => err.message],
 };
 
+function isClientError(err: any): boolean {
+  const status = err?.status ?? err?.statusCode;
+  return Number.isInteger(status) && status >= 400 && status < 500;
+}
+
+function clientMessage(err: any): string {
+  if (err instanceof URIError || /^Failed to decode param/.test(err.message)) return `the path is not valid percent-encoding (${err.message})`;
+  if (['Z_DATA_ERROR', 'Z_BUF_ERROR', 'ERR__ERROR_FORMAT_PADDING_1', 'ERR_ZLIB_INITIALIZATION_FAILED'].includes(err.code) || /incorrect header check|invalid (block|stored|distance)|unexpected end of file|Decompression failed/i.test(err.message)) {
+    return `the request body could not be decompressed as its Content-Encoding says (${err.message})`;
+  }
+  return err.expose === false ? 'bad request' : String(err.message);
+}
+
 /** The one place errors become responses: `{ "error": "..." }`; anything unexpected is a logged 500. */
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   let status = 500;
@@ -36,6 +49,11 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     const [s, describe] = BODY_ERRORS[err.type];
     status = s;
     message = describe(err);
+  } else if (isClientError(err)) {
+    // Errors that carry their own 4xx (a path that is not valid percent-encoding, a corrupt
+    // gzip/deflate/br body): their message is written for the client (http-errors' expose).
+    status = err.status ?? err.statusCode;
+    message = clientMessage(err);
   }
   if (status === 500) req.log?.error({ err }, 'request failed');
   if (res.headersSent) {

@@ -1,0 +1,92 @@
+import { gzipSync } from 'node:zlib';
+import { expect } from 'chai';
+import { startTestService, OPERATOR, type TestService } from '../service.js';
+
+type Operation = { parameters?: { name: string; in: string; schema?: { type?: string; format?: string } }[] };
+
+/**
+ * Hostile input anywhere a client can put it gets a 4xx naming the problem, never a 500: NUL in
+ * text (PostgreSQL cannot hold it), offsets past the maximum, paths that are not valid
+ * percent-encoding, bodies whose Content-Encoding is a lie.
+ */
+describe('Hostile input gets a 4xx naming the problem, never a 500 (PostgreSQL)', function () {
+  this.timeout(60_000);
+  let svc: TestService;
+  before(async () => {
+    svc = await startTestService({ database: 'postgres' });
+  });
+  after(() => svc.close());
+
+  const get = async (path: string, admin = false) => {
+    const res = await fetch(`${svc.url}${path}`, { headers: admin ? { authorization: `Bearer ${OPERATOR}` } : {} });
+    const text = await res.text();
+    return { status: res.status, text, body: (() => { try { return JSON.parse(text); } catch { return null; } })() };
+  };
+  const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${svc.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${OPERATOR}`, ...headers },
+      body: typeof body === 'string' ? body : Buffer.isBuffer(body) ? new Uint8Array(body) : JSON.stringify(body),
+    });
+    return { status: res.status, body: await res.json() };
+  };
+
+  it('NUL in any query or path parameter of every GET operation of the API description', async () => {
+    const doc = (await get('/v1/openapi.json')).body as { paths: Record<string, Record<string, Operation>> };
+    let tried = 0;
+    for (const [template, operations] of Object.entries(doc.paths)) {
+      const op = operations.get;
+      if (!op) continue;
+      const admin = template.startsWith('/v1/admin');
+      const params = op.parameters ?? [];
+      const fill = (nulIn: string | null) => template.replace(/\{(\w+)\}/g, (_m, name) => (name === nulIn ? 'a%00b' : params.find((p) => p.name === name)?.schema?.format === 'uuid' ? '00000000-0000-4000-8000-000000000000' : 'x'));
+      for (const p of params) {
+        if (p.schema?.type !== undefined && p.schema.type !== 'string') continue;
+        const path = p.in === 'path' ? fill(p.name) : `${fill(null)}?${encodeURIComponent(p.name)}=a%00b`;
+        const res = await get(path, admin);
+        expect(res.status, `${path}: ${res.text}`).to.equal(400);
+        expect(res.body.error, path).to.match(p.in === 'path' ? /path contains a NUL/ : new RegExp(`query parameter "${p.name}" contains a NUL`));
+        tried += 1;
+      }
+    }
+    expect(tried, 'string parameters tried').to.be.greaterThan(15);
+  });
+
+  it('NUL in JSON fields: 400 naming the field (a lead message, a blocklist value, a page)', async () => {
+    const lead = await post('/v1/leads', { listing: { office: 'OFF1', uniqueId: 'A' }, contact: { email: 'jo@home.example', message: 'hi\u0000there' }, consent: true });
+    expect(lead).to.deep.equal({ status: 400, body: { error: 'body.contact.message contains a NUL character (U+0000), which no text field can hold' } });
+    const block = await post('/v1/admin/blocklist', { kind: 'email', value: 'spam\u0000@x.example' });
+    expect(block.status).to.equal(400);
+    expect(block.body.error).to.match(/^body\.value contains a NUL/);
+    const key = await post('/v1/developer/keys', { clientName: 'CRM\u0000', email: 'a@b.example', officeIds: ['OFF1'] });
+    expect(key.body.error).to.match(/^body\.clientName contains a NUL/);
+  });
+
+  it('offsets past the maximum on every list: 400', async () => {
+    for (const path of ['/v1/listings', '/v1/agents', '/v1/offices', '/v1/projects']) {
+      const res = await get(`${path}?offset=1e20`);
+      expect(res.status, path).to.equal(400);
+      expect(res.body.error, path).to.match(/offset/);
+    }
+    for (const path of ['/v1/admin/listings', '/v1/admin/feeds', '/v1/admin/audit', '/v1/admin/leads']) {
+      expect((await get(`${path}?offset=10001`, true)).status, path).to.equal(400);
+      expect((await get(`${path}?offset=10000`, true)).status, path).to.equal(200);
+    }
+  });
+
+  it('paths that are not valid percent-encoding and bodies that do not decompress: 400', async () => {
+    for (const path of ['/v1/listings/%FF/%C0', '/v1/projects/%E0%A4/x', '/v1/site/pages/%C0']) {
+      const res = await get(path);
+      expect(res.status, `${path}: ${res.text}`).to.equal(400);
+      expect(res.body.error).to.match(/not valid percent-encoding/);
+    }
+    for (const encoding of ['gzip', 'deflate', 'br']) {
+      const res = await post('/v1/validate', 'this is not compressed', { 'content-encoding': encoding });
+      expect(res.status, encoding).to.equal(400);
+      expect(res.body.error).to.match(/could not be decompressed/);
+    }
+    // A real gzip body is fine.
+    const ok = await post('/v1/validate', gzipSync(JSON.stringify({ xml: '<propertyList><residential modTime="2024-01-01" status="withdrawn"><agentID>A</agentID><uniqueID>U</uniqueID></residential></propertyList>' })), { 'content-encoding': 'gzip' });
+    expect(ok.status).to.equal(200);
+  });
+});
