@@ -33,7 +33,7 @@ import { publicReadsRouter } from './routes/public-reads.js';
 import { validateRouter } from './routes/validate.js';
 
 export interface AppDeps {
-  config: Pick<Config, 'feedMaxBytes' | 'feedSyncWaitMs' | 'operatorToken' | 'keyRequestRateLimit' | 'redisUrl' | 'leadRateLimit' | 'turnstileSecret' | 'turnstileVerifyUrl'>;
+  config: Pick<Config, 'feedMaxBytes' | 'feedSyncWaitMs' | 'feedBodyIdleMs' | 'operatorToken' | 'keyRequestRateLimit' | 'redisUrl' | 'leadRateLimit' | 'turnstileSecret' | 'turnstileVerifyUrl'>;
   logger: Logger;
   db: Db;
   ingestQueue: JobQueue;
@@ -47,6 +47,8 @@ export interface AppDeps {
   /** BullMQ queues shown by Bull Board at /admin/queues (REDIS_URL only). */
   boardQueues?: Queue[];
   isShuttingDown?: () => boolean;
+  /** Aborted when the process begins to shut down: requests waiting on a feed answer 202 at once. */
+  shutdown?: AbortSignal;
 }
 
 function bullBoard(queues: Queue[]) {
@@ -75,7 +77,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(docsRouter());
   app.use(developerPageRouter());
   app.use(validateRouter({ feedMaxBytes: config.feedMaxBytes }));
-  app.use(feedsRouter({ db, ingestQueue: deps.ingestQueue, feedMaxBytes: config.feedMaxBytes, feedSyncWaitMs: config.feedSyncWaitMs }));
+  app.use(feedsRouter({ db, ingestQueue: deps.ingestQueue, feedMaxBytes: config.feedMaxBytes, feedSyncWaitMs: config.feedSyncWaitMs, feedBodyIdleMs: config.feedBodyIdleMs, shutdown: deps.shutdown }));
   app.use(developerKeysRouter({ db, limit: hourlyLimit({ name: 'key', perHour: config.keyRequestRateLimit, redis: deps.redis ?? null, prefix: deps.rateLimitPrefix }) }));
   app.use(
     leadsRouter({

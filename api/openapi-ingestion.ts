@@ -37,8 +37,9 @@ export function ingestionPaths(): Record<string, unknown> {
         parameters: queryParameters('FeedQuery'),
         requestBody: feedRequestBody,
         responses: {
-          200: { description: 'Ingestion result', content: json('IngestionResult') },
-          202: { description: 'Still running: poll statusUrl with the same key', content: json('FeedAccepted') },
+          200: { description: 'Ingestion result, with the feedId (Location: its status URL)', content: json('IngestionResult') },
+          202: { description: 'Stored, not finished within FEED_SYNC_WAIT_MS (or failed for good): poll statusUrl with the same key', content: json('FeedAccepted') },
+          408: errorResponse('The request body stopped arriving for FEED_BODY_IDLE_MS; nothing stored'),
           400: errorResponse('Invalid request, or the feed is not well-formed (listings before the fault were applied; nothing archived)'),
           401: unauthorized,
           413: errorResponse('Body larger than FEED_MAX_BYTES'),

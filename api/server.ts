@@ -34,8 +34,9 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
   redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
   const boardQueues = config.redisUrl ? [INGEST_QUEUE, LEAD_QUEUE].map((name) => queueForBoard(name, config.redisUrl!)) : [];
   let shuttingDown = false;
+  const shutdown = new AbortController();
   const fx = config.fxSource === 'live' ? liveFx({ primaryUrl: config.fxPrimaryUrl, backupUrl: config.fxBackupUrl, logger }) : staticFx();
-  const app = createApp({ config, logger, db, ingestQueue: runtime.ingestQueue, leadQueue: runtime.leadQueue, redis, boardQueues, fx, isShuttingDown: () => shuttingDown });
+  const app = createApp({ config, logger, db, ingestQueue: runtime.ingestQueue, leadQueue: runtime.leadQueue, redis, boardQueues, fx, isShuttingDown: () => shuttingDown, shutdown: shutdown.signal });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.port, (err?: Error) => (err ? reject(err) : resolve(s)));
   });
@@ -46,6 +47,7 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
     db,
     async close() {
       shuttingDown = true;
+      shutdown.abort(); // requests waiting on a feed answer 202 with its status URL now
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await watcher?.stop();
       await runtime.close();

@@ -60,7 +60,7 @@ export async function adminFeeds(db: Knex, query: { status?: string; limit: numb
   const base = () => (query.status ? db('feed_events').where({ status: query.status }) : db('feed_events'));
   const [rows, [{ n }]] = await Promise.all([
     base()
-      .select('id', 'source', 'key_id', 'office_scope', 'format', 'mode', 'status', 'attempts', 'body_bytes', 'error', 'created_at', 'finished_at', db.raw("result - 'upserts' AS result"))
+      .select('id', 'source', 'key_id', 'office_scope', 'format', 'mode', 'status', 'attempts', 'body_bytes', 'error', 'error_detail', 'progress', 'created_at', 'finished_at', db.raw("result - 'upserts' AS result"))
       .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }])
       .limit(query.limit)
       .offset(query.offset),
@@ -81,6 +81,8 @@ export async function adminFeeds(db: Knex, query: { status?: string; limit: numb
       createdAt: iso(r.created_at),
       finishedAt: isoOrNull(r.finished_at),
       error: r.error,
+      errorDetail: r.error_detail ?? null,
+      progress: r.progress ?? null,
       ok: r.result?.ok ?? null,
       counts: r.result?.counts ?? null,
       summary: r.result?.summary ?? null,

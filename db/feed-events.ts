@@ -29,9 +29,21 @@ export interface FeedEvent extends FeedEventInput {
   bodyBytes: number;
   bodySha256: string;
   result: Record<string, unknown> | null;
+  /** Why it failed, in a plain sentence for the integrator. */
   error: string | null;
+  /** The internal cause (database or stack text): operators only, never shown to integrators. */
+  errorDetail: string | null;
+  /** While running: the counts so far. */
+  progress: FeedProgress | null;
   createdAt: string;
   finishedAt: string | null;
+}
+
+/** A running feed's counts so far. */
+export interface FeedProgress {
+  parsed: number;
+  applied: number;
+  invalid: number;
 }
 
 /** The raw feed is kept in chunks of this size, so neither side ever holds it whole. */
@@ -53,6 +65,8 @@ const toEvent = (row: any): FeedEvent => ({
   bodySha256: row.body_sha256,
   result: row.result ?? null,
   error: row.error ?? null,
+  errorDetail: row.error_detail ?? null,
+  progress: row.progress ?? null,
   createdAt: iso(row.created_at),
   finishedAt: isoOrNull(row.finished_at),
 });
@@ -159,12 +173,31 @@ export async function startFeedEvent(db: Db, id: string): Promise<FeedEvent | nu
 }
 
 export async function finishFeedEvent(db: Db, id: string, result: Record<string, unknown>): Promise<void> {
-  await db('feed_events').where({ id }).update({ status: 'done', result: JSON.stringify(result), error: null, updated_at: db.fn.now(), finished_at: db.fn.now() });
+  await db('feed_events').where({ id }).update({ status: 'done', result: JSON.stringify(result), error: null, error_detail: null, progress: null, updated_at: db.fn.now(), finished_at: db.fn.now() });
 }
 
-/** failed: processing gave up; rejected: the feed was never queued (the client was told 503). */
-export async function failFeedEvent(db: Db, id: string, status: 'failed' | 'rejected', error: string): Promise<void> {
-  await db('feed_events').where({ id }).whereIn('status', ['queued', 'running']).update({ status, error, updated_at: db.fn.now(), finished_at: db.fn.now() });
+/** The counts so far of a running feed (also keeps it from looking lost to the sweep). */
+export async function recordFeedProgress(db: Db, id: string, progress: FeedProgress): Promise<void> {
+  await db('feed_events').where({ id, status: 'running' }).update({ progress: JSON.stringify(progress), updated_at: db.fn.now() });
+}
+
+/**
+ * failed: processing gave up; rejected: the feed was never queued (the client was told 503).
+ * error is the plain sentence integrators see; detail the internal cause, for operators only.
+ * Returns whether the event was still open (false: it had finished, or is unknown).
+ */
+export async function failFeedEvent(db: Db, id: string, status: 'failed' | 'rejected', error: string, detail: string | null = null): Promise<boolean> {
+  const n = await db('feed_events').where({ id }).whereIn('status', ['queued', 'running']).update({ status, error, error_detail: detail, updated_at: db.fn.now(), finished_at: db.fn.now() });
+  return n > 0;
+}
+
+/**
+ * Puts a failed feed back in the queue's hands (an operator's retry): its body is still stored,
+ * so it runs again from the start and converges. False when it is not failed.
+ */
+export async function reopenFailedFeedEvent(db: Db, id: string): Promise<boolean> {
+  const n = await db('feed_events').where({ id, status: 'failed' }).update({ status: 'queued', error: null, error_detail: null, progress: null, finished_at: null, updated_at: db.fn.now() });
+  return n > 0;
 }
 
 /** Events queued or running but untouched for a while: their job was lost (crash between commit and enqueue). */

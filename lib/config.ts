@@ -23,6 +23,7 @@ export interface Config {
   circuitBreakerMin: number;
   feedMaxBytes: number;
   feedSyncWaitMs: number;
+  feedBodyIdleMs: number;
   leadRetentionDays: number;
   leadRateLimit: number;
   keyRequestRateLimit: number;
@@ -64,6 +65,7 @@ const envSchema = {
     CIRCUIT_BREAKER_MIN: { ...int(0), default: 5 },
     FEED_MAX_BYTES: { ...int(1024), default: 100 * 1024 * 1024 },
     FEED_SYNC_WAIT_MS: { ...int(0, 600000), default: 30000 },
+    FEED_BODY_IDLE_MS: { ...int(100, 600000), default: 30000 },
     LEAD_RETENTION_DAYS: { ...int(1), default: 365 },
     LEAD_RATE_LIMIT: { ...int(1), default: 20 },
     KEY_REQUEST_RATE_LIMIT: { ...int(1), default: 10 },
@@ -113,6 +115,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     circuitBreakerMin: e.CIRCUIT_BREAKER_MIN,
     feedMaxBytes: e.FEED_MAX_BYTES,
     feedSyncWaitMs: e.FEED_SYNC_WAIT_MS,
+    feedBodyIdleMs: e.FEED_BODY_IDLE_MS,
     leadRetentionDays: e.LEAD_RETENTION_DAYS,
     leadRateLimit: e.LEAD_RATE_LIMIT,
     keyRequestRateLimit: e.KEY_REQUEST_RATE_LIMIT,

@@ -83,11 +83,13 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
   const queuePrefix = options.queuePrefix ?? `test-${schema}`;
   const boardQueues = config.redisUrl ? [INGEST_QUEUE, LEAD_QUEUE].map((name) => queueForBoard(name, config.redisUrl!, queuePrefix)) : [];
   const fx = config.fxSource === 'live' ? liveFx({ primaryUrl: config.fxPrimaryUrl, backupUrl: config.fxBackupUrl, logger: silentLogger, refreshMs: options.fxRefreshMs }) : staticFx();
-  const server = await listen(createApp({ config, logger: silentLogger, db, ingestQueue: runtime.ingestQueue, leadQueue: runtime.leadQueue, redis, rateLimitPrefix, boardQueues, fx }));
+  const shutdown = new AbortController();
+  const server = await listen(createApp({ config, logger: silentLogger, db, ingestQueue: runtime.ingestQueue, leadQueue: runtime.leadQueue, redis, rateLimitPrefix, boardQueues, fx, shutdown: shutdown.signal }));
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
     stopped = true;
+    shutdown.abort();
     await server.close();
     await runtime.close();
     await Promise.all(boardQueues.map((q) => q.close()));

@@ -7,12 +7,18 @@ import { feedKeyOf, requireFeedKey } from '../auth/feed-key.js';
 import { feedBytes, feedRequestJson, readFeedInput } from '../feed-input.js';
 import { isUuid } from '../path-params.js';
 import { waitForFeed } from '../wait-for-feed.js';
+import { bodyIdleTimeout } from '../middleware/body-idle-timeout.js';
+import { spoolBody } from '../spool-body.js';
 
 export interface FeedsDeps {
   db: Db;
   ingestQueue: JobQueue;
   feedMaxBytes: number;
   feedSyncWaitMs: number;
+  /** How long a request body may stop arriving before 408. */
+  feedBodyIdleMs: number;
+  /** Aborted when the process shuts down: every waiting request is answered 202 at once. */
+  shutdown?: AbortSignal;
 }
 
 export const feedStatusBody = (event: FeedEvent) => ({
@@ -27,6 +33,7 @@ export const feedStatusBody = (event: FeedEvent) => ({
   attempts: event.attempts,
   createdAt: event.createdAt,
   finishedAt: event.finishedAt,
+  progress: event.status === 'running' ? event.progress : null,
   result: event.result,
   error: event.error,
 });
@@ -41,45 +48,60 @@ export function feedsRouter(deps: FeedsDeps): Router {
     res.json({ keyId: key.id, clientName: key.clientName, officeIds: key.officeIds, status: key.status });
   });
 
-  router.post('/v1/feeds', ingestKey, feedRequestJson(deps.feedMaxBytes), async (req, res) => {
+  router.post('/v1/feeds', ingestKey, bodyIdleTimeout(deps.feedBodyIdleMs), feedRequestJson(deps.feedMaxBytes), async (req, res) => {
     const key = feedKeyOf(res);
     const input = readFeedInput(req, deps.feedMaxBytes);
-    const event = await storeFeedEvent(
-      deps.db,
-      {
-        source: 'api',
-        keyId: key.id,
-        officeScope: key.officeIds,
-        alertEmail: key.alertEmail,
-        format: input.format,
-        mode: input.mode,
-        context: { ...input.context },
-        bodyKind: input.body.kind,
-      },
-      feedBytes(input.body),
-    );
+    // The whole body is received before the database is touched: a slow sender holds no connection.
+    const spooled = input.body.kind === 'bytes' ? await spoolBody(input.body.bytes) : null;
+    let event: FeedEvent;
+    try {
+      event = await storeFeedEvent(
+        deps.db,
+        {
+          source: 'api',
+          keyId: key.id,
+          officeScope: key.officeIds,
+          alertEmail: key.alertEmail,
+          format: input.format,
+          mode: input.mode,
+          context: { ...input.context },
+          bodyKind: input.body.kind,
+        },
+        spooled ? spooled.read() : feedBytes(input.body),
+      );
+    } finally {
+      await spooled?.remove();
+    }
     try {
       await deps.ingestQueue.add(event.id);
     } catch (err) {
-      await failFeedEvent(deps.db, event.id, 'rejected', `not queued: ${(err as Error).message}`).catch(() => undefined);
+      await failFeedEvent(deps.db, event.id, 'rejected', 'the ingest queue was unavailable, so the feed was not accepted; send it again', (err as Error).message).catch(() => undefined);
       req.log?.warn({ feedId: event.id, err: (err as Error).message }, 'ingest queue unavailable');
       throw serviceUnavailable('the ingest queue is unavailable; the feed was not accepted, send it again shortly');
     }
-    const status = await waitForFeed(deps.db, event.id, deps.feedSyncWaitMs);
+    // From here on the feed is stored and queued: whatever happens while waiting, the client is
+    // told where to find the outcome (202), never that nothing was accepted.
     const statusUrl = `/v1/feeds/${event.id}`;
-    if (status !== 'done' && status !== 'failed') {
-      res.status(202).location(statusUrl).json({ feedId: event.id, status: status ?? 'queued', statusUrl });
-      return;
+    const accepted = (status: string, extra: Record<string, unknown> = {}) => {
+      res.status(202).location(statusUrl).json({ feedId: event.id, status, statusUrl, ...extra });
+    };
+    let finished: FeedEvent | null = null;
+    try {
+      const status = await waitForFeed(deps.db, event.id, deps.feedSyncWaitMs, deps.shutdown);
+      if (status === 'done' || status === 'failed') finished = await getFeedEvent(deps.db, event.id);
+      if (!finished) return accepted(status === 'running' ? 'running' : 'queued');
+    } catch (err) {
+      req.log?.warn({ feedId: event.id, err: (err as Error).message }, 'waiting for a stored feed failed; answered 202');
+      return accepted('queued');
     }
-    const finished = (await getFeedEvent(deps.db, event.id))!;
-    if (finished.status === 'failed') throw serviceUnavailable(`ingestion failed and was recorded on feed ${event.id}: ${finished.error}`);
+    if (finished.status === 'failed') return accepted('failed', { error: finished.error });
     const result = finished.result as { issues: { code: string; message: string }[] };
     const fault = result.issues.find((i) => i.code === 'feed_not_well_formed');
     if (fault) {
       res.status(400).json({ error: `${fault.message}; listings before the fault were applied, nothing was archived (feed ${event.id})` });
       return;
     }
-    res.json(result);
+    res.location(statusUrl).json({ feedId: event.id, ...result });
   });
 
   router.get('/v1/feeds/:feedId', ingestKey, async (req, res) => {

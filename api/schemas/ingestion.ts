@@ -72,6 +72,7 @@ export const ingestionResultSchema = {
   type: 'object',
   required: ['ok', 'counts', 'summary', 'upserts', 'issues'],
   properties: {
+    feedId: { ...uuid, description: 'The stored feed event (POST /v1/feeds answers carry it; GET /v1/feeds/{feedId} has the same result).' },
     ok: { type: 'boolean', description: 'true when the feed was read whole, no listing was invalid and no error issue was raised.' },
     counts: countsSchema,
     summary,
@@ -130,17 +131,19 @@ export const feedAcceptedSchema = {
   $id: 'FeedAccepted',
   type: 'object',
   required: ['feedId', 'status', 'statusUrl'],
+  description: 'The feed is stored: its outcome is at statusUrl. queued or running: not finished within FEED_SYNC_WAIT_MS (or the service is restarting, or the wait itself failed); failed: ingestion gave up after its retries (error says why, an operator can retry it).',
   properties: {
     feedId: uuid,
-    status: { enum: ['queued', 'running'] },
-    statusUrl: { type: 'string', description: 'GET it with the same key until status is done.' },
+    status: { enum: ['queued', 'running', 'failed'] },
+    statusUrl: { type: 'string', description: 'GET it with the same key until status is done or failed.' },
+    error: { type: 'string' },
   },
 } as const;
 
 export const feedStatusSchema = {
   $id: 'FeedStatus',
   type: 'object',
-  required: ['feedId', 'status', 'source', 'format', 'mode', 'officeScope', 'bodyBytes', 'bodySha256', 'attempts', 'createdAt', 'finishedAt', 'result', 'error'],
+  required: ['feedId', 'status', 'source', 'format', 'mode', 'officeScope', 'bodyBytes', 'bodySha256', 'attempts', 'createdAt', 'finishedAt', 'progress', 'result', 'error'],
   properties: {
     feedId: uuid,
     status: { enum: ['queued', 'running', 'done', 'failed', 'rejected'], description: 'done: result holds the ingestion result; failed: processing gave up (error says why); rejected: never queued.' },
@@ -153,8 +156,14 @@ export const feedStatusSchema = {
     attempts: { type: 'integer' },
     createdAt: { type: 'string', format: 'date-time' },
     finishedAt: { type: ['string', 'null'], format: 'date-time' },
+    progress: {
+      type: ['object', 'null'],
+      description: 'While running: listings read so far, applied (valid, decided) and invalid.',
+      required: ['parsed', 'applied', 'invalid'],
+      properties: { parsed: { type: 'integer' }, applied: { type: 'integer' }, invalid: { type: 'integer' } },
+    },
     result: { oneOf: [{ $ref: 'IngestionResult' }, { type: 'null' }] },
-    error: { type: ['string', 'null'] },
+    error: { type: ['string', 'null'], description: 'failed or rejected: why, in a plain sentence.' },
   },
 } as const;
 

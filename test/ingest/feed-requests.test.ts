@@ -1,0 +1,131 @@
+import { request } from 'node:http';
+import { expect } from 'chai';
+import { validatorFor } from '../../api/validators.js';
+import { feed, postgresUrl } from '../helpers.js';
+import { freePort, scratchDatabase, spawnRole } from '../processes.js';
+import { startTcpProxy, type TcpProxy } from '../tcp-proxy.js';
+import { redisUrl, startTestService, type TestService } from '../service.js';
+import { activeKey, officeListing, pushFeed } from './client.js';
+
+const pgPort = Number(new URL(postgresUrl).port || 5432);
+
+/** Starts a raw XML upload that sends its headers and a first piece, then nothing more. */
+function slowDrip(url: string, key: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}/v1/feeds?currency=AUD`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/xml', 'content-length': '100000' } }, (res) => {
+      let body = '';
+      res.on('data', (d) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode!, body }));
+      res.on('error', reject);
+    });
+    req.on('error', (err) => resolve({ status: 0, body: err.message }));
+    req.write('<?xml version="1.0"?><propertyList>');
+  });
+}
+
+describe('POST /v1/feeds as a request: slow senders, outages while waiting, shutdown, the answer (PostgreSQL + Redis)', function () {
+  this.timeout(60_000);
+
+  describe('a service with a short body idle time', () => {
+    let svc: TestService;
+    let key: string;
+    before(async () => {
+      svc = await startTestService({ database: 'postgres', redis: true, env: { FEED_BODY_IDLE_MS: '1500' } });
+      key = await activeKey(svc.db, ['OFF1']);
+    });
+    after(() => svc.close());
+
+    it('twelve slow-drip uploads hold no database connection: the site answers meanwhile, and each gets 408', async () => {
+      const drips = Array.from({ length: 12 }, () => slowDrip(svc.url, key));
+      await new Promise((r) => setTimeout(r, 300));
+      // More uploads than the pool's 10 connections: reads and a real feed still go through.
+      const read = await fetch(`${svc.url}/v1/listings?limit=1`);
+      expect(read.status).to.equal(200);
+      const pushed = await pushFeed(svc.url, key, feed(officeListing('OFF1', 'DRIP')));
+      expect(pushed.status).to.equal(200);
+      for (const drip of await Promise.all(drips)) {
+        expect(drip.status, drip.body).to.equal(408);
+        expect(JSON.parse(drip.body).error).to.match(/stopped arriving for 2 s; nothing was stored/);
+      }
+      expect(await svc.db('feed_events').count({ n: '*' }).then(([r]) => Number(r.n)), 'only the real feed was stored').to.equal(1);
+    });
+
+    it('a 200 carries the feedId and a Location header naming its status URL', async () => {
+      const res = await pushFeed(svc.url, key, feed(officeListing('OFF1', 'LOC')));
+      const body = await res.json();
+      expect(res.status).to.equal(200);
+      expect(validatorFor('IngestionResult')(body)).to.equal(true);
+      expect(body.feedId).to.match(/^[0-9a-f-]{36}$/);
+      expect(res.headers.get('location')).to.equal(`/v1/feeds/${body.feedId}`);
+      const status = await (await fetch(`${svc.url}${res.headers.get('location')}`, { headers: { authorization: `Bearer ${key}` } })).json();
+      expect(status).to.include({ feedId: body.feedId, status: 'done' });
+    });
+  });
+
+  describe('the database goes away while the request waits for the result', () => {
+    let proxy: TcpProxy;
+    let web: TestService;
+    let worker: TestService | null = null;
+    let key: string;
+    before(async () => {
+      proxy = await startTcpProxy(pgPort);
+      const viaProxy = new URL(postgresUrl);
+      viaProxy.port = String(proxy.port);
+      // No consumer at first, so the feed waits in the queue while the database is cut.
+      web = await startTestService({ database: 'postgres', redis: true, consume: false, env: { DATABASE_URL: viaProxy.toString(), FEED_SYNC_WAIT_MS: '20000' } });
+      key = await activeKey(web.db, ['OFF1']);
+    });
+    after(async () => {
+      proxy.resume();
+      await worker?.close();
+      await web.close();
+      await proxy.close();
+    });
+
+    it('answers 202 with the feedId and statusUrl, never "nothing accepted", and the feed is ingested later', async () => {
+      const pending = pushFeed(web.url, key, feed(officeListing('OFF1', 'STORED')));
+      for (let i = 0; i < 100 && !(await web.db('feed_events').first('id')); i += 1) await new Promise((r) => setTimeout(r, 20));
+      proxy.cut();
+      const res = await pending;
+      const body = await res.json();
+      expect(res.status, JSON.stringify(body)).to.equal(202);
+      expect(validatorFor('FeedAccepted')(body)).to.equal(true);
+      expect(body.statusUrl).to.equal(`/v1/feeds/${body.feedId}`);
+      proxy.resume();
+      worker = await startTestService({ database: 'postgres', redis: true, db: web.db, queuePrefix: web.queuePrefix });
+      let status = '';
+      for (let i = 0; i < 200 && status !== 'done'; i += 1) {
+        status = (await web.db('feed_events').where({ id: body.feedId }).first('status').catch(() => ({ status: '' }))).status;
+        if (status !== 'done') await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(status).to.equal('done');
+      expect(await web.db('listings').where({ listing_key: 'OFF1/STORED' }).first()).to.have.property('status', 'active');
+    });
+  });
+
+  it('SIGTERM while a request waits for its feed: answered 202 with the statusUrl at once, then the process stops', async function () {
+    this.timeout(60_000);
+    const database = await scratchDatabase();
+    const port = await freePort();
+    // A web role with no worker and the longest wait: without the shutdown answer the request would hang.
+    const web = spawnRole('api/main.js', { PORT: String(port), DATABASE_URL: database.url, REDIS_URL: redisUrl, LOG_LEVEL: 'info', FEED_SYNC_WAIT_MS: '600000', OPERATOR_TOKEN: 'operator-token-for-tests-0123456789' });
+    try {
+      await web.waitFor('"listening"');
+      const { createDb } = await import('../../db/knex.js');
+      const db = createDb({ databaseUrl: database.url, dataDir: '' });
+      const key = await activeKey(db, ['OFF1']);
+      const pending = pushFeed(`http://127.0.0.1:${port}`, key, feed(officeListing('OFF1', 'TERM')));
+      for (let i = 0; i < 100 && !(await db('feed_events').first('id')); i += 1) await new Promise((r) => setTimeout(r, 20));
+      web.child.kill('SIGTERM');
+      const res = await pending;
+      const body = await res.json();
+      expect(res.status, JSON.stringify(body)).to.equal(202);
+      expect(body).to.include({ status: 'queued', statusUrl: `/v1/feeds/${body.feedId}` });
+      expect(await web.exited).to.equal(0);
+      await db.destroy();
+    } finally {
+      web.child.kill('SIGKILL');
+      await database.drop();
+    }
+  });
+});
