@@ -21,6 +21,14 @@ export function adminPaths(): Record<string, unknown> {
       },
     },
     '/v1/admin/feeds': { get: { summary: 'Recent feed events: source, scope, counts, status, issues', security: operator, parameters: queryParameters('AdminFeedsQuery'), responses: { 200: open('{ total, feeds }'), 400: errorResponse('Invalid query'), ...guarded } } },
+    '/v1/admin/feeds/{feedId}/retry': {
+      post: {
+        summary: 'Run a failed feed again (failed -> queued): its stored body is ingested from the start, and what was already applied comes back unchanged',
+        security: operator,
+        parameters: [uuidPath('feedId', 'Feed id')],
+        responses: { 200: open('{ feedId, status }'), 404: errorResponse('Unknown feed'), 409: errorResponse('The feed is not failed'), ...guarded },
+      },
+    },
     '/v1/admin/audit': { get: { summary: 'Who did what, newest first', security: operator, parameters: queryParameters('AuditQuery'), responses: { 200: open('{ total, entries: [{ id, at, actor, action, target, details }] }'), 400: errorResponse('Invalid query'), ...guarded } } },
     '/v1/admin/site/settings': { put: { summary: 'Set identity, seo or favicon', security: operator, requestBody: { required: true, content: json('SiteSettingRequest') }, responses: { 200: open('{ settings }'), 400: errorResponse('Invalid body'), ...guarded } } },
     '/v1/admin/site/nav': { put: { summary: 'Replace the navigation (an empty list restores the default)', security: operator, requestBody: { required: true, content: json('NavRequest') }, responses: { 200: open('{ navigation }'), 400: errorResponse('Invalid body'), ...guarded } } },

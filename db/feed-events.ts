@@ -162,12 +162,16 @@ export async function getFeedEvent(db: Db, id: string): Promise<FeedEvent | null
   return row ? toEvent(row) : null;
 }
 
-/** Claims an event for processing (queued, or running after a crash); null when it is finished or unknown. */
+/**
+ * Claims an event for processing: queued, running after a crash, or failed (a job runs for a
+ * failed feed only when an operator retried it, from the board or the admin API). null when it is
+ * done, rejected (its sender was told nothing was accepted) or unknown.
+ */
 export async function startFeedEvent(db: Db, id: string): Promise<FeedEvent | null> {
   const [row] = await db('feed_events')
     .where({ id })
-    .whereIn('status', ['queued', 'running'])
-    .update({ status: 'running', attempts: db.raw('attempts + 1'), updated_at: db.fn.now() })
+    .whereIn('status', ['queued', 'running', 'failed'])
+    .update({ status: 'running', attempts: db.raw('attempts + 1'), error: null, error_detail: null, finished_at: null, updated_at: db.fn.now() })
     .returning('*');
   return row ? toEvent(row) : null;
 }

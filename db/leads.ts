@@ -88,6 +88,15 @@ export async function failLead(db: Knex, id: string, error: string): Promise<voi
   await db('leads').where({ id }).whereIn('status', ['pending', 'sending']).update({ status: 'failed', last_error: error, sending_at: null, updated_at: db.fn.now() });
 }
 
+/**
+ * A delivery job retried from the queue's board for a failed lead: it is this lead's current job
+ * (same retry count), so the operator asked for it to run again: failed -> pending. True if reopened.
+ */
+export async function reopenFailedLeadForJob(db: Knex, id: string, retries: number): Promise<boolean> {
+  const n = await db('leads').where({ id, status: 'failed', retries }).update({ status: 'pending', updated_at: db.fn.now() });
+  return n > 0;
+}
+
 /** Operator retry: failed -> pending. 'missing' or the current status when it is not failed. */
 export async function retryLead(db: Knex, id: string): Promise<{ retries: number } | { missing: true } | { status: LeadStatus }> {
   const [row] = await db('leads').where({ id, status: 'failed' }).update({ status: 'pending', retries: db.raw('retries + 1'), updated_at: db.fn.now() }).returning('retries');
@@ -109,6 +118,7 @@ export async function stalePendingLeads(db: Knex, olderThanMs: number): Promise<
 /** Queue key of a lead's delivery: one per operator retry, so a retried lead gets a fresh job. */
 export const leadJobKey = (id: string, retries: number) => `${id}~${retries}`;
 export const leadIdOfJobKey = (key: string) => key.split('~')[0];
+export const leadRetriesOfJobKey = (key: string) => Number(key.split('~')[1] ?? 0);
 
 /** Erases the contact data of leads older than the retention: status purged. Returns how many. */
 export async function purgeLeads(db: Knex, retentionDays: number): Promise<number> {

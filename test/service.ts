@@ -7,6 +7,7 @@ import { createDb, migrateToLatest, type Db } from '../db/knex.js';
 import { loadConfig, type Config } from '../lib/config.js';
 import { liveFx, staticFx } from '../lib/fx-rates.js';
 import { queueForBoard } from '../workers/bullmq-queue.js';
+import type { RetryPolicy } from '../workers/job-queue.js';
 import { INGEST_QUEUE, LEAD_QUEUE, startRuntime, type Runtime } from '../workers/runtime.js';
 import { listen, postgresUrl, silentLogger } from './helpers.js';
 
@@ -43,6 +44,8 @@ export interface TestServiceOptions {
   rateLimitPrefix?: string;
   /** Live FX cache lifetime (tests shorten it). */
   fxRefreshMs?: number;
+  /** The ingest retry policy (default: production's, about 4 minutes). */
+  ingestRetry?: RetryPolicy;
 }
 
 /** Deletes the Redis keys a test service made under its own prefixes (queues, rate-limit counters). */
@@ -77,7 +80,7 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
   const db = options.db ?? createDb({ databaseUrl: config.databaseUrl, dataDir, schema });
   if (!options.db) await migrateToLatest(db);
   const rateLimitPrefix = options.rateLimitPrefix ?? `rl-${schema}:`;
-  const runtime = startRuntime(config, silentLogger, db, { consume: options.consume ?? true, queuePrefix: options.queuePrefix ?? `test-${schema}` });
+  const runtime = startRuntime(config, silentLogger, db, { consume: options.consume ?? true, queuePrefix: options.queuePrefix ?? `test-${schema}`, ingestRetry: options.ingestRetry });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 500 }) : null;
   redis?.on('error', () => undefined);
   const queuePrefix = options.queuePrefix ?? `test-${schema}`;

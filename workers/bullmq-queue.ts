@@ -38,9 +38,19 @@ export function createBullQueue(name: string, redisUrl: string, retry: RetryPoli
     },
   });
   queue.on('error', (err) => logger.warn({ err: err.message, queue: name }, 'queue connection error'));
+  const add = async (id: string) => {
+    await withTimeout(queue.add(name, { id }, { jobId: jobIdOf(name, id) }), ADD_TIMEOUT_MS, 'the job queue (Redis)');
+  };
   return {
-    async add(id) {
-      await withTimeout(queue.add(name, { id }, { jobId: jobIdOf(name, id) }), ADD_TIMEOUT_MS, 'the job queue (Redis)');
+    add,
+    async requeue(id) {
+      // BullMQ ignores an add whose id a kept job still holds: a failed or completed one goes first.
+      const job = await withTimeout(queue.getJob(jobIdOf(name, id)), ADD_TIMEOUT_MS, 'the job queue (Redis)');
+      if (job) {
+        const state = await job.getState();
+        if (state === 'failed' || state === 'completed') await job.remove();
+      }
+      await add(id);
     },
     counts: () => withTimeout(queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed'), ADD_TIMEOUT_MS, 'the job queue (Redis)'),
     close: () => queue.close(),
@@ -64,7 +74,7 @@ export function startBullWorker(
   handler: JobHandler,
   options: { concurrency: number; logger: Logger; onGiveUp(id: string, err: Error): Promise<void>; prefix?: string },
 ): { close(): Promise<void> } {
-  const worker = new Worker(name, (job) => handler((job.data as { id: string }).id), {
+  const worker = new Worker(name, (job) => handler((job.data as { id: string }).id, { progress: (data) => job.updateProgress(data) }), {
     prefix: options.prefix ?? DEFAULT_PREFIX,
     connection: { url: redisUrl, maxRetriesPerRequest: null },
     concurrency: options.concurrency,

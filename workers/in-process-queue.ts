@@ -29,6 +29,11 @@ export class InProcessQueue implements JobQueue {
     this.pump();
   }
 
+  /** Nothing is kept of finished jobs here, so this is add(). */
+  requeue(id: string): Promise<void> {
+    return this.add(id);
+  }
+
   async counts(): Promise<Record<string, number>> {
     return { waiting: this.waiting.length, active: this.running, completed: this.completed, failed: this.failed, delayed: this.timers.size };
   }

@@ -2,12 +2,24 @@
 export interface JobQueue {
   /** Adds the job unless one with this id is already waiting or running; rejects quickly when the queue is unreachable. */
   add(id: string): Promise<void>;
+  /**
+   * Adds the job again even where a finished one (failed or completed) with this id is still
+   * kept, which add() would take for the same job: for work found lost (the sweep) or retried
+   * by an operator. A job waiting or running is left as it is.
+   */
+  requeue(id: string): Promise<void>;
   /** Jobs by state, for the operator dashboard. */
   counts(): Promise<Record<string, number>>;
   close(): Promise<void>;
 }
 
-export type JobHandler = (id: string) => Promise<void>;
+/** What a running job can tell its queue (BullMQ shows it on the board). */
+export interface JobContext {
+  progress(data: Record<string, number>): Promise<void>;
+}
+
+/** Runs one job; what it returns is the job's return value (BullMQ keeps it with the job). */
+export type JobHandler = (id: string, job?: JobContext) => Promise<unknown>;
 
 export interface RetryPolicy {
   attempts: number;
@@ -15,7 +27,11 @@ export interface RetryPolicy {
   backoffMs: number;
 }
 
-export const INGEST_RETRY: RetryPolicy = { attempts: 5, backoffMs: 2000 };
+/**
+ * Feed ingestion: 8 attempts over about 4 minutes (2 s, 4 s, … 128 s), so a database or Redis
+ * outage of a few minutes is ridden out; past that the sweep re-queues the feed.
+ */
+export const INGEST_RETRY: RetryPolicy = { attempts: 8, backoffMs: 2000 };
 
 /** Lead delivery: 6 attempts over about 2.5 minutes (5 s, 10 s, 20 s, 40 s, 80 s). */
 export const LEAD_RETRY: RetryPolicy = { attempts: 6, backoffMs: 5000 };

@@ -8,7 +8,7 @@ import { createMailer } from '../lib/mailer.js';
 import { createBullQueue, startBullWorker } from './bullmq-queue.js';
 import { InProcessQueue } from './in-process-queue.js';
 import { giveUpFeed, processFeed } from './ingest/process-feed.js';
-import { INGEST_RETRY, LEAD_RETRY, type JobQueue, type JobHandler, type RetryPolicy } from './job-queue.js';
+import { INGEST_RETRY, LEAD_RETRY, type JobContext, type JobQueue, type JobHandler, type RetryPolicy } from './job-queue.js';
 import { deliverLead, giveUpLead } from './leads/deliver-lead.js';
 
 export const INGEST_QUEUE = 'ingest';
@@ -37,6 +37,8 @@ export interface RuntimeOptions {
   consume: boolean;
   /** Redis key prefix of the queues (BullMQ's default 'bull'; tests isolate themselves with their own). */
   queuePrefix?: string;
+  /** The ingest retry policy (default INGEST_RETRY, about 4 minutes; tests give up sooner). */
+  ingestRetry?: RetryPolicy;
 }
 
 /**
@@ -53,11 +55,15 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
       logger.warn({ err }, 'sending notifications failed; will retry');
       return { sent: 0, failed: 0 };
     });
-  const handleFeed = async (feedId: string) => {
-    await processFeed(deps, feedId);
+  const handleFeed = async (feedId: string, job?: JobContext) => {
+    const summary = await processFeed(deps, feedId, job);
+    await sendMail();
+    return summary;
+  };
+  const giveUp = async (feedId: string, err: Error) => {
+    await giveUpFeed(deps, feedId, err);
     await sendMail();
   };
-  const giveUp = (feedId: string, err: Error) => giveUpFeed(deps, feedId, err);
 
   const consumers: { close(): Promise<void> }[] = [];
   /** One queue: BullMQ with REDIS_URL (consumers only where this process consumes), else in-process. */
@@ -68,7 +74,7 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
     }
     return new InProcessQueue(handler, { ...retry, concurrency, onGiveUp, onError: (id, err) => logger.warn({ queue: name, id, err: err.message }, 'job attempt failed') });
   };
-  const ingestQueue = queue(INGEST_QUEUE, handleFeed, INGEST_RETRY, config.redisUrl ? 2 : 1, giveUp);
+  const ingestQueue = queue(INGEST_QUEUE, handleFeed, options.ingestRetry ?? INGEST_RETRY, config.redisUrl ? 2 : 1, giveUp);
   const leadDeps = { db, mailer, logger };
   const leadQueue = queue(LEAD_QUEUE, (key) => deliverLead(leadDeps, key), LEAD_RETRY, 4, (key, err) => giveUpLead(leadDeps, key, err));
 
@@ -82,7 +88,7 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
     staleAfterMs = STALE_FEED_MS;
     for (const id of ids) {
       logger.warn({ feedId: id }, 're-queueing a feed whose job was lost');
-      await ingestQueue.add(id);
+      await ingestQueue.requeue(id);
     }
     for (const key of await stalePendingLeads(db, leadsStaleAfterMs)) await leadQueue.add(key);
     leadsStaleAfterMs = STALE_LEAD_MS;

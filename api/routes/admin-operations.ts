@@ -1,14 +1,16 @@
 import express, { Router } from 'express';
-import type { Knex } from 'knex';
+import type { Db } from '../../db/knex.js';
 import { adminFeeds, adminListings, adminStats, setListingHidden } from '../../db/admin-reads.js';
 import { listAudit, recordAudit } from '../../db/operators.js';
-import { notFound } from '../../lib/errors.js';
+import { getFeedEvent, reopenFailedFeedEvent } from '../../db/feed-events.js';
+import { HttpError, notFound } from '../../lib/errors.js';
+import { uuidParam } from '../path-params.js';
 import type { JobQueue } from '../../workers/job-queue.js';
 import { operatorOf } from '../auth/operator.js';
 import { assertValid, assertValidQuery } from '../validators.js';
 
 /** Dashboard, listing review and visibility, feed events and the audit log (behind the operator credential). */
-export function adminOperationsRouter(deps: { db: Knex; ingestQueue: JobQueue; leadQueue: JobQueue; queueIsRedis: boolean }): Router {
+export function adminOperationsRouter(deps: { db: Db; ingestQueue: JobQueue; leadQueue: JobQueue; queueIsRedis: boolean }): Router {
   const router = Router();
   const { db } = deps;
 
@@ -38,6 +40,20 @@ export function adminOperationsRouter(deps: { db: Knex; ingestQueue: JobQueue; l
 
   router.get('/v1/admin/feeds', async (req, res) => {
     res.json(await adminFeeds(db, assertValidQuery('AdminFeedsQuery', req.query)));
+  });
+
+  router.post('/v1/admin/feeds/:feedId/retry', async (req, res) => {
+    const feedId = uuidParam(req.params.feedId, 'feed');
+    if (!(await reopenFailedFeedEvent(db, feedId))) {
+      const event = await getFeedEvent(db, feedId);
+      if (!event) throw notFound(`no feed ${feedId}`);
+      throw new HttpError(409, `feed ${feedId} is ${event.status}; only failed feeds can be retried`);
+    }
+    // Its body is still stored: the job runs it again from the start. Should the queue be away,
+    // the sweep re-queues the queued event.
+    await deps.ingestQueue.requeue(feedId).catch((err: Error) => req.log?.warn({ feedId, err: err.message }, 'feed retry queued by the sweep instead'));
+    await recordAudit(db, { actor: operatorOf(res), action: 'feed.retry', target: feedId });
+    res.json({ feedId, status: 'queued' });
   });
 
   router.get('/v1/admin/audit', async (req, res) => {

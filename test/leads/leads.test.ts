@@ -8,7 +8,7 @@ import { feed, silentLogger } from '../helpers.js';
 import { activeKey, admin, pushFeed } from '../ingest/client.js';
 import { startSmtpSink, type SmtpSink } from '../smtp-sink.js';
 import { startTcpProxy } from '../tcp-proxy.js';
-import { redisUrl, startTestService, type TestService } from '../service.js';
+import { OPERATOR, redisUrl, startTestService, type TestService } from '../service.js';
 
 const listing = (id: string, opts: { status?: string; agentEmail?: string | null } = {}) =>
   `<residential modTime="2024-03-01-10:00:00" status="${opts.status ?? 'current'}"><agentID>OFF1</agentID><uniqueID>${id}</uniqueID>` +
@@ -153,6 +153,17 @@ describe('Leads: submission, routing, delivery, retry, blocklist, purge (Postgre
     expect((await admin(svc.url, 'POST', `/v1/admin/leads/${permanent.body.id}/retry`)).status).to.equal(409);
     expect((await admin(svc.url, 'POST', '/v1/admin/leads/00000000-0000-4000-8000-000000000000/retry')).status).to.equal(404);
     expect((await admin(svc.url, 'GET', '/v1/admin/leads?limit=201')).status).to.equal(400);
+  });
+
+  it('re-delivers a failed lead retried from Bull Board (the job runs again, not just turns green)', async () => {
+    smtp.failNext(1, 550);
+    const { body } = await submit(lead({ listing: { office: 'OFF1', uniqueId: 'BAD' } }));
+    expect(await statusOf(body.id, 'failed')).to.equal('failed');
+    const sent = smtp.messages.length;
+    const res = await fetch(`${svc.url}/admin/queues/api/queues/lead-delivery/${encodeURIComponent(`lead-delivery-${body.id}~0`)}/retry`, { method: 'PUT', headers: { authorization: `Bearer ${OPERATOR}` } });
+    expect(res.status, await res.text()).to.equal(204);
+    expect(await statusOf(body.id, 'delivered')).to.equal('delivered');
+    expect(smtp.messages.length).to.equal(sent + 1);
   });
 
   it('never sends twice when a delivery job runs twice', async () => {

@@ -5,11 +5,33 @@ import type { IngestionResult } from './ingest-feed.js';
 
 const MAX_LISTED = 20;
 
+const senderOf = (event: FeedEvent) => (event.keyId ? `key:${event.keyId}` : `office:${event.officeScope.join(',')}`);
+const introOf = (event: FeedEvent) => `Feed ${event.id} (${event.source}, ${event.format}, mode ${event.mode}, received ${event.createdAt}) for ${event.officeScope.join(', ')}`;
+
+/** The mail for a feed the service gave up on after its retries, queued in the outbox. */
+export async function notifyFeedGivenUp(db: Db, event: FeedEvent): Promise<boolean> {
+  if (!event.alertEmail) return false;
+  return queueNotification(db, {
+    sender: senderOf(event),
+    recipient: event.alertEmail,
+    kind: 'feed_failed',
+    subject: 'Your listing feed could not be processed',
+    body: [
+      introOf(event),
+      '',
+      'The feed was received and stored, but processing it failed several times because of a problem on our side (not in your feed).',
+      'Our operators have been told and can run it again; nothing needs resending unless you are asked to.',
+      `GET /v1/feeds/${event.id} with your key shows its status.`,
+      '',
+    ].join('\n'),
+  });
+}
+
 /** The feed-failure mails of DESIGN.md §5 for one finished feed, queued in the outbox. */
 export async function notifyFeedFailures(db: Db, event: FeedEvent, result: IngestionResult): Promise<NotificationKind[]> {
   if (!event.alertEmail) return [];
-  const sender = event.keyId ? `key:${event.keyId}` : `office:${event.officeScope.join(',')}`;
-  const intro = `Feed ${event.id} (${event.source}, ${event.format}, mode ${event.mode}, received ${event.createdAt}) for ${event.officeScope.join(', ')}`;
+  const sender = senderOf(event);
+  const intro = introOf(event);
   const queued: NotificationKind[] = [];
   const queue = async (kind: NotificationKind, subject: string, lines: string[]) => {
     if (await queueNotification(db, { sender, recipient: event.alertEmail!, kind, subject, body: [intro, '', ...lines, ''].join('\n') })) queued.push(kind);

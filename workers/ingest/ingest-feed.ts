@@ -37,6 +37,8 @@ export interface IngestInput {
   mode: 'full' | 'incremental';
   /** Offices the sender may push for. */
   officeScope: readonly string[];
+  /** Told the counts so far after each batch is applied. */
+  onProgress?(progress: { parsed: number; applied: number; invalid: number }): Promise<void>;
 }
 
 const BATCH = 500;
@@ -87,6 +89,7 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
       summary[u.action] += 1;
       if (u.action === 'inserted' || u.action === 'updated') changedOffices.add(officeOfKey(u.listingKey));
     }
+    await input.onProgress?.({ parsed: counts.parsed, applied: counts.valid, invalid: counts.invalid });
   };
   const flush = async () => {
     const batch = pending;

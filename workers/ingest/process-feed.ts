@@ -1,11 +1,12 @@
-import { failFeedEvent, finishFeedEvent, readFeedBody, startFeedEvent, type FeedEvent } from '../../db/feed-events.js';
+import { failFeedEvent, finishFeedEvent, getFeedEvent, readFeedBody, recordFeedProgress, startFeedEvent, type FeedEvent } from '../../db/feed-events.js';
 import type { Db } from '../../db/knex.js';
 import type { Logger } from '../../lib/logger.js';
 import { decodeXmlBytes } from '../../pipeline/decode.js';
 import type { BreakerSettings } from '../../pipeline/reconcile.js';
 import type { FeedContext } from '../../pipeline/types.js';
-import { notifyFeedFailures } from './feed-notifications.js';
-import { ingestFeed } from './ingest-feed.js';
+import type { JobContext } from '../job-queue.js';
+import { notifyFeedFailures, notifyFeedGivenUp } from './feed-notifications.js';
+import { ingestFeed, type IngestionResult } from './ingest-feed.js';
 
 export interface IngestDeps {
   db: Db;
@@ -35,16 +36,27 @@ async function* bodyText(db: Db, event: FeedEvent): AsyncGenerator<string> {
   if (rest) yield rest;
 }
 
+/** What an ingest job returns (BullMQ keeps it with the job; the board shows it). */
+export interface FeedJobSummary {
+  feedId: string;
+  status: 'done' | 'skipped';
+  counts?: IngestionResult['counts'];
+  summary?: IngestionResult['summary'];
+  reconcile?: string;
+}
+
 /**
  * The ingest job: claims the feed event, ingests it, stores the result and queues any failure
  * notification. Safe to run twice: a finished event is skipped, and a crashed run is simply run
- * again (every step converges). Throws on infrastructure errors so the queue retries.
+ * again (every step converges). A failed event is run again (an operator retried it). Throws on
+ * infrastructure errors so the queue retries. Progress goes to the event (GET /v1/feeds/{id}) and
+ * to the job.
  */
-export async function processFeed(deps: IngestDeps, feedId: string): Promise<void> {
+export async function processFeed(deps: IngestDeps, feedId: string, job?: JobContext): Promise<FeedJobSummary> {
   const event = await startFeedEvent(deps.db, feedId);
   if (!event) {
     deps.logger.info({ feedId }, 'feed already finished or unknown; nothing to do');
-    return;
+    return { feedId, status: 'skipped' };
   }
   const started = Date.now();
   const result = await ingestFeed(deps.db, deps.breaker, {
@@ -54,14 +66,27 @@ export async function processFeed(deps: IngestDeps, feedId: string): Promise<voi
     context: event.context as unknown as FeedContext,
     mode: event.mode,
     officeScope: event.officeScope,
+    onProgress: async (progress) => {
+      await recordFeedProgress(deps.db, feedId, progress);
+      await job?.progress({ ...progress });
+    },
   });
   await finishFeedEvent(deps.db, feedId, result as unknown as Record<string, unknown>);
   const notified = await notifyFeedFailures(deps.db, event, result);
   deps.logger.info({ feedId, ms: Date.now() - started, counts: result.counts, summary: result.summary, reconcile: result.reconcile?.status, notified }, 'feed ingested');
+  return { feedId, status: 'done', counts: result.counts, summary: result.summary, reconcile: result.reconcile?.status };
 }
 
-/** Called when the queue gives up on a feed: the event says so instead of staying queued. */
+/**
+ * Called when the queue gives up on a feed: the event says so (a plain sentence for the
+ * integrator; the cause for operators and the log) instead of staying queued, and the key's alert
+ * address is told. Should the database itself be away, this fails too and the event stays running:
+ * the sweep re-queues it once it has been untouched for a while.
+ */
 export async function giveUpFeed(deps: IngestDeps, feedId: string, err: Error): Promise<void> {
-  await failFeedEvent(deps.db, feedId, 'failed', err.message);
   deps.logger.error({ feedId, err }, 'feed ingestion failed permanently');
+  const plain = 'ingestion failed after several attempts because of a problem on our side; the feed is kept, an operator has been told and can run it again';
+  if (!(await failFeedEvent(deps.db, feedId, 'failed', plain, err.stack ?? err.message))) return;
+  const event = await getFeedEvent(deps.db, feedId);
+  if (event) await notifyFeedGivenUp(deps.db, event);
 }

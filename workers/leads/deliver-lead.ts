@@ -1,6 +1,6 @@
 import { UnrecoverableError } from 'bullmq';
 import type { Knex } from 'knex';
-import { claimLead, failLead, finishLead, leadIdOfJobKey, type LeadContact } from '../../db/leads.js';
+import { claimLead, failLead, finishLead, leadIdOfJobKey, leadRetriesOfJobKey, reopenFailedLeadForJob, type LeadContact } from '../../db/leads.js';
 import type { Logger } from '../../lib/logger.js';
 import type { Mailer } from '../../lib/mailer.js';
 import { leadMail } from './lead-mail.js';
@@ -26,10 +26,12 @@ export function isPermanent(err: unknown): boolean {
  * nothing), sends the mail, records the outcome. Temporary failures put the lead back to pending
  * and throw so the queue retries with backoff; a permanent rejection fails it at once.
  */
-export async function deliverLead(deps: LeadDeps, jobKey: string): Promise<void> {
+export async function deliverLead(deps: LeadDeps, jobKey: string): Promise<{ leadId: string; status: string }> {
   const id = leadIdOfJobKey(jobKey);
-  const lead = await claimLead(deps.db, id);
-  if (!lead) return;
+  let lead = await claimLead(deps.db, id);
+  // A job runs for a failed lead only when an operator retried it on the board: deliver again.
+  if (!lead && (await reopenFailedLeadForJob(deps.db, id, leadRetriesOfJobKey(jobKey)))) lead = await claimLead(deps.db, id);
+  if (!lead) return { leadId: id, status: 'skipped' };
   const listing = await deps.db('listings')
     .where({ listing_key: lead.listing_key })
     .first(deps.db.raw("data->'headline' AS headline"), deps.db.raw("data->'address' AS address"));
@@ -52,6 +54,7 @@ export async function deliverLead(deps: LeadDeps, jobKey: string): Promise<void>
   }
   await finishLead(deps.db, id, { status: 'delivered' });
   deps.logger.info({ leadId: id, attempts: lead.attempts }, 'lead delivered');
+  return { leadId: id, status: 'delivered' };
 }
 
 /** When retries are exhausted. */
