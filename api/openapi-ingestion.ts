@@ -62,6 +62,12 @@ export function ingestionPaths(): Record<string, unknown> {
         security: operator,
         responses: { 200: { description: 'Keys, newest first', content: { 'application/json': { schema: { type: 'object', required: ['keys'], properties: { keys: { type: 'array', items: ref('FeedKey') } } } } } }, ...operatorErrors },
       },
+      post: {
+        summary: 'Create an already-active key and show its secret once (the running service\'s way to do what npm run key:create does)',
+        security: operator,
+        requestBody: { required: true, content: json('KeyRequest') },
+        responses: { 201: { description: 'The key; its secret is shown only here', content: json('KeyCreated') }, 400: errorResponse('Invalid body'), ...operatorErrors },
+      },
     },
     ...Object.fromEntries(
       (['approve', 'revoke'] as const).map((action) => [

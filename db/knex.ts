@@ -4,6 +4,7 @@ import knexFactory, { type Knex } from 'knex';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import ClientPgLite from 'knex-pglite';
+import { lockEmbeddedDb } from './embedded-lock.js';
 import { migrationSource } from './migration-source.js';
 
 export interface DbOptions {
@@ -42,9 +43,20 @@ export function createDb(options: DbOptions): Db {
   } else {
     const dir = resolve(options.dataDir, 'pglite');
     mkdirSync(dir, { recursive: true });
+    // Two processes on one PGlite folder would each write their own copy: refuse the second.
+    const lock = lockEmbeddedDb(resolve(options.dataDir));
     // pg_trgm backs the directory's case-insensitive substring search, as on PostgreSQL.
     const pglite = new PGlite(dir, { extensions: { pg_trgm } });
     knex = knexFactory({ client: ClientPgLite as any, dialect: 'postgres', connection: { pglite }, searchPath: [schema] } as Knex.Config);
+    // knex.destroy() closes PGlite; the folder is free again then (or when this process exits).
+    const close = pglite.close.bind(pglite);
+    pglite.close = async () => {
+      try {
+        await close();
+      } finally {
+        lock.release();
+      }
+    };
   }
   return Object.assign(knex, { embedded: !options.databaseUrl, schemaName: schema }) as Db;
 }

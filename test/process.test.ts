@@ -29,6 +29,10 @@ describe('the all-in-one process (npm start)', () => {
       });
       expect(res.status).to.equal(200);
       expect((await res.json()).counts).to.deep.equal({ parsed: 1, valid: 1, invalid: 0 });
+      // While it runs, an operator command on the same embedded database is refused with the way out.
+      const key = await runCommand('db/commands/create-feed-key.js', ['--client', 'Ops', '--email', 'ops@example.com', '--office', 'OFF1'], { DATA_DIR: dataDir });
+      expect(key.code).to.equal(1);
+      expect(key.out).to.match(/in use by another process \(pid \d+\).*POST \/v1\/admin\/keys/);
       const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
       child.kill('SIGTERM');
       expect(await exited).to.equal(0);

@@ -1,5 +1,5 @@
 import express, { Router } from 'express';
-import { changeFeedKeyStatus, listFeedKeys } from '../../db/feed-keys.js';
+import { changeFeedKeyStatus, createFeedKey, listFeedKeys } from '../../db/feed-keys.js';
 import type { Db } from '../../db/knex.js';
 import { recordAudit } from '../../db/operators.js';
 import { listQuarantine, resolveQuarantine } from '../../db/quarantine.js';
@@ -8,13 +8,21 @@ import { operatorOf } from '../auth/operator.js';
 import { uuidParam } from '../path-params.js';
 import { assertValid } from '../validators.js';
 
-
 /** Operator routes for feed keys and quarantine (mounted behind the operator credential). */
 export function adminIngestionRouter(deps: { db: Db }): Router {
   const router = Router();
 
   router.get('/v1/admin/keys', async (_req, res) => {
     res.json({ keys: await listFeedKeys(deps.db) });
+  });
+
+  // An operator creates an already-active key (as `npm run key:create` does, but through the
+  // running service: the embedded database takes one process at a time).
+  router.post('/v1/admin/keys', express.json({ limit: '16kb' }), async (req, res) => {
+    const body = assertValid<{ clientName: string; alertEmail: string; officeIds: string[] }>('KeyRequest', req.body ?? null, 'body');
+    const { key, secret } = await createFeedKey(deps.db, { clientName: body.clientName.trim(), alertEmail: body.alertEmail, officeIds: body.officeIds.map((o) => o.trim()), status: 'active' });
+    await recordAudit(deps.db, { actor: operatorOf(res), action: 'key.create', target: key.id, details: { officeIds: key.officeIds } });
+    res.status(201).json({ id: key.id, key: secret, status: key.status, officeIds: key.officeIds });
   });
 
   for (const [action, to] of [['approve', 'active'], ['revoke', 'revoked']] as const) {

@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig } from '../../lib/config.js';
+import { EmbeddedDbInUseError } from '../embedded-lock.js';
 import { createDb, migrateToLatest, type Db } from '../knex.js';
 
 /**
@@ -17,7 +18,16 @@ export async function withConfiguredDb(run: (db: Db) => Promise<number>): Promis
     }
     throw err;
   }
-  const db = createDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  let db: Db;
+  try {
+    db = createDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  } catch (err) {
+    if (err instanceof EmbeddedDbInUseError) {
+      process.stderr.write(`${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
   try {
     await migrateToLatest(db);
     return await run(db);

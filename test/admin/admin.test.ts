@@ -6,7 +6,7 @@ import { activeKey, admin, officeListing, pushFeed } from '../ingest/client.js';
 import { startTestService, type TestService } from '../service.js';
 
 const ADMIN_ROUTES: [string, string][] = [
-  ['GET', '/v1/admin/keys'], ['POST', '/v1/admin/keys/00000000-0000-4000-8000-000000000000/approve'], ['POST', '/v1/admin/keys/00000000-0000-4000-8000-000000000000/revoke'],
+  ['GET', '/v1/admin/keys'], ['POST', '/v1/admin/keys'], ['POST', '/v1/admin/feeds/00000000-0000-4000-8000-000000000000/retry'], ['POST', '/v1/admin/keys/00000000-0000-4000-8000-000000000000/approve'], ['POST', '/v1/admin/keys/00000000-0000-4000-8000-000000000000/revoke'],
   ['GET', '/v1/admin/quarantine'], ['POST', '/v1/admin/quarantine/00000000-0000-4000-8000-000000000000/resolve'],
   ['GET', '/v1/admin/stats'], ['GET', '/v1/admin/listings'], ['POST', '/v1/admin/listings/visibility'], ['GET', '/v1/admin/feeds'], ['GET', '/v1/admin/audit'],
   ['PUT', '/v1/admin/site/settings'], ['PUT', '/v1/admin/site/nav'], ['GET', '/v1/admin/site/pages'], ['POST', '/v1/admin/site/pages'],
@@ -34,7 +34,7 @@ describe('Operator API and site content (PostgreSQL)', function () {
     return { status: res.status, body: await res.json() };
   };
 
-  it('answers 401 with an error body on all 23 admin routes without a valid credential, and accepts named tokens until revoked', async () => {
+  it('answers 401 with an error body on all 25 admin routes without a valid credential, and accepts named tokens until revoked', async () => {
     for (const [method, path] of ADMIN_ROUTES) {
       for (const headers of [{}, { authorization: 'Bearer wrong-token-wrong-token' }, { authorization: 'Basic b3A6d3Jvbmc=' }] as Record<string, string>[]) {
         const res = await fetch(`${svc.url}${path}`, { method, headers });
@@ -47,6 +47,19 @@ describe('Operator API and site content (PostgreSQL)', function () {
     expect((await as(bob)('GET', '/v1/admin/stats')).status).to.equal(200);
     await revokeOperatorToken(svc.db, 'bob');
     expect((await as(bob)('GET', '/v1/admin/stats')).status).to.equal(401);
+  });
+
+  it('creates an active feed key through the API (the running service\'s key:create), shown once and audited', async () => {
+    const created = await call('POST', '/v1/admin/keys', { clientName: 'Ops import', alertEmail: 'ops@example.com', officeIds: ['OFF9'] });
+    expect(created.status).to.equal(201);
+    expect(created.body).to.include({ status: 'active' });
+    expect(created.body.officeIds).to.deep.equal(['OFF9']);
+    const whoami = await (await fetch(`${svc.url}/v1/feeds/whoami`, { headers: { authorization: `Bearer ${created.body.key}` } })).json();
+    expect(whoami).to.include({ keyId: created.body.id, status: 'active' });
+    const listed = (await call('GET', '/v1/admin/keys')).body.keys.find((k: { id: string }) => k.id === created.body.id);
+    expect(JSON.stringify(listed)).not.to.contain(created.body.key);
+    expect((await call('GET', '/v1/admin/audit?action=key.create')).body.entries[0]).to.include({ action: 'key.create', target: created.body.id });
+    expect((await call('POST', '/v1/admin/keys', { clientName: 'x', alertEmail: 'nope', officeIds: [] })).status).to.equal(400);
   });
 
   it('shows the dashboard figures', async () => {

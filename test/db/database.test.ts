@@ -45,7 +45,7 @@ for (const backend of backends) {
       await cleanup();
     });
 
-    const ALL = ['20261122000000_create_listings', '20261122010000_create_ingestion', '20261122020000_listing_source_hash', '20261122030000_search_and_directory', '20261122040000_operators_and_site', '20261122050000_leads', '20261122060000_projects', '20261122070000_sftp_drops', '20261122080000_lz4_compression'];
+    const ALL = ['20261122000000_create_listings', '20261122010000_create_ingestion', '20261122020000_listing_source_hash', '20261122030000_search_and_directory', '20261122040000_operators_and_site', '20261122050000_leads', '20261122060000_projects', '20261122070000_sftp_drops', '20261122080000_lz4_compression', '20261122090000_feed_event_progress'];
     it('applies migrations once, idempotently, and rolls them back', async () => {
       expect(await migrateToLatest(db)).to.deep.equal(ALL);
       expect(await migrateToLatest(db)).to.deep.equal([]);
