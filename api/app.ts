@@ -33,7 +33,7 @@ import { publicReadsRouter } from './routes/public-reads.js';
 import { validateRouter } from './routes/validate.js';
 
 export interface AppDeps {
-  config: Pick<Config, 'feedMaxBytes' | 'feedSyncWaitMs' | 'feedBodyIdleMs' | 'operatorToken' | 'keyRequestRateLimit' | 'redisUrl' | 'leadRateLimit' | 'turnstileSecret' | 'turnstileVerifyUrl'>;
+  config: Pick<Config, 'feedMaxBytes' | 'feedSyncWaitMs' | 'feedBodyIdleMs' | 'validateConcurrency' | 'validateRateLimit' | 'validateMaxPreviews' | 'validateMaxIssues' | 'operatorToken' | 'keyRequestRateLimit' | 'redisUrl' | 'leadRateLimit' | 'turnstileSecret' | 'turnstileVerifyUrl'>;
   logger: Logger;
   db: Db;
   ingestQueue: JobQueue;
@@ -76,7 +76,15 @@ export function createApp(deps: AppDeps): Express {
   app.use(siteRouter(db));
   app.use(docsRouter());
   app.use(developerPageRouter());
-  app.use(validateRouter({ feedMaxBytes: config.feedMaxBytes }));
+  app.use(
+    validateRouter({
+      feedMaxBytes: config.feedMaxBytes,
+      concurrency: config.validateConcurrency,
+      maxPreviews: config.validateMaxPreviews,
+      maxIssues: config.validateMaxIssues,
+      limit: hourlyLimit({ name: 'validate', perHour: config.validateRateLimit, redis: deps.redis ?? null, prefix: deps.rateLimitPrefix }),
+    }),
+  );
   app.use(feedsRouter({ db, ingestQueue: deps.ingestQueue, feedMaxBytes: config.feedMaxBytes, feedSyncWaitMs: config.feedSyncWaitMs, feedBodyIdleMs: config.feedBodyIdleMs, shutdown: deps.shutdown }));
   app.use(developerKeysRouter({ db, limit: hourlyLimit({ name: 'key', perHour: config.keyRequestRateLimit, redis: deps.redis ?? null, prefix: deps.rateLimitPrefix }) }));
   app.use(

@@ -24,6 +24,10 @@ export interface Config {
   feedMaxBytes: number;
   feedSyncWaitMs: number;
   feedBodyIdleMs: number;
+  validateConcurrency: number;
+  validateRateLimit: number;
+  validateMaxPreviews: number;
+  validateMaxIssues: number;
   leadRetentionDays: number;
   leadRateLimit: number;
   keyRequestRateLimit: number;
@@ -66,6 +70,10 @@ const envSchema = {
     FEED_MAX_BYTES: { ...int(1024), default: 100 * 1024 * 1024 },
     FEED_SYNC_WAIT_MS: { ...int(0, 600000), default: 30000 },
     FEED_BODY_IDLE_MS: { ...int(100, 600000), default: 30000 },
+    VALIDATE_CONCURRENCY: { ...int(1, 64), default: 2 },
+    VALIDATE_RATE_LIMIT: { ...int(1), default: 300 },
+    VALIDATE_MAX_PREVIEWS: { ...int(0), default: 1000 },
+    VALIDATE_MAX_ISSUES: { ...int(1), default: 10000 },
     LEAD_RETENTION_DAYS: { ...int(1), default: 365 },
     LEAD_RATE_LIMIT: { ...int(1), default: 20 },
     KEY_REQUEST_RATE_LIMIT: { ...int(1), default: 10 },
@@ -116,6 +124,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     feedMaxBytes: e.FEED_MAX_BYTES,
     feedSyncWaitMs: e.FEED_SYNC_WAIT_MS,
     feedBodyIdleMs: e.FEED_BODY_IDLE_MS,
+    validateConcurrency: e.VALIDATE_CONCURRENCY,
+    validateRateLimit: e.VALIDATE_RATE_LIMIT,
+    validateMaxPreviews: e.VALIDATE_MAX_PREVIEWS,
+    validateMaxIssues: e.VALIDATE_MAX_ISSUES,
     leadRetentionDays: e.LEAD_RETENTION_DAYS,
     leadRateLimit: e.LEAD_RATE_LIMIT,
     keyRequestRateLimit: e.KEY_REQUEST_RATE_LIMIT,

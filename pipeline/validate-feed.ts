@@ -10,6 +10,8 @@ export interface ValidationResult {
   listings: CanonicalListing[];
   /** Project feeds: the projects' counts and canonical previews. */
   projects?: { counts: { parsed: number; valid: number; invalid: number }; previews: CanonicalProject[] };
+  /** Present (true) when previews or issues past the caps were left out; counts and ok cover everything. */
+  truncated?: true;
 }
 
 export interface ValidateOptions {
@@ -17,6 +19,10 @@ export interface ValidateOptions {
   format?: FeedFormat;
   /** Keep canonical previews in the result (the dry-run endpoint does; a benchmark may not). */
   keepPreviews?: boolean;
+  /** At most this many listing (and project) previews are kept; default no limit. */
+  maxPreviews?: number;
+  /** At most this many issues are kept; default no limit. */
+  maxIssues?: number;
 }
 
 /**
@@ -30,6 +36,15 @@ export async function validateFeed(
   options: ValidateOptions = {},
 ): Promise<ValidationResult> {
   const keepPreviews = options.keepPreviews ?? true;
+  const maxPreviews = options.maxPreviews ?? Infinity;
+  const maxIssues = options.maxIssues ?? Infinity;
+  let truncated = false;
+  /** Keeps a preview unless the cap is reached (then says so). */
+  const keep = <T>(list: T[], preview: T) => {
+    if (!keepPreviews) return;
+    if (list.length < maxPreviews) list.push(preview);
+    else truncated = true;
+  };
   const issues: Issue[] = [];
   const listings: CanonicalListing[] = [];
   const counts = { parsed: 0, valid: 0, invalid: 0 };
@@ -46,7 +61,7 @@ export async function validateFeed(
       if (applied.action === 'invalid') projects.counts.invalid += 1;
       else {
         projects.counts.valid += 1;
-        if (keepPreviews) projects.previews.push(applied.project);
+        keep(projects.previews, applied.project);
       }
     }
     for (const item of batch.listings) {
@@ -61,8 +76,9 @@ export async function validateFeed(
       const preview = applied.listing;
       const earlier = seen.get(preview.listingKey);
       if (!earlier) {
-        seen.set(preview.listingKey, { index: item.index, path: item.path, modTime: preview.modTime, preview: listings.length });
-        if (keepPreviews) listings.push(preview);
+        const at = listings.length;
+        keep(listings, preview);
+        seen.set(preview.listingKey, { index: item.index, path: item.path, modTime: preview.modTime, preview: listings.length > at ? at : -1 });
         continue;
       }
       // As ingestion decides: in feed order, an older record is stale; a newer or equal one wins.
@@ -78,10 +94,14 @@ export async function validateFeed(
         path: dropped.path,
       });
       if (older) continue;
-      if (keepPreviews) listings[earlier.preview] = preview;
+      if (keepPreviews && earlier.preview >= 0) listings[earlier.preview] = preview;
       seen.set(preview.listingKey, { index: item.index, path: item.path, modTime: preview.modTime, preview: earlier.preview });
     }
   }
   const ok = counts.invalid === 0 && projects.counts.invalid === 0 && !issues.some((i) => i.level === 'error');
-  return { ok, counts, issues, listings, ...(format === 'project' ? { projects } : {}) };
+  if (issues.length > maxIssues) {
+    issues.length = maxIssues;
+    truncated = true;
+  }
+  return { ok, counts, issues, listings, ...(format === 'project' ? { projects } : {}), ...(truncated ? { truncated: true as const } : {}) };
 }

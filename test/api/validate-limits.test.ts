@@ -1,0 +1,64 @@
+import { request } from 'node:http';
+import { expect } from 'chai';
+import { validatorFor } from '../../api/validators.js';
+import { feed, listingXml } from '../helpers.js';
+import { startTestService, type TestService } from '../service.js';
+
+/** A raw dry run whose body arrives in two parts; the second is sent when finish() is called. */
+function heldDryRun(url: string): { finish(): void; done: Promise<number> } {
+  const body = feed(listingXml(''));
+  let finish = () => undefined as void;
+  const done = new Promise<number>((resolve, reject) => {
+    const req = request(`${url}/v1/validate?currency=AUD`, { method: 'POST', headers: { 'content-type': 'application/xml', 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode!));
+    });
+    req.on('error', reject);
+    req.write(body.slice(0, 20));
+    finish = () => void req.end(body.slice(20));
+  });
+  return { finish: () => finish(), done };
+}
+
+describe('POST /v1/validate is bounded: dry runs at once, answer size, requests per address', function () {
+  this.timeout(30_000);
+  let svc: TestService;
+  before(async () => {
+    svc = await startTestService({ database: 'pglite', env: { VALIDATE_CONCURRENCY: '1', VALIDATE_MAX_PREVIEWS: '2', VALIDATE_MAX_ISSUES: '3', VALIDATE_RATE_LIMIT: '8' } });
+  });
+  after(() => svc.close());
+
+  const dryRun = (xml: string) => fetch(`${svc.url}/v1/validate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ xml, context: { currency: 'AUD' } }) });
+
+  it('one more dry run than the service takes at once is a 503 with Retry-After, before its body is read', async () => {
+    const held = heldDryRun(svc.url);
+    await new Promise((r) => setTimeout(r, 200));
+    const busy = await dryRun(feed(listingXml('')));
+    expect(busy.status).to.equal(503);
+    expect(busy.headers.get('retry-after')).to.equal('5');
+    expect((await busy.json()).error).to.equal('1 dry runs are already running; try again in a few seconds');
+    held.finish();
+    expect(await held.done).to.equal(200);
+    expect((await dryRun(feed(listingXml('')))).status, 'the slot is free again').to.equal(200);
+  });
+
+  it('keeps the first previews and issues, says truncated, and counts the whole feed', async () => {
+    const xml = feed(...['A', 'B', 'C', 'D'].map((id) => listingXml('<address><suburb>Richmond</suburb><state>VIC</state><postcode>3121</postcode></address>').replace('L1', id)));
+    const res = await dryRun(xml);
+    const body = await res.json();
+    expect(res.status).to.equal(200);
+    expect(validatorFor('ValidationResult')(body), JSON.stringify(validatorFor('ValidationResult').errors)).to.equal(true);
+    expect(body.counts).to.deep.equal({ parsed: 4, valid: 4, invalid: 0 });
+    expect(body.listings.map((l: { uniqueId: string }) => l.uniqueId)).to.deep.equal(['A', 'B']);
+    expect(body.issues).to.have.length(3);
+    expect(body.truncated).to.equal(true);
+    const small = await (await dryRun(feed(listingXml('<headline>H</headline><description>D</description><address><suburb>Richmond</suburb><state>VIC</state><postcode>3121</postcode></address>')))).json();
+    expect(small).not.to.have.property('truncated');
+  });
+
+  it('limits dry runs per client address per hour (429)', async () => {
+    let status = 0;
+    for (let i = 0; i < 10 && status !== 429; i += 1) status = (await dryRun(feed(listingXml('')))).status;
+    expect(status).to.equal(429);
+  });
+});
