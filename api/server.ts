@@ -6,7 +6,7 @@ import { liveFx, staticFx } from '../lib/fx-rates.js';
 import type { Logger } from '../lib/logger.js';
 import { queueForBoard } from '../workers/bullmq-queue.js';
 import { startSftpWatcher } from '../sftp-watcher/start.js';
-import { INGEST_QUEUE, LEAD_QUEUE, startRuntime } from '../workers/runtime.js';
+import { INGEST_QUEUE, LEAD_QUEUE, MAINTENANCE_QUEUE, startRuntime } from '../workers/runtime.js';
 import { createApp } from './app.js';
 
 export interface WebHandle {
@@ -32,7 +32,7 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
   // Rate-limit counters: a command that cannot be answered within 500 ms lets the request pass.
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 500 }) : null;
   redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
-  const boardQueues = config.redisUrl ? [INGEST_QUEUE, LEAD_QUEUE].map((name) => queueForBoard(name, config.redisUrl!)) : [];
+  const boardQueues = config.redisUrl ? [INGEST_QUEUE, LEAD_QUEUE, MAINTENANCE_QUEUE].map((name) => queueForBoard(name, config.redisUrl!)) : [];
   let shuttingDown = false;
   const shutdown = new AbortController();
   const fx = config.fxSource === 'live' ? liveFx({ primaryUrl: config.fxPrimaryUrl, backupUrl: config.fxBackupUrl, logger }) : staticFx();

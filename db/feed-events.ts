@@ -6,6 +6,7 @@ import { to as copyTo } from 'pg-copy-streams';
 import copyBinary from 'pg-copy-streams-binary';
 import type { Db } from './knex.js';
 import { iso, isoOrNull } from './row-values.js';
+import { scrubCredentials } from '../pipeline/reaxml/scrub-credentials.js';
 import type { FeedFormat } from '../pipeline/types.js';
 
 export type FeedStatus = 'queued' | 'running' | 'done' | 'failed' | 'rejected';
@@ -35,6 +36,8 @@ export interface FeedEvent extends FeedEventInput {
   errorDetail: string | null;
   /** While running: the counts so far. */
   progress: FeedProgress | null;
+  /** When the raw body was deleted after the retention (null while it is kept). */
+  bodyPurgedAt: string | null;
   createdAt: string;
   finishedAt: string | null;
 }
@@ -67,6 +70,7 @@ const toEvent = (row: any): FeedEvent => ({
   error: row.error ?? null,
   errorDetail: row.error_detail ?? null,
   progress: row.progress ?? null,
+  bodyPurgedAt: isoOrNull(row.body_purged_at),
   createdAt: iso(row.created_at),
   finishedAt: isoOrNull(row.finished_at),
 });
@@ -74,9 +78,11 @@ const toEvent = (row: any): FeedEvent => ({
 /**
  * Stores a feed event and its body in one transaction, streaming the body in chunks: either the
  * whole feed is stored (status queued) or nothing is (an error while reading the body rolls back).
+ * A REAXML body's root credentials are masked first; size and sha256 are of what is stored.
  */
-export async function storeFeedEvent(db: Knex, input: FeedEventInput, body: AsyncIterable<Buffer>): Promise<FeedEvent> {
+export async function storeFeedEvent(db: Knex, input: FeedEventInput, sent: AsyncIterable<Buffer>): Promise<FeedEvent> {
   const id = randomUUID();
+  const body = input.format === 'reaxml' ? scrubCredentials(sent) : sent;
   return db.transaction(async (trx) => {
     await trx('feed_events').insert({
       id,
@@ -200,8 +206,31 @@ export async function failFeedEvent(db: Db, id: string, status: 'failed' | 'reje
  * so it runs again from the start and converges. False when it is not failed.
  */
 export async function reopenFailedFeedEvent(db: Db, id: string): Promise<boolean> {
-  const n = await db('feed_events').where({ id, status: 'failed' }).update({ status: 'queued', error: null, error_detail: null, progress: null, finished_at: null, updated_at: db.fn.now() });
+  const n = await db('feed_events').where({ id, status: 'failed' }).whereNull('body_purged_at').update({ status: 'queued', error: null, error_detail: null, progress: null, finished_at: null, updated_at: db.fn.now() });
   return n > 0;
+}
+
+/**
+ * Deletes the raw bodies of finished feed events (done, failed, rejected) received more than
+ * retentionDays ago; the events and their results stay, marked with body_purged_at. A body still
+ * queued or running is kept whatever its age. Idempotent; returns how many bodies went.
+ */
+export async function purgeFeedBodies(db: Db, retentionDays: number, limit = 1000): Promise<number> {
+  return db.transaction(async (trx) => {
+    const ids: string[] = await trx('feed_events')
+      .whereIn('status', ['done', 'failed', 'rejected'])
+      .whereNull('body_purged_at')
+      .where('created_at', '<', trx.raw('now() - make_interval(days => ?)', [retentionDays]))
+      .orderBy('created_at')
+      .limit(limit)
+      .forUpdate()
+      .skipLocked()
+      .pluck('id');
+    if (ids.length === 0) return 0;
+    await trx('feed_event_chunks').whereIn('feed_id', ids).delete();
+    await trx('feed_events').whereIn('id', ids).update({ body_purged_at: trx.fn.now() });
+    return ids.length;
+  });
 }
 
 /** Events queued or running but untouched for a while: their job was lost (crash between commit and enqueue). */

@@ -29,6 +29,7 @@ export interface Config {
   validateMaxPreviews: number;
   validateMaxIssues: number;
   leadRetentionDays: number;
+  feedBodyRetentionDays: number;
   leadRateLimit: number;
   keyRequestRateLimit: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -75,6 +76,7 @@ const envSchema = {
     VALIDATE_MAX_PREVIEWS: { ...int(0), default: 1000 },
     VALIDATE_MAX_ISSUES: { ...int(1), default: 10000 },
     LEAD_RETENTION_DAYS: { ...int(1), default: 365 },
+    FEED_BODY_RETENTION_DAYS: { ...int(1), default: 30 },
     LEAD_RATE_LIMIT: { ...int(1), default: 20 },
     KEY_REQUEST_RATE_LIMIT: { ...int(1), default: 10 },
     LOG_LEVEL: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
@@ -129,6 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     validateMaxPreviews: e.VALIDATE_MAX_PREVIEWS,
     validateMaxIssues: e.VALIDATE_MAX_ISSUES,
     leadRetentionDays: e.LEAD_RETENTION_DAYS,
+    feedBodyRetentionDays: e.FEED_BODY_RETENTION_DAYS,
     leadRateLimit: e.LEAD_RATE_LIMIT,
     keyRequestRateLimit: e.KEY_REQUEST_RATE_LIMIT,
     logLevel: e.LOG_LEVEL,

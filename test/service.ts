@@ -8,7 +8,7 @@ import { loadConfig, type Config } from '../lib/config.js';
 import { liveFx, staticFx } from '../lib/fx-rates.js';
 import { queueForBoard } from '../workers/bullmq-queue.js';
 import type { RetryPolicy } from '../workers/job-queue.js';
-import { INGEST_QUEUE, LEAD_QUEUE, startRuntime, type Runtime } from '../workers/runtime.js';
+import { INGEST_QUEUE, LEAD_QUEUE, MAINTENANCE_QUEUE, startRuntime, type Runtime } from '../workers/runtime.js';
 import { listen, postgresUrl, silentLogger } from './helpers.js';
 
 export const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -46,6 +46,8 @@ export interface TestServiceOptions {
   fxRefreshMs?: number;
   /** The ingest retry policy (default: production's, about 4 minutes). */
   ingestRetry?: RetryPolicy;
+  /** Every periodic task this often (default: each its own interval). */
+  maintenanceEveryMs?: number;
 }
 
 /** Deletes the Redis keys a test service made under its own prefixes (queues, rate-limit counters). */
@@ -80,11 +82,11 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
   const db = options.db ?? createDb({ databaseUrl: config.databaseUrl, dataDir, schema });
   if (!options.db) await migrateToLatest(db);
   const rateLimitPrefix = options.rateLimitPrefix ?? `rl-${schema}:`;
-  const runtime = startRuntime(config, silentLogger, db, { consume: options.consume ?? true, queuePrefix: options.queuePrefix ?? `test-${schema}`, ingestRetry: options.ingestRetry });
+  const runtime = startRuntime(config, silentLogger, db, { consume: options.consume ?? true, queuePrefix: options.queuePrefix ?? `test-${schema}`, ingestRetry: options.ingestRetry, maintenanceEveryMs: options.maintenanceEveryMs });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 500 }) : null;
   redis?.on('error', () => undefined);
   const queuePrefix = options.queuePrefix ?? `test-${schema}`;
-  const boardQueues = config.redisUrl ? [INGEST_QUEUE, LEAD_QUEUE].map((name) => queueForBoard(name, config.redisUrl!, queuePrefix)) : [];
+  const boardQueues = config.redisUrl ? [INGEST_QUEUE, LEAD_QUEUE, MAINTENANCE_QUEUE].map((name) => queueForBoard(name, config.redisUrl!, queuePrefix)) : [];
   const fx = config.fxSource === 'live' ? liveFx({ primaryUrl: config.fxPrimaryUrl, backupUrl: config.fxBackupUrl, logger: silentLogger, refreshMs: options.fxRefreshMs }) : staticFx();
   const shutdown = new AbortController();
   const server = await listen(createApp({ config, logger: silentLogger, db, ingestQueue: runtime.ingestQueue, leadQueue: runtime.leadQueue, redis, rateLimitPrefix, boardQueues, fx, shutdown: shutdown.signal }));

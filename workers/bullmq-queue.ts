@@ -92,3 +92,43 @@ export function startBullWorker(
   });
   return { close: () => worker.close() };
 }
+
+/**
+ * Periodic tasks as BullMQ job schedulers on one queue (upserted by every consuming process: the
+ * same id is one scheduler), and a worker that runs them. Each scheduled run is one job, taken by
+ * one worker; the board shows every run, its result or failure, and the next one.
+ */
+export function startScheduledTasks(
+  name: string,
+  redisUrl: string,
+  tasks: { name: string; everyMs: number; run(): Promise<unknown> }[],
+  options: { logger: Logger; prefix?: string },
+): { close(): Promise<void> } {
+  const prefix = options.prefix ?? DEFAULT_PREFIX;
+  // Like the workers: ride out a Redis restart rather than fail the upserts.
+  const connection: ConnectionOptions = { url: redisUrl, maxRetriesPerRequest: null };
+  const queue = new Queue(name, { connection, prefix });
+  queue.on('error', (err) => options.logger.warn({ err: err.message, queue: name }, 'queue connection error'));
+  const byName = new Map(tasks.map((t) => [t.name, t]));
+  const ready = Promise.all(
+    tasks.map((t) => queue.upsertJobScheduler(t.name, { every: t.everyMs }, { name: t.name, data: {}, opts: { removeOnComplete: { count: 200 }, removeOnFail: { count: 500 } } })),
+  ).catch((err) => options.logger.error({ err, queue: name }, 'could not schedule the periodic tasks'));
+  const worker = new Worker(
+    name,
+    async (job) => {
+      const task = byName.get(job.name);
+      if (!task) throw new Error(`no periodic task named ${job.name}`);
+      return task.run();
+    },
+    { prefix, connection, concurrency: 1 },
+  );
+  worker.on('error', (err) => options.logger.warn({ err: err.message, queue: name }, 'worker connection error'));
+  worker.on('failed', (job, err) => options.logger.warn({ queue: name, task: job?.name, err: err.message }, 'periodic task failed; it runs again at its next time'));
+  return {
+    async close() {
+      await ready;
+      await worker.close();
+      await queue.close();
+    },
+  };
+}

@@ -1,26 +1,22 @@
-import { staleFeedEventIds } from '../db/feed-events.js';
 import type { Db } from '../db/knex.js';
-import { purgeLeads, stalePendingLeads } from '../db/leads.js';
 import { sendPendingNotifications } from '../db/notifications.js';
 import type { Config } from '../lib/config.js';
 import type { Logger } from '../lib/logger.js';
 import { createMailer } from '../lib/mailer.js';
-import { createBullQueue, startBullWorker } from './bullmq-queue.js';
+import { createBullQueue, startBullWorker, startScheduledTasks } from './bullmq-queue.js';
 import { InProcessQueue } from './in-process-queue.js';
 import { giveUpFeed, processFeed } from './ingest/process-feed.js';
 import { INGEST_RETRY, LEAD_RETRY, type JobContext, type JobQueue, type JobHandler, type RetryPolicy } from './job-queue.js';
 import { deliverLead, giveUpLead } from './leads/deliver-lead.js';
+import { maintenanceTasks, STALE_FEED_MS, STALE_LEAD_MS } from './maintenance.js';
 
 export const INGEST_QUEUE = 'ingest';
 export const LEAD_QUEUE = 'lead-delivery';
 
-/** A queued or running feed untouched this long lost its job (a crash between commit and enqueue, or a restart). */
-const STALE_FEED_MS = 5 * 60_000;
-/** A pending lead untouched this long lost its job (the queue was away when it was accepted). */
-const STALE_LEAD_MS = 60_000;
-const SWEEP_MS = 60_000;
+/** Where the periodic tasks are scheduled (REDIS_URL). */
+export const MAINTENANCE_QUEUE = 'maintenance';
 
-export type RuntimeConfig = Pick<Config, 'redisUrl' | 'smtpUrl' | 'dataDir' | 'mailFrom' | 'circuitBreakerRatio' | 'circuitBreakerMin' | 'leadRetentionDays'>;
+export type RuntimeConfig = Pick<Config, 'redisUrl' | 'smtpUrl' | 'dataDir' | 'mailFrom' | 'circuitBreakerRatio' | 'circuitBreakerMin' | 'leadRetentionDays' | 'feedBodyRetentionDays'>;
 
 export interface Runtime {
   /** Where the web side adds ingest jobs. */
@@ -39,12 +35,15 @@ export interface RuntimeOptions {
   queuePrefix?: string;
   /** The ingest retry policy (default INGEST_RETRY, about 4 minutes; tests give up sooner). */
   ingestRetry?: RetryPolicy;
+  /** Runs every periodic task this often instead of its own interval (tests). */
+  maintenanceEveryMs?: number;
 }
 
 /**
  * The worker side of the service: feed ingest and lead delivery. With REDIS_URL: BullMQ consumers
  * (and fail-fast producers); without it: in-process queues calling the same handlers. Either way
- * a periodic sweep re-queues feeds and leads whose job was lost, purges leads past their
+ * periodic tasks (workers/maintenance.ts: BullMQ job schedulers with Redis, timers without)
+ * re-queue feeds and leads whose job was lost, purge leads and feed bodies past their
  * retention, and sends the notification outbox.
  */
 export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, options: RuntimeOptions = { consume: true }): Runtime {
@@ -80,33 +79,44 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
 
   // In-process jobs die with the process, so at start every unfinished feed is lost; with Redis
   // they survive, and only long-untouched ones are.
-  let staleAfterMs = config.redisUrl ? STALE_FEED_MS : 0;
-  let leadsStaleAfterMs = config.redisUrl ? STALE_LEAD_MS : 0;
+  let firstSweep = !config.redisUrl;
+  const tasks = maintenanceTasks({
+    db,
+    logger,
+    ingestQueue,
+    leadQueue,
+    leadRetentionDays: config.leadRetentionDays,
+    feedBodyRetentionDays: config.feedBodyRetentionDays,
+    sendMail,
+    staleAfter: () => (firstSweep ? { feedMs: 0, leadMs: 0 } : { feedMs: STALE_FEED_MS, leadMs: STALE_LEAD_MS }),
+  });
+  /** Every task once, in order (at start without Redis, and for tests). */
   const sweep = async () => {
     if (!options.consume) return;
-    const ids = await staleFeedEventIds(db, staleAfterMs);
-    staleAfterMs = STALE_FEED_MS;
-    for (const id of ids) {
-      logger.warn({ feedId: id }, 're-queueing a feed whose job was lost');
-      await ingestQueue.requeue(id);
-    }
-    for (const key of await stalePendingLeads(db, leadsStaleAfterMs)) await leadQueue.add(key);
-    leadsStaleAfterMs = STALE_LEAD_MS;
-    const purged = await purgeLeads(db, config.leadRetentionDays);
-    if (purged) logger.info({ purged }, 'leads past their retention purged');
-    await sendMail();
+    for (const task of tasks) await task.run();
+    firstSweep = false;
   };
-  const runSweep = () => sweep().catch((err) => logger.warn({ err }, 'sweep failed; will retry'));
-  const timer = options.consume ? setInterval(runSweep, SWEEP_MS) : null;
-  timer?.unref();
-  if (options.consume) void runSweep();
+  const timers: NodeJS.Timeout[] = [];
+  let scheduled: { close(): Promise<void> } | null = null;
+  if (options.consume && config.redisUrl) {
+    scheduled = startScheduledTasks(MAINTENANCE_QUEUE, config.redisUrl, tasks.map((t) => ({ ...t, everyMs: options.maintenanceEveryMs ?? t.everyMs })), { logger, prefix: options.queuePrefix });
+  } else if (options.consume) {
+    // The in-process queue keeps its timers: one sweep now (it re-queues what the last run left), then each task on its own.
+    void sweep().catch((err) => logger.warn({ err }, 'sweep failed; will retry'));
+    for (const task of tasks) {
+      const timer = setInterval(() => void task.run().catch((err) => logger.warn({ err, task: task.name }, 'periodic task failed; will retry')), options.maintenanceEveryMs ?? task.everyMs);
+      timer.unref();
+      timers.push(timer);
+    }
+  }
 
   return {
     ingestQueue,
     leadQueue,
     sweep,
     async close() {
-      if (timer) clearInterval(timer);
+      for (const timer of timers) clearInterval(timer);
+      await scheduled?.close();
       await Promise.all(consumers.map((c) => c.close()));
       await Promise.all([ingestQueue.close(), leadQueue.close()]);
       mailer.close();

@@ -47,6 +47,7 @@ export function adminOperationsRouter(deps: { db: Db; ingestQueue: JobQueue; lea
     if (!(await reopenFailedFeedEvent(db, feedId))) {
       const event = await getFeedEvent(db, feedId);
       if (!event) throw notFound(`no feed ${feedId}`);
+      if (event.status === 'failed') throw new HttpError(409, `feed ${feedId} cannot be retried: its body was deleted at ${event.bodyPurgedAt} after the retention period; ask the sender to push it again`);
       throw new HttpError(409, `feed ${feedId} is ${event.status}; only failed feeds can be retried`);
     }
     // Its body is still stored: the job runs it again from the start. Should the queue be away,

@@ -41,7 +41,7 @@ export const listingPageSchema = {
   required: ['total', 'listings'],
   properties: {
     total: { type: 'integer', description: 'All public matches (counted at most every 30 s per filter set).' },
-    listings: { type: 'array', items: { type: 'object', description: 'Canonical listing as stored (DESIGN.md §3); newest modTime first, then listingKey.' } },
+    listings: { type: 'array', items: { type: 'object', description: 'Canonical listing as stored; newest modTime first, then listingKey.' } },
   },
 } as const;
 
@@ -163,6 +163,6 @@ export const projectWithListingsSchema = {
     },
     address: { type: 'object' },
     listingKeys: { type: 'array', items: { type: 'string' } },
-    listings: { type: 'array', items: { type: 'object', description: 'Canonical listing (DESIGN.md §3) with projectKey.' } },
+    listings: { type: 'array', items: { type: 'object', description: 'Canonical listing with projectKey.' } },
   },
 } as const;

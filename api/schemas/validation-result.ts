@@ -28,7 +28,7 @@ export const validationResultSchema = {
     counts: countsSchema,
     truncated: { const: true, description: 'Present when the answer leaves out previews past the first VALIDATE_MAX_PREVIEWS (1000) or issues past the first VALIDATE_MAX_ISSUES (10000); ok and counts still cover the whole feed.' },
     issues: { type: 'array', items: { $ref: 'Issue' } },
-    listings: { type: 'array', items: { type: 'object', description: 'Canonical listing preview (DESIGN.md §3); open object.' } },
+    listings: { type: 'array', items: { type: 'object', description: 'Canonical listing preview (what would be stored); open object.' } },
     projects: {
       type: 'object',
       description: 'Project feeds: project counts and canonical project previews.',

@@ -5,6 +5,7 @@ import { child, ElementNode, type XmlNode } from '../xml-node.js';
 import type { Issue } from '../types.js';
 import { characterEntities } from 'character-entities';
 import { KNOWN_ROOT_EXTRAS, LISTING_KINDS } from './listing-kinds.js';
+import { CREDENTIAL_ATTRIBUTES } from './scrub-credentials.js';
 
 export interface ParsedListing {
   node: XmlNode;
@@ -179,6 +180,24 @@ export class ReaxmlParser {
     });
   }
 
+  /** The root's username/password (FTP credentials some CRMs send): never stored, and worth telling the sender. */
+  private reportCredentials(attributes: Record<string, string>): void {
+    const found = Object.keys(attributes).filter((k) => CREDENTIAL_ATTRIBUTES.has(k.toLowerCase()) && attributes[k].trim() !== '');
+    if (found.length === 0) return;
+    this.handlers.onIssue(
+      {
+        level: 'warning',
+        code: 'credentials_in_feed',
+        message: `the feed carries ${found.join(' and ')} on its root; they are masked before the feed is stored and never used: authenticate with the feed key instead, and leave them out of the export`,
+        listingIndex: null,
+        uniqueId: null,
+        path: `/propertyList/@${found[0]}`,
+      },
+      null,
+      null,
+    );
+  }
+
   /** Where the decoder put U+FFFD for bytes it could not read (trees only: a light read's listings are re-read in full). */
   private noteReplacements(chunk: string): void {
     for (let i = chunk.indexOf('\uFFFD'); i !== -1; i = chunk.indexOf('\uFFFD', i + 1)) this.replacedAt.push(this.cleanedOffset + i);
@@ -265,6 +284,7 @@ export class ReaxmlParser {
       }
       if (name === 'propertyList') {
         this.reportStripped(null);
+        this.reportCredentials(tag.attributes);
         return;
       }
     }

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { expect } from 'chai';
+import { purgeFeedBodies } from '../../db/feed-events.js';
 import { feed } from '../helpers.js';
 import { OPERATOR, redisUrl, startTestService, type TestService } from '../service.js';
 import { activeKey, admin, officeListing, pushFeed } from './client.js';
@@ -63,6 +64,12 @@ describe('Feeds that fail for good: what integrators and operators see, and retr
     expect(mail.body).to.contain(feedId);
     const outbox = join(svc.dataDir, 'outbox');
     expect(readdirSync(outbox).map((f) => readFileSync(join(outbox, f), 'utf8')).some((m) => m.includes('could not be processed') && m.includes(feedId))).to.equal(true);
+    // Once its body is past the retention and deleted, it cannot be run again, and the operator is told why.
+    await svc.db('feed_events').where({ id: feedId }).update({ created_at: svc.db.raw("now() - interval '400 days'") });
+    expect(await purgeFeedBodies(svc.db, 30)).to.be.at.least(1);
+    const retry = await admin(svc.url, 'POST', `/v1/admin/feeds/${feedId}/retry`);
+    expect(retry.status).to.equal(409);
+    expect((await retry.json()).error).to.match(/body was deleted at .* after the retention period/);
   });
 
   it('a retry from Bull Board runs the failed feed again: the event is done, the listing stored, the job returns the summary', async () => {

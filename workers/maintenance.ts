@@ -1,0 +1,89 @@
+import { purgeFeedBodies, staleFeedEventIds } from '../db/feed-events.js';
+import type { Db } from '../db/knex.js';
+import { purgeLeads, stalePendingLeads } from '../db/leads.js';
+import type { Logger } from '../lib/logger.js';
+import type { JobQueue } from './job-queue.js';
+
+/** A piece of periodic work: idempotent, and safe to run in several processes at once. */
+export interface MaintenanceTask {
+  name: string;
+  everyMs: number;
+  run(): Promise<Record<string, number>>;
+}
+
+/** A queued or running feed untouched this long lost its job (a crash between commit and enqueue, a restart, an outage longer than its retries). */
+export const STALE_FEED_MS = 5 * 60_000;
+/** A pending lead untouched this long lost its job (the queue was away when it was accepted). */
+export const STALE_LEAD_MS = 60_000;
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+export interface MaintenanceDeps {
+  db: Db;
+  logger: Logger;
+  ingestQueue: JobQueue;
+  leadQueue: JobQueue;
+  leadRetentionDays: number;
+  feedBodyRetentionDays: number;
+  /** Sends the notification outbox. */
+  sendMail(): Promise<{ sent: number; failed: number }>;
+  /**
+   * How long unfinished work must be untouched to count as lost. The in-process queue loses all
+   * of it with the process, so its first sweep after a start takes everything (0).
+   */
+  staleAfter(): { feedMs: number; leadMs: number };
+}
+
+/**
+ * The service's periodic work. With REDIS_URL each is a BullMQ job scheduler on the maintenance
+ * queue (one run at a time across every worker, shown on the board with its failures and next
+ * run); without it the in-process runtime runs them on timers.
+ */
+export function maintenanceTasks(deps: MaintenanceDeps): MaintenanceTask[] {
+  return [
+    {
+      name: 'requeue-lost-feeds',
+      everyMs: MINUTE,
+      async run() {
+        const ids = await staleFeedEventIds(deps.db, deps.staleAfter().feedMs);
+        for (const id of ids) {
+          deps.logger.warn({ feedId: id }, 're-queueing a feed whose job was lost');
+          await deps.ingestQueue.requeue(id);
+        }
+        return { requeued: ids.length };
+      },
+    },
+    {
+      name: 'requeue-lost-leads',
+      everyMs: MINUTE,
+      async run() {
+        const keys = await stalePendingLeads(deps.db, deps.staleAfter().leadMs);
+        for (const key of keys) await deps.leadQueue.add(key);
+        return { requeued: keys.length };
+      },
+    },
+    {
+      name: 'send-notifications',
+      everyMs: MINUTE,
+      run: () => deps.sendMail(),
+    },
+    {
+      name: 'purge-leads',
+      everyMs: HOUR,
+      async run() {
+        const purged = await purgeLeads(deps.db, deps.leadRetentionDays);
+        if (purged) deps.logger.info({ purged }, 'leads past their retention purged');
+        return { purged };
+      },
+    },
+    {
+      name: 'purge-feed-bodies',
+      everyMs: HOUR,
+      async run() {
+        const purged = await purgeFeedBodies(deps.db, deps.feedBodyRetentionDays);
+        if (purged) deps.logger.info({ purged }, 'feed bodies past their retention deleted');
+        return { purged };
+      },
+    },
+  ];
+}
