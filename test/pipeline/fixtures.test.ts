@@ -281,12 +281,16 @@ describe('REAXML fixtures (OpenRealEstate corpus)', () => {
 
   for (const [file, expected] of Object.entries(EXPECTED)) {
     it(file, async () => {
-      const result = await validateFeed(fixture(file), AU_CONTEXT);
+      const text = fixture(file);
+      const result = await validateFeed(text, AU_CONTEXT);
       expect([result.counts.parsed, result.counts.valid, result.counts.invalid]).to.deep.equal(expected.counts);
-      expect(result.issues.map((i) => i.code)).to.deep.equal(expected.codes);
+      // Most of the corpus carries FTP credentials on its root: each such file is warned once, before anything else.
+      const root = /<propertyList\b[^>]*>/.exec(text)?.[0] ?? '';
+      const credentials = /\s(username|password)\s*=\s*"[^"]+"/i.test(root) ? ['credentials_in_feed'] : [];
+      expect(result.issues.map((i) => i.code)).to.deep.equal([...credentials, ...expected.codes]);
       expect(result.ok).to.equal(expected.counts[2] === 0);
       for (const issue of result.issues) expect(issue.path).to.match(/^\/(propertyList|residential|rental|land|rural)/);
-      if (expected.check) expected.check(result.listings[0], result);
+      if (expected.check) expected.check(result.listings[0], { ...result, issues: result.issues.slice(credentials.length) });
     });
   }
 });
