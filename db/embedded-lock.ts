@@ -56,7 +56,9 @@ export function lockEmbeddedDb(dataDir: string): { release(): void } {
   held.add(release);
   if (!exitHook) {
     exitHook = true;
-    process.once('exit', () => [...held].forEach((r) => r()));
+    process.once('exit', () => {
+      for (const release of [...held]) release();
+    });
   }
   return { release };
 }

@@ -33,7 +33,7 @@ export async function enquirableListing(db: Knex, office: string, uniqueId: stri
 
 /** DESIGN.md §7 routing: the first listing agent with an email, else the office's lead email, else none. */
 export async function leadRecipient(db: Knex, listing: LeadListing): Promise<{ recipient: string; source: 'agent' | 'office' } | null> {
-  const agent = listing.agents.find((a) => a.email && a.email.includes('@'));
+  const agent = listing.agents.find((a) => a.email?.includes('@'));
   if (agent) return { recipient: agent.email!, source: 'agent' };
   const office = await db('office_settings').where({ office: listing.office }).first('lead_email');
   return office?.lead_email ? { recipient: office.lead_email, source: 'office' } : null;

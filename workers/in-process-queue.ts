@@ -79,7 +79,7 @@ export class InProcessQueue implements JobQueue {
       }
     } finally {
       this.running -= 1;
-      if (this.running === 0) this.idle.splice(0).forEach((resolve) => resolve());
+      if (this.running === 0) for (const resolve of this.idle.splice(0)) resolve();
       this.pump();
     }
   }

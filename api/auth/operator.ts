@@ -21,7 +21,7 @@ export function requireOperator(operatorToken: string | null, db: Knex, options:
     }
     let actor: string | null = null;
     if (presented && operatorToken && secretsEqual(presented, operatorToken)) actor = 'bootstrap';
-    else if (presented && presented.startsWith('lop_')) {
+    else if (presented?.startsWith('lop_')) {
       const name = await operatorTokenName(db, presented);
       if (name) actor = `token:${name}`;
     }

@@ -1,6 +1,6 @@
 import { rateLimit, type Store } from 'express-rate-limit';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { RequestHandler } from 'express';
 
 export interface RateLimitOptions {

@@ -1,5 +1,4 @@
 // The developer page: request a feed key, dry-run a feed. Talks to the JSON API only.
-'use strict';
 
 const el = (tag, attrs = {}, ...children) => {
   const node = document.createElement(tag);

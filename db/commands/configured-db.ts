@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '../../lib/config.js';
+import { ConfigError, loadConfig, type Config } from '../../lib/config.js';
 import { EmbeddedDbInUseError } from '../embedded-lock.js';
 import { createDb, migrateToLatest, type Db } from '../knex.js';
 
@@ -8,7 +8,7 @@ import { createDb, migrateToLatest, type Db } from '../knex.js';
  * answers exit code 1.
  */
 export async function withConfiguredDb(run: (db: Db) => Promise<number>): Promise<number> {
-  let config;
+  let config: Readonly<Config>;
   try {
     config = loadConfig();
   } catch (err) {

@@ -12,9 +12,10 @@ const USAGE = `Named operator tokens (besides OPERATOR_TOKEN), stored hashed; a 
 Uses DATABASE_URL, or the embedded database under DATA_DIR, like the service. Every change is in the audit log.`;
 
 async function main(): Promise<number> {
-  let parsed;
+  const options = { name: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+  let parsed: ReturnType<typeof parseArgs<{ allowPositionals: true; options: typeof options }>>;
   try {
-    parsed = parseArgs({ allowPositionals: true, options: { name: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({ allowPositionals: true, options });
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n\n${USAGE}\n`);
     return 2;

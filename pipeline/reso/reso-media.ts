@@ -1,7 +1,7 @@
 import { readUrl } from '../reaxml/map-media.js';
 import { numberMedia, type MediaSource } from '../number-media.js';
 import type { Agent, CanonicalListing, MediaItem } from '../types.js';
-import { enumKey, ResoFields } from './reso-values.js';
+import { ResoFields } from './reso-values.js';
 
 type Kind = MediaItem['kind'] | 'video' | 'skip';
 

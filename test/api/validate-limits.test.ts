@@ -7,7 +7,7 @@ import { startTestService, type TestService } from '../service.js';
 /** A raw dry run whose body arrives in two parts; the second is sent when finish() is called. */
 function heldDryRun(url: string): { finish(): void; done: Promise<number> } {
   const body = feed(listingXml(''));
-  let finish = () => undefined as void;
+  let finish: () => void = () => undefined;
   const done = new Promise<number>((resolve, reject) => {
     const req = request(`${url}/v1/validate?currency=AUD`, { method: 'POST', headers: { 'content-type': 'application/xml', 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
       res.resume();

@@ -108,13 +108,13 @@ describe('HTTP: POST /v1/validate and the service basics', () => {
   });
 
   it('413 for a body over FEED_MAX_BYTES, in both forms', async () => {
-    const big = feed(listingXml(ADDRESS + '<description>' + 'x'.repeat(MAX) + '</description>'));
+    const big = feed(listingXml(`${ADDRESS}<description>${'x'.repeat(MAX)}</description>`));
     await expectError(await post('/v1/validate', big, 'application/xml'), 413, /larger than the limit of 65536 bytes/);
     await expectError(await postJson({ xml: big }), 413, /larger than the limit/);
   });
 
   it('413 for a raw body streamed without Content-Length', async () => {
-    const big = feed(listingXml(ADDRESS + '<description>' + 'x'.repeat(MAX) + '</description>'));
+    const big = feed(listingXml(`${ADDRESS}<description>${'x'.repeat(MAX)}</description>`));
     const stream = new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode(big)); c.close(); } });
     const res = await fetch(`${server.url}/v1/validate`, { method: 'POST', body: stream, headers: { 'content-type': 'application/xml' }, duplex: 'half' } as RequestInit);
     await expectError(res, 413, /larger than the limit/);

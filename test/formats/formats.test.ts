@@ -193,7 +193,7 @@ describe('RESO and project feeds through /v1/validate, /v1/feeds and the project
       expect((await svc.db('listings').where({ listing_key: 'OFF1/nul1' }).first()).data.description).to.deep.equal({ 'en-AU': 'Quiet street.' });
 
       const project = projectDoc({ uniqueId: 'NUL', name: 'Null\u0000 Towers' });
-      (project.projects[0].listings as Record<string, unknown>[]).forEach((l) => (l.uniqueId = `NUL-${l.uniqueId}`));
+      for (const l of project.projects[0].listings as Record<string, unknown>[]) l.uniqueId = `NUL-${l.uniqueId}`;
       (project.projects[0].listings as Record<string, unknown>[])[0].headline = 'One\u0000 bedroom';
       const projectDry = await (await send('/v1/validate', 'project', project, { raw: true })).json();
       expect(projectDry.ok, JSON.stringify(projectDry.issues)).to.equal(true);

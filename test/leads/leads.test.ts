@@ -17,7 +17,7 @@ const listing = (id: string, opts: { status?: string; agentEmail?: string | null
 
 /** A local siteverify stand-in: answers what the test sets. */
 async function siteverify(): Promise<{ url: string; answer: { status: number; body: unknown }; close(): Promise<void> }> {
-  const state = { url: '', answer: { status: 200, body: { success: true } as unknown }, close: async () => undefined as void };
+  const state = { url: '', answer: { status: 200, body: { success: true } as unknown }, close: async (): Promise<void> => undefined };
   const server: Server = createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
@@ -91,7 +91,7 @@ describe('Leads: submission, routing, delivery, retry, blocklist, purge (Postgre
 
   it('checks in order: schema and consent (400), honeypot (403), bot challenge (403), blocklist (403), listing (404)', async () => {
     const bad: [unknown, RegExp][] = [
-      [lead({ contact: { email: 'x'.repeat(250) + '@a.io', message: 'hi' } }), /email/],
+      [lead({ contact: { email: `${'x'.repeat(250)}@a.io`, message: 'hi' } }), /email/],
       [lead({ contact: { email: 'jo@home.example' } }), /message/],
       [lead({ contact: { email: 'jo@home.example', message: 'x'.repeat(2001) } }), /message/],
       [lead({ contact: { email: 'jo@home.example', message: 'hi', name: 'x'.repeat(121) } }), /name/],

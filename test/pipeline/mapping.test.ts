@@ -264,7 +264,7 @@ describe('REAXML mapping rules', () => {
     const result = await validateFeed(listingXml(`${ADDRESS}${text}<features><bedrooms>x</bedrooms></features>`), AU_CONTEXT);
     expect(result.counts.valid).to.equal(1);
     expect(result.issues[0].path).to.equal('/residential/features[1]/bedrooms[1]');
-    const multi = await validateFeed(feed(listingXml(ADDRESS + text), listingXml(ADDRESS.replace('Richmond', 'Hawthorn') + text + '<features><bedrooms>x</bedrooms></features>').replace('L1', 'L2')), AU_CONTEXT);
+    const multi = await validateFeed(feed(listingXml(ADDRESS + text), listingXml(`${ADDRESS.replace('Richmond', 'Hawthorn') + text}<features><bedrooms>x</bedrooms></features>`).replace('L1', 'L2')), AU_CONTEXT);
     expect(multi.issues[0]).to.include({ path: '/propertyList/residential[2]/features[1]/bedrooms[1]', listingIndex: 1, uniqueId: 'L2' });
   });
 

@@ -107,7 +107,7 @@ describe('feeds that cannot be read, and hostile XML', () => {
   it('survives random bytes: a result or a FeedSyntaxError, nothing else', async () => {
     let seed = 42;
     const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
-    const base = feed(listingXml(ADDRESS + '<headline>Hi</headline>'));
+    const base = feed(listingXml(`${ADDRESS}<headline>Hi</headline>`));
     for (let n = 0; n < 300; n += 1) {
       const chars = [...base];
       for (let k = 0; k < 5; k += 1) chars[Math.floor(rand() * chars.length)] = String.fromCharCode(Math.floor(rand() * 128));

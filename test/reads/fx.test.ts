@@ -6,7 +6,7 @@ import { startTestService, type TestService } from '../service.js';
 
 /** A local stand-in for an FX source: answers what the test sets, or fails on demand. */
 async function source(contentType: string): Promise<{ url: string; body: string; status: number; hits: number; close(): Promise<void> }> {
-  const state = { url: '', body: '', status: 200, hits: 0, close: async () => undefined as void };
+  const state = { url: '', body: '', status: 200, hits: 0, close: async (): Promise<void> => undefined };
   const server: Server = createServer((_req, res) => {
     state.hits += 1;
     res.writeHead(state.status, { 'content-type': contentType }).end(state.body);
