@@ -1,6 +1,6 @@
-import { ExpressAdapter } from '@bull-board/express';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { ExpressAdapter } from '@bull-board/express';
 import type { Queue } from 'bullmq';
 import express, { type Express } from 'express';
 import type { Redis } from 'ioredis';
@@ -8,7 +8,7 @@ import type { Db } from '../db/knex.js';
 import { createProjectReads } from '../db/project-reads.js';
 import { createPublicReads } from '../db/public-reads.js';
 import type { Config } from '../lib/config.js';
-import { staticFx, type FxProvider } from '../lib/fx-rates.js';
+import { type FxProvider, staticFx } from '../lib/fx-rates.js';
 import type { Logger } from '../lib/logger.js';
 import type { JobQueue } from '../workers/job-queue.js';
 import { requireOperator } from './auth/operator.js';
@@ -16,24 +16,39 @@ import { errorHandler, notFoundHandler } from './middleware/error-handler.js';
 import { hourlyLimit } from './middleware/rate-limit.js';
 import { refuseNulInUrl } from './middleware/refuse-nul.js';
 import { requestLogger } from './middleware/request-logger.js';
-import { adminIngestionRouter } from './routes/admin-ingestion.js';
 import { adminDropsRouter } from './routes/admin-drops.js';
+import { adminIngestionRouter } from './routes/admin-ingestion.js';
 import { adminLeadsRouter } from './routes/admin-leads.js';
-import { leadsRouter } from './routes/leads.js';
 import { adminOperationsRouter } from './routes/admin-operations.js';
-import { adminSiteRouter, siteRouter } from './routes/site.js';
 import { developerKeysRouter } from './routes/developer-keys.js';
 import { developerPageRouter } from './routes/developer-page.js';
 import { docsRouter } from './routes/docs.js';
 import { feedsRouter } from './routes/feeds.js';
 import { fxRouter } from './routes/fx.js';
 import { healthRouter } from './routes/health.js';
+import { leadsRouter } from './routes/leads.js';
 import { projectsRouter } from './routes/projects.js';
 import { publicReadsRouter } from './routes/public-reads.js';
+import { adminSiteRouter, siteRouter } from './routes/site.js';
 import { validateRouter } from './routes/validate.js';
 
 export interface AppDeps {
-  config: Pick<Config, 'feedMaxBytes' | 'feedSyncWaitMs' | 'feedBodyIdleMs' | 'validateConcurrency' | 'validateRateLimit' | 'validateMaxPreviews' | 'validateMaxIssues' | 'operatorToken' | 'keyRequestRateLimit' | 'redisUrl' | 'leadRateLimit' | 'turnstileSecret' | 'turnstileVerifyUrl'>;
+  config: Pick<
+    Config,
+    | 'feedMaxBytes'
+    | 'feedSyncWaitMs'
+    | 'feedBodyIdleMs'
+    | 'validateConcurrency'
+    | 'validateRateLimit'
+    | 'validateMaxPreviews'
+    | 'validateMaxIssues'
+    | 'operatorToken'
+    | 'keyRequestRateLimit'
+    | 'redisUrl'
+    | 'leadRateLimit'
+    | 'turnstileSecret'
+    | 'turnstileVerifyUrl'
+  >;
   logger: Logger;
   db: Db;
   ingestQueue: JobQueue;
@@ -85,8 +100,22 @@ export function createApp(deps: AppDeps): Express {
       limit: hourlyLimit({ name: 'validate', perHour: config.validateRateLimit, redis: deps.redis ?? null, prefix: deps.rateLimitPrefix }),
     }),
   );
-  app.use(feedsRouter({ db, ingestQueue: deps.ingestQueue, feedMaxBytes: config.feedMaxBytes, feedSyncWaitMs: config.feedSyncWaitMs, feedBodyIdleMs: config.feedBodyIdleMs, shutdown: deps.shutdown }));
-  app.use(developerKeysRouter({ db, limit: hourlyLimit({ name: 'key', perHour: config.keyRequestRateLimit, redis: deps.redis ?? null, prefix: deps.rateLimitPrefix }) }));
+  app.use(
+    feedsRouter({
+      db,
+      ingestQueue: deps.ingestQueue,
+      feedMaxBytes: config.feedMaxBytes,
+      feedSyncWaitMs: config.feedSyncWaitMs,
+      feedBodyIdleMs: config.feedBodyIdleMs,
+      shutdown: deps.shutdown,
+    }),
+  );
+  app.use(
+    developerKeysRouter({
+      db,
+      limit: hourlyLimit({ name: 'key', perHour: config.keyRequestRateLimit, redis: deps.redis ?? null, prefix: deps.rateLimitPrefix }),
+    }),
+  );
   app.use(
     leadsRouter({
       db,

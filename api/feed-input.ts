@@ -90,10 +90,14 @@ export function readFeedInput(req: Request, maxBytes: number): FeedInput {
   if (isRawJsonDocument(req)) return rawFeedInput(req, maxBytes);
   if (req.is('application/json')) {
     if (req.query.format !== undefined) {
-      throw badRequest(`query.format must be reso or project for a raw JSON document (got ${JSON.stringify(req.query.format)}); a JSON feed request carries format in its body`);
+      throw badRequest(
+        `query.format must be reso or project for a raw JSON document (got ${JSON.stringify(req.query.format)}); a JSON feed request carries format in its body`,
+      );
     }
     if (Object.keys(req.query).length > 0) {
-      throw badRequest(`query parameters (${Object.keys(req.query).join(', ')}) apply only to raw bodies (XML, or JSON with format=reso or format=project); put them in the JSON body`);
+      throw badRequest(
+        `query parameters (${Object.keys(req.query).join(', ')}) apply only to raw bodies (XML, or JSON with format=reso or format=project); put them in the JSON body`,
+      );
     }
     const body = assertValid<FeedRequestBody>('FeedRequest', req.body ?? null, 'body', { nulAllowedIn: ['xml'] });
     return {

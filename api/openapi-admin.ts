@@ -8,9 +8,20 @@ const page = (name: string) => ({ description: name, content: json('Page') });
 /** Paths of the operator API beyond ingestion, and the public site reads (DESIGN.md §8, §9). */
 export function adminPaths(): Record<string, unknown> {
   return {
-    '/v1/admin/stats': { get: { summary: 'Dashboard: listings, directory, quarantine, feed keys, queue depths (with REDIS_URL)', security: operator, responses: { 200: open('Figures'), ...guarded } } },
+    '/v1/admin/stats': {
+      get: {
+        summary: 'Dashboard: listings, directory, quarantine, feed keys, queue depths (with REDIS_URL)',
+        security: operator,
+        responses: { 200: open('Figures'), ...guarded },
+      },
+    },
     '/v1/admin/listings': {
-      get: { summary: 'Listings for review, hidden and non-public included', security: operator, parameters: queryParameters('AdminListingsQuery'), responses: { 200: open('{ total, listings }'), 400: errorResponse('Invalid query'), ...guarded } },
+      get: {
+        summary: 'Listings for review, hidden and non-public included',
+        security: operator,
+        parameters: queryParameters('AdminListingsQuery'),
+        responses: { 200: open('{ total, listings }'), 400: errorResponse('Invalid query'), ...guarded },
+      },
     },
     '/v1/admin/listings/visibility': {
       post: {
@@ -20,7 +31,14 @@ export function adminPaths(): Record<string, unknown> {
         responses: { 200: open('{ listingKey, hidden, status }'), 400: errorResponse('Invalid body'), 404: errorResponse('Unknown listing'), ...guarded },
       },
     },
-    '/v1/admin/feeds': { get: { summary: 'Recent feed events: source, scope, counts, status, issues', security: operator, parameters: queryParameters('AdminFeedsQuery'), responses: { 200: open('{ total, feeds }'), 400: errorResponse('Invalid query'), ...guarded } } },
+    '/v1/admin/feeds': {
+      get: {
+        summary: 'Recent feed events: source, scope, counts, status, issues',
+        security: operator,
+        parameters: queryParameters('AdminFeedsQuery'),
+        responses: { 200: open('{ total, feeds }'), 400: errorResponse('Invalid query'), ...guarded },
+      },
+    },
     '/v1/admin/feeds/{feedId}/retry': {
       post: {
         summary: 'Run a failed feed again (failed -> queued): its stored body is ingested from the start, and what was already applied comes back unchanged',
@@ -29,23 +47,84 @@ export function adminPaths(): Record<string, unknown> {
         responses: { 200: open('{ feedId, status }'), 404: errorResponse('Unknown feed'), 409: errorResponse('The feed is not failed'), ...guarded },
       },
     },
-    '/v1/admin/audit': { get: { summary: 'Who did what, newest first', security: operator, parameters: queryParameters('AuditQuery'), responses: { 200: open('{ total, entries: [{ id, at, actor, action, target, details }] }'), 400: errorResponse('Invalid query'), ...guarded } } },
-    '/v1/admin/site/settings': { put: { summary: 'Set identity, seo or favicon', security: operator, requestBody: { required: true, content: json('SiteSettingRequest') }, responses: { 200: open('{ settings }'), 400: errorResponse('Invalid body'), ...guarded } } },
-    '/v1/admin/site/nav': { put: { summary: 'Replace the navigation (an empty list restores the default)', security: operator, requestBody: { required: true, content: json('NavRequest') }, responses: { 200: open('{ navigation }'), 400: errorResponse('Invalid body'), ...guarded } } },
+    '/v1/admin/audit': {
+      get: {
+        summary: 'Who did what, newest first',
+        security: operator,
+        parameters: queryParameters('AuditQuery'),
+        responses: { 200: open('{ total, entries: [{ id, at, actor, action, target, details }] }'), 400: errorResponse('Invalid query'), ...guarded },
+      },
+    },
+    '/v1/admin/site/settings': {
+      put: {
+        summary: 'Set identity, seo or favicon',
+        security: operator,
+        requestBody: { required: true, content: json('SiteSettingRequest') },
+        responses: { 200: open('{ settings }'), 400: errorResponse('Invalid body'), ...guarded },
+      },
+    },
+    '/v1/admin/site/nav': {
+      put: {
+        summary: 'Replace the navigation (an empty list restores the default)',
+        security: operator,
+        requestBody: { required: true, content: json('NavRequest') },
+        responses: { 200: open('{ navigation }'), 400: errorResponse('Invalid body'), ...guarded },
+      },
+    },
     '/v1/admin/site/pages': {
       get: { summary: 'All pages, drafts included', security: operator, responses: { 200: open('{ pages }'), ...guarded } },
-      post: { summary: 'Create a page', security: operator, requestBody: { required: true, content: json('PageCreate') }, responses: { 200: page('The page'), 400: errorResponse('Invalid body'), 409: errorResponse('Slug in use'), ...guarded } },
+      post: {
+        summary: 'Create a page',
+        security: operator,
+        requestBody: { required: true, content: json('PageCreate') },
+        responses: { 200: page('The page'), 400: errorResponse('Invalid body'), 409: errorResponse('Slug in use'), ...guarded },
+      },
     },
     '/v1/admin/site/pages/{slug}': {
-      get: { summary: 'A page by slug, draft or published', security: operator, parameters: [{ name: 'slug', in: 'path', required: true, schema: { type: 'string', maxLength: 80 } }], responses: { 200: page('The page'), 404: errorResponse('Unknown slug'), ...guarded } },
+      get: {
+        summary: 'A page by slug, draft or published',
+        security: operator,
+        parameters: [{ name: 'slug', in: 'path', required: true, schema: { type: 'string', maxLength: 80 } }],
+        responses: { 200: page('The page'), 404: errorResponse('Unknown slug'), ...guarded },
+      },
     },
     '/v1/admin/site/pages/id/{id}': {
-      put: { summary: 'Update a page (any of its fields)', security: operator, parameters: [uuidPath('id', 'Page id')], requestBody: { required: true, content: json('PageUpdate') }, responses: { 200: page('The page'), 400: errorResponse('Invalid body'), 404: errorResponse('Unknown page'), 409: errorResponse('Slug in use'), ...guarded } },
-      delete: { summary: 'Delete a page', security: operator, parameters: [uuidPath('id', 'Page id')], responses: { 200: open('{ deleted }'), 404: errorResponse('Unknown page'), ...guarded } },
+      put: {
+        summary: 'Update a page (any of its fields)',
+        security: operator,
+        parameters: [uuidPath('id', 'Page id')],
+        requestBody: { required: true, content: json('PageUpdate') },
+        responses: {
+          200: page('The page'),
+          400: errorResponse('Invalid body'),
+          404: errorResponse('Unknown page'),
+          409: errorResponse('Slug in use'),
+          ...guarded,
+        },
+      },
+      delete: {
+        summary: 'Delete a page',
+        security: operator,
+        parameters: [uuidPath('id', 'Page id')],
+        responses: { 200: open('{ deleted }'), 404: errorResponse('Unknown page'), ...guarded },
+      },
     },
-    '/v1/site': { get: { summary: 'Settings, navigation and published pages', responses: { 200: { description: 'The site', content: json('Site') }, 503: errorResponse('Database unavailable') } } },
+    '/v1/site': {
+      get: {
+        summary: 'Settings, navigation and published pages',
+        responses: { 200: { description: 'The site', content: json('Site') }, 503: errorResponse('Database unavailable') },
+      },
+    },
     '/v1/site/pages/{slug}': {
-      get: { summary: 'A published page', parameters: [{ name: 'slug', in: 'path', required: true, schema: { type: 'string', maxLength: 80 } }], responses: { 200: { description: 'The page', content: { 'application/json': { schema: ref('Page') } } }, 404: errorResponse('Unknown or unpublished'), 503: errorResponse('Database unavailable') } },
+      get: {
+        summary: 'A published page',
+        parameters: [{ name: 'slug', in: 'path', required: true, schema: { type: 'string', maxLength: 80 } }],
+        responses: {
+          200: { description: 'The page', content: { 'application/json': { schema: ref('Page') } } },
+          404: errorResponse('Unknown or unpublished'),
+          503: errorResponse('Database unavailable'),
+        },
+      },
     },
   };
 }

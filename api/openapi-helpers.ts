@@ -20,7 +20,15 @@ export const json = (name: string) => ({ 'application/json': { schema: ref(name)
 export const feedRequestBody = {
   required: true,
   content: {
-    'application/json': { schema: { oneOf: [ref('FeedRequest'), ref('ProjectFeed'), { type: 'object', description: 'A RESO Property record or OData collection (format=reso in the query).' }] } },
+    'application/json': {
+      schema: {
+        oneOf: [
+          ref('FeedRequest'),
+          ref('ProjectFeed'),
+          { type: 'object', description: 'A RESO Property record or OData collection (format=reso in the query).' },
+        ],
+      },
+    },
     'application/xml': { schema: { type: 'string' } },
     'text/xml': { schema: { type: 'string' } },
   },

@@ -11,7 +11,8 @@ export function ingestionPaths(): Record<string, unknown> {
     '/v1/developer/keys': {
       post: {
         summary: 'Request a feed key (created suspended; shown once)',
-        description: 'Public and rate limited per client address (KEY_REQUEST_RATE_LIMIT per hour). An operator approves the key before it can push; poll /v1/feeds/whoami to see when.',
+        description:
+          'Public and rate limited per client address (KEY_REQUEST_RATE_LIMIT per hour). An operator approves the key before it can push; poll /v1/feeds/whoami to see when.',
         requestBody: { required: true, content: json('KeyRequest') },
         responses: {
           201: { description: 'The key, shown only now', content: json('KeyCreated') },
@@ -25,20 +26,27 @@ export function ingestionPaths(): Record<string, unknown> {
       get: {
         summary: 'The key presented: client, offices and status',
         security: [{ feedKey: [] }],
-        responses: { 200: { description: 'A suspended or active key', content: json('WhoAmI') }, 401: errorResponse('Missing, unknown or revoked key'), 503: unavailable },
+        responses: {
+          200: { description: 'A suspended or active key', content: json('WhoAmI') },
+          401: errorResponse('Missing, unknown or revoked key'),
+          503: unavailable,
+        },
       },
     },
     '/v1/feeds': {
       post: {
         summary: 'Ingest a feed: store it, queue it, wait up to FEED_SYNC_WAIT_MS for the result',
         description:
-          'Same body forms as /v1/validate. The raw feed is stored before anything else; each valid listing of the key\'s offices is inserted, updated, found unchanged or ignored as stale. mode=full then archives what the feed owns and no longer carries for the offices present in it (listing feeds: listings outside projects; project feeds: projects and their listings), unless the circuit breaker trips.',
+          "Same body forms as /v1/validate. The raw feed is stored before anything else; each valid listing of the key's offices is inserted, updated, found unchanged or ignored as stale. mode=full then archives what the feed owns and no longer carries for the offices present in it (listing feeds: listings outside projects; project feeds: projects and their listings), unless the circuit breaker trips.",
         security: [{ feedKey: [] }, { feedToken: [] }],
         parameters: queryParameters('FeedQuery'),
         requestBody: feedRequestBody,
         responses: {
           200: { description: 'Ingestion result, with the feedId (Location: its status URL)', content: json('IngestionResult') },
-          202: { description: 'Stored, not finished within FEED_SYNC_WAIT_MS (or failed for good): poll statusUrl with the same key', content: json('FeedAccepted') },
+          202: {
+            description: 'Stored, not finished within FEED_SYNC_WAIT_MS (or failed for good): poll statusUrl with the same key',
+            content: json('FeedAccepted'),
+          },
           408: errorResponse('The request body stopped arriving for FEED_BODY_IDLE_MS; nothing stored'),
           400: errorResponse('Invalid request, or the feed is not well-formed (listings before the fault were applied; nothing archived)'),
           401: unauthorized,
@@ -53,20 +61,35 @@ export function ingestionPaths(): Record<string, unknown> {
         summary: 'A feed sent with this key: status, and the ingestion result when done',
         security: [{ feedKey: [] }, { feedToken: [] }],
         parameters: [uuidPath('feedId', 'From the 202 answer')],
-        responses: { 200: { description: 'The feed event', content: json('FeedStatus') }, 401: unauthorized, 404: errorResponse('No such feed for this key'), 503: unavailable },
+        responses: {
+          200: { description: 'The feed event', content: json('FeedStatus') },
+          401: unauthorized,
+          404: errorResponse('No such feed for this key'),
+          503: unavailable,
+        },
       },
     },
     '/v1/admin/keys': {
       get: {
         summary: 'All feed keys (never the secrets)',
         security: operator,
-        responses: { 200: { description: 'Keys, newest first', content: { 'application/json': { schema: { type: 'object', required: ['keys'], properties: { keys: { type: 'array', items: ref('FeedKey') } } } } } }, ...operatorErrors },
+        responses: {
+          200: {
+            description: 'Keys, newest first',
+            content: { 'application/json': { schema: { type: 'object', required: ['keys'], properties: { keys: { type: 'array', items: ref('FeedKey') } } } } },
+          },
+          ...operatorErrors,
+        },
       },
       post: {
-        summary: 'Create an already-active key and show its secret once (the running service\'s way to do what npm run key:create does)',
+        summary: "Create an already-active key and show its secret once (the running service's way to do what npm run key:create does)",
         security: operator,
         requestBody: { required: true, content: json('KeyRequest') },
-        responses: { 201: { description: 'The key; its secret is shown only here', content: json('KeyCreated') }, 400: errorResponse('Invalid body'), ...operatorErrors },
+        responses: {
+          201: { description: 'The key; its secret is shown only here', content: json('KeyCreated') },
+          400: errorResponse('Invalid body'),
+          ...operatorErrors,
+        },
       },
     },
     ...Object.fromEntries(
@@ -77,7 +100,12 @@ export function ingestionPaths(): Record<string, unknown> {
             summary: action === 'approve' ? 'Approve a suspended key (it can push from now on)' : 'Revoke a key (401 from now on)',
             security: operator,
             parameters: [uuidPath('id', 'Feed key id')],
-            responses: { 200: { description: 'The key after the change', content: json('FeedKey') }, 404: errorResponse('Unknown key'), 409: errorResponse('A revoked key cannot be approved'), ...operatorErrors },
+            responses: {
+              200: { description: 'The key after the change', content: json('FeedKey') },
+              404: errorResponse('Unknown key'),
+              409: errorResponse('A revoked key cannot be approved'),
+              ...operatorErrors,
+            },
           },
         },
       ]),
@@ -87,7 +115,16 @@ export function ingestionPaths(): Record<string, unknown> {
         summary: 'Circuit-breaker trips awaiting review',
         security: operator,
         parameters: queryParameters('QuarantineQuery'),
-        responses: { 200: { description: 'Items, newest first', content: { 'application/json': { schema: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: ref('QuarantineItem') } } } } } }, 400: errorResponse('Invalid query'), ...operatorErrors },
+        responses: {
+          200: {
+            description: 'Items, newest first',
+            content: {
+              'application/json': { schema: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: ref('QuarantineItem') } } } },
+            },
+          },
+          400: errorResponse('Invalid query'),
+          ...operatorErrors,
+        },
       },
     },
     '/v1/admin/offices/{office}/drop-settings': {
@@ -112,7 +149,12 @@ export function ingestionPaths(): Record<string, unknown> {
         security: operator,
         parameters: [uuidPath('id', 'Quarantine item id')],
         requestBody: { required: false, content: json('ResolveRequest') },
-        responses: { 200: { description: 'The resolved item', content: json('QuarantineItem') }, 400: errorResponse('Invalid body'), 404: errorResponse('Unknown item'), ...operatorErrors },
+        responses: {
+          200: { description: 'The resolved item', content: json('QuarantineItem') },
+          400: errorResponse('Invalid body'),
+          404: errorResponse('Unknown item'),
+          ...operatorErrors,
+        },
       },
     },
   };

@@ -23,17 +23,45 @@ export function leadPaths(): Record<string, unknown> {
         },
       },
     },
-    '/v1/admin/leads': { get: { summary: 'Leads, newest first', security: operator, parameters: queryParameters('AdminLeadsQuery'), responses: { 200: open('{ total, leads }'), 400: errorResponse('Invalid query'), ...guarded } } },
+    '/v1/admin/leads': {
+      get: {
+        summary: 'Leads, newest first',
+        security: operator,
+        parameters: queryParameters('AdminLeadsQuery'),
+        responses: { 200: open('{ total, leads }'), 400: errorResponse('Invalid query'), ...guarded },
+      },
+    },
     '/v1/admin/leads/{id}/retry': {
-      post: { summary: 'Re-queue a failed lead (failed -> pending)', security: operator, parameters: [uuidPath('id', 'Lead id')], responses: { 200: open('{ id, status }'), 404: errorResponse('Unknown lead'), 409: errorResponse('The lead is not failed'), ...guarded } },
+      post: {
+        summary: 'Re-queue a failed lead (failed -> pending)',
+        security: operator,
+        parameters: [uuidPath('id', 'Lead id')],
+        responses: { 200: open('{ id, status }'), 404: errorResponse('Unknown lead'), 409: errorResponse('The lead is not failed'), ...guarded },
+      },
     },
     '/v1/admin/blocklist': {
       get: { summary: 'Blocked senders', security: operator, responses: { 200: open('{ entries }'), ...guarded } },
-      post: { summary: 'Block an email address or a domain (force: common mail providers, or replacing an entry)', security: operator, requestBody: { required: true, content: json('BlockRequest') }, responses: { 200: open('The entry'), 400: errorResponse('Invalid body'), 409: errorResponse('Already blocked'), ...guarded } },
-      delete: { summary: 'Unblock by id, or by kind and value', security: operator, requestBody: { required: true, content: json('UnblockRequest') }, responses: { 200: open('{ removed }'), 400: errorResponse('Invalid body'), 404: errorResponse('No such entry'), ...guarded } },
+      post: {
+        summary: 'Block an email address or a domain (force: common mail providers, or replacing an entry)',
+        security: operator,
+        requestBody: { required: true, content: json('BlockRequest') },
+        responses: { 200: open('The entry'), 400: errorResponse('Invalid body'), 409: errorResponse('Already blocked'), ...guarded },
+      },
+      delete: {
+        summary: 'Unblock by id, or by kind and value',
+        security: operator,
+        requestBody: { required: true, content: json('UnblockRequest') },
+        responses: { 200: open('{ removed }'), 400: errorResponse('Invalid body'), 404: errorResponse('No such entry'), ...guarded },
+      },
     },
     '/v1/admin/offices/{office}': {
-      put: { summary: "Set an office's lead email", security: operator, parameters: [{ name: 'office', in: 'path', required: true, schema: { type: 'string', maxLength: 200 } }], requestBody: { required: true, content: json('OfficeSettingsRequest') }, responses: { 200: open('{ office, leadEmail }'), 400: errorResponse('Invalid body'), ...guarded } },
+      put: {
+        summary: "Set an office's lead email",
+        security: operator,
+        parameters: [{ name: 'office', in: 'path', required: true, schema: { type: 'string', maxLength: 200 } }],
+        requestBody: { required: true, content: json('OfficeSettingsRequest') },
+        responses: { 200: open('{ office, leadEmail }'), 400: errorResponse('Invalid body'), ...guarded },
+      },
     },
   };
 }

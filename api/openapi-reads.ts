@@ -62,7 +62,8 @@ export function readPaths(): Record<string, unknown> {
     '/v1/fx': {
       get: {
         summary: 'FX rates: the bundled ECB snapshot (FX_SOURCE=static) or cached live rates with a backup source',
-        description: 'Live rates are refreshed hourly from FX_PRIMARY_URL (ECB daily XML), else FX_BACKUP_URL; when both fail the last good rates (at worst the snapshot) are served. Never an error.',
+        description:
+          'Live rates are refreshed hourly from FX_PRIMARY_URL (ECB daily XML), else FX_BACKUP_URL; when both fail the last good rates (at worst the snapshot) are served. Never an error.',
         responses: { 200: { description: 'Rates', content: json('FxRates') } },
       },
     },

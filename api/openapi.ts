@@ -1,5 +1,5 @@
-import { errorResponse, feedRequestBody, json, queryParameters, toComponent } from './openapi-helpers.js';
 import { adminPaths } from './openapi-admin.js';
+import { errorResponse, feedRequestBody, json, queryParameters, toComponent } from './openapi-helpers.js';
 import { ingestionPaths } from './openapi-ingestion.js';
 import { leadPaths } from './openapi-leads.js';
 import { readPaths } from './openapi-reads.js';
@@ -12,7 +12,8 @@ export function buildOpenApi(): Record<string, unknown> {
     info: {
       title: 'Listing ingestion and directory service',
       version: '0.1.0',
-      description: 'Feeds in (REAXML, RESO Web API JSON, project documents), one canonical listing model out. Validation issue codes are listed in docs/issue-codes.md; ingestion is described in docs/ingestion.md; RESO and projects in docs/formats.md.',
+      description:
+        'Feeds in (REAXML, RESO Web API JSON, project documents), one canonical listing model out. Validation issue codes are listed in docs/issue-codes.md; ingestion is described in docs/ingestion.md; RESO and projects in docs/formats.md.',
     },
     paths: {
       '/healthz': {
@@ -52,7 +53,11 @@ export function buildOpenApi(): Record<string, unknown> {
     components: {
       schemas: Object.fromEntries(schemas.map((s) => [s.$id, toComponent(s)])),
       securitySchemes: {
-        feedKey: { type: 'http', scheme: 'bearer', description: 'Feed key from POST /v1/developer/keys, approved by an operator. POST /v1/feeds also accepts it in x-feed-token.' },
+        feedKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'Feed key from POST /v1/developer/keys, approved by an operator. POST /v1/feeds also accepts it in x-feed-token.',
+        },
         feedToken: { type: 'apiKey', in: 'header', name: 'x-feed-token' },
         operator: { type: 'http', scheme: 'bearer', description: 'OPERATOR_TOKEN or a named operator token (npm run operator:token).' },
       },

@@ -1,11 +1,11 @@
 import type { Server } from 'node:http';
 import { Redis } from 'ioredis';
-import { createDb, migrateToLatest, type Db } from '../db/knex.js';
+import { createDb, type Db, migrateToLatest } from '../db/knex.js';
 import type { Config } from '../lib/config.js';
 import { liveFx, staticFx } from '../lib/fx-rates.js';
 import type { Logger } from '../lib/logger.js';
-import { queueForBoard } from '../workers/bullmq-queue.js';
 import { startSftpWatcher } from '../sftp-watcher/start.js';
+import { queueForBoard } from '../workers/bullmq-queue.js';
 import { INGEST_QUEUE, LEAD_QUEUE, MAINTENANCE_QUEUE, startRuntime } from '../workers/runtime.js';
 import { createApp } from './app.js';
 
@@ -36,12 +36,26 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
   let shuttingDown = false;
   const shutdown = new AbortController();
   const fx = config.fxSource === 'live' ? liveFx({ primaryUrl: config.fxPrimaryUrl, backupUrl: config.fxBackupUrl, logger }) : staticFx();
-  const app = createApp({ config, logger, db, ingestQueue: runtime.ingestQueue, leadQueue: runtime.leadQueue, redis, boardQueues, fx, isShuttingDown: () => shuttingDown, shutdown: shutdown.signal });
+  const app = createApp({
+    config,
+    logger,
+    db,
+    ingestQueue: runtime.ingestQueue,
+    leadQueue: runtime.leadQueue,
+    redis,
+    boardQueues,
+    fx,
+    isShuttingDown: () => shuttingDown,
+    shutdown: shutdown.signal,
+  });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.port, (err?: Error) => (err ? reject(err) : resolve(s)));
   });
   const address = server.address();
-  logger.info({ port: typeof address === 'object' && address ? address.port : config.port, queue: config.redisUrl ? 'bullmq' : 'in-process', workers: consume }, 'listening');
+  logger.info(
+    { port: typeof address === 'object' && address ? address.port : config.port, queue: config.redisUrl ? 'bullmq' : 'in-process', workers: consume },
+    'listening',
+  );
   return {
     server,
     db,

@@ -1,4 +1,4 @@
-import { feedEventStatus, type FeedStatus } from '../db/feed-events.js';
+import { type FeedStatus, feedEventStatus } from '../db/feed-events.js';
 import type { Db } from '../db/knex.js';
 
 const FINISHED: ReadonlySet<FeedStatus> = new Set(['done', 'failed', 'rejected']);

@@ -15,16 +15,16 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { storeFeedEvent } from '../db/feed-events.js';
-import { createDb, migrateToLatest, type Db } from '../db/knex.js';
+import { createDb, type Db, migrateToLatest } from '../db/knex.js';
 import { createLogger } from '../lib/logger.js';
 import { warmGazetteers } from '../pipeline/geocode.js';
 import { processFeed } from '../workers/ingest/process-feed.js';
-import { bareSaxesPass, measure, readerPass, type Measured, readFeedFile, SYNTHETIC_OFFICES, writeSyntheticFeed } from './synthetic-feed.js';
+import { bareSaxesPass, type Measured, measure, readerPass, readFeedFile, SYNTHETIC_OFFICES, writeSyntheticFeed } from './synthetic-feed.js';
 
 const LISTINGS = Number(process.argv[2] ?? 50000);
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -37,7 +37,16 @@ const deps = (db: Db) => ({ db, breaker: { ratio: 0.2, min: 5 }, logger: createL
 async function store(db: Db, path: string): Promise<string> {
   const event = await storeFeedEvent(
     db,
-    { source: 'api', keyId: null, officeScope: SYNTHETIC_OFFICES, alertEmail: null, format: 'reaxml', mode: 'incremental', context: CONTEXT, bodyKind: 'bytes' },
+    {
+      source: 'api',
+      keyId: null,
+      officeScope: SYNTHETIC_OFFICES,
+      alertEmail: null,
+      format: 'reaxml',
+      mode: 'incremental',
+      context: CONTEXT,
+      bodyKind: 'bytes',
+    },
     readFeedFile(path),
   );
   return event.id;
@@ -74,13 +83,19 @@ async function snapshotVersions(db: Db): Promise<() => Promise<number>> {
 async function copyCeiling(db: Db): Promise<{ seconds: number; rows: number }> {
   const { rows } = await db.raw('SELECT listing_key, office, unique_id, format, status, mod_time, content_hash, hidden, data::text AS data FROM listings');
   const csv = (v: unknown) => `"${String(v instanceof Date ? v.toISOString() : v).replace(/"/g, '""')}"`;
-  const lines = rows.map((r: Record<string, unknown>) => `${[r.listing_key, r.office, r.unique_id, r.format, r.status, r.mod_time, r.content_hash, r.hidden, r.data].map(csv).join(',')}\n`);
+  const lines = rows.map(
+    (r: Record<string, unknown>) =>
+      `${[r.listing_key, r.office, r.unique_id, r.format, r.status, r.mod_time, r.content_hash, r.hidden, r.data].map(csv).join(',')}\n`,
+  );
   await db.raw('DROP TABLE IF EXISTS bench_copy');
   await db.raw('CREATE TABLE bench_copy (LIKE listings INCLUDING DEFAULTS INCLUDING COMPRESSION)');
   const conn = (await db.client.acquireConnection()) as PoolClient;
   try {
     const m = await measure(() =>
-      pipeline(Readable.from(lines), conn.query(copyFrom('COPY bench_copy (listing_key, office, unique_id, format, status, mod_time, content_hash, hidden, data) FROM STDIN (FORMAT csv)'))),
+      pipeline(
+        Readable.from(lines),
+        conn.query(copyFrom('COPY bench_copy (listing_key, office, unique_id, format, status, mod_time, content_hash, hidden, data) FROM STDIN (FORMAT csv)')),
+      ),
     );
     return { seconds: m.seconds, rows: lines.length };
   } finally {
@@ -120,31 +135,50 @@ async function main() {
     const total = (pick: (r: (typeof rounds)[number]) => { seconds: number }) => rounds.reduce((n, r) => n + pick(r).seconds, 0);
     const bare = { seconds: total((r) => r.bare) / ROUNDS };
     const light = { seconds: total((r) => r.light) / ROUNDS };
-    const unchanged = { seconds: total((r) => r.unchanged) / ROUNDS, peakMb: Math.max(...rounds.map((r) => r.unchanged.peakMb)), value: rounds[0].unchanged.value };
+    const unchanged = {
+      seconds: total((r) => r.unchanged) / ROUNDS,
+      peakMb: Math.max(...rounds.map((r) => r.unchanged.peakMb)),
+      value: rounds[0].unchanged.value,
+    };
     await settle(db);
     const changedId = await store(db, changedPath);
     const changed = await measure(() => ingest(db, changedId));
     const copy = await copyCeiling(db);
 
     const rate = (s: number) => LISTINGS / s;
-    const row = (name: string, seconds: number, extra = '') => `${name.padEnd(30)} ${rate(seconds).toFixed(0).padStart(8)} listings/s  ${seconds.toFixed(2).padStart(6)} s  ${extra}`;
+    const row = (name: string, seconds: number, extra = '') =>
+      `${name.padEnd(30)} ${rate(seconds).toFixed(0).padStart(8)} listings/s  ${seconds.toFixed(2).padStart(6)} s  ${extra}`;
     console.log(`feed: ${LISTINGS} listings, ${mb.toFixed(1)} MB, PostgreSQL ${DATABASE_URL.replace(/\/\/[^@]*@/, '//')}`);
     console.log(row('bare saxes pass (ceiling)', bare.seconds));
-    console.log(row('light read + fingerprints', light.seconds, '(context: an unchanged re-send\'s reading, from the file, no database)'));
+    console.log(row('light read + fingerprints', light.seconds, "(context: an unchanged re-send's reading, from the file, no database)"));
     console.log(row('COPY canonical rows (ceiling)', copy.seconds, `${copy.rows} rows`));
     console.log(row('store feed event (web side)', stored.seconds, `${(mb / stored.seconds).toFixed(0)} MB/s`));
     console.log(row('first load', first.seconds, `${JSON.stringify(first.value.summary)} peak RSS ${first.peakMb.toFixed(0)} MB`));
-    console.log(row('unchanged re-send', unchanged.seconds, `${JSON.stringify(unchanged.value.summary)} rows written ${rowsWritten} peak RSS ${unchanged.peakMb.toFixed(0)} MB`));
-    console.log(`  bare parse and unchanged re-send took turns, ${ROUNDS} rounds (figures above are their means); per round, unchanged / bare: ${rounds.map((r) => (r.bare.seconds / r.unchanged.seconds).toFixed(2)).join(', ')}`);
+    console.log(
+      row(
+        'unchanged re-send',
+        unchanged.seconds,
+        `${JSON.stringify(unchanged.value.summary)} rows written ${rowsWritten} peak RSS ${unchanged.peakMb.toFixed(0)} MB`,
+      ),
+    );
+    console.log(
+      `  bare parse and unchanged re-send took turns, ${ROUNDS} rounds (figures above are their means); per round, unchanged / bare: ${rounds.map((r) => (r.bare.seconds / r.unchanged.seconds).toFixed(2)).join(', ')}`,
+    );
     console.log(row('re-send, 10% changed', changed.seconds, `${JSON.stringify(changed.value.summary)} peak RSS ${changed.peakMb.toFixed(0)} MB`));
     const firstRatio = copy.seconds / first.seconds;
     const unchangedRatio = bare.seconds / unchanged.seconds;
     const peak = Math.max(first.peakMb, unchanged.peakMb, changed.peakMb);
     const verdict = (ok: boolean) => (ok ? 'MET' : 'NOT MET');
     console.log(`first load / COPY:          ${firstRatio.toFixed(2)} (target >= 0.50) ${verdict(firstRatio >= 0.5)}`);
-    console.log(`unchanged / bare parse:     ${unchangedRatio.toFixed(2)} (target >= 0.70) ${verdict(unchangedRatio >= 0.7)}; rows written ${rowsWritten} (target 0) ${verdict(rowsWritten === 0)}`);
-    console.log(`  context: light read alone / bare parse ${(bare.seconds / light.seconds).toFixed(2)}; first load spends ${((first.seconds / LISTINGS) * 1e6).toFixed(0)} µs per listing, COPY ${((copy.seconds / copy.rows) * 1e6).toFixed(0)} µs per row`);
-    console.log(`worker peak RSS:            ${peak.toFixed(0)} MB on ${mb.toFixed(0)} MB (target < 300 MB for 100 MB) ${mb >= 95 ? verdict(peak < 300) : '(run 50000 listings for the 100 MB figure)'}`);
+    console.log(
+      `unchanged / bare parse:     ${unchangedRatio.toFixed(2)} (target >= 0.70) ${verdict(unchangedRatio >= 0.7)}; rows written ${rowsWritten} (target 0) ${verdict(rowsWritten === 0)}`,
+    );
+    console.log(
+      `  context: light read alone / bare parse ${(bare.seconds / light.seconds).toFixed(2)}; first load spends ${((first.seconds / LISTINGS) * 1e6).toFixed(0)} µs per listing, COPY ${((copy.seconds / copy.rows) * 1e6).toFixed(0)} µs per row`,
+    );
+    console.log(
+      `worker peak RSS:            ${peak.toFixed(0)} MB on ${mb.toFixed(0)} MB (target < 300 MB for 100 MB) ${mb >= 95 ? verdict(peak < 300) : '(run 50000 listings for the 100 MB figure)'}`,
+    );
   } finally {
     await db.raw('DROP SCHEMA IF EXISTS ?? CASCADE', [schema]).catch(() => undefined);
     await db.destroy();

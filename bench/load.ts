@@ -31,6 +31,12 @@ export function aggregate(raw: unknown[], run: Pick<LoadRun, 'url' | 'connection
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { url, paths, connections, seconds } = JSON.parse(process.argv[2]) as LoadRun;
-  const raw = await autocannon({ url, connections, duration: seconds, requests: paths.map((path) => ({ method: 'GET', path })), skipAggregateResult: true } as autocannon.Options);
+  const raw = await autocannon({
+    url,
+    connections,
+    duration: seconds,
+    requests: paths.map((path) => ({ method: 'GET', path })),
+    skipAggregateResult: true,
+  } as autocannon.Options);
   process.stdout.write(`${JSON.stringify(raw)}\n`);
 }

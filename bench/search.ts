@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { createApp } from '../api/app.js';
 import { allOffices, refreshDirectory } from '../db/directory.js';
-import { createDb, migrateToLatest, type Db } from '../db/knex.js';
+import { createDb, type Db, migrateToLatest } from '../db/knex.js';
 import { createPublicReads, type ListingSearch } from '../db/public-reads.js';
 import { loadConfig } from '../lib/config.js';
 import { createLogger } from '../lib/logger.js';
@@ -100,7 +100,17 @@ function bareServer(db: Db): Server {
     try {
       let body: string;
       if (url.pathname === '/v1/listings') {
-        const search: ListingSearch = { country: q.country, office: q.office, category: q.category, saleMode: (q.saleMode as ListingSearch['saleMode']) ?? 'both', minPrice: num('minPrice'), maxPrice: num('maxPrice'), minBedrooms: num('minBedrooms'), limit: num('limit') ?? 24, offset: num('offset') ?? 0 };
+        const search: ListingSearch = {
+          country: q.country,
+          office: q.office,
+          category: q.category,
+          saleMode: (q.saleMode as ListingSearch['saleMode']) ?? 'both',
+          minPrice: num('minPrice'),
+          maxPrice: num('maxPrice'),
+          minBedrooms: num('minBedrooms'),
+          limit: num('limit') ?? 24,
+          offset: num('offset') ?? 0,
+        };
         const { total, listingsJson } = await reads.searchListings(search);
         body = `{"total":${total},"listings":[${listingsJson.join(',')}]}`;
       } else {
@@ -119,14 +129,17 @@ async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-
 /** Drives one server; also reports this process's CPU time per request while it served (the server's own cost). */
 type Driven = LoadResult & { seconds: number; cpuUsPerRequest: number; raw: unknown };
 
 /** Drives one server; also reports this process's CPU time per request while it served (the server's own cost). */
 async function drive(url: string, seconds: number): Promise<Driven> {
   const cpu = process.cpuUsage();
-  const { stdout } = await run(process.execPath, [new URL('./load.js', import.meta.url).pathname, JSON.stringify({ url, paths: PATHS, connections: CONNECTIONS, seconds })], { maxBuffer: 1 << 22 });
+  const { stdout } = await run(
+    process.execPath,
+    [new URL('./load.js', import.meta.url).pathname, JSON.stringify({ url, paths: PATHS, connections: CONNECTIONS, seconds })],
+    { maxBuffer: 1 << 22 },
+  );
   const used = process.cpuUsage(cpu);
   const raw = JSON.parse(stdout) as { duration: number };
   const result = aggregate([raw], { url, connections: CONNECTIONS });
@@ -175,18 +188,38 @@ async function main() {
       console.log(row(`round ${i + 1} bare node:http`, r.baseline));
       console.log(row(`round ${i + 1} service`, r.service));
     });
-    const all = (pick: (r: (typeof rounds)[number]) => Driven, url: string) => aggregate(rounds.map((r) => pick(r).raw), { url, connections: CONNECTIONS });
+    const all = (pick: (r: (typeof rounds)[number]) => Driven, url: string) =>
+      aggregate(
+        rounds.map((r) => pick(r).raw),
+        { url, connections: CONNECTIONS },
+      );
     const baseline = all((r) => r.baseline, bareUrl);
     const measured = all((r) => r.service, serviceUrl);
     const seconds = (pick: (r: (typeof rounds)[number]) => Driven) => rounds.reduce((n, r) => n + pick(r).seconds, 0);
     const cpu = (pick: (r: (typeof rounds)[number]) => Driven) => rounds.reduce((n, r) => n + pick(r).cpuUsPerRequest * pick(r).requests.total, 0);
     const failures = baseline.non2xx + baseline.errors + measured.non2xx + measured.errors;
-    console.log(row('all rounds bare node:http', { ...baseline, raw: null, seconds: seconds((r) => r.baseline), cpuUsPerRequest: cpu((r) => r.baseline) / baseline.requests.total }));
-    console.log(row('all rounds service', { ...measured, raw: null, seconds: seconds((r) => r.service), cpuUsPerRequest: cpu((r) => r.service) / measured.requests.total }));
+    console.log(
+      row('all rounds bare node:http', {
+        ...baseline,
+        raw: null,
+        seconds: seconds((r) => r.baseline),
+        cpuUsPerRequest: cpu((r) => r.baseline) / baseline.requests.total,
+      }),
+    );
+    console.log(
+      row('all rounds service', {
+        ...measured,
+        raw: null,
+        seconds: seconds((r) => r.service),
+        cpuUsPerRequest: cpu((r) => r.service) / measured.requests.total,
+      }),
+    );
     const ratio = measured.requests.total / seconds((r) => r.service) / (baseline.requests.total / seconds((r) => r.baseline));
     console.log(`requests: baseline ${baseline.requests.total}, service ${measured.requests.total}; non-2xx and errors ${failures}`);
     console.log(`throughput service/baseline: ${ratio.toFixed(2)} (target >= 0.80) ${ratio >= 0.8 ? 'MET' : 'NOT MET'}`);
-    console.log(`service p99 over all rounds: ${measured.latency.p99} ms (target < 50 ms) ${measured.latency.p99 < 50 ? 'MET' : 'NOT MET'} (baseline ${baseline.latency.p99} ms)`);
+    console.log(
+      `service p99 over all rounds: ${measured.latency.p99} ms (target < 50 ms) ${measured.latency.p99 < 50 ? 'MET' : 'NOT MET'} (baseline ${baseline.latency.p99} ms)`,
+    );
   } finally {
     for (const s of servers) s.close();
     await runtime.close();

@@ -1,16 +1,24 @@
-import { createReadStream, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { SaxesParser } from 'saxes';
 import { decodeXmlBytes } from '../pipeline/decode.js';
 import { readFeed } from '../pipeline/read-feed.js';
 import type { FeedContext } from '../pipeline/types.js';
 
-const SUBURBS = [['RICHMOND', 'VIC', '3121'], ['BONDI', 'NSW', '2026'], ['FORTITUDE VALLEY', 'QLD', '4006'], ['FREMANTLE', 'WA', '6160'], ['GLENELG', 'SA', '5045']];
+const SUBURBS = [
+  ['RICHMOND', 'VIC', '3121'],
+  ['BONDI', 'NSW', '2026'],
+  ['FORTITUDE VALLEY', 'QLD', '4006'],
+  ['FREMANTLE', 'WA', '6160'],
+  ['GLENELG', 'SA', '5045'],
+];
 
 /** One realistic residential listing (~2.2 KB): agent, price, address, features, 4 photos, a floorplan. */
 export function syntheticListing(i: number, variant = 0): string {
   const [suburb, state, postcode] = SUBURBS[i % SUBURBS.length];
-  const imgs = ['m', 'a', 'b', 'c'].map((id) => `<img id="${id}" modTime="2024-03-01-10:00:00" url="https://img.example.com/${i}/${id}.jpg" format="jpg"/>`).join('');
+  const imgs = ['m', 'a', 'b', 'c']
+    .map((id) => `<img id="${id}" modTime="2024-03-01-10:00:00" url="https://img.example.com/${i}/${id}.jpg" format="jpg"/>`)
+    .join('');
   const day = String(1 + variant).padStart(2, '0');
   return `<residential modTime="2024-03-${day}-10:${String(i % 60).padStart(2, '0')}:00" status="current">
 <agentID>OFFICE${i % 500}</agentID><uniqueID>LISTING-${i}</uniqueID><authority value="auction"/><underOffer value="no"/>

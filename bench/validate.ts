@@ -44,8 +44,11 @@ async function main() {
     // What the target leaves for mapping, validation and hashing once the reader has run.
     const budget = ((bare.seconds / 0.6 - reader.seconds) / LISTINGS) * 1e6;
     const spent = ((pipeline.seconds - reader.seconds) / LISTINGS) * 1e6;
-    console.log(`reader alone / bare: ${(bare.seconds / reader.seconds).toFixed(2)}; after reading, the target leaves ${budget.toFixed(0)} µs per listing for mapping, validation and hashing; they take ${spent.toFixed(0)} µs`);
-    const rssNote = mb >= 95 ? `(target < 300 MB on a 100 MB feed) ${pipeline.peakMb < 300 ? 'MET' : 'NOT MET'}` : '(run with 50000 listings for the 100 MB target)';
+    console.log(
+      `reader alone / bare: ${(bare.seconds / reader.seconds).toFixed(2)}; after reading, the target leaves ${budget.toFixed(0)} µs per listing for mapping, validation and hashing; they take ${spent.toFixed(0)} µs`,
+    );
+    const rssNote =
+      mb >= 95 ? `(target < 300 MB on a 100 MB feed) ${pipeline.peakMb < 300 ? 'MET' : 'NOT MET'}` : '(run with 50000 listings for the 100 MB target)';
     console.log(`pipeline peak RSS: ${pipeline.peakMb.toFixed(0)} MB ${rssNote}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -13,7 +13,10 @@ export async function adminListings(db: Knex, query: { q?: string; hidden?: 'tru
       q.where((w) =>
         w
           .whereRaw("lower(listing_key) LIKE ? ESCAPE '\\'", [pattern])
-          .orWhereRaw("lower(concat_ws(' ', data->'address'->>'streetNumber', data->'address'->>'street', data->'address'->>'locality', data->'address'->>'postcode')) LIKE ? ESCAPE '\\'", [pattern])
+          .orWhereRaw(
+            "lower(concat_ws(' ', data->'address'->>'streetNumber', data->'address'->>'street', data->'address'->>'locality', data->'address'->>'postcode')) LIKE ? ESCAPE '\\'",
+            [pattern],
+          )
           .orWhereRaw("lower((data->'headline')::text) LIKE ? ESCAPE '\\'", [pattern]),
       );
     }
@@ -21,7 +24,18 @@ export async function adminListings(db: Knex, query: { q?: string; hidden?: 'tru
   };
   const [rows, [{ n }]] = await Promise.all([
     base()
-      .select('listing_key', 'office', 'unique_id', 'status', 'hidden', 'is_public', 'mod_time', 'updated_at', db.raw("data->'headline' AS headline"), db.raw("data->'address' AS address"))
+      .select(
+        'listing_key',
+        'office',
+        'unique_id',
+        'status',
+        'hidden',
+        'is_public',
+        'mod_time',
+        'updated_at',
+        db.raw("data->'headline' AS headline"),
+        db.raw("data->'address' AS address"),
+      )
       .orderBy([{ column: 'updated_at', order: 'desc' }, { column: 'listing_key' }])
       .limit(query.limit)
       .offset(query.offset),
@@ -48,8 +62,16 @@ export async function adminListings(db: Knex, query: { q?: string; hidden?: 'tru
  * Sets the operator hidden flag (ingestion never touches it) and rebuilds the office's directory
  * rows. null for an unknown listing.
  */
-export async function setListingHidden(db: Knex, office: string, uniqueId: string, hidden: boolean): Promise<{ listingKey: string; hidden: boolean; status: string } | null> {
-  const [row] = await db('listings').where({ listing_key: listingKey(office, uniqueId) }).update({ hidden }).returning(['listing_key', 'hidden', 'status']);
+export async function setListingHidden(
+  db: Knex,
+  office: string,
+  uniqueId: string,
+  hidden: boolean,
+): Promise<{ listingKey: string; hidden: boolean; status: string } | null> {
+  const [row] = await db('listings')
+    .where({ listing_key: listingKey(office, uniqueId) })
+    .update({ hidden })
+    .returning(['listing_key', 'hidden', 'status']);
   if (!row) return null;
   await refreshDirectory(db, [office]);
   return { listingKey: row.listing_key, hidden: row.hidden, status: row.status };
@@ -60,7 +82,23 @@ export async function adminFeeds(db: Knex, query: { status?: string; limit: numb
   const base = () => (query.status ? db('feed_events').where({ status: query.status }) : db('feed_events'));
   const [rows, [{ n }]] = await Promise.all([
     base()
-      .select('id', 'source', 'key_id', 'office_scope', 'format', 'mode', 'status', 'attempts', 'body_bytes', 'error', 'error_detail', 'progress', 'created_at', 'finished_at', db.raw("result - 'upserts' AS result"))
+      .select(
+        'id',
+        'source',
+        'key_id',
+        'office_scope',
+        'format',
+        'mode',
+        'status',
+        'attempts',
+        'body_bytes',
+        'error',
+        'error_detail',
+        'progress',
+        'created_at',
+        'finished_at',
+        db.raw("result - 'upserts' AS result"),
+      )
       .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }])
       .limit(query.limit)
       .offset(query.offset),
@@ -104,7 +142,10 @@ export async function adminStats(db: Knex) {
     db('listings').select('status').count({ n: '*' }).groupBy('status'),
     db.select(db.raw('(SELECT count(*) FROM directory_agents)::int AS agents'), db.raw('(SELECT count(*) FROM directory_offices)::int AS offices')),
     db('quarantine_items').whereNull('resolved_at').count({ open: '*' }),
-    db('feed_keys').select(db.raw("count(*) FILTER (WHERE status = 'suspended')::int AS suspended"), db.raw("count(*) FILTER (WHERE status = 'active')::int AS active")),
+    db('feed_keys').select(
+      db.raw("count(*) FILTER (WHERE status = 'suspended')::int AS suspended"),
+      db.raw("count(*) FILTER (WHERE status = 'active')::int AS active"),
+    ),
     db('leads').select('status').count({ n: '*' }).groupBy('status'),
     db('blocklist').count({ n: '*' }),
   ]);

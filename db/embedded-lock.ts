@@ -3,7 +3,10 @@ import { join } from 'node:path';
 
 /** The embedded database is held by another live process: PGlite allows one at a time. */
 export class EmbeddedDbInUseError extends Error {
-  constructor(readonly dataDir: string, readonly pid: number) {
+  constructor(
+    readonly dataDir: string,
+    readonly pid: number,
+  ) {
     super(
       `the embedded database under ${dataDir} is in use by another process (pid ${pid}); it allows one process at a time. ` +
         'Stop that process first, or, while the service runs, use its admin API with the operator token (POST /v1/admin/keys creates a feed key).',

@@ -4,10 +4,10 @@ import type { Knex } from 'knex';
 import type { PoolClient } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import copyBinary from 'pg-copy-streams-binary';
-import type { Db } from './knex.js';
-import { iso, isoOrNull } from './row-values.js';
 import { scrubCredentials } from '../pipeline/reaxml/scrub-credentials.js';
 import type { FeedFormat } from '../pipeline/types.js';
+import type { Db } from './knex.js';
+import { iso, isoOrNull } from './row-values.js';
 
 export type FeedStatus = 'queued' | 'running' | 'done' | 'failed' | 'rejected';
 
@@ -118,7 +118,10 @@ export async function storeFeedEvent(db: Knex, input: FeedEventInput, sent: Asyn
       if (pendingBytes >= CHUNK_BYTES) await flush();
     }
     await flush();
-    const [row] = await trx('feed_events').where({ id }).update({ body_bytes: total, body_sha256: hash.digest('hex') }).returning('*');
+    const [row] = await trx('feed_events')
+      .where({ id })
+      .update({ body_bytes: total, body_sha256: hash.digest('hex') })
+      .returning('*');
     return toEvent(row);
   });
 }
@@ -183,12 +186,24 @@ export async function startFeedEvent(db: Db, id: string): Promise<FeedEvent | nu
 }
 
 export async function finishFeedEvent(db: Db, id: string, result: Record<string, unknown>): Promise<void> {
-  await db('feed_events').where({ id }).update({ status: 'done', result: JSON.stringify(result), error: null, error_detail: null, progress: null, updated_at: db.fn.now(), finished_at: db.fn.now() });
+  await db('feed_events')
+    .where({ id })
+    .update({
+      status: 'done',
+      result: JSON.stringify(result),
+      error: null,
+      error_detail: null,
+      progress: null,
+      updated_at: db.fn.now(),
+      finished_at: db.fn.now(),
+    });
 }
 
 /** The counts so far of a running feed (also keeps it from looking lost to the sweep). */
 export async function recordFeedProgress(db: Db, id: string, progress: FeedProgress): Promise<void> {
-  await db('feed_events').where({ id, status: 'running' }).update({ progress: JSON.stringify(progress), updated_at: db.fn.now() });
+  await db('feed_events')
+    .where({ id, status: 'running' })
+    .update({ progress: JSON.stringify(progress), updated_at: db.fn.now() });
 }
 
 /**
@@ -197,7 +212,10 @@ export async function recordFeedProgress(db: Db, id: string, progress: FeedProgr
  * Returns whether the event was still open (false: it had finished, or is unknown).
  */
 export async function failFeedEvent(db: Db, id: string, status: 'failed' | 'rejected', error: string, detail: string | null = null): Promise<boolean> {
-  const n = await db('feed_events').where({ id }).whereIn('status', ['queued', 'running']).update({ status, error, error_detail: detail, updated_at: db.fn.now(), finished_at: db.fn.now() });
+  const n = await db('feed_events')
+    .where({ id })
+    .whereIn('status', ['queued', 'running'])
+    .update({ status, error, error_detail: detail, updated_at: db.fn.now(), finished_at: db.fn.now() });
   return n > 0;
 }
 
@@ -206,7 +224,10 @@ export async function failFeedEvent(db: Db, id: string, status: 'failed' | 'reje
  * so it runs again from the start and converges. False when it is not failed.
  */
 export async function reopenFailedFeedEvent(db: Db, id: string): Promise<boolean> {
-  const n = await db('feed_events').where({ id, status: 'failed' }).whereNull('body_purged_at').update({ status: 'queued', error: null, error_detail: null, progress: null, finished_at: null, updated_at: db.fn.now() });
+  const n = await db('feed_events')
+    .where({ id, status: 'failed' })
+    .whereNull('body_purged_at')
+    .update({ status: 'queued', error: null, error_detail: null, progress: null, finished_at: null, updated_at: db.fn.now() });
   return n > 0;
 }
 

@@ -48,7 +48,9 @@ export async function createFeedKey(
 }
 
 export async function findFeedKeyBySecret(db: Db, secret: string): Promise<FeedKey | null> {
-  const row = await db('feed_keys').where({ key_hash: hashSecret(secret) }).first();
+  const row = await db('feed_keys')
+    .where({ key_hash: hashSecret(secret) })
+    .first();
   return row ? toKey(row) : null;
 }
 
@@ -62,7 +64,11 @@ export type KeyChange = { key: FeedKey } | { missing: true } | { conflict: FeedK
 export async function changeFeedKeyStatus(db: Db, id: string, to: 'active' | 'revoked'): Promise<KeyChange> {
   const from: KeyStatus[] = to === 'active' ? ['suspended', 'active'] : ['suspended', 'active', 'revoked'];
   const stamp = to === 'active' ? { approved_at: db.raw('coalesce(approved_at, now())') } : { revoked_at: db.raw('coalesce(revoked_at, now())') };
-  const [row] = await db('feed_keys').where({ id }).whereIn('status', from).update({ status: to, ...stamp }).returning('*');
+  const [row] = await db('feed_keys')
+    .where({ id })
+    .whereIn('status', from)
+    .update({ status: to, ...stamp })
+    .returning('*');
   if (row) return { key: toKey(row) };
   const current = await db('feed_keys').where({ id }).first();
   return current ? { conflict: toKey(current) } : { missing: true };

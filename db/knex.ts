@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import knexFactory, { type Knex } from 'knex';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
 import { lockEmbeddedDb } from './embedded-lock.js';
 import { migrationSource } from './migration-source.js';

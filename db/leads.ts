@@ -27,8 +27,17 @@ export async function enquirableListing(db: Knex, office: string, uniqueId: stri
   const row = await db('listings')
     .where({ listing_key: listingKey(office, uniqueId), hidden: false })
     .whereIn('status', ['active', 'under_offer', 'sold', 'leased'])
-    .first('listing_key', 'office', 'unique_id', db.raw("data->'headline' AS headline"), db.raw("data->'address' AS address"), db.raw("coalesce(data->'agents', '[]'::jsonb) AS agents"));
-  return row ? { listingKey: row.listing_key, office: row.office, uniqueId: row.unique_id, headline: row.headline, address: row.address, agents: row.agents } : null;
+    .first(
+      'listing_key',
+      'office',
+      'unique_id',
+      db.raw("data->'headline' AS headline"),
+      db.raw("data->'address' AS address"),
+      db.raw("coalesce(data->'agents', '[]'::jsonb) AS agents"),
+    );
+  return row
+    ? { listingKey: row.listing_key, office: row.office, uniqueId: row.unique_id, headline: row.headline, address: row.address, agents: row.agents }
+    : null;
 }
 
 /** DESIGN.md §7 routing: the first listing agent with an email, else the office's lead email, else none. */
@@ -39,7 +48,10 @@ export async function leadRecipient(db: Knex, listing: LeadListing): Promise<{ r
   return office?.lead_email ? { recipient: office.lead_email, source: 'office' } : null;
 }
 
-export async function insertLead(db: Knex, lead: { listing: LeadListing; contact: LeadContact; recipient: { recipient: string; source: string } | null }): Promise<{ id: string; status: LeadStatus }> {
+export async function insertLead(
+  db: Knex,
+  lead: { listing: LeadListing; contact: LeadContact; recipient: { recipient: string; source: string } | null },
+): Promise<{ id: string; status: LeadStatus }> {
   const id = randomUUID();
   const status: LeadStatus = lead.recipient ? 'pending' : 'dead_letter';
   await db('leads').insert({
@@ -61,7 +73,9 @@ const SENDING_LEASE_S = 300;
 
 /** Leads a sender may claim: pending, or sending under a lease that has lapsed (its sender died). */
 const claimable = (db: Knex) => (w: Knex.QueryBuilder) =>
-  w.where({ status: 'pending' }).orWhere((s) => s.where({ status: 'sending' }).where('sending_at', '<', db.raw(`now() - interval '${SENDING_LEASE_S} seconds'`)));
+  w
+    .where({ status: 'pending' })
+    .orWhere((s) => s.where({ status: 'sending' }).where('sending_at', '<', db.raw(`now() - interval '${SENDING_LEASE_S} seconds'`)));
 
 /**
  * Claims a lead for sending: pending, or sending with a lapsed lease. null when it is delivered,
@@ -85,7 +99,10 @@ export async function finishLead(db: Knex, id: string, outcome: { status: 'deliv
 
 /** When the queue gives up: a lead still pending or sending becomes failed. */
 export async function failLead(db: Knex, id: string, error: string): Promise<void> {
-  await db('leads').where({ id }).whereIn('status', ['pending', 'sending']).update({ status: 'failed', last_error: error, sending_at: null, updated_at: db.fn.now() });
+  await db('leads')
+    .where({ id })
+    .whereIn('status', ['pending', 'sending'])
+    .update({ status: 'failed', last_error: error, sending_at: null, updated_at: db.fn.now() });
 }
 
 /**
@@ -99,7 +116,10 @@ export async function reopenFailedLeadForJob(db: Knex, id: string, retries: numb
 
 /** Operator retry: failed -> pending. 'missing' or the current status when it is not failed. */
 export async function retryLead(db: Knex, id: string): Promise<{ retries: number } | { missing: true } | { status: LeadStatus }> {
-  const [row] = await db('leads').where({ id, status: 'failed' }).update({ status: 'pending', retries: db.raw('retries + 1'), updated_at: db.fn.now() }).returning('retries');
+  const [row] = await db('leads')
+    .where({ id, status: 'failed' })
+    .update({ status: 'pending', retries: db.raw('retries + 1'), updated_at: db.fn.now() })
+    .returning('retries');
   if (row) return { retries: row.retries };
   const current = await db('leads').where({ id }).first('status');
   return current ? { status: current.status } : { missing: true };
@@ -130,7 +150,13 @@ export async function purgeLeads(db: Knex, retentionDays: number): Promise<numbe
 
 export async function listLeads(db: Knex, query: { status?: LeadStatus; limit: number; offset: number }) {
   const base = () => (query.status ? db('leads').where({ status: query.status }) : db('leads'));
-  const [rows, [{ n }]] = await Promise.all([base().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]).limit(query.limit).offset(query.offset), base().count({ n: '*' })]);
+  const [rows, [{ n }]] = await Promise.all([
+    base()
+      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }])
+      .limit(query.limit)
+      .offset(query.offset),
+    base().count({ n: '*' }),
+  ]);
   return {
     total: Number(n),
     leads: rows.map((r: any) => ({

@@ -14,7 +14,14 @@ export async function queueNotification(
 ): Promise<boolean> {
   const hour = (input.at ?? new Date()).toISOString().slice(0, 13);
   const inserted = await db('notifications')
-    .insert({ id: randomUUID(), recipient: input.recipient, kind: input.kind, dedupe_key: `${input.sender}|${input.kind}|${hour}`, subject: input.subject, body: input.body })
+    .insert({
+      id: randomUUID(),
+      recipient: input.recipient,
+      kind: input.kind,
+      dedupe_key: `${input.sender}|${input.kind}|${hour}`,
+      subject: input.subject,
+      body: input.body,
+    })
     .onConflict('dedupe_key')
     .ignore()
     .returning('id');
@@ -37,11 +44,15 @@ export async function sendPendingNotifications(db: Db, mailer: Mailer, limit = 2
       if (!row) return false;
       try {
         await mailer.send({ to: row.recipient, subject: row.subject, text: row.body });
-        await trx('notifications').where({ id: row.id }).update({ status: 'sent', sent_at: trx.fn.now(), attempts: row.attempts + 1 });
+        await trx('notifications')
+          .where({ id: row.id })
+          .update({ status: 'sent', sent_at: trx.fn.now(), attempts: row.attempts + 1 });
         sent += 1;
       } catch (err) {
         const attempts = row.attempts + 1;
-        await trx('notifications').where({ id: row.id }).update({ status: attempts >= MAX_ATTEMPTS ? 'failed' : 'pending', attempts, last_error: String((err as Error).message) });
+        await trx('notifications')
+          .where({ id: row.id })
+          .update({ status: attempts >= MAX_ATTEMPTS ? 'failed' : 'pending', attempts, last_error: String((err as Error).message) });
         failed += 1;
         if (attempts < MAX_ATTEMPTS) return false; // leave it for the next sweep
       }

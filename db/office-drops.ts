@@ -21,10 +21,7 @@ export async function getDropSettings(db: Knex, office: string): Promise<DropSet
 
 export async function setDropSettings(db: Knex, settings: DropSettings): Promise<void> {
   const { office, currency, country, locale, alertEmail } = settings;
-  await db('office_drop_settings')
-    .insert({ office, currency, country, locale, alert_email: alertEmail, updated_at: db.fn.now() })
-    .onConflict('office')
-    .merge();
+  await db('office_drop_settings').insert({ office, currency, country, locale, alert_email: alertEmail, updated_at: db.fn.now() }).onConflict('office').merge();
 }
 
 /** The feed context of a dropped file: the office's settings with the service defaults. */

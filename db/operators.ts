@@ -19,7 +19,10 @@ export async function revokeOperatorToken(db: Knex, name: string): Promise<boole
 
 /** The name of the active token with this secret, or null. */
 export async function operatorTokenName(db: Knex, secret: string): Promise<string | null> {
-  const row = await db('operator_tokens').where({ token_hash: hashSecret(secret) }).whereNull('revoked_at').first('name');
+  const row = await db('operator_tokens')
+    .where({ token_hash: hashSecret(secret) })
+    .whereNull('revoked_at')
+    .first('name');
   return row ? (row.name as string) : null;
 }
 
@@ -37,10 +40,18 @@ export interface AuditEntry {
 
 /** Records who did what; operator actions write it in the same transaction as the change where they can. */
 export async function recordAudit(db: Knex, entry: AuditEntry): Promise<void> {
-  await db('audit_log').insert({ actor: entry.actor, action: entry.action, target: entry.target ?? null, details: entry.details ? JSON.stringify(entry.details) : null });
+  await db('audit_log').insert({
+    actor: entry.actor,
+    action: entry.action,
+    target: entry.target ?? null,
+    details: entry.details ? JSON.stringify(entry.details) : null,
+  });
 }
 
-export async function listAudit(db: Knex, page: { limit: number; offset: number; action?: string }): Promise<{ total: number; entries: Record<string, unknown>[] }> {
+export async function listAudit(
+  db: Knex,
+  page: { limit: number; offset: number; action?: string },
+): Promise<{ total: number; entries: Record<string, unknown>[] }> {
   const base = () => {
     const q = db('audit_log');
     if (page.action) q.where({ action: page.action });

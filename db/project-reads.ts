@@ -32,7 +32,10 @@ export function createProjectReads(db: Knex): ProjectReads {
       const [rows, [{ n }]] = await Promise.all([
         projectFilters(db, search)
           .select(db.raw('data::text AS json'))
-          .orderBy([{ column: 'mod_time', order: 'desc' }, { column: 'project_key', order: 'asc' }])
+          .orderBy([
+            { column: 'mod_time', order: 'desc' },
+            { column: 'project_key', order: 'asc' },
+          ])
           .limit(search.limit)
           .offset(search.offset),
         projectFilters(db, search).count({ n: '*' }),

@@ -44,7 +44,9 @@ export async function archiveProjects(trx: Knex.Transaction, keys: string[]): Pr
   for (const project of stored.values()) {
     if (project.status === 'archived') continue;
     const archived = archiveProject(project);
-    await trx('projects').where({ project_key: project.projectKey }).update({ status: 'archived', content_hash: archived.contentHash, data: JSON.stringify(archived), updated_at: trx.fn.now() });
+    await trx('projects')
+      .where({ project_key: project.projectKey })
+      .update({ status: 'archived', content_hash: archived.contentHash, data: JSON.stringify(archived), updated_at: trx.fn.now() });
     count += 1;
   }
   return count;

@@ -88,7 +88,10 @@ export function createPublicReads(db: Knex, options: { totalTtlMs?: number } = {
       const [rows, n] = await Promise.all([
         listingFilters(db, search)
           .select(db.raw(RECORD_JSON))
-          .orderBy([{ column: 'mod_time', order: 'desc' }, { column: 'listing_key', order: 'asc' }])
+          .orderBy([
+            { column: 'mod_time', order: 'desc' },
+            { column: 'listing_key', order: 'asc' },
+          ])
           .limit(search.limit)
           .offset(search.offset),
         total('listings', search, () => listingFilters(db, search)),
@@ -115,7 +118,15 @@ export function createPublicReads(db: Knex, options: { totalTtlMs?: number } = {
       ]);
       return {
         total: n,
-        agents: rows.map((r: any) => ({ office: r.office, name: r.name, email: r.email, phones: r.phones, listingCount: r.listing_count, countries: r.countries, localities: r.localities })),
+        agents: rows.map((r: any) => ({
+          office: r.office,
+          name: r.name,
+          email: r.email,
+          phones: r.phones,
+          listingCount: r.listing_count,
+          countries: r.countries,
+          localities: r.localities,
+        })),
       };
     },
 

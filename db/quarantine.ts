@@ -1,5 +1,5 @@
-import type { Db } from './knex.js';
 import { refreshDirectory } from './directory.js';
+import type { Db } from './knex.js';
 import { applyHeldArchive } from './reconcile.js';
 import { iso, isoOrNull } from './row-values.js';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { archiveListing, breakerTrips, type BreakerSettings } from '../pipeline/reconcile.js';
+import { archiveListing, type BreakerSettings, breakerTrips } from '../pipeline/reconcile.js';
 import type { CanonicalListing } from '../pipeline/types.js';
 import type { Db } from './knex.js';
 import { loadListings } from './listings-store.js';
@@ -66,15 +66,23 @@ export async function reconcileOffice(
     };
     const [{ count }] = await owned().count({ count: '*' });
     const nonArchived = Number(count);
-    const absentKeys: string[] = await owned().whereRaw('NOT (listing_key = ANY(?::text[]))', [[...input.presentKeys]]).orderBy('listing_key').pluck('listing_key');
+    const absentKeys: string[] = await owned()
+      .whereRaw('NOT (listing_key = ANY(?::text[]))', [[...input.presentKeys]])
+      .orderBy('listing_key')
+      .pluck('listing_key');
     let projects: { present: number; nonArchived: number; absentKeys: string[] } | null = null;
     if (input.scope === 'projects') {
       const present = input.presentProjectKeys ?? new Set<string>();
-      const stored: string[] = await trx('projects').where({ office: input.office }).whereNot({ status: 'archived' }).orderBy('project_key').pluck('project_key');
+      const stored: string[] = await trx('projects')
+        .where({ office: input.office })
+        .whereNot({ status: 'archived' })
+        .orderBy('project_key')
+        .pluck('project_key');
       projects = { present: present.size, nonArchived: stored.length, absentKeys: stored.filter((k) => !present.has(k)) };
     }
     const base = { office: input.office, present: input.presentKeys.size, nonArchived, absent: absentKeys.length };
-    const projectFigures = (archived: number) => (projects ? { projects: { present: projects.present, nonArchived: projects.nonArchived, absent: projects.absentKeys.length, archived } } : {});
+    const projectFigures = (archived: number) =>
+      projects ? { projects: { present: projects.present, nonArchived: projects.nonArchived, absent: projects.absentKeys.length, archived } } : {};
     const absentProjects = projects?.absentKeys ?? [];
     if (absentKeys.length === 0 && absentProjects.length === 0) return { ...base, archived: 0, tripped: false, quarantineId: null, ...projectFigures(0) };
     // Projects and their listings are weighed together: removing a project is a mass delete too.

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { storeFeedEvent, type FeedEvent, type FeedEventInput } from './feed-events.js';
+import { type FeedEvent, type FeedEventInput, storeFeedEvent } from './feed-events.js';
 import type { Db } from './knex.js';
 
 export interface SftpFile {
@@ -23,9 +23,22 @@ export async function recordSftpFile(
   return db.transaction(async (trx) => {
     const earlier = await trx('sftp_files').where({ office: file.office, sha256: file.sha256 }).first();
     if (earlier) return { duplicateOf: toFile(earlier) };
-    const stored = await storeFeedEvent(trx, event, (async function* () { yield body; })());
+    const stored = await storeFeedEvent(
+      trx,
+      event,
+      (async function* () {
+        yield body;
+      })(),
+    );
     // A racing watcher with the same content loses on the primary key and rolls back its event.
-    await trx('sftp_files').insert({ office: file.office, sha256: file.sha256, file_name: file.fileName, claim_name: file.claimName, feed_id: stored.id, status: 'queued' });
+    await trx('sftp_files').insert({
+      office: file.office,
+      sha256: file.sha256,
+      file_name: file.fileName,
+      claim_name: file.claimName,
+      feed_id: stored.id,
+      status: 'queued',
+    });
     return { event: stored };
   });
 }

@@ -5,7 +5,13 @@ import { isUniqueViolation } from './pg-errors.js';
 import { iso } from './row-values.js';
 
 /** Shown when no navigation was set, and restored by an empty list (DESIGN.md §9). */
-export const DEFAULT_NAVIGATION: NavLink[] = (['listings', 'agents', 'offices'] as const).map((ref) => ({ kind: 'builtin', ref, label: null, visible: true, newTab: false }));
+export const DEFAULT_NAVIGATION: NavLink[] = (['listings', 'agents', 'offices'] as const).map((ref) => ({
+  kind: 'builtin',
+  ref,
+  label: null,
+  visible: true,
+  newTab: false,
+}));
 
 export type SettingKey = 'identity' | 'seo' | 'favicon';
 
@@ -32,7 +38,10 @@ const toPage = (r: any): Page => ({
 });
 
 export async function putSetting(db: Knex, key: SettingKey, value: Record<string, unknown>): Promise<void> {
-  await db('site_settings').insert({ key, value: JSON.stringify(value), updated_at: db.fn.now() }).onConflict('key').merge();
+  await db('site_settings')
+    .insert({ key, value: JSON.stringify(value), updated_at: db.fn.now() })
+    .onConflict('key')
+    .merge();
 }
 
 export async function settings(db: Knex): Promise<Record<SettingKey, Record<string, unknown>>> {

@@ -9,7 +9,10 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   if (!err || typeof err !== 'object') return false;
   if ((err as Error).name === 'KnexTimeoutError') return true;
   const e = err as { code?: unknown; message?: unknown; errors?: unknown[] };
-  if (typeof e.code === 'string' && (NETWORK_CODES.has(e.code) || e.code.startsWith('08') || ['57P01', '57P02', '57P03', '53300'].includes(e.code))) return true;
+  if (typeof e.code === 'string' && (NETWORK_CODES.has(e.code) || e.code.startsWith('08') || ['57P01', '57P02', '57P03', '53300'].includes(e.code)))
+    return true;
   if (Array.isArray(e.errors) && e.errors.some(isDatabaseUnavailable)) return true;
-  return typeof e.message === 'string' && /Connection terminated|Client has encountered a connection error|connect ECONNREFUSED|PGlite is closed/i.test(e.message);
+  return (
+    typeof e.message === 'string' && /Connection terminated|Client has encountered a connection error|connect ECONNREFUSED|PGlite is closed/i.test(e.message)
+  );
 }

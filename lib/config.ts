@@ -94,9 +94,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   }
   const problems: string[] = [];
   if (!validateEnv(raw)) {
-    problems.push(
-      ...describeAjvErrors(validateEnv.errors, 'env').map((p) => p.replace(/^env\./, '')),
-    );
+    problems.push(...describeAjvErrors(validateEnv.errors, 'env').map((p) => p.replace(/^env\./, '')));
   }
   const e = raw as Record<string, any>;
   if (e.SFTP_URL && !e.SFTP_HOST_FINGERPRINT && e.SFTP_INSECURE_ACCEPT_ANY_HOST !== '1') {

@@ -1,6 +1,6 @@
 import { SaxesParser } from 'saxes';
-import type { Logger } from './logger.js';
 import { FX_SNAPSHOT } from './fx-snapshot.js';
+import type { Logger } from './logger.js';
 
 export interface FxRates {
   base: string;
@@ -47,11 +47,15 @@ export function parseEcbDaily(xml: string): FxRates {
 export function parseBackupJson(text: string): FxRates {
   const doc = JSON.parse(text) as { result?: string; base_code?: unknown; time_last_update_unix?: unknown; rates?: Record<string, unknown> };
   if (doc.result && doc.result !== 'success') throw new Error(`backup source answered result=${doc.result}`);
-  if (typeof doc.base_code !== 'string' || !/^[A-Z]{3}$/.test(doc.base_code) || !doc.rates || typeof doc.rates !== 'object') throw new Error('not an FX rates document');
+  if (typeof doc.base_code !== 'string' || !/^[A-Z]{3}$/.test(doc.base_code) || !doc.rates || typeof doc.rates !== 'object')
+    throw new Error('not an FX rates document');
   const rates: Record<string, number> = {};
   for (const [code, rate] of Object.entries(doc.rates)) if (/^[A-Z]{3}$/.test(code) && isRate(rate)) rates[code] = rate;
   if (Object.keys(rates).length < 2) throw new Error('the backup source listed no rates');
-  const asOf = typeof doc.time_last_update_unix === 'number' ? new Date(doc.time_last_update_unix * 1000).toISOString().slice(0, 10) : new Date().toISOString().slice(0, 10);
+  const asOf =
+    typeof doc.time_last_update_unix === 'number'
+      ? new Date(doc.time_last_update_unix * 1000).toISOString().slice(0, 10)
+      : new Date().toISOString().slice(0, 10);
   return { base: doc.base_code, asOf, source: 'backup', rates };
 }
 

@@ -1,5 +1,5 @@
 import closeWithGrace from 'close-with-grace';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 
 /**

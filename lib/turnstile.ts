@@ -6,7 +6,11 @@ const TIMEOUT_MS = 3000;
  * Server-side bot-challenge verification (Cloudflare Turnstile siteverify, PITFALLS §4). Fails
  * closed: any error, timeout or odd answer is a rejection. Returns why it was rejected, or null.
  */
-export async function verifyTurnstile(options: { verifyUrl: string; secret: string }, token: string | undefined, remoteIp: string | undefined): Promise<string | null> {
+export async function verifyTurnstile(
+  options: { verifyUrl: string; secret: string },
+  token: string | undefined,
+  remoteIp: string | undefined,
+): Promise<string | null> {
   if (!token) return 'the bot challenge token is missing';
   if (token.length > 2048) return 'the bot challenge token is too long';
   try {

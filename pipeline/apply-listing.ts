@@ -31,7 +31,7 @@ export function applyListing(stored: CanonicalListing | null, item: FeedListing,
   if (!delta || item.issues.hasErrors) return { action: 'invalid' };
   // The identity the feed's scope was checked on is the one stored under, or nothing is stored.
   if (!item.identity || item.identity.office !== delta.office || item.identity.uniqueId !== delta.uniqueId) {
-    item.issues.error('invalid_identity', 'the listing\'s identity reads differently in its parts; not stored', item.path);
+    item.issues.error('invalid_identity', "the listing's identity reads differently in its parts; not stored", item.path);
     return { action: 'invalid' };
   }
   if (stored && isEarlier(delta.modTime, stored.modTime)) return { action: 'stale_ignored', listing: stored };

@@ -1,8 +1,8 @@
-import countries from 'i18n-iso-countries';
-import en from 'i18n-iso-countries/langs/en.json' with { type: 'json' };
 import ct from 'countries-and-timezones';
 import countryToCurrency from 'country-to-currency';
 import currencyCodes from 'currency-codes';
+import countries from 'i18n-iso-countries';
+import en from 'i18n-iso-countries/langs/en.json' with { type: 'json' };
 
 countries.registerLocale(en);
 

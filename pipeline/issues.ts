@@ -40,5 +40,9 @@ export class ListingIssues {
 
 /** The warning every reader gives where it removed characters XML and PostgreSQL cannot keep. */
 export function strippedWarning(issues: ListingIssues, path: string, count: number): void {
-  issues.warning('invalid_character_stripped', `${count} character(s) not allowed in XML or PostgreSQL text (control characters such as NUL) were removed`, path);
+  issues.warning(
+    'invalid_character_stripped',
+    `${count} character(s) not allowed in XML or PostgreSQL text (control characters such as NUL) were removed`,
+    path,
+  );
 }

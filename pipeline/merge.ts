@@ -6,8 +6,23 @@ import type { Agent, CanonicalListing, ListingDelta, MediaItem, SlotMap } from '
 
 /** Plain-value fields a delta replaces whole when it carries them. */
 const REPLACED = [
-  'subCategory', 'price', 'rent', 'sold', 'bond', 'bedrooms', 'bathrooms', 'landAreaSqm', 'buildingAreaSqm',
-  'address', 'location', 'headline', 'description', 'auction', 'dateAvailable', 'inspections', 'links',
+  'subCategory',
+  'price',
+  'rent',
+  'sold',
+  'bond',
+  'bedrooms',
+  'bathrooms',
+  'landAreaSqm',
+  'buildingAreaSqm',
+  'address',
+  'location',
+  'headline',
+  'description',
+  'auction',
+  'dateAvailable',
+  'inspections',
+  'links',
 ] as const;
 
 function mergeSlots<T extends { slot: string }>(stored: T[], delta: SlotMap<T> | undefined): T[] {

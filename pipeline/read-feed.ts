@@ -1,6 +1,6 @@
 import type { FeedListing } from './feed-listing.js';
 import { wholeText } from './json-document.js';
-import { readProjectDocument, type FeedProject } from './project/read-project-feed.js';
+import { type FeedProject, readProjectDocument } from './project/read-project-feed.js';
 import { readReaxmlFeed } from './reaxml/read-reaxml-feed.js';
 import { readResoDocument } from './reso/read-reso-feed.js';
 import type { FeedContext, FeedFormat, Issue } from './types.js';

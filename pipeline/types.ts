@@ -22,15 +22,7 @@ export interface FeedContext {
 }
 
 export type Status = 'active' | 'under_offer' | 'sold' | 'leased' | 'withdrawn' | 'off_market' | 'archived';
-export type Category =
-  | 'residential'
-  | 'rental'
-  | 'land'
-  | 'rural'
-  | 'commercial'
-  | 'commercialLand'
-  | 'business'
-  | 'holidayRental';
+export type Category = 'residential' | 'rental' | 'land' | 'rural' | 'commercial' | 'commercialLand' | 'business' | 'holidayRental';
 
 export interface Price {
   amount: number | null;

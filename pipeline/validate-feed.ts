@@ -30,11 +30,7 @@ export interface ValidateOptions {
  * anything: each listing (and project) is applied to nothing, so it is validated as it would be
  * stored new. Throws FeedSyntaxError when the feed as a whole cannot be read.
  */
-export async function validateFeed(
-  source: string | AsyncIterable<string>,
-  feed: FeedContext,
-  options: ValidateOptions = {},
-): Promise<ValidationResult> {
+export async function validateFeed(source: string | AsyncIterable<string>, feed: FeedContext, options: ValidateOptions = {}): Promise<ValidationResult> {
   const keepPreviews = options.keepPreviews ?? true;
   const maxPreviews = options.maxPreviews ?? Infinity;
   const maxIssues = options.maxIssues ?? Infinity;

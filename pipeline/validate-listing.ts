@@ -14,12 +14,22 @@ export type FieldPaths = Partial<Record<'address' | 'headline' | 'description', 
  * delta: the dry run of a delta format (REAXML), which has no stored listing to merge onto; a
  * record without an address is what an update looks like, so it is valid with a warning there.
  */
-export function validateListing(listing: CanonicalListing, issues: ListingIssues, path: string, fields: FieldPaths = {}, options: { delta?: boolean } = {}): void {
+export function validateListing(
+  listing: CanonicalListing,
+  issues: ListingIssues,
+  path: string,
+  fields: FieldPaths = {},
+  options: { delta?: boolean } = {},
+): void {
   const onMarket = listing.status === 'active' || listing.status === 'under_offer';
   if (!onMarket) return;
   const at = (field: keyof FieldPaths) => `${path}${fields[field] ?? `/${field}`}`;
   if (!listing.address && options.delta) {
-    issues.warning('delta_needs_stored_listing', `the record has no address, so it can only update a listing already stored (ingestion keeps that listing's address); for a listing not yet stored it is missing_address, an error`, at('address'));
+    issues.warning(
+      'delta_needs_stored_listing',
+      `the record has no address, so it can only update a listing already stored (ingestion keeps that listing's address); for a listing not yet stored it is missing_address, an error`,
+      at('address'),
+    );
   } else if (!listing.address) issues.error('missing_address', `a ${listing.status} listing needs an address`, at('address'));
   else if (!listing.address.locality && !listing.address.postcode) {
     issues.error('missing_address', 'address has neither suburb nor postcode', at('address'));

@@ -17,14 +17,23 @@ export function finalNameOf(temporary: string): string | null {
 /** DESIGN.md §10: `.xml` is REAXML, `.reso.json` RESO, `.project.json` project; `.full.` in the name means mode=full. */
 export function feedKindOf(name: string): { format: FeedFormat; mode: 'full' | 'incremental' } | null {
   const lower = name.toLowerCase();
-  const format: FeedFormat | null = lower.endsWith('.reso.json') ? 'reso' : lower.endsWith('.project.json') ? 'project' : lower.endsWith('.xml') ? 'reaxml' : null;
+  const format: FeedFormat | null = lower.endsWith('.reso.json')
+    ? 'reso'
+    : lower.endsWith('.project.json')
+      ? 'project'
+      : lower.endsWith('.xml')
+        ? 'reaxml'
+        : null;
   if (!format) return null;
   return { format, mode: lower.includes('.full.') ? 'full' : 'incremental' };
 }
 
 /** The collision-free name a claimed file gets in processing/ (and keeps in processed/ or failed/). */
 export function claimNameOf(name: string, now: Date, id: string): string {
-  return `${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${id}-${name}`;
+  return `${now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')}-${id}-${name}`;
 }
 
 /** The original name and claim time of a claim name, or null when it is not one. */

@@ -18,7 +18,10 @@ export interface SftpSettings {
 }
 
 /** SFTP_URL (`sftp://user[:password]@host:port/root`) and the key and fingerprint variables as settings. */
-export function sftpSettings(config: { sftpUrl: string; sftpPrivateKeyPath: string | null; sftpHostFingerprint: string | null }, timeoutMs = 20_000): SftpSettings {
+export function sftpSettings(
+  config: { sftpUrl: string; sftpPrivateKeyPath: string | null; sftpHostFingerprint: string | null },
+  timeoutMs = 20_000,
+): SftpSettings {
   const url = new URL(config.sftpUrl);
   const root = decodeURIComponent(url.pathname).replace(/\/+$/, '') || '/';
   return {

@@ -10,7 +10,14 @@ export function startSftpWatcher(config: Readonly<Config>, logger: Logger, db: D
   if (!config.sftpUrl) throw new Error('SFTP_URL is not set');
   const settings = sftpSettings({ sftpUrl: config.sftpUrl, sftpPrivateKeyPath: config.sftpPrivateKeyPath, sftpHostFingerprint: config.sftpHostFingerprint });
   if (!settings.hostFingerprint) logger.warn('SFTP_INSECURE_ACCEPT_ANY_HOST=1: the SFTP host key is not verified');
-  const watcher = new SftpWatcher({ db, ingestQueue, logger: logger.child({ component: 'sftp-watcher' }), settings, pollMs: config.sftpPollMs, maxBytes: config.feedMaxBytes });
+  const watcher = new SftpWatcher({
+    db,
+    ingestQueue,
+    logger: logger.child({ component: 'sftp-watcher' }),
+    settings,
+    pollMs: config.sftpPollMs,
+    maxBytes: config.feedMaxBytes,
+  });
   watcher.start();
   logger.info({ host: settings.host, port: settings.port, root: settings.root, pollMs: config.sftpPollMs }, 'sftp watcher started');
   return watcher;

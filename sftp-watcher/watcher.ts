@@ -3,12 +3,12 @@ import { posix } from 'node:path';
 import type { Db } from '../db/knex.js';
 import { dropContext, getDropSettings } from '../db/office-drops.js';
 import { isUniqueViolation } from '../db/pg-errors.js';
-import { finishSftpFiles, knownClaimNames, recordSftpFile, type FinishedFile } from '../db/sftp-files.js';
+import { type FinishedFile, finishSftpFiles, knownClaimNames, recordSftpFile } from '../db/sftp-files.js';
 import type { Logger } from '../lib/logger.js';
 import type { JobQueue } from '../workers/job-queue.js';
 import { claimNameOf, feedKindOf, parseClaimName } from './file-names.js';
 import { SftpSession, type SftpSettings } from './sftp-session.js';
-import { StabilityTracker, type ListedFile } from './stability.js';
+import { type ListedFile, StabilityTracker } from './stability.js';
 
 export interface WatcherDeps {
   db: Db;
@@ -92,7 +92,11 @@ export class SftpWatcher {
     const { db, logger } = this.deps;
     const claim = claimNameOf(file.name, new Date(), randomBytes(4).toString('hex'));
     const kind = feedKindOf(file.name);
-    const refuse = kind ? (file.size > this.deps.maxBytes ? `the file is ${file.size} bytes, over the limit of ${this.deps.maxBytes}` : null) : 'the file name must end in .xml (REAXML), .reso.json (RESO) or .project.json (project)';
+    const refuse = kind
+      ? file.size > this.deps.maxBytes
+        ? `the file is ${file.size} bytes, over the limit of ${this.deps.maxBytes}`
+        : null
+      : 'the file name must end in .xml (REAXML), .reso.json (RESO) or .project.json (project)';
     if (refuse) {
       if (await this.tryRename(session, this.path(office, 'inbox', file.name), this.path(office, 'failed', claim))) {
         await session.write(this.path(office, 'failed', `${claim}.error.json`), JSON.stringify({ file: file.name, error: refuse }, null, 2));
@@ -109,21 +113,38 @@ export class SftpWatcher {
       recordSftpFile(
         db,
         { office, sha256, fileName: file.name, claimName: claim },
-        { source: 'sftp', keyId: null, officeScope: [office], alertEmail: settings.alertEmail, format: kind!.format, mode: kind!.mode, context: { ...dropContext(settings) }, bodyKind: 'bytes' },
+        {
+          source: 'sftp',
+          keyId: null,
+          officeScope: [office],
+          alertEmail: settings.alertEmail,
+          format: kind!.format,
+          mode: kind!.mode,
+          context: { ...dropContext(settings) },
+          bodyKind: 'bytes',
+        },
         body,
       );
     // Two watchers storing the same content at once: the loser finds the winner's row on retry.
     const outcome = await record().catch((err) => (isUniqueViolation(err) ? record() : Promise.reject(err)));
     if ('duplicateOf' in outcome) {
       await session.rename(this.path(office, 'processing', claim), this.path(office, 'processed', claim));
-      const note = { file: file.name, sha256, duplicateOf: { feedId: outcome.duplicateOf.feedId, file: outcome.duplicateOf.fileName }, note: 'identical content was ingested before; not ingested again' };
+      const note = {
+        file: file.name,
+        sha256,
+        duplicateOf: { feedId: outcome.duplicateOf.feedId, file: outcome.duplicateOf.fileName },
+        note: 'identical content was ingested before; not ingested again',
+      };
       await session.write(this.path(office, 'processed', `${claim}.duplicate.json`), JSON.stringify(note, null, 2));
       summary.duplicates.push(file.name);
       logger.info({ office, file: file.name, duplicateOf: outcome.duplicateOf.feedId }, 'dropped file is a duplicate; not ingested again');
       return;
     }
     summary.claimed.push(file.name);
-    logger.info({ office, file: file.name, feedId: outcome.event.id, bytes: body.length, format: kind!.format, mode: kind!.mode }, 'dropped file claimed and stored');
+    logger.info(
+      { office, file: file.name, feedId: outcome.event.id, bytes: body.length, format: kind!.format, mode: kind!.mode },
+      'dropped file claimed and stored',
+    );
     try {
       await this.deps.ingestQueue.add(outcome.event.id);
     } catch (err) {
@@ -149,7 +170,10 @@ export class SftpWatcher {
       const ok = file.feedStatus === 'done' && file.result?.ok === true;
       const folder = ok ? 'processed' : 'failed';
       const from = this.path(office, 'processing', file.claimName);
-      if (!(await this.tryRename(session, from, this.path(office, folder, file.claimName))) && !(await session.exists(this.path(office, folder, file.claimName)))) {
+      if (
+        !(await this.tryRename(session, from, this.path(office, folder, file.claimName))) &&
+        !(await session.exists(this.path(office, folder, file.claimName)))
+      ) {
         this.deps.logger.warn({ office, file: file.claimName }, 'claimed file vanished from processing/');
       }
       if (!ok) await session.write(this.path(office, folder, `${file.claimName}.error.json`), JSON.stringify(failureReport(file), null, 2));
@@ -160,7 +184,11 @@ export class SftpWatcher {
   /** Claims whose watcher died before recording them go back to inbox/ (by their original name). */
   private async recoverOrphans(session: SftpSession, office: string): Promise<void> {
     const { files } = await session.list(this.path(office, 'processing'));
-    const known = await knownClaimNames(this.deps.db, office, files.map((f) => f.name));
+    const known = await knownClaimNames(
+      this.deps.db,
+      office,
+      files.map((f) => f.name),
+    );
     for (const file of files) {
       const parsed = parseClaimName(file.name);
       if (!parsed || known.has(file.name) || Date.now() - parsed.claimedAt.getTime() < ORPHAN_MS) continue;

@@ -1,4 +1,4 @@
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
 
 /** Debian's chromium (`apt-get install chromium`, done by .ci/run); override with CHROMIUM_PATH. */
 const EXECUTABLE = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -12,8 +12,13 @@ export function launchBrowser(): Promise<Browser> {
     executablePath: EXECUTABLE,
     headless: true,
     args: [
-      '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
     ],
   });
 }

@@ -37,7 +37,8 @@ export function listingXml(inner: string, attrs = 'modTime="2024-03-01-10:00:00"
   return `<${kind} ${attrs}><agentID>OFF1</agentID><uniqueID>L1</uniqueID>${inner}</${kind}>`;
 }
 
-export const ADDRESS = '<address><streetNumber>39</streetNumber><street>Main Road</street><suburb>Richmond</suburb><state>VIC</state><postcode>3121</postcode></address>';
+export const ADDRESS =
+  '<address><streetNumber>39</streetNumber><street>Main Road</street><suburb>Richmond</suburb><state>VIC</state><postcode>3121</postcode></address>';
 
 export function feed(...listings: string[]): string {
   return `<?xml version="1.0" encoding="utf-8"?>\n<propertyList>\n${listings.join('\n')}\n</propertyList>`;

@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
+import { createDb } from '../db/knex.js';
 import { fixture, repoRoot } from './helpers.js';
 import { freePort, runCommand } from './processes.js';
-import { createDb } from '../db/knex.js';
 
 describe('the all-in-one process (npm start)', () => {
   it('starts on the embedded default, dry-runs a real feed, logs without credentials, and stops cleanly on SIGTERM', async function () {
@@ -30,7 +30,9 @@ describe('the all-in-one process (npm start)', () => {
       expect(res.status).to.equal(200);
       expect((await res.json()).counts).to.deep.equal({ parsed: 1, valid: 1, invalid: 0 });
       // While it runs, an operator command on the same embedded database is refused with the way out.
-      const key = await runCommand('db/commands/create-feed-key.js', ['--client', 'Ops', '--email', 'ops@example.com', '--office', 'OFF1'], { DATA_DIR: dataDir });
+      const key = await runCommand('db/commands/create-feed-key.js', ['--client', 'Ops', '--email', 'ops@example.com', '--office', 'OFF1'], {
+        DATA_DIR: dataDir,
+      });
       expect(key.code).to.equal(1);
       expect(key.out).to.match(/in use by another process \(pid \d+\).*POST \/v1\/admin\/keys/);
       const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
@@ -98,7 +100,7 @@ describe('the operator command npm run operator:token', () => {
       expect((await run(['revoke', '--name', 'alice'])).code).to.equal(0);
       const again = createDb({ databaseUrl: null, dataDir });
       expect(await operatorTokenName(again, token)).to.equal(null);
-      expect((await again('audit_log').orderBy('id').pluck('action'))).to.deep.equal(['operator_token.create', 'operator_token.revoke']);
+      expect(await again('audit_log').orderBy('id').pluck('action')).to.deep.equal(['operator_token.create', 'operator_token.revoke']);
       await again.destroy();
     } finally {
       rmSync(dataDir, { recursive: true, force: true });

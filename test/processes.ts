@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { createDb } from '../db/knex.js';
@@ -17,7 +17,10 @@ export async function freePort(): Promise<number> {
  * stderr together, once both are closed.
  */
 export function runCommand(entry: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
-  const child = spawn(process.execPath, [resolve(repoRoot, 'dist', entry), ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [resolve(repoRoot, 'dist', entry), ...args], {
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -69,4 +72,3 @@ export async function scratchDatabase(): Promise<{ url: string; drop(): Promise<
     },
   };
 }
-

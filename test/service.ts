@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { createApp } from '../api/app.js';
-import { createDb, migrateToLatest, type Db } from '../db/knex.js';
-import { loadConfig, type Config } from '../lib/config.js';
+import { createDb, type Db, migrateToLatest } from '../db/knex.js';
+import { type Config, loadConfig } from '../lib/config.js';
 import { liveFx, staticFx } from '../lib/fx-rates.js';
 import { queueForBoard } from '../workers/bullmq-queue.js';
 import type { RetryPolicy } from '../workers/job-queue.js';
-import { INGEST_QUEUE, LEAD_QUEUE, MAINTENANCE_QUEUE, startRuntime, type Runtime } from '../workers/runtime.js';
+import { INGEST_QUEUE, LEAD_QUEUE, MAINTENANCE_QUEUE, type Runtime, startRuntime } from '../workers/runtime.js';
 import { listen, postgresUrl, silentLogger } from './helpers.js';
 
 export const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -82,14 +82,35 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
   const db = options.db ?? createDb({ databaseUrl: config.databaseUrl, dataDir, schema });
   if (!options.db) await migrateToLatest(db);
   const rateLimitPrefix = options.rateLimitPrefix ?? `rl-${schema}:`;
-  const runtime = startRuntime(config, silentLogger, db, { consume: options.consume ?? true, queuePrefix: options.queuePrefix ?? `test-${schema}`, ingestRetry: options.ingestRetry, maintenanceEveryMs: options.maintenanceEveryMs });
+  const runtime = startRuntime(config, silentLogger, db, {
+    consume: options.consume ?? true,
+    queuePrefix: options.queuePrefix ?? `test-${schema}`,
+    ingestRetry: options.ingestRetry,
+    maintenanceEveryMs: options.maintenanceEveryMs,
+  });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 500 }) : null;
   redis?.on('error', () => undefined);
   const queuePrefix = options.queuePrefix ?? `test-${schema}`;
   const boardQueues = config.redisUrl ? [INGEST_QUEUE, LEAD_QUEUE, MAINTENANCE_QUEUE].map((name) => queueForBoard(name, config.redisUrl!, queuePrefix)) : [];
-  const fx = config.fxSource === 'live' ? liveFx({ primaryUrl: config.fxPrimaryUrl, backupUrl: config.fxBackupUrl, logger: silentLogger, refreshMs: options.fxRefreshMs }) : staticFx();
+  const fx =
+    config.fxSource === 'live'
+      ? liveFx({ primaryUrl: config.fxPrimaryUrl, backupUrl: config.fxBackupUrl, logger: silentLogger, refreshMs: options.fxRefreshMs })
+      : staticFx();
   const shutdown = new AbortController();
-  const server = await listen(createApp({ config, logger: silentLogger, db, ingestQueue: runtime.ingestQueue, leadQueue: runtime.leadQueue, redis, rateLimitPrefix, boardQueues, fx, shutdown: shutdown.signal }));
+  const server = await listen(
+    createApp({
+      config,
+      logger: silentLogger,
+      db,
+      ingestQueue: runtime.ingestQueue,
+      leadQueue: runtime.leadQueue,
+      redis,
+      rateLimitPrefix,
+      boardQueues,
+      fx,
+      shutdown: shutdown.signal,
+    }),
+  );
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
@@ -112,7 +133,10 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
     async close() {
       await stop();
       if (config.redisUrl) {
-        await dropRedisKeys(config.redisUrl, [...(options.queuePrefix ? [] : [`${queuePrefix}:*`]), ...(options.rateLimitPrefix ? [] : [`${rateLimitPrefix}*`])]);
+        await dropRedisKeys(config.redisUrl, [
+          ...(options.queuePrefix ? [] : [`${queuePrefix}:*`]),
+          ...(options.rateLimitPrefix ? [] : [`${rateLimitPrefix}*`]),
+        ]);
       }
       if (options.db) return;
       if (options.database === 'postgres') await db.raw('DROP SCHEMA IF EXISTS ?? CASCADE', [schema]).catch(() => undefined);

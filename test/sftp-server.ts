@@ -34,10 +34,21 @@ export async function startSftpServer(): Promise<SftpServer> {
   writeFileSync(
     join(dir, 'sshd_config'),
     `${[
-      'ListenAddress 127.0.0.1', `Port ${port}`, `HostKey ${join(dir, 'host_key')}`, `PidFile ${join(dir, 'sshd.pid')}`,
-      `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`, 'PasswordAuthentication no', 'KbdInteractiveAuthentication no', 'UsePAM no',
-      'StrictModes no', 'PermitRootLogin prohibit-password', 'Subsystem sftp internal-sftp', 'ForceCommand internal-sftp',
-      'AllowTcpForwarding no', 'X11Forwarding no', 'MaxStartups 100',
+      'ListenAddress 127.0.0.1',
+      `Port ${port}`,
+      `HostKey ${join(dir, 'host_key')}`,
+      `PidFile ${join(dir, 'sshd.pid')}`,
+      `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
+      'PasswordAuthentication no',
+      'KbdInteractiveAuthentication no',
+      'UsePAM no',
+      'StrictModes no',
+      'PermitRootLogin prohibit-password',
+      'Subsystem sftp internal-sftp',
+      'ForceCommand internal-sftp',
+      'AllowTcpForwarding no',
+      'X11Forwarding no',
+      'MaxStartups 100',
     ].join('\n')}\n`,
   );
   const sshd = spawn('/usr/sbin/sshd', ['-D', '-e', '-f', join(dir, 'sshd_config')], { stdio: ['ignore', 'ignore', 'pipe'] });

@@ -1,4 +1,4 @@
-import { Queue, Worker, type ConnectionOptions } from 'bullmq';
+import { type ConnectionOptions, Queue, Worker } from 'bullmq';
 import type { Logger } from '../lib/logger.js';
 import type { JobHandler, JobQueue, RetryPolicy } from './job-queue.js';
 
@@ -111,7 +111,13 @@ export function startScheduledTasks(
   queue.on('error', (err) => options.logger.warn({ err: err.message, queue: name }, 'queue connection error'));
   const byName = new Map(tasks.map((t) => [t.name, t]));
   const ready = Promise.all(
-    tasks.map((t) => queue.upsertJobScheduler(t.name, { every: t.everyMs }, { name: t.name, data: {}, opts: { removeOnComplete: { count: 200 }, removeOnFail: { count: 500 } } })),
+    tasks.map((t) =>
+      queue.upsertJobScheduler(
+        t.name,
+        { every: t.everyMs },
+        { name: t.name, data: {}, opts: { removeOnComplete: { count: 200 }, removeOnFail: { count: 500 } } },
+      ),
+    ),
   ).catch((err) => options.logger.error({ err, queue: name }, 'could not schedule the periodic tasks'));
   const worker = new Worker(
     name,
@@ -123,7 +129,9 @@ export function startScheduledTasks(
     { prefix, connection, concurrency: 1 },
   );
   worker.on('error', (err) => options.logger.warn({ err: err.message, queue: name }, 'worker connection error'));
-  worker.on('failed', (job, err) => options.logger.warn({ queue: name, task: job?.name, err: err.message }, 'periodic task failed; it runs again at its next time'));
+  worker.on('failed', (job, err) =>
+    options.logger.warn({ queue: name, task: job?.name, err: err.message }, 'periodic task failed; it runs again at its next time'),
+  );
   return {
     async close() {
       await ready;

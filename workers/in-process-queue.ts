@@ -18,7 +18,11 @@ export class InProcessQueue implements JobQueue {
 
   constructor(
     private readonly handler: JobHandler,
-    private readonly options: RetryPolicy & { concurrency: number; onGiveUp(id: string, err: Error): Promise<void> | void; onError(id: string, err: Error): void },
+    private readonly options: RetryPolicy & {
+      concurrency: number;
+      onGiveUp(id: string, err: Error): Promise<void> | void;
+      onError(id: string, err: Error): void;
+    },
   ) {}
 
   async add(id: string): Promise<void> {
@@ -67,10 +71,13 @@ export class InProcessQueue implements JobQueue {
       this.options.onError(id, err as Error);
       // An UnrecoverableError (BullMQ's name for a permanent failure) is not retried here either.
       if (attempt < this.options.attempts && !this.closed && (err as Error).name !== 'UnrecoverableError') {
-        const timer = setTimeout(() => {
-          this.timers.delete(timer);
-          void this.run(id, attempt + 1);
-        }, this.options.backoffMs * 2 ** (attempt - 1));
+        const timer = setTimeout(
+          () => {
+            this.timers.delete(timer);
+            void this.run(id, attempt + 1);
+          },
+          this.options.backoffMs * 2 ** (attempt - 1),
+        );
         this.timers.add(timer);
       } else {
         this.failed += 1;

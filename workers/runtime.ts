@@ -6,7 +6,7 @@ import { createMailer } from '../lib/mailer.js';
 import { createBullQueue, startBullWorker, startScheduledTasks } from './bullmq-queue.js';
 import { InProcessQueue } from './in-process-queue.js';
 import { giveUpFeed, processFeed } from './ingest/process-feed.js';
-import { INGEST_RETRY, LEAD_RETRY, type JobContext, type JobQueue, type JobHandler, type RetryPolicy } from './job-queue.js';
+import { INGEST_RETRY, type JobContext, type JobHandler, type JobQueue, LEAD_RETRY, type RetryPolicy } from './job-queue.js';
 import { deliverLead, giveUpLead } from './leads/deliver-lead.js';
 import { maintenanceTasks, STALE_FEED_MS, STALE_LEAD_MS } from './maintenance.js';
 
@@ -16,7 +16,10 @@ export const LEAD_QUEUE = 'lead-delivery';
 /** Where the periodic tasks are scheduled (REDIS_URL). */
 export const MAINTENANCE_QUEUE = 'maintenance';
 
-export type RuntimeConfig = Pick<Config, 'redisUrl' | 'smtpUrl' | 'dataDir' | 'mailFrom' | 'circuitBreakerRatio' | 'circuitBreakerMin' | 'leadRetentionDays' | 'feedBodyRetentionDays'>;
+export type RuntimeConfig = Pick<
+  Config,
+  'redisUrl' | 'smtpUrl' | 'dataDir' | 'mailFrom' | 'circuitBreakerRatio' | 'circuitBreakerMin' | 'leadRetentionDays' | 'feedBodyRetentionDays'
+>;
 
 export interface Runtime {
   /** Where the web side adds ingest jobs. */
@@ -71,11 +74,22 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
       if (options.consume) consumers.push(startBullWorker(name, config.redisUrl, handler, { concurrency, logger, onGiveUp, prefix: options.queuePrefix }));
       return createBullQueue(name, config.redisUrl, retry, logger, options.queuePrefix);
     }
-    return new InProcessQueue(handler, { ...retry, concurrency, onGiveUp, onError: (id, err) => logger.warn({ queue: name, id, err: err.message }, 'job attempt failed') });
+    return new InProcessQueue(handler, {
+      ...retry,
+      concurrency,
+      onGiveUp,
+      onError: (id, err) => logger.warn({ queue: name, id, err: err.message }, 'job attempt failed'),
+    });
   };
   const ingestQueue = queue(INGEST_QUEUE, handleFeed, options.ingestRetry ?? INGEST_RETRY, config.redisUrl ? 2 : 1, giveUp);
   const leadDeps = { db, mailer, logger };
-  const leadQueue = queue(LEAD_QUEUE, (key) => deliverLead(leadDeps, key), LEAD_RETRY, 4, (key, err) => giveUpLead(leadDeps, key, err));
+  const leadQueue = queue(
+    LEAD_QUEUE,
+    (key) => deliverLead(leadDeps, key),
+    LEAD_RETRY,
+    4,
+    (key, err) => giveUpLead(leadDeps, key, err),
+  );
 
   // In-process jobs die with the process, so at start every unfinished feed is lost; with Redis
   // they survive, and only long-untouched ones are.
@@ -99,12 +113,20 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
   const timers: NodeJS.Timeout[] = [];
   let scheduled: { close(): Promise<void> } | null = null;
   if (options.consume && config.redisUrl) {
-    scheduled = startScheduledTasks(MAINTENANCE_QUEUE, config.redisUrl, tasks.map((t) => ({ ...t, everyMs: options.maintenanceEveryMs ?? t.everyMs })), { logger, prefix: options.queuePrefix });
+    scheduled = startScheduledTasks(
+      MAINTENANCE_QUEUE,
+      config.redisUrl,
+      tasks.map((t) => ({ ...t, everyMs: options.maintenanceEveryMs ?? t.everyMs })),
+      { logger, prefix: options.queuePrefix },
+    );
   } else if (options.consume) {
     // The in-process queue keeps its timers: one sweep now (it re-queues what the last run left), then each task on its own.
     void sweep().catch((err) => logger.warn({ err }, 'sweep failed; will retry'));
     for (const task of tasks) {
-      const timer = setInterval(() => void task.run().catch((err) => logger.warn({ err, task: task.name }, 'periodic task failed; will retry')), options.maintenanceEveryMs ?? task.everyMs);
+      const timer = setInterval(
+        () => void task.run().catch((err) => logger.warn({ err, task: task.name }, 'periodic task failed; will retry')),
+        options.maintenanceEveryMs ?? task.everyMs,
+      );
       timer.unref();
       timers.push(timer);
     }

@@ -1,5 +1,5 @@
 import type { RequestHandler, Response } from 'express';
-import { findFeedKeyBySecret, type FeedKey } from '../../db/feed-keys.js';
+import { type FeedKey, findFeedKeyBySecret } from '../../db/feed-keys.js';
 import type { Db } from '../../db/knex.js';
 import { HttpError } from '../../lib/errors.js';
 import { bearerToken } from './bearer.js';
@@ -20,7 +20,13 @@ function presentedKey(authorization: string | undefined, token: string | string[
 export function requireFeedKey(db: Db, options: { allowSuspended: boolean; allowHeaderToken: boolean }): RequestHandler {
   return async (req, res, next) => {
     const secret = presentedKey(req.headers.authorization, req.headers['x-feed-token'], options.allowHeaderToken);
-    if (!secret) throw new HttpError(401, options.allowHeaderToken ? 'a feed key is required: Authorization: Bearer <key> or x-feed-token' : 'a feed key is required: Authorization: Bearer <key>');
+    if (!secret)
+      throw new HttpError(
+        401,
+        options.allowHeaderToken
+          ? 'a feed key is required: Authorization: Bearer <key> or x-feed-token'
+          : 'a feed key is required: Authorization: Bearer <key>',
+      );
     const key = await findFeedKeyBySecret(db, secret);
     if (!key || key.status === 'revoked') throw new HttpError(401, 'the feed key is not valid');
     if (key.status === 'suspended' && !options.allowSuspended) throw new HttpError(401, 'the feed key is awaiting operator approval');

@@ -17,7 +17,10 @@ export function bodyIdleTimeout(idleMs: number): RequestHandler {
         return;
       }
       res.once('finish', () => socket.destroy());
-      res.status(408).set('connection', 'close').json({ error: `the request body stopped arriving for ${Math.round(idleMs / 1000)} s; nothing was stored, send it again` });
+      res
+        .status(408)
+        .set('connection', 'close')
+        .json({ error: `the request body stopped arriving for ${Math.round(idleMs / 1000)} s; nothing was stored, send it again` });
     };
     const clear = () => {
       socket.setTimeout(0);

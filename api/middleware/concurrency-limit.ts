@@ -9,7 +9,10 @@ export function concurrencyLimit(options: { max: number; what: string; retryAfte
   let inFlight = 0;
   return (_req, res, next) => {
     if (inFlight >= options.max) {
-      res.status(503).set('retry-after', String(options.retryAfterS ?? 5)).json({ error: `${options.max} ${options.what} are already running; try again in a few seconds` });
+      res
+        .status(503)
+        .set('retry-after', String(options.retryAfterS ?? 5))
+        .json({ error: `${options.max} ${options.what} are already running; try again in a few seconds` });
       return;
     }
     inFlight += 1;

@@ -25,7 +25,10 @@ function isClientError(err: any): boolean {
 
 function clientMessage(err: any): string {
   if (err instanceof URIError || /^Failed to decode param/.test(err.message)) return `the path is not valid percent-encoding (${err.message})`;
-  if (['Z_DATA_ERROR', 'Z_BUF_ERROR', 'ERR__ERROR_FORMAT_PADDING_1', 'ERR_ZLIB_INITIALIZATION_FAILED'].includes(err.code) || /incorrect header check|invalid (block|stored|distance)|unexpected end of file|Decompression failed/i.test(err.message)) {
+  if (
+    ['Z_DATA_ERROR', 'Z_BUF_ERROR', 'ERR__ERROR_FORMAT_PADDING_1', 'ERR_ZLIB_INITIALIZATION_FAILED'].includes(err.code) ||
+    /incorrect header check|invalid (block|stored|distance)|unexpected end of file|Decompression failed/i.test(err.message)
+  ) {
     return `the request body could not be decompressed as its Content-Encoding says (${err.message})`;
   }
   return err.expose === false ? 'bad request' : String(err.message);

@@ -1,7 +1,7 @@
-import { rateLimit, type Store } from 'express-rate-limit';
-import { RedisStore, type RedisReply } from 'rate-limit-redis';
-import type { Redis } from 'ioredis';
 import type { RequestHandler } from 'express';
+import { rateLimit, type Store } from 'express-rate-limit';
+import type { Redis } from 'ioredis';
+import { type RedisReply, RedisStore } from 'rate-limit-redis';
 
 export interface RateLimitOptions {
   /** Requests per client address per hour. */
@@ -21,7 +21,10 @@ export interface RateLimitOptions {
  */
 export function hourlyLimit(options: RateLimitOptions): RequestHandler {
   const store: Store | undefined = options.redis
-    ? new RedisStore({ prefix: `${options.prefix ?? 'rl:'}${options.name}:`, sendCommand: (command: string, ...args: string[]) => options.redis!.call(command, ...args) as Promise<RedisReply> })
+    ? new RedisStore({
+        prefix: `${options.prefix ?? 'rl:'}${options.name}:`,
+        sendCommand: (command: string, ...args: string[]) => options.redis!.call(command, ...args) as Promise<RedisReply>,
+      })
     : undefined;
   return rateLimit({
     windowMs: 60 * 60 * 1000,

@@ -18,7 +18,10 @@ document.getElementById('key-form').addEventListener('submit', async (event) => 
   const form = new FormData(event.target);
   const out = document.getElementById('key-result');
   out.replaceChildren('Requesting…');
-  const officeIds = String(form.get('officeIds')).split(/[\n,]/).map((s) => s.trim()).filter(Boolean);
+  const officeIds = String(form.get('officeIds'))
+    .split(/[\n,]/)
+    .map((s) => s.trim())
+    .filter(Boolean);
   const { ok, data } = await post('/v1/developer/keys', { clientName: form.get('clientName'), alertEmail: form.get('alertEmail'), officeIds });
   if (!ok) {
     out.replaceChildren(el('p', { class: 'error' }, data.error));
@@ -44,8 +47,24 @@ document.getElementById('dry-form').addEventListener('submit', async (event) => 
     out.replaceChildren(el('p', { class: 'error' }, data.error));
     return;
   }
-  const summary = el('p', { class: data.ok ? 'ok' : 'error', id: 'dry-summary' }, `${data.counts.parsed} parsed, ${data.counts.valid} valid, ${data.counts.invalid} invalid`);
-  const rows = data.issues.map((i) => el('tr', {}, el('td', {}, i.level), el('td', {}, i.code), el('td', {}, i.listingIndex === null ? '' : String(i.listingIndex)), el('td', {}, i.message), el('td', {}, i.path)));
-  const table = rows.length ? el('table', {}, el('tr', {}, el('th', {}, 'level'), el('th', {}, 'code'), el('th', {}, '#'), el('th', {}, 'message'), el('th', {}, 'path')), ...rows) : el('p', {}, 'No issues.');
+  const summary = el(
+    'p',
+    { class: data.ok ? 'ok' : 'error', id: 'dry-summary' },
+    `${data.counts.parsed} parsed, ${data.counts.valid} valid, ${data.counts.invalid} invalid`,
+  );
+  const rows = data.issues.map((i) =>
+    el(
+      'tr',
+      {},
+      el('td', {}, i.level),
+      el('td', {}, i.code),
+      el('td', {}, i.listingIndex === null ? '' : String(i.listingIndex)),
+      el('td', {}, i.message),
+      el('td', {}, i.path),
+    ),
+  );
+  const table = rows.length
+    ? el('table', {}, el('tr', {}, el('th', {}, 'level'), el('th', {}, 'code'), el('th', {}, '#'), el('th', {}, 'message'), el('th', {}, 'path')), ...rows)
+    : el('p', {}, 'No issues.');
   out.replaceChildren(summary, table);
 });

@@ -20,12 +20,20 @@ export function adminIngestionRouter(deps: { db: Db }): Router {
   // running service: the embedded database takes one process at a time).
   router.post('/v1/admin/keys', express.json({ limit: '16kb' }), async (req, res) => {
     const body = assertValid<{ clientName: string; alertEmail: string; officeIds: string[] }>('KeyRequest', req.body ?? null, 'body');
-    const { key, secret } = await createFeedKey(deps.db, { clientName: body.clientName.trim(), alertEmail: body.alertEmail, officeIds: body.officeIds.map((o) => o.trim()), status: 'active' });
+    const { key, secret } = await createFeedKey(deps.db, {
+      clientName: body.clientName.trim(),
+      alertEmail: body.alertEmail,
+      officeIds: body.officeIds.map((o) => o.trim()),
+      status: 'active',
+    });
     await recordAudit(deps.db, { actor: operatorOf(res), action: 'key.create', target: key.id, details: { officeIds: key.officeIds } });
     res.status(201).json({ id: key.id, key: secret, status: key.status, officeIds: key.officeIds });
   });
 
-  for (const [action, to] of [['approve', 'active'], ['revoke', 'revoked']] as const) {
+  for (const [action, to] of [
+    ['approve', 'active'],
+    ['revoke', 'revoked'],
+  ] as const) {
     router.post(`/v1/admin/keys/:id/${action}`, async (req, res) => {
       const id = uuidParam(req.params.id, 'feed key');
       const change = await changeFeedKeyStatus(deps.db, id, to);
@@ -46,7 +54,12 @@ export function adminIngestionRouter(deps: { db: Db }): Router {
     const body = assertValid<{ action?: 'review' | 'apply' }>('ResolveRequest', req.body ?? {}, 'body');
     const item = await resolveQuarantine(deps.db, id, body.action === 'apply');
     if (!item) throw notFound(`no quarantine item ${id}`);
-    await recordAudit(deps.db, { actor: operatorOf(res), action: 'quarantine.resolve', target: id, details: { resolution: item.resolution, applied: item.appliedCount } });
+    await recordAudit(deps.db, {
+      actor: operatorOf(res),
+      action: 'quarantine.resolve',
+      target: id,
+      details: { resolution: item.resolution, applied: item.appliedCount },
+    });
     res.json(item);
   });
 

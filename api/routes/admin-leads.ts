@@ -1,7 +1,7 @@
 import express, { Router } from 'express';
 import type { Knex } from 'knex';
 import { addBlock, COMMON_MAIL_DOMAINS, listBlocklist, normaliseBlockValue, removeBlock, setOfficeLeadEmail } from '../../db/blocklist.js';
-import { leadJobKey, listLeads, retryLead, type LeadStatus } from '../../db/leads.js';
+import { type LeadStatus, leadJobKey, listLeads, retryLead } from '../../db/leads.js';
 import { recordAudit } from '../../db/operators.js';
 import { badRequest, HttpError, notFound } from '../../lib/errors.js';
 import type { JobQueue } from '../../workers/job-queue.js';
@@ -26,7 +26,9 @@ export function adminLeadsRouter(deps: { db: Knex; leadQueue: JobQueue }): Route
     if ('missing' in outcome) throw notFound(`no lead ${id}`);
     if ('status' in outcome) throw new HttpError(409, `lead ${id} is ${outcome.status}; only failed leads can be retried`);
     // Should the queue be away, the sweep picks the pending lead up.
-    await deps.leadQueue.add(leadJobKey(id, outcome.retries)).catch((err: Error) => req.log?.warn({ leadId: id, err: err.message }, 'lead retry queued by the sweep instead'));
+    await deps.leadQueue
+      .add(leadJobKey(id, outcome.retries))
+      .catch((err: Error) => req.log?.warn({ leadId: id, err: err.message }, 'lead retry queued by the sweep instead'));
     await recordAudit(db, { actor: operatorOf(res), action: 'lead.retry', target: id });
     res.json({ id, status: 'pending' });
   });

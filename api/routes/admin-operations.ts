@@ -1,12 +1,12 @@
 import express, { Router } from 'express';
-import type { Db } from '../../db/knex.js';
 import { adminFeeds, adminListings, adminStats, setListingHidden } from '../../db/admin-reads.js';
-import { listAudit, recordAudit } from '../../db/operators.js';
 import { getFeedEvent, reopenFailedFeedEvent } from '../../db/feed-events.js';
+import type { Db } from '../../db/knex.js';
+import { listAudit, recordAudit } from '../../db/operators.js';
 import { HttpError, notFound } from '../../lib/errors.js';
-import { uuidParam } from '../path-params.js';
 import type { JobQueue } from '../../workers/job-queue.js';
 import { operatorOf } from '../auth/operator.js';
+import { uuidParam } from '../path-params.js';
 import { assertValid, assertValidQuery } from '../validators.js';
 
 /** Dashboard, listing review and visibility, feed events and the audit log (behind the operator credential). */
@@ -47,7 +47,11 @@ export function adminOperationsRouter(deps: { db: Db; ingestQueue: JobQueue; lea
     if (!(await reopenFailedFeedEvent(db, feedId))) {
       const event = await getFeedEvent(db, feedId);
       if (!event) throw notFound(`no feed ${feedId}`);
-      if (event.status === 'failed') throw new HttpError(409, `feed ${feedId} cannot be retried: its body was deleted at ${event.bodyPurgedAt} after the retention period; ask the sender to push it again`);
+      if (event.status === 'failed')
+        throw new HttpError(
+          409,
+          `feed ${feedId} cannot be retried: its body was deleted at ${event.bodyPurgedAt} after the retention period; ask the sender to push it again`,
+        );
       throw new HttpError(409, `feed ${feedId} is ${event.status}; only failed feeds can be retried`);
     }
     // Its body is still stored: the job runs it again from the start. Should the queue be away,

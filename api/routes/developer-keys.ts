@@ -1,4 +1,4 @@
-import express, { Router, type RequestHandler } from 'express';
+import express, { type RequestHandler, Router } from 'express';
 import { createFeedKey } from '../../db/feed-keys.js';
 import type { Db } from '../../db/knex.js';
 import type { KeyRequestBody } from '../schemas/ingestion.js';

@@ -21,7 +21,10 @@ export function developerPageRouter(): Router {
   };
   for (const [path, [type, body]] of Object.entries(files)) {
     router.get(path, (_req, res) => {
-      res.setHeader('Content-Security-Policy', "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'");
+      res.setHeader(
+        'Content-Security-Policy',
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'",
+      );
       res.type(type).send(body);
     });
   }

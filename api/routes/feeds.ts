@@ -1,14 +1,14 @@
 import { Router } from 'express';
-import { failFeedEvent, getFeedEvent, storeFeedEvent, type FeedEvent } from '../../db/feed-events.js';
+import { type FeedEvent, failFeedEvent, getFeedEvent, storeFeedEvent } from '../../db/feed-events.js';
 import type { Db } from '../../db/knex.js';
 import { notFound, serviceUnavailable } from '../../lib/errors.js';
 import type { JobQueue } from '../../workers/job-queue.js';
 import { feedKeyOf, requireFeedKey } from '../auth/feed-key.js';
 import { feedBytes, feedRequestJson, readFeedInput } from '../feed-input.js';
-import { isUuid } from '../path-params.js';
-import { waitForFeed } from '../wait-for-feed.js';
 import { bodyIdleTimeout } from '../middleware/body-idle-timeout.js';
+import { isUuid } from '../path-params.js';
 import { spoolBody } from '../spool-body.js';
+import { waitForFeed } from '../wait-for-feed.js';
 
 export interface FeedsDeps {
   db: Db;
@@ -75,7 +75,13 @@ export function feedsRouter(deps: FeedsDeps): Router {
     try {
       await deps.ingestQueue.add(event.id);
     } catch (err) {
-      await failFeedEvent(deps.db, event.id, 'rejected', 'the ingest queue was unavailable, so the feed was not accepted; send it again', (err as Error).message).catch(() => undefined);
+      await failFeedEvent(
+        deps.db,
+        event.id,
+        'rejected',
+        'the ingest queue was unavailable, so the feed was not accepted; send it again',
+        (err as Error).message,
+      ).catch(() => undefined);
       req.log?.warn({ feedId: event.id, err: (err as Error).message }, 'ingest queue unavailable');
       throw serviceUnavailable('the ingest queue is unavailable; the feed was not accepted, send it again shortly');
     }
@@ -83,7 +89,10 @@ export function feedsRouter(deps: FeedsDeps): Router {
     // told where to find the outcome (202), never that nothing was accepted.
     const statusUrl = `/v1/feeds/${event.id}`;
     const accepted = (status: string, extra: Record<string, unknown> = {}) => {
-      res.status(202).location(statusUrl).json({ feedId: event.id, status, statusUrl, ...extra });
+      res
+        .status(202)
+        .location(statusUrl)
+        .json({ feedId: event.id, status, statusUrl, ...extra });
     };
     let finished: FeedEvent | null = null;
     try {

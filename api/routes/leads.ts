@@ -1,4 +1,4 @@
-import express, { Router, type RequestHandler } from 'express';
+import express, { type RequestHandler, Router } from 'express';
 import type { Knex } from 'knex';
 import { isBlocked } from '../../db/blocklist.js';
 import { enquirableListing, insertLead, leadJobKey, leadRecipient } from '../../db/leads.js';
@@ -36,10 +36,17 @@ export function leadsRouter(deps: LeadsDeps): Router {
     const listing = await enquirableListing(deps.db, body.listing.office, body.listing.uniqueId);
     if (!listing) throw notFound(`no listing ${body.listing.office}/${body.listing.uniqueId} to enquire about`);
     const recipient = await leadRecipient(deps.db, listing);
-    const contact = { email: body.contact.email.trim(), message: body.contact.message, ...(body.contact.name ? { name: body.contact.name } : {}), ...(body.contact.phone ? { phone: body.contact.phone } : {}) };
+    const contact = {
+      email: body.contact.email.trim(),
+      message: body.contact.message,
+      ...(body.contact.name ? { name: body.contact.name } : {}),
+      ...(body.contact.phone ? { phone: body.contact.phone } : {}),
+    };
     const lead = await insertLead(deps.db, { listing, contact, recipient });
     if (lead.status === 'pending') {
-      await deps.leadQueue.add(leadJobKey(lead.id, 0)).catch((err: Error) => req.log?.warn({ leadId: lead.id, err: err.message }, 'lead queued by the sweep instead'));
+      await deps.leadQueue
+        .add(leadJobKey(lead.id, 0))
+        .catch((err: Error) => req.log?.warn({ leadId: lead.id, err: err.message }, 'lead queued by the sweep instead'));
     }
     res.status(202).json(lead);
   });

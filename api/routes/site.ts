@@ -2,12 +2,22 @@ import express, { Router } from 'express';
 import type { Knex } from 'knex';
 import { recordAudit } from '../../db/operators.js';
 import {
-  createPage, deletePage, listPages, navigation, pageBySlug, putNavigation, putSetting, settings, SlugInUse, updatePage, type SettingKey,
+  createPage,
+  deletePage,
+  listPages,
+  navigation,
+  pageBySlug,
+  putNavigation,
+  putSetting,
+  type SettingKey,
+  SlugInUse,
+  settings,
+  updatePage,
 } from '../../db/site.js';
 import { HttpError, notFound } from '../../lib/errors.js';
 import { operatorOf } from '../auth/operator.js';
-import type { NavLink, PageInput } from '../schemas/admin.js';
 import { uuidParam } from '../path-params.js';
+import type { NavLink, PageInput } from '../schemas/admin.js';
 import { assertValid } from '../validators.js';
 
 const slugInUse = (err: unknown) => (err instanceof SlugInUse ? new HttpError(409, `slug "${err.message}" is already used by another page`) : err);

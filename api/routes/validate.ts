@@ -1,4 +1,4 @@
-import { Router, type RequestHandler } from 'express';
+import { type RequestHandler, Router } from 'express';
 import { validateFeed } from '../../pipeline/validate-feed.js';
 import { feedRequestJson, feedText, readFeedInput } from '../feed-input.js';
 import { concurrencyLimit } from '../middleware/concurrency-limit.js';

@@ -83,7 +83,13 @@ export const navRequestSchema = {
   properties: { links: { type: 'array', maxItems: 20, items: { $ref: 'NavLink' }, description: 'An empty list restores the default navigation.' } },
 } as const;
 
-const slug = { type: 'string', minLength: 1, maxLength: 80, pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$', description: 'Lower-case letters and digits in words joined by hyphens.' } as const;
+const slug = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 80,
+  pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$',
+  description: 'Lower-case letters and digits in words joined by hyphens.',
+} as const;
 
 export const pageCreateSchema = {
   $id: 'PageCreate',
@@ -122,11 +128,19 @@ export const siteSchema = {
   type: 'object',
   required: ['settings', 'navigation', 'pages'],
   properties: {
-    settings: { type: 'object', required: ['identity', 'seo', 'favicon'], properties: { identity: { type: 'object' }, seo: { type: 'object' }, favicon: { type: 'object' } } },
+    settings: {
+      type: 'object',
+      required: ['identity', 'seo', 'favicon'],
+      properties: { identity: { type: 'object' }, seo: { type: 'object' }, favicon: { type: 'object' } },
+    },
     navigation: { type: 'array', items: { $ref: 'NavLink' } },
     pages: {
       type: 'array',
-      items: { type: 'object', required: ['id', 'slug', 'title', 'description'], properties: { id: { type: 'string' }, slug: { type: 'string' }, title: { type: 'object' }, description: { type: ['object', 'null'] } } },
+      items: {
+        type: 'object',
+        required: ['id', 'slug', 'title', 'description'],
+        properties: { id: { type: 'string' }, slug: { type: 'string' }, title: { type: 'object' }, description: { type: ['object', 'null'] } },
+      },
     },
   },
 } as const;

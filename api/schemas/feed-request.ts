@@ -4,10 +4,21 @@ import type { FeedFormat } from '../../pipeline/types.js';
 
 const currency = { type: 'string', pattern: '^[A-Za-z]{3}$', description: 'ISO-4217 currency code, injected on every price.', example: 'AUD' } as const;
 const country = { type: 'string', pattern: '^[A-Za-z]{2}$', description: 'ISO-3166 alpha-2 fallback country (default AU).', example: 'AU' } as const;
-const locale = { type: 'string', pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$', description: 'Locale of the feed text (default en-AU).', example: 'en-AU' } as const;
+const locale = {
+  type: 'string',
+  pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$',
+  description: 'Locale of the feed text (default en-AU).',
+  example: 'en-AU',
+} as const;
 const officeId = { type: 'string', minLength: 1, maxLength: 200, description: "Overrides the feed's agentID as the office id." } as const;
-const mode = { enum: ['full', 'incremental'], description: 'full reconciles (archives absent listings); incremental upserts only. Default incremental.' } as const;
-const format = { enum: ['reaxml', 'reso', 'project'], description: 'Feed format; default reaxml. reso: a RESO Web API Property record or collection (JSON); project: a project document (JSON, see ProjectFeed).' } as const;
+const mode = {
+  enum: ['full', 'incremental'],
+  description: 'full reconciles (archives absent listings); incremental upserts only. Default incremental.',
+} as const;
+const format = {
+  enum: ['reaxml', 'reso', 'project'],
+  description: 'Feed format; default reaxml. reso: a RESO Web API Property record or collection (JSON); project: a project document (JSON, see ProjectFeed).',
+} as const;
 
 export const feedContextSchema = {
   $id: 'FeedContext',

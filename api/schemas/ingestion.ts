@@ -41,7 +41,12 @@ export const whoAmISchema = {
   $id: 'WhoAmI',
   type: 'object',
   required: ['keyId', 'clientName', 'officeIds', 'status'],
-  properties: { keyId: uuid, clientName: { type: 'string' }, officeIds: { type: 'array', items: { type: 'string' } }, status: { enum: ['suspended', 'active'] } },
+  properties: {
+    keyId: uuid,
+    clientName: { type: 'string' },
+    officeIds: { type: 'array', items: { type: 'string' } },
+    status: { enum: ['suspended', 'active'] },
+  },
 } as const;
 
 export const feedKeySchema = {
@@ -104,7 +109,7 @@ export const ingestionResultSchema = {
               quarantineId: { type: ['string', 'null'] },
               projects: {
                 type: 'object',
-                description: 'Project feeds: the figures for the office\'s projects (weighed with its project listings by the breaker).',
+                description: "Project feeds: the figures for the office's projects (weighed with its project listings by the breaker).",
                 required: ['present', 'nonArchived', 'absent', 'archived'],
                 properties: { present: { type: 'integer' }, nonArchived: { type: 'integer' }, absent: { type: 'integer' }, archived: { type: 'integer' } },
               },
@@ -120,7 +125,10 @@ export const ingestionResultSchema = {
       properties: {
         counts: countsSchema,
         summary,
-        upserts: { type: 'array', items: { type: 'object', required: ['projectKey', 'action'], properties: { projectKey: { type: 'string' }, action: actions } } },
+        upserts: {
+          type: 'array',
+          items: { type: 'object', required: ['projectKey', 'action'], properties: { projectKey: { type: 'string' }, action: actions } },
+        },
       },
     },
     issues: { type: 'array', items: { $ref: 'Issue' } },
@@ -131,7 +139,8 @@ export const feedAcceptedSchema = {
   $id: 'FeedAccepted',
   type: 'object',
   required: ['feedId', 'status', 'statusUrl'],
-  description: 'The feed is stored: its outcome is at statusUrl. queued or running: not finished within FEED_SYNC_WAIT_MS (or the service is restarting, or the wait itself failed); failed: ingestion gave up after its retries (error says why, an operator can retry it).',
+  description:
+    'The feed is stored: its outcome is at statusUrl. queued or running: not finished within FEED_SYNC_WAIT_MS (or the service is restarting, or the wait itself failed); failed: ingestion gave up after its retries (error says why, an operator can retry it).',
   properties: {
     feedId: uuid,
     status: { enum: ['queued', 'running', 'failed'] },
@@ -143,10 +152,28 @@ export const feedAcceptedSchema = {
 export const feedStatusSchema = {
   $id: 'FeedStatus',
   type: 'object',
-  required: ['feedId', 'status', 'source', 'format', 'mode', 'officeScope', 'bodyBytes', 'bodySha256', 'attempts', 'createdAt', 'finishedAt', 'progress', 'result', 'error'],
+  required: [
+    'feedId',
+    'status',
+    'source',
+    'format',
+    'mode',
+    'officeScope',
+    'bodyBytes',
+    'bodySha256',
+    'attempts',
+    'createdAt',
+    'finishedAt',
+    'progress',
+    'result',
+    'error',
+  ],
   properties: {
     feedId: uuid,
-    status: { enum: ['queued', 'running', 'done', 'failed', 'rejected'], description: 'done: result holds the ingestion result; failed: processing gave up (error says why); rejected: never queued.' },
+    status: {
+      enum: ['queued', 'running', 'done', 'failed', 'rejected'],
+      description: 'done: result holds the ingestion result; failed: processing gave up (error says why); rejected: never queued.',
+    },
     source: { enum: ['api', 'sftp'] },
     format: { type: 'string' },
     mode: { enum: ['full', 'incremental'] },
@@ -170,7 +197,20 @@ export const feedStatusSchema = {
 export const quarantineItemSchema = {
   $id: 'QuarantineItem',
   type: 'object',
-  required: ['id', 'feedId', 'office', 'archiveCount', 'nonArchivedCount', 'keys', 'projectKeys', 'createdAt', 'resolved', 'resolvedAt', 'resolution', 'appliedCount'],
+  required: [
+    'id',
+    'feedId',
+    'office',
+    'archiveCount',
+    'nonArchivedCount',
+    'keys',
+    'projectKeys',
+    'createdAt',
+    'resolved',
+    'resolvedAt',
+    'resolution',
+    'appliedCount',
+  ],
   properties: {
     id: uuid,
     feedId: uuid,
@@ -213,7 +253,7 @@ export const dropSettingsRequestSchema = {
   additionalProperties: false,
   description: "An office's context for feeds dropped over SFTP (its folder <root>/<office>/inbox/). Each value may be null: the service default.",
   properties: {
-    currency: { type: ['string', 'null'], pattern: '^[A-Za-z]{3}$', description: 'ISO-4217; null: the currency of each listing\'s country, with a warning.' },
+    currency: { type: ['string', 'null'], pattern: '^[A-Za-z]{3}$', description: "ISO-4217; null: the currency of each listing's country, with a warning." },
     country: { type: ['string', 'null'], pattern: '^[A-Za-z]{2}$', description: 'ISO-3166 alpha-2 fallback country; null: AU.' },
     locale: { type: ['string', 'null'], pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$', description: 'Locale of the feed text; null: en-AU.' },
     alertEmail: { type: ['string', 'null'], format: 'email', maxLength: 254, description: 'Where feed-failure mails for dropped files go; null: none.' },

@@ -67,7 +67,11 @@ export const unblockRequestSchema = {
   type: 'object',
   additionalProperties: false,
   description: 'Either id, or kind and value.',
-  properties: { id: { type: 'string', minLength: 1, maxLength: 64 }, kind: { enum: ['email', 'domain'] }, value: { type: 'string', minLength: 1, maxLength: 254 } },
+  properties: {
+    id: { type: 'string', minLength: 1, maxLength: 64 },
+    kind: { enum: ['email', 'domain'] },
+    value: { type: 'string', minLength: 1, maxLength: 254 },
+  },
 } as const;
 
 export const officeSettingsRequestSchema = {
@@ -75,7 +79,12 @@ export const officeSettingsRequestSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['leadEmail'],
-  properties: { leadEmail: { oneOf: [{ type: 'null' }, { type: 'string', format: 'email', maxLength: 254 }], description: 'Where leads go when no listing agent has an email; null clears it.' } },
+  properties: {
+    leadEmail: {
+      oneOf: [{ type: 'null' }, { type: 'string', format: 'email', maxLength: 254 }],
+      description: 'Where leads go when no listing agent has an email; null clears it.',
+    },
+  },
 } as const;
 
 export interface LeadRequest {

@@ -12,9 +12,19 @@ export const listingSearchQuerySchema = {
   properties: {
     country,
     office,
-    category: { type: 'string', minLength: 1, maxLength: 40, description: 'residential, rental, land, rural, commercial, commercialLand, business, holidayRental.' },
+    category: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 40,
+      description: 'residential, rental, land, rural, commercial, commercialLand, business, holidayRental.',
+    },
     saleMode: { enum: ['sale', 'rent', 'both'], default: 'both', description: 'both (default) returns sale and rent listings.' },
-    minPrice: { type: 'number', minimum: 0, description: 'Sale listings: the sale price. Rent listings: the weekly rent (monthly rents are compared as x 12 / 52). With saleMode=both each listing is compared by its own amount.' },
+    minPrice: {
+      type: 'number',
+      minimum: 0,
+      description:
+        'Sale listings: the sale price. Rent listings: the weekly rent (monthly rents are compared as x 12 / 52). With saleMode=both each listing is compared by its own amount.',
+    },
     maxPrice: { type: 'number', minimum: 0 },
     minBedrooms: { type: 'number', minimum: 0 },
     limit: limit(100, 24),
@@ -142,7 +152,10 @@ export const projectPageSchema = {
   required: ['total', 'projects'],
   properties: {
     total: { type: 'integer', description: 'All matching projects (not archived).' },
-    projects: { type: 'array', items: { type: 'object', description: 'Canonical project as stored (docs/projects.md); newest modTime first, then projectKey.' } },
+    projects: {
+      type: 'array',
+      items: { type: 'object', description: 'Canonical project as stored (docs/projects.md); newest modTime first, then projectKey.' },
+    },
   },
 } as const;
 
@@ -159,7 +172,12 @@ export const projectWithListingsSchema = {
     stage: { enum: ['off_the_plan', 'under_construction', 'completed'] },
     priceRange: {
       type: ['object', 'null'],
-      properties: { from: { type: ['number', 'null'] }, to: { type: ['number', 'null'] }, currency: { type: 'string' }, derived: { type: 'boolean', description: 'true when an end came from the children.' } },
+      properties: {
+        from: { type: ['number', 'null'] },
+        to: { type: ['number', 'null'] },
+        currency: { type: 'string' },
+        derived: { type: 'boolean', description: 'true when an end came from the children.' },
+      },
     },
     address: { type: 'object' },
     listingKeys: { type: 'array', items: { type: 'string' } },

@@ -1,6 +1,6 @@
-import { ConfigError, loadConfig, type Config } from '../../lib/config.js';
+import { type Config, ConfigError, loadConfig } from '../../lib/config.js';
 import { EmbeddedDbInUseError } from '../embedded-lock.js';
-import { createDb, migrateToLatest, type Db } from '../knex.js';
+import { createDb, type Db, migrateToLatest } from '../knex.js';
 
 /**
  * Runs an operator command against the database the service uses (DATABASE_URL, or the embedded

@@ -37,14 +37,16 @@ async function main(): Promise<number> {
       return 0;
     }
     if (command === 'create') {
-      const created = await db.transaction(async (trx) => {
-        const token = await createOperatorToken(trx, name!);
-        await recordAudit(trx, { actor, action: 'operator_token.create', target: name });
-        return token;
-      }).catch((err: unknown) => {
-        if (isUniqueViolation(err)) return null; // one active token per name
-        throw err;
-      });
+      const created = await db
+        .transaction(async (trx) => {
+          const token = await createOperatorToken(trx, name!);
+          await recordAudit(trx, { actor, action: 'operator_token.create', target: name });
+          return token;
+        })
+        .catch((err: unknown) => {
+          if (isUniqueViolation(err)) return null; // one active token per name
+          throw err;
+        });
       if (!created) {
         process.stderr.write(`an active token named ${name} exists; revoke it first\n`);
         return 1;

@@ -66,5 +66,7 @@ export async function down(knex: Knex): Promise<void> {
   for (const idx of ['listings_public_recent_idx', 'listings_public_country_idx', 'listings_public_country_mode_idx', 'listings_public_office_idx']) {
     await knex.raw(`DROP INDEX ${idx}`);
   }
-  await knex.raw('ALTER TABLE listings DROP COLUMN is_public, DROP COLUMN country, DROP COLUMN category, DROP COLUMN sale_mode, DROP COLUMN price_amount, DROP COLUMN bedrooms');
+  await knex.raw(
+    'ALTER TABLE listings DROP COLUMN is_public, DROP COLUMN country, DROP COLUMN category, DROP COLUMN sale_mode, DROP COLUMN price_amount, DROP COLUMN bedrooms',
+  );
 }

@@ -3,9 +3,9 @@ import { resolveCurrency } from '../currency.js';
 import { contentHash } from '../hash.js';
 import { ListingIssues } from '../issues.js';
 import { listingKey } from '../listing-key.js';
+import { type MediaSource, numberMedia } from '../number-media.js';
 import { parseReaDate } from '../reaxml/dates.js';
 import type { CanonicalProject, FeedContext, ListingDelta, MediaItem } from '../types.js';
-import { numberMedia, type MediaSource } from '../number-media.js';
 import { mapProjectAddress } from './project-address.js';
 import type { ProjectChildInput, ProjectInput, ProjectMediaInput } from './project-schema.js';
 
@@ -32,7 +32,14 @@ const text = (locale: string, value: string | undefined) => (value?.trim() ? { [
 export type ProjectDraft = Omit<CanonicalProject, 'contentHash'>;
 
 /** The project record (DESIGN.md §4); the price range is completed from `childPrices` where the document leaves it out. */
-export function mapProject(input: ProjectInput, office: string, feed: FeedContext, issues: ListingIssues, path: string, childPrices: number[]): ProjectDraft | null {
+export function mapProject(
+  input: ProjectInput,
+  office: string,
+  feed: FeedContext,
+  issues: ListingIssues,
+  path: string,
+  childPrices: number[],
+): ProjectDraft | null {
   const { address, location } = mapProjectAddress(input.address, feed, issues, `${path}/address`);
   const modTime = readModTime(input.modTime, zoneFor(address.country, address.region), issues, `${path}/modTime`);
   const currency = resolveCurrency(feed, address.country, issues, path);
@@ -42,9 +49,12 @@ export function mapProject(input: ProjectInput, office: string, feed: FeedContex
   if (!modTime || issues.hasErrors) return null;
   const from = input.priceFrom ?? (childPrices.length ? Math.min(...childPrices) : null);
   const to = input.priceTo ?? (childPrices.length ? Math.max(...childPrices) : null);
-  const developer = input.developer === undefined ? null
-    : typeof input.developer === 'string' ? { name: input.developer, websiteUrl: null, logoUrl: null }
-    : { name: input.developer.name, websiteUrl: input.developer.websiteUrl ?? null, logoUrl: input.developer.logoUrl ?? null };
+  const developer =
+    input.developer === undefined
+      ? null
+      : typeof input.developer === 'string'
+        ? { name: input.developer, websiteUrl: null, logoUrl: null }
+        : { name: input.developer.name, websiteUrl: input.developer.websiteUrl ?? null, logoUrl: input.developer.logoUrl ?? null };
   return {
     projectKey: listingKey(office, input.uniqueId),
     office,
@@ -88,7 +98,9 @@ export function mapProjectChild(
     ? mapProjectAddress(child.address, feed, issues, `${path}/address`)
     : mapProjectAddress(project.address, feed, new ListingIssues(null), path);
   const zone = zoneFor(address.country, address.region);
-  const modTime = child.modTime ? readModTime(child.modTime, zone, issues, `${path}/modTime`) : readModTime(project.modTime, zone, new ListingIssues(null), path);
+  const modTime = child.modTime
+    ? readModTime(child.modTime, zone, issues, `${path}/modTime`)
+    : readModTime(project.modTime, zone, new ListingIssues(null), path);
   if (!modTime) return null;
   const currency = resolveCurrency(feed, address.country, issues, path);
   const saleMode = child.saleMode ?? (child.category === 'rental' || child.category === 'holidayRental' ? 'rent' : 'sale');

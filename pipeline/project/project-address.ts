@@ -5,7 +5,12 @@ import type { Address, FeedContext, Location } from '../types.js';
 import type { ProjectAddressInput } from './project-schema.js';
 
 /** A project document address as the canonical address and location (feed point, else the gazetteer). */
-export function mapProjectAddress(input: ProjectAddressInput, feed: FeedContext, issues: ListingIssues, path: string): { address: Address; location: Location | null } {
+export function mapProjectAddress(
+  input: ProjectAddressInput,
+  feed: FeedContext,
+  issues: ListingIssues,
+  path: string,
+): { address: Address; location: Location | null } {
   let country = input.country ? toCountryCode(input.country) : feed.defaultCountry;
   if (!country) {
     issues.warning('unknown_country', `country "${input.country}" is not a country; ${feed.defaultCountry} used`, `${path}/country`);

@@ -130,17 +130,53 @@ export const projectSchemas = [projectAddressSchema, projectMediaSchema, project
 
 /** The document as the schema describes it (after defaults). */
 export interface ProjectAddressInput {
-  country?: string; region?: string; locality?: string; postcode?: string; street?: string; streetNumber?: string; subNumber?: string;
-  display?: boolean; lat?: number; lng?: number;
+  country?: string;
+  region?: string;
+  locality?: string;
+  postcode?: string;
+  street?: string;
+  streetNumber?: string;
+  subNumber?: string;
+  display?: boolean;
+  lat?: number;
+  lng?: number;
 }
-export interface ProjectMediaInput { url: string; kind: 'photo' | 'floorplan' | 'document'; hero?: boolean; title?: string }
+export interface ProjectMediaInput {
+  url: string;
+  kind: 'photo' | 'floorplan' | 'document';
+  hero?: boolean;
+  title?: string;
+}
 export interface ProjectChildInput {
-  uniqueId: string; modTime?: string; status: (typeof statuses)[number]; category: (typeof categories)[number]; saleMode?: 'sale' | 'rent';
-  price?: number; rentPeriod: 'week' | 'month'; bedrooms?: number; bathrooms?: number; buildingAreaSqm?: number; landAreaSqm?: number;
-  headline?: string; description?: string; address?: ProjectAddressInput; media?: ProjectMediaInput[];
+  uniqueId: string;
+  modTime?: string;
+  status: (typeof statuses)[number];
+  category: (typeof categories)[number];
+  saleMode?: 'sale' | 'rent';
+  price?: number;
+  rentPeriod: 'week' | 'month';
+  bedrooms?: number;
+  bathrooms?: number;
+  buildingAreaSqm?: number;
+  landAreaSqm?: number;
+  headline?: string;
+  description?: string;
+  address?: ProjectAddressInput;
+  media?: ProjectMediaInput[];
 }
 export interface ProjectInput {
-  uniqueId: string; office?: string; modTime: string; name: string; developer?: string | { name: string; websiteUrl?: string; logoUrl?: string };
-  stage: 'off_the_plan' | 'under_construction' | 'completed'; priceFrom?: number; priceTo?: number; completionDate?: string;
-  address: ProjectAddressInput; headline?: string; description?: string; media?: ProjectMediaInput[]; listings: ProjectChildInput[];
+  uniqueId: string;
+  office?: string;
+  modTime: string;
+  name: string;
+  developer?: string | { name: string; websiteUrl?: string; logoUrl?: string };
+  stage: 'off_the_plan' | 'under_construction' | 'completed';
+  priceFrom?: number;
+  priceTo?: number;
+  completionDate?: string;
+  address: ProjectAddressInput;
+  headline?: string;
+  description?: string;
+  media?: ProjectMediaInput[];
+  listings: ProjectChildInput[];
 }

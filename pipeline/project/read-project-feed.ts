@@ -1,13 +1,13 @@
 import type { ErrorObject } from 'ajv';
 import { createAjv } from '../../lib/ajv.js';
-import { sourceFingerprint, sourceSalt, type FeedListing } from '../feed-listing.js';
-import { FeedSyntaxError } from '../feed-syntax-error.js';
 import { stripJsonControlCharacters } from '../control-characters.js';
+import { type FeedListing, sourceFingerprint, sourceSalt } from '../feed-listing.js';
+import { FeedSyntaxError } from '../feed-syntax-error.js';
 import { ListingIssues, strippedWarning } from '../issues.js';
 import { parseJsonDocument, pointerSegment } from '../json-document.js';
 import type { FeedContext, ListingDelta } from '../types.js';
 import { mapProject, mapProjectChild, type ProjectDraft } from './map-project.js';
-import { projectSchemas, type ProjectInput } from './project-schema.js';
+import { type ProjectInput, projectSchemas } from './project-schema.js';
 
 /** Bump when a mapping change alters what an unchanged project document maps to. */
 export const PROJECT_MAPPING_VERSION = 1;
@@ -32,10 +32,17 @@ function schemaIssues(errors: ErrorObject[], path: string, issuesAt: (instancePa
     const issues = issuesAt(e.instancePath);
     const at = `${path}${e.instancePath}`;
     const params = e.params as { additionalProperty?: string; missingProperty?: string; allowedValues?: unknown[] };
-    if (e.keyword === 'additionalProperties') issues.warning('ignored_field', `"${params.additionalProperty}" is not a field of the project format; ignored`, `${at}/${pointerSegment(params.additionalProperty!)}`);
-    else if (e.keyword === 'required') issues.error('missing_field', `${params.missingProperty} is required`, `${at}/${pointerSegment(params.missingProperty!)}`);
+    if (e.keyword === 'additionalProperties')
+      issues.warning(
+        'ignored_field',
+        `"${params.additionalProperty}" is not a field of the project format; ignored`,
+        `${at}/${pointerSegment(params.additionalProperty!)}`,
+      );
+    else if (e.keyword === 'required')
+      issues.error('missing_field', `${params.missingProperty} is required`, `${at}/${pointerSegment(params.missingProperty!)}`);
     else if (e.keyword === 'enum') issues.error('invalid_field', `must be one of ${params.allowedValues!.map((v) => JSON.stringify(v)).join(', ')}`, at);
-    else if (e.keyword !== 'anyOf' || !errors.some((o) => o !== e && o.instancePath === e.instancePath)) issues.error('invalid_field', e.message ?? 'is invalid', at);
+    else if (e.keyword !== 'anyOf' || !errors.some((o) => o !== e && o.instancePath === e.instancePath))
+      issues.error('invalid_field', e.message ?? 'is invalid', at);
   }
 }
 

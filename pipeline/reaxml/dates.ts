@@ -5,16 +5,10 @@ export type DateResult =
   | { ok: false; code: 'zero_date' | 'placeholder_value' | 'invalid_date'; reason: string };
 
 /** The formats REA documents (Common Data Types). Anything else we understand is "nonstandard". */
-const STANDARD = [
-  /^\d{4}-\d{2}-\d{2}$/,
-  /^\d{4}-\d{2}-\d{2}[-T]\d{2}:\d{2}(:\d{2})?$/,
-  /^\d{8}$/,
-  /^\d{8}[-T]\d{4}(\d{2})?$/,
-];
+const STANDARD = [/^\d{4}-\d{2}-\d{2}$/, /^\d{4}-\d{2}-\d{2}[-T]\d{2}:\d{2}(:\d{2})?$/, /^\d{8}$/, /^\d{8}[-T]\d{4}(\d{2})?$/];
 
 /** Liberal reading: single-digit hours, AM/PM, space or missing separators, fractions, offsets. */
-const LIBERAL =
-  /^(\d{4})-?(\d{2})-?(\d{2})(?:(?:[-T ]|\s+)?(\d{1,2}):?(\d{2})(?::?(\d{2}))?(?:\.\d+)?\s*([AaPp][Mm])?)?\s*(Z|[+-]\d{2}:?\d{2})?$/;
+const LIBERAL = /^(\d{4})-?(\d{2})-?(\d{2})(?:(?:[-T ]|\s+)?(\d{1,2}):?(\d{2})(?::?(\d{2}))?(?:\.\d+)?\s*([AaPp][Mm])?)?\s*(Z|[+-]\d{2}:?\d{2})?$/;
 
 /** Results by dateOnly, zone and text; results are frozen, so callers can share them. */
 const parsed = new Map<string, DateResult>();
@@ -53,7 +47,14 @@ function readReaDate(raw: string, zone: string, options: { dateOnly?: boolean })
     if (hour < 1 || hour > 12) return { ok: false, code: 'invalid_date', reason: `"${raw}" has hour ${hour} with ${ampm}` };
     hour = (hour % 12) + (/p/i.test(ampm) ? 12 : 0);
   }
-  const parts = { year: Number(y), month: Number(mo), day: Number(d), hour, minute: mi === undefined ? 0 : Number(mi), second: s === undefined ? 0 : Number(s) };
+  const parts = {
+    year: Number(y),
+    month: Number(mo),
+    day: Number(d),
+    hour,
+    minute: mi === undefined ? 0 : Number(mi),
+    second: s === undefined ? 0 : Number(s),
+  };
   if (parts.month === 0 || parts.day === 0) return { ok: false, code: 'zero_date', reason: `"${raw}" is a zero date` };
   const nonstandard = !STANDARD.some((re) => re.test(text));
   if (parts.minute > 59 || parts.second > 59 || parts.hour > 23) {

@@ -13,9 +13,4 @@ export const LISTING_KINDS: ReadonlySet<string> = new Set<Category>([
 ]);
 
 /** Root-level elements of REAXML 1.62 that are not listings and carry nothing we keep. */
-export const KNOWN_ROOT_EXTRAS: ReadonlySet<string> = new Set([
-  'companyName',
-  'techContactName',
-  'techContactPhone',
-  'techContactEmail',
-]);
+export const KNOWN_ROOT_EXTRAS: ReadonlySet<string> = new Set(['companyName', 'techContactName', 'techContactPhone', 'techContactEmail']);

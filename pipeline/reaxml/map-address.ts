@@ -53,8 +53,7 @@ function sourceCoordinates(listing: XmlNode, address: XmlNode | undefined): { la
   }
   const extra = child(listing, 'extraFields');
   if (extra) {
-    const field = (names: string[]) =>
-      extra.children.find((f) => f.name === 'eField' && names.includes((attr(f, 'name') ?? '').toLowerCase()))?.text.trim();
+    const field = (names: string[]) => extra.children.find((f) => f.name === 'eField' && names.includes((attr(f, 'name') ?? '').toLowerCase()))?.text.trim();
     const lat = field(['lat', 'latitude', 'geolat']);
     const lng = field(['lng', 'lon', 'long', 'longitude', 'geolng', 'geolong']);
     if (lat || lng) return { lat, lng, path: extra.path };
@@ -68,7 +67,11 @@ export function mapLocation(ctx: MapContext, listing: XmlNode, addressNode: XmlN
   if (src.lat || src.lng) {
     const found = sourceLocation(src.lat ? readDecimal(src.lat) : undefined, src.lng ? readDecimal(src.lng) : undefined);
     if (found) return found;
-    ctx.issues.warning('invalid_coordinates', `coordinates "${src.lat ?? ''}", "${src.lng ?? ''}" are not a valid latitude and longitude; geocoded instead`, src.path);
+    ctx.issues.warning(
+      'invalid_coordinates',
+      `coordinates "${src.lat ?? ''}", "${src.lng ?? ''}" are not a valid latitude and longitude; geocoded instead`,
+      src.path,
+    );
   }
   return geocodeOrWarn(address, ctx.issues, addressNode?.path ?? listing.path);
 }

@@ -1,4 +1,4 @@
-import { attr, child, childText, childrenNamed, type XmlNode } from '../xml-node.js';
+import { attr, child, childrenNamed, childText, type XmlNode } from '../xml-node.js';
 import type { MapContext } from './map-context.js';
 import { readBoolean, readCount, readDecimal, roundSqm, sqmPerUnit } from './values.js';
 
@@ -55,7 +55,8 @@ export function mapFeatures(ctx: MapContext, listing: XmlNode): Record<string, n
       const flag = readBoolean(raw);
       const count = flag === undefined ? readCount(raw) : undefined;
       if (flag !== undefined) out[name] = flag;
-      else if (count) out[name] = count.value > 0; // "any value > 1 is considered 1"
+      else if (count)
+        out[name] = count.value > 0; // "any value > 1 is considered 1"
       else ctx.issues.warning('invalid_feature_value', `${name} "${raw}" is not yes or no; ignored`, node.path);
     }
   }

@@ -2,10 +2,10 @@ import { zoneFor } from '../countries.js';
 import { resolveCurrency } from '../currency.js';
 import { ListingIssues } from '../issues.js';
 import type { Category, FeedContext, ListingDelta, Status } from '../types.js';
-import { attr, child, childText, childrenNamed, type XmlNode } from '../xml-node.js';
+import { attr, child, childrenNamed, childText, type XmlNode } from '../xml-node.js';
 import { mapAddress, mapLocation } from './map-address.js';
 import { mapAgents } from './map-agents.js';
-import { readDate, type MapContext } from './map-context.js';
+import { type MapContext, readDate } from './map-context.js';
 import { mapAreas, mapFeatures, mapRooms } from './map-features.js';
 import { mapMedia, readUrl } from './map-media.js';
 import { mapBond, mapPrice, mapRent, mapSold } from './map-money.js';
@@ -64,7 +64,8 @@ export function mapReaxmlListing(node: XmlNode, index: number, feed: FeedContext
   if (uniqueId) issues.stampUniqueId(uniqueId);
   else if (!nested.some((el) => el.name === 'uniqueID')) issues.error('missing_unique_id', 'listing has no uniqueID', `${node.path}/uniqueID`);
 
-  if (!office && !nested.some((el) => el.name === 'agentID')) issues.error('missing_office_id', 'listing has no agentID and the context gives no sourceOfficeId', `${node.path}/agentID`);
+  if (!office && !nested.some((el) => el.name === 'agentID'))
+    issues.error('missing_office_id', 'listing has no agentID and the context gives no sourceOfficeId', `${node.path}/agentID`);
 
   const addressNode = child(node, 'address');
   const address = addressNode ? mapAddress({ feed, issues }, addressNode) : undefined;
@@ -99,7 +100,11 @@ export function mapReaxmlListing(node: XmlNode, index: number, feed: FeedContext
     if (modTime === null) {
       // A listing without a usable modTime cannot be ordered against stored versions.
       const dropped = issues.list.splice(before);
-      issues.error('invalid_mod_time', dropped[0]?.message.replace('; treated as no date', '') ?? `modTime "${rawModTime}" is not a date`, `${node.path}/@modTime`);
+      issues.error(
+        'invalid_mod_time',
+        dropped[0]?.message.replace('; treated as no date', '') ?? `modTime "${rawModTime}" is not a date`,
+        `${node.path}/@modTime`,
+      );
     }
   }
 

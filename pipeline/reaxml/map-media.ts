@@ -1,6 +1,6 @@
 import type { MediaItem, SlotMap } from '../types.js';
 import { attr, type XmlNode } from '../xml-node.js';
-import { readDate, type MapContext } from './map-context.js';
+import { type MapContext, readDate } from './map-context.js';
 
 type Slot = Omit<MediaItem, 'order' | 'hero'>;
 
@@ -100,7 +100,11 @@ export function mapMedia(ctx: MapContext, listing: XmlNode): MediaDelta {
         }
         const contentType = (attr(node, 'contentType') ?? '').trim().toLowerCase();
         if (contentType !== 'application/pdf') {
-          ctx.issues.warning('invalid_attachment_content_type', `attachment contentType "${contentType}" is not application/pdf; skipped`, `${node.path}/@contentType`);
+          ctx.issues.warning(
+            'invalid_attachment_content_type',
+            `attachment contentType "${contentType}" is not application/pdf; skipped`,
+            `${node.path}/@contentType`,
+          );
           continue;
         }
         const id = (attr(node, 'id') ?? String(Object.keys(out.documents ?? {}).length + 1)).trim();

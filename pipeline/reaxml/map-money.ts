@@ -1,6 +1,6 @@
 import type { Price, Rent } from '../types.js';
-import { attr, child, childText, childrenNamed, type XmlNode } from '../xml-node.js';
-import { readDate, type MapContext } from './map-context.js';
+import { attr, child, childrenNamed, childText, type XmlNode } from '../xml-node.js';
+import { type MapContext, readDate } from './map-context.js';
 import { readAmount, readBoolean } from './values.js';
 
 function readDisplay(ctx: MapContext, node: XmlNode): boolean {
@@ -47,9 +47,16 @@ export function mapPrice(ctx: MapContext, listing: XmlNode): Price | null | unde
 }
 
 const PERIODS: Readonly<Record<string, Rent['period']>> = {
-  week: 'week', weekly: 'week', pw: 'week',
-  month: 'month', monthly: 'month', pcm: 'month',
-  annual: 'year', annually: 'year', year: 'year', yearly: 'year',
+  week: 'week',
+  weekly: 'week',
+  pw: 'week',
+  month: 'month',
+  monthly: 'month',
+  pcm: 'month',
+  annual: 'year',
+  annually: 'year',
+  year: 'year',
+  yearly: 'year',
 };
 
 /** Residential rent: weekly preferred when both weekly and monthly are sent. */

@@ -1,9 +1,9 @@
+import { characterEntities } from 'character-entities';
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { CONTROL_CHARACTERS, hasControlCharacters } from '../control-characters.js';
 import { FeedSyntaxError } from '../feed-syntax-error.js';
-import { child, ElementNode, type XmlNode } from '../xml-node.js';
 import type { Issue } from '../types.js';
-import { characterEntities } from 'character-entities';
+import { child, ElementNode, type XmlNode } from '../xml-node.js';
 import { KNOWN_ROOT_EXTRAS, LISTING_KINDS } from './listing-kinds.js';
 import { CREDENTIAL_ATTRIBUTES } from './scrub-credentials.js';
 
@@ -297,7 +297,14 @@ export class ReaxmlParser {
       if (!LISTING_KINDS.has(name)) {
         if (!KNOWN_ROOT_EXTRAS.has(name)) {
           this.handlers.onIssue(
-            { level: 'warning', code: 'unknown_element_ignored', message: `element ${name} is not a REAXML listing kind and was ignored`, listingIndex: null, uniqueId: null, path },
+            {
+              level: 'warning',
+              code: 'unknown_element_ignored',
+              message: `element ${name} is not a REAXML listing kind and was ignored`,
+              listingIndex: null,
+              uniqueId: null,
+              path,
+            },
             null,
             null,
           );
@@ -368,7 +375,9 @@ export function reparseListing(
 ): { node: XmlNode; issues: Issue[] } {
   let node: XmlNode | null = null;
   const issues: Issue[] = [];
-  const open = `<${name}${Object.entries(attrs).map(([k, v]) => ` ${k}="${escapeAttr(v)}"`).join('')}`;
+  const open = `<${name}${Object.entries(attrs)
+    .map(([k, v]) => ` ${k}="${escapeAttr(v)}"`)
+    .join('')}`;
   const parser = new ReaxmlParser(
     { onIssue: (issue) => issues.push(issue), onListing: (listing) => (node = listing.node) },
     { rootPath: path, strippedAt: strippedOffsets.map((o) => o + open.length + 1) },

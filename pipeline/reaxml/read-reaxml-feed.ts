@@ -1,5 +1,5 @@
 import { chunkString } from '../decode.js';
-import { sourceFingerprint, sourceSalt, type FeedListing } from '../feed-listing.js';
+import { type FeedListing, sourceFingerprint, sourceSalt } from '../feed-listing.js';
 import { ListingIssues } from '../issues.js';
 import type { FeedContext, Issue, ListingDelta } from '../types.js';
 import { mapReaxmlListing, readIdentity } from './map-listing.js';
@@ -27,42 +27,45 @@ export async function* readReaxmlFeed(
   const salt = sourceSalt('reaxml', REAXML_MAPPING_VERSION, feed);
   let ready: FeedListing[] = [];
   let pending: ListingIssues | null = null;
-  const parser = new ReaxmlParser({
-    onIssue(issue, listingIndex) {
-      if (listingIndex === null) {
-        feedIssues.push(issue);
-        return;
-      }
-      if (!pending || pending.listingIndex !== listingIndex) pending = new ListingIssues(listingIndex);
-      pending.add(issue);
-    },
-    onListing({ node, index, source: text, strippedOffsets }) {
-      const issues: ListingIssues = pending?.listingIndex === index ? pending : new ListingIssues(index);
-      pending = null;
-      const { office, uniqueId, nested } = readIdentity(node, feed);
-      let delta: ListingDelta | null | undefined;
-      let hash: string | undefined;
-      ready.push({
-        index,
-        path: node.path,
-        identity: office && uniqueId && nested.length === 0 ? { office, uniqueId } : null,
-        sourceHash: () => (hash ??= sourceFingerprint(salt, node.name, JSON.stringify(node.attrs), text)),
-        issues,
-        delta: () => {
-          if (delta === undefined) {
-            let tree = node;
-            if (light) {
-              const full = reparseListing(node.name, node.attrs, text, node.path, strippedOffsets);
-              for (const issue of full.issues) issues.add({ ...issue, listingIndex: index });
-              tree = full.node;
+  const parser = new ReaxmlParser(
+    {
+      onIssue(issue, listingIndex) {
+        if (listingIndex === null) {
+          feedIssues.push(issue);
+          return;
+        }
+        if (!pending || pending.listingIndex !== listingIndex) pending = new ListingIssues(listingIndex);
+        pending.add(issue);
+      },
+      onListing({ node, index, source: text, strippedOffsets }) {
+        const issues: ListingIssues = pending?.listingIndex === index ? pending : new ListingIssues(index);
+        pending = null;
+        const { office, uniqueId, nested } = readIdentity(node, feed);
+        let delta: ListingDelta | null | undefined;
+        let hash: string | undefined;
+        ready.push({
+          index,
+          path: node.path,
+          identity: office && uniqueId && nested.length === 0 ? { office, uniqueId } : null,
+          sourceHash: () => (hash ??= sourceFingerprint(salt, node.name, JSON.stringify(node.attrs), text)),
+          issues,
+          delta: () => {
+            if (delta === undefined) {
+              let tree = node;
+              if (light) {
+                const full = reparseListing(node.name, node.attrs, text, node.path, strippedOffsets);
+                for (const issue of full.issues) issues.add({ ...issue, listingIndex: index });
+                tree = full.node;
+              }
+              delta = mapReaxmlListing(tree, index, feed, issues).delta;
             }
-            delta = mapReaxmlListing(tree, index, feed, issues).delta;
-          }
-          return delta;
-        },
-      });
+            return delta;
+          },
+        });
+      },
     },
-  }, { trees: !light });
+    { trees: !light },
+  );
 
   let sinceYield = 0;
   const chunks = typeof source === 'string' ? chunkString(source) : source;

@@ -18,7 +18,10 @@ type Codec = { decode(bytes: Buffer): string; encode(text: string): Buffer };
 const latin1: Codec = { decode: (b) => b.toString('latin1'), encode: (t) => Buffer.from(t, 'latin1') };
 const utf16le: Codec = { decode: (b) => b.toString('utf16le'), encode: (t) => Buffer.from(t, 'utf16le') };
 const utf16be: Codec = {
-  decode: (b) => Buffer.from(b.subarray(0, b.length - (b.length % 2))).swap16().toString('utf16le'),
+  decode: (b) =>
+    Buffer.from(b.subarray(0, b.length - (b.length % 2)))
+      .swap16()
+      .toString('utf16le'),
   encode: (t) => Buffer.from(t, 'utf16le').swap16(),
 };
 

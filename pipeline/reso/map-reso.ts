@@ -52,7 +52,8 @@ function mapType(f: ResoFields): { category: Category; lease: boolean } {
   if (!raw) f.issues.warning('missing_property_type', 'no PropertyType; read as Residential', f.pathOf('PropertyType'));
   else if (!type) f.issues.warning('unknown_property_type', `PropertyType "${raw}" is not a RESO property type; read as Residential`, f.pathOf('PropertyType'));
   const mapped = type ?? TYPES.residential;
-  if (mapped.category === 'commercial' && !mapped.lease && f.enumeration('PropertySubType') === 'unimprovedland') return { category: 'commercialLand', lease: false };
+  if (mapped.category === 'commercial' && !mapped.lease && f.enumeration('PropertySubType') === 'unimprovedland')
+    return { category: 'commercialLand', lease: false };
   return mapped;
 }
 
@@ -67,7 +68,8 @@ export function mapResoRecord(f: ResoFields, feed: FeedContext): ListingDelta | 
   const { office, uniqueId } = readResoIdentity(f, feed);
   if (uniqueId) issues.stampUniqueId(uniqueId);
   else issues.error('missing_unique_id', 'record has no ListingKey or ListingId', f.pathOf('ListingKey'));
-  if (!office) issues.error('missing_office_id', 'record has no ListOfficeKey or ListOfficeMlsId and the context gives no sourceOfficeId', f.pathOf('ListOfficeKey'));
+  if (!office)
+    issues.error('missing_office_id', 'record has no ListOfficeKey or ListOfficeMlsId and the context gives no sourceOfficeId', f.pathOf('ListOfficeKey'));
 
   const { category, lease } = mapType(f);
   const rawStatus = f.text('StandardStatus');

@@ -1,8 +1,7 @@
-import { strippedWarning } from '../issues.js';
 import { stripJsonControlCharacters } from '../control-characters.js';
-import { sourceFingerprint, sourceSalt, type FeedListing } from '../feed-listing.js';
+import { type FeedListing, sourceFingerprint, sourceSalt } from '../feed-listing.js';
 import { FeedSyntaxError } from '../feed-syntax-error.js';
-import { ListingIssues } from '../issues.js';
+import { ListingIssues, strippedWarning } from '../issues.js';
 import { parseJsonDocument } from '../json-document.js';
 import type { FeedContext, ListingDelta } from '../types.js';
 import { mapResoRecord, readResoIdentity } from './map-reso.js';
@@ -46,7 +45,9 @@ export function readResoDocument(text: string, feed: FeedContext): FeedListing[]
       issues.error('invalid_record', 'a RESO record must be an object', path);
       return { index, path, identity: null, issues, sourceHash: () => '', delta: () => null };
     }
-    const record = stripJsonControlCharacters(withoutAnnotations(raw as Record<string, unknown>), path, (at, n) => strippedWarning(issues, at, n)) as ResoRecord;
+    const record = stripJsonControlCharacters(withoutAnnotations(raw as Record<string, unknown>), path, (at, n) =>
+      strippedWarning(issues, at, n),
+    ) as ResoRecord;
     const fields = new ResoFields(record, path, issues);
     const { office, uniqueId } = readResoIdentity(new ResoFields(record, path, new ListingIssues(index)), feed);
     let delta: ListingDelta | null | undefined;

@@ -12,7 +12,10 @@ const PLACE_LINE = /^(?:(.*?)\s+)?([A-Za-z]{2,3})\s+([A-Za-z0-9]{3,5}(?:-\d{4})?
 
 /** The parts UnparsedAddress yields, for fields the record does not give separately. */
 function parseUnparsed(text: string): Partial<Address> {
-  const segments = text.split(',').map((s) => s.trim()).filter(Boolean);
+  const segments = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const out: Partial<Address> = {};
   const street = STREET_LINE.exec(segments[0] ?? '');
   if (street) Object.assign(out, { subNumber: street[1] ?? null, streetNumber: street[2], street: street[3] });
@@ -39,7 +42,12 @@ export function mapResoAddress(f: ResoFields, feed: FeedContext): Address | unde
   if (rawCountry && !country) f.issues.warning('unknown_country', `Country "${rawCountry}" is not a country; ${feed.defaultCountry} used`, f.pathOf('Country'));
   country ??= feed.defaultCountry;
   const streetName = f.text('StreetName');
-  const street = streetName ? ['StreetDirPrefix', 'StreetName', 'StreetSuffix', 'StreetDirSuffix'].map((x) => f.text(x)).filter(Boolean).join(' ') : null;
+  const street = streetName
+    ? ['StreetDirPrefix', 'StreetName', 'StreetSuffix', 'StreetDirSuffix']
+        .map((x) => f.text(x))
+        .filter(Boolean)
+        .join(' ')
+    : null;
   const unparsed = f.text('UnparsedAddress');
   const parsed = unparsed ? parseUnparsed(unparsed) : {};
   const pick = <K extends keyof Address>(own: Address[K] | null, key: K) => own ?? (parsed[key] as Address[K] | undefined) ?? null;
@@ -60,7 +68,11 @@ export function mapResoLocation(f: ResoFields, address: Address): Location | nul
   if (f.has('Latitude') || f.has('Longitude')) {
     const found = sourceLocation(f.number('Latitude') ?? undefined, f.number('Longitude') ?? undefined);
     if (found) return found;
-    f.issues.warning('invalid_coordinates', `Latitude ${JSON.stringify(f.record.Latitude)} and Longitude ${JSON.stringify(f.record.Longitude)} are not a valid point; geocoded instead`, f.pathOf('Latitude'));
+    f.issues.warning(
+      'invalid_coordinates',
+      `Latitude ${JSON.stringify(f.record.Latitude)} and Longitude ${JSON.stringify(f.record.Longitude)} are not a valid point; geocoded instead`,
+      f.pathOf('Latitude'),
+    );
   }
   return geocodeOrWarn(address, f.issues, f.path);
 }

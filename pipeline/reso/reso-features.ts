@@ -21,7 +21,11 @@ function area(f: ResoFields, field: string, unitField: string): number | null {
   }
   const factor = SQM_PER_UNIT[enumKey(unit)];
   if (factor === undefined) {
-    f.issues.warning('unknown_area_unit', `${unitField} "${unit}" is not Square Feet, Square Meters, Acres or Hectares; ${field} not kept`, f.pathOf(unitField));
+    f.issues.warning(
+      'unknown_area_unit',
+      `${unitField} "${unit}" is not Square Feet, Square Meters, Acres or Hectares; ${field} not kept`,
+      f.pathOf(unitField),
+    );
     return null;
   }
   return roundSqm(value * factor);
@@ -29,7 +33,11 @@ function area(f: ResoFields, field: string, unitField: string): number | null {
 
 /** LivingArea (else BuildingAreaTotal) and LotSizeArea (else LotSizeSquareFeet, else LotSizeAcres). */
 export function mapResoAreas(f: ResoFields): { buildingAreaSqm: number | null; landAreaSqm: number | null } {
-  const building = f.has('LivingArea') ? area(f, 'LivingArea', 'LivingAreaUnits') : f.has('BuildingAreaTotal') ? area(f, 'BuildingAreaTotal', 'BuildingAreaUnits') : null;
+  const building = f.has('LivingArea')
+    ? area(f, 'LivingArea', 'LivingAreaUnits')
+    : f.has('BuildingAreaTotal')
+      ? area(f, 'BuildingAreaTotal', 'BuildingAreaUnits')
+      : null;
   let land: number | null = null;
   if (f.has('LotSizeArea')) land = area(f, 'LotSizeArea', 'LotSizeUnits');
   else if (f.has('LotSizeSquareFeet')) land = roundSqm((f.number('LotSizeSquareFeet') ?? 0) * SQM_PER_UNIT.squarefeet) || null;
@@ -68,4 +76,3 @@ export function mapResoFeatures(f: ResoFields): Record<string, number | boolean 
   if (fireplace !== null) out.fireplace = fireplace;
   return out;
 }
-

@@ -1,5 +1,5 @@
+import { type MediaSource, numberMedia } from '../number-media.js';
 import { readUrl } from '../reaxml/map-media.js';
-import { numberMedia, type MediaSource } from '../number-media.js';
 import type { Agent, CanonicalListing, MediaItem } from '../types.js';
 import { ResoFields } from './reso-values.js';
 
@@ -55,7 +55,12 @@ export function mapResoMedia(f: ResoFields): { media: MediaItem[]; links: Canoni
     const category = m.enumeration('MediaCategory');
     let kind: Kind | undefined = category ? CATEGORIES[category] : undefined;
     if (!kind) {
-      if (category) f.issues.warning('unknown_media_category', `MediaCategory "${m.text('MediaCategory')}" is not one the service keeps; read as ${DOCUMENT_TYPES.has(m.enumeration('MediaType') ?? '') ? 'a document' : 'a photo'}`, m.pathOf('MediaCategory'));
+      if (category)
+        f.issues.warning(
+          'unknown_media_category',
+          `MediaCategory "${m.text('MediaCategory')}" is not one the service keeps; read as ${DOCUMENT_TYPES.has(m.enumeration('MediaType') ?? '') ? 'a document' : 'a photo'}`,
+          m.pathOf('MediaCategory'),
+        );
       kind = DOCUMENT_TYPES.has(m.enumeration('MediaType') ?? '') ? 'document' : 'photo';
     }
     if (kind === 'skip') return;
@@ -83,12 +88,20 @@ export function mapResoMedia(f: ResoFields): { media: MediaItem[]; links: Canoni
   return { media, links };
 }
 
-const PHONES = [['DirectPhone', 'direct'], ['MobilePhone', 'mobile'], ['OfficePhone', 'office'], ['PreferredPhone', 'preferred']] as const;
+const PHONES = [
+  ['DirectPhone', 'direct'],
+  ['MobilePhone', 'mobile'],
+  ['OfficePhone', 'office'],
+  ['PreferredPhone', 'preferred'],
+] as const;
 
 /** ListAgent* and CoListAgent* fields, in that order; an agent with no name, email or phone is none. */
 export function mapResoAgents(f: ResoFields): Agent[] {
   const agents: Agent[] = [];
-  for (const [prefix, slot] of [['ListAgent', '1'], ['CoListAgent', '2']] as const) {
+  for (const [prefix, slot] of [
+    ['ListAgent', '1'],
+    ['CoListAgent', '2'],
+  ] as const) {
     const name = f.text(`${prefix}FullName`) ?? ([f.text(`${prefix}FirstName`), f.text(`${prefix}LastName`)].filter(Boolean).join(' ') || null);
     const email = f.text(`${prefix}Email`);
     const phones: Agent['phones'] = [];

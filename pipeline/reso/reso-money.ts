@@ -42,7 +42,11 @@ export function mapLease(f: ResoFields, currency: string): Rent | null {
   }
   const frequency = FREQUENCIES[enumKey(raw)];
   if (!frequency) {
-    f.issues.warning('unsupported_lease_frequency', `LeaseAmountFrequency "${raw}" cannot be expressed per week, month or year; the amount is shown as text`, f.pathOf('LeaseAmountFrequency'));
+    f.issues.warning(
+      'unsupported_lease_frequency',
+      `LeaseAmountFrequency "${raw}" cannot be expressed per week, month or year; the amount is shown as text`,
+      f.pathOf('LeaseAmountFrequency'),
+    );
     return { amount: null, currency, period: 'month', display: true, text: `${amount} ${raw}` };
   }
   return { amount: round2(amount * frequency.factor), currency, period: frequency.period, display: true, text: null };
@@ -53,5 +57,8 @@ export function mapClose(f: ResoFields, currency: string): { price: Price | null
   const price = f.number('ClosePrice');
   const date = f.text('CloseDate');
   if (!price && !date) return null;
-  return { price: price ? { amount: price, currency, display: true, text: null } : null, date: date && /^\d{4}-\d{2}-\d{2}/.test(date) ? date.slice(0, 10) : null };
+  return {
+    price: price ? { amount: price, currency, display: true, text: null } : null,
+    date: date && /^\d{4}-\d{2}-\d{2}/.test(date) ? date.slice(0, 10) : null,
+  };
 }

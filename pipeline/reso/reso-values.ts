@@ -80,8 +80,16 @@ export class ResoFields {
   values(field: string): string[] {
     const v = this.record[field];
     if (v === undefined || v === null) return [];
-    if (Array.isArray(v)) return v.filter((x): x is string => typeof x === 'string').map((x) => x.trim()).filter(Boolean);
-    if (typeof v === 'string') return v.split(',').map((x) => x.trim()).filter(Boolean);
+    if (Array.isArray(v))
+      return v
+        .filter((x): x is string => typeof x === 'string')
+        .map((x) => x.trim())
+        .filter(Boolean);
+    if (typeof v === 'string')
+      return v
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean);
     this.issues.warning('invalid_field_type', `${field} should be a list of values; ignored`, this.pathOf(field));
     return [];
   }

@@ -6,12 +6,31 @@ import { activeKey, admin, officeListing, pushFeed } from '../ingest/client.js';
 import { startTestService, type TestService } from '../service.js';
 
 const ADMIN_ROUTES: [string, string][] = [
-  ['GET', '/v1/admin/keys'], ['POST', '/v1/admin/keys'], ['POST', '/v1/admin/feeds/00000000-0000-4000-8000-000000000000/retry'], ['POST', '/v1/admin/keys/00000000-0000-4000-8000-000000000000/approve'], ['POST', '/v1/admin/keys/00000000-0000-4000-8000-000000000000/revoke'],
-  ['GET', '/v1/admin/quarantine'], ['POST', '/v1/admin/quarantine/00000000-0000-4000-8000-000000000000/resolve'],
-  ['GET', '/v1/admin/stats'], ['GET', '/v1/admin/listings'], ['POST', '/v1/admin/listings/visibility'], ['GET', '/v1/admin/feeds'], ['GET', '/v1/admin/audit'],
-  ['PUT', '/v1/admin/site/settings'], ['PUT', '/v1/admin/site/nav'], ['GET', '/v1/admin/site/pages'], ['POST', '/v1/admin/site/pages'],
-  ['GET', '/v1/admin/leads'], ['POST', '/v1/admin/leads/00000000-0000-4000-8000-000000000000/retry'], ['GET', '/v1/admin/blocklist'], ['POST', '/v1/admin/blocklist'],
-  ['DELETE', '/v1/admin/blocklist'], ['PUT', '/v1/admin/offices/OFF1'], ['GET', '/v1/admin/site/pages/about'], ['PUT', '/v1/admin/site/pages/id/00000000-0000-4000-8000-000000000000'], ['DELETE', '/v1/admin/site/pages/id/00000000-0000-4000-8000-000000000000'],
+  ['GET', '/v1/admin/keys'],
+  ['POST', '/v1/admin/keys'],
+  ['POST', '/v1/admin/feeds/00000000-0000-4000-8000-000000000000/retry'],
+  ['POST', '/v1/admin/keys/00000000-0000-4000-8000-000000000000/approve'],
+  ['POST', '/v1/admin/keys/00000000-0000-4000-8000-000000000000/revoke'],
+  ['GET', '/v1/admin/quarantine'],
+  ['POST', '/v1/admin/quarantine/00000000-0000-4000-8000-000000000000/resolve'],
+  ['GET', '/v1/admin/stats'],
+  ['GET', '/v1/admin/listings'],
+  ['POST', '/v1/admin/listings/visibility'],
+  ['GET', '/v1/admin/feeds'],
+  ['GET', '/v1/admin/audit'],
+  ['PUT', '/v1/admin/site/settings'],
+  ['PUT', '/v1/admin/site/nav'],
+  ['GET', '/v1/admin/site/pages'],
+  ['POST', '/v1/admin/site/pages'],
+  ['GET', '/v1/admin/leads'],
+  ['POST', '/v1/admin/leads/00000000-0000-4000-8000-000000000000/retry'],
+  ['GET', '/v1/admin/blocklist'],
+  ['POST', '/v1/admin/blocklist'],
+  ['DELETE', '/v1/admin/blocklist'],
+  ['PUT', '/v1/admin/offices/OFF1'],
+  ['GET', '/v1/admin/site/pages/about'],
+  ['PUT', '/v1/admin/site/pages/id/00000000-0000-4000-8000-000000000000'],
+  ['DELETE', '/v1/admin/site/pages/id/00000000-0000-4000-8000-000000000000'],
 ];
 
 describe('Operator API and site content (PostgreSQL)', function () {
@@ -23,7 +42,11 @@ describe('Operator API and site content (PostgreSQL)', function () {
     svc = await startTestService({ database: 'postgres' });
     key = await activeKey(svc.db, ['OFF1', 'OFF2']);
     alice = (await createOperatorToken(svc.db, 'alice')).token;
-    const res = await pushFeed(svc.url, key, feed(officeListing('OFF1', 'A', { headline: 'Sunny cottage' }), officeListing('OFF1', 'B'), officeListing('OFF2', 'C', { status: 'sold' })));
+    const res = await pushFeed(
+      svc.url,
+      key,
+      feed(officeListing('OFF1', 'A', { headline: 'Sunny cottage' }), officeListing('OFF1', 'B'), officeListing('OFF2', 'C', { status: 'sold' })),
+    );
     expect(res.status).to.equal(200);
   });
   after(() => svc.close());
@@ -49,7 +72,7 @@ describe('Operator API and site content (PostgreSQL)', function () {
     expect((await as(bob)('GET', '/v1/admin/stats')).status).to.equal(401);
   });
 
-  it('creates an active feed key through the API (the running service\'s key:create), shown once and audited', async () => {
+  it("creates an active feed key through the API (the running service's key:create), shown once and audited", async () => {
     const created = await call('POST', '/v1/admin/keys', { clientName: 'Ops import', alertEmail: 'ops@example.com', officeIds: ['OFF9'] });
     expect(created.status).to.equal(201);
     expect(created.body).to.include({ status: 'active' });
@@ -107,7 +130,12 @@ describe('Operator API and site content (PostgreSQL)', function () {
     expect((await call('POST', '/v1/admin/listings/visibility', { officeId: 'OFF1', uniqueId: 'A', hidden: false })).status).to.equal(200);
     expect((await fetch(`${svc.url}/v1/listings/OFF1/A`)).status).to.equal(200);
     expect((await call('POST', '/v1/admin/listings/visibility', { officeId: 'OFF1', uniqueId: 'NOPE', hidden: true })).status).to.equal(404);
-    for (const body of [{ officeId: '', uniqueId: 'A', hidden: true }, { officeId: 'x'.repeat(101), uniqueId: 'A', hidden: true }, { officeId: 'OFF1', uniqueId: 'A' }, { officeId: 'OFF1', uniqueId: 'A', hidden: 'yes' }]) {
+    for (const body of [
+      { officeId: '', uniqueId: 'A', hidden: true },
+      { officeId: 'x'.repeat(101), uniqueId: 'A', hidden: true },
+      { officeId: 'OFF1', uniqueId: 'A' },
+      { officeId: 'OFF1', uniqueId: 'A', hidden: 'yes' },
+    ]) {
       expect((await call('POST', '/v1/admin/listings/visibility', body)).status, JSON.stringify(body)).to.equal(400);
     }
 
@@ -117,7 +145,11 @@ describe('Operator API and site content (PostgreSQL)', function () {
   });
 
   it('lists recent feed events with counts, status and issues, but never bodies or per-listing upserts', async () => {
-    await pushFeed(svc.url, key, feed('<residential modTime="2024-03-01-10:00:00" status="current"><agentID>OFF2</agentID><uniqueID>BAD</uniqueID></residential>'));
+    await pushFeed(
+      svc.url,
+      key,
+      feed('<residential modTime="2024-03-01-10:00:00" status="current"><agentID>OFF2</agentID><uniqueID>BAD</uniqueID></residential>'),
+    );
     const { body } = await call('GET', '/v1/admin/feeds?limit=2');
     expect(body.total).to.be.at.least(3);
     const [latest] = body.feeds;
@@ -139,7 +171,13 @@ describe('Operator API and site content (PostgreSQL)', function () {
     expect(validatorFor('Site')(site)).to.equal(true);
     expect(site.settings).to.deep.equal({ identity: { name: 'Homes' }, seo: {}, favicon: {} });
     expect(site.navigation).to.deep.equal([link]);
-    for (const links of [Array(21).fill(link), [{ ...link, ref: '' }], [{ ...link, ref: 'x'.repeat(501) }], [{ ...link, kind: 'other' }], [{ ...link, label: { 'en-AU': 'x'.repeat(20001) } }]]) {
+    for (const links of [
+      Array(21).fill(link),
+      [{ ...link, ref: '' }],
+      [{ ...link, ref: 'x'.repeat(501) }],
+      [{ ...link, kind: 'other' }],
+      [{ ...link, label: { 'en-AU': 'x'.repeat(20001) } }],
+    ]) {
       expect((await call('PUT', '/v1/admin/site/nav', { links })).status).to.equal(400);
     }
     const restored = (await call('PUT', '/v1/admin/site/nav', { links: [] })).body.navigation;
@@ -153,7 +191,13 @@ describe('Operator API and site content (PostgreSQL)', function () {
     expect(validatorFor('Page')(created.body)).to.equal(true);
     expect(created.body).to.include({ slug: 'about', published: false, description: null });
     expect((await call('POST', '/v1/admin/site/pages', { slug: 'about', title: { en: 'x' }, body: { en: 'y' } })).status).to.equal(409);
-    for (const body of [{ slug: 'About Us', title: { en: 'x' }, body: { en: 'y' } }, { slug: 'x'.repeat(81), title: { en: 'x' }, body: { en: 'y' } }, { slug: 'ok', title: {}, body: { en: 'y' } }, { slug: 'ok', title: { en: 'x'.repeat(20001) }, body: { en: 'y' } }, { slug: 'ok', body: { en: 'y' } }]) {
+    for (const body of [
+      { slug: 'About Us', title: { en: 'x' }, body: { en: 'y' } },
+      { slug: 'x'.repeat(81), title: { en: 'x' }, body: { en: 'y' } },
+      { slug: 'ok', title: {}, body: { en: 'y' } },
+      { slug: 'ok', title: { en: 'x'.repeat(20001) }, body: { en: 'y' } },
+      { slug: 'ok', body: { en: 'y' } },
+    ]) {
       expect((await call('POST', '/v1/admin/site/pages', body)).status, JSON.stringify(body).slice(0, 80)).to.equal(400);
     }
     expect((await fetch(`${svc.url}/v1/site/pages/about`)).status, 'drafts are not public').to.equal(404);
@@ -164,7 +208,9 @@ describe('Operator API and site content (PostgreSQL)', function () {
     expect(published.body).to.include({ published: true });
     const publicPage = await (await fetch(`${svc.url}/v1/site/pages/about`)).json();
     expect(publicPage).to.include({ id, slug: 'about' });
-    expect((await (await fetch(`${svc.url}/v1/site`)).json()).pages).to.deep.equal([{ id, slug: 'about', title: { 'en-AU': 'About' }, description: { 'en-AU': 'About us' } }]);
+    expect((await (await fetch(`${svc.url}/v1/site`)).json()).pages).to.deep.equal([
+      { id, slug: 'about', title: { 'en-AU': 'About' }, description: { 'en-AU': 'About us' } },
+    ]);
 
     const other = await call('POST', '/v1/admin/site/pages', { slug: 'contact', title: { en: 'Contact' }, body: { en: 'Call us' }, published: true });
     expect((await call('PUT', `/v1/admin/site/pages/id/${other.body.id}`, { slug: 'about' })).status).to.equal(409);

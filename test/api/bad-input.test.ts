@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
-import { startTestService, OPERATOR, type TestService } from '../service.js';
+import { OPERATOR, startTestService, type TestService } from '../service.js';
 
 type Operation = { parameters?: { name: string; in: string; schema?: { type?: string; format?: string } }[] };
 
@@ -20,7 +20,17 @@ describe('Hostile input gets a 4xx naming the problem, never a 500 (PostgreSQL)'
   const get = async (path: string, admin = false) => {
     const res = await fetch(`${svc.url}${path}`, { headers: admin ? { authorization: `Bearer ${OPERATOR}` } : {} });
     const text = await res.text();
-    return { status: res.status, text, body: (() => { try { return JSON.parse(text); } catch { return null; } })() };
+    return {
+      status: res.status,
+      text,
+      body: (() => {
+        try {
+          return JSON.parse(text);
+        } catch {
+          return null;
+        }
+      })(),
+    };
   };
   const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
     const res = await fetch(`${svc.url}${path}`, {
@@ -39,7 +49,10 @@ describe('Hostile input gets a 4xx naming the problem, never a 500 (PostgreSQL)'
       if (!op) continue;
       const admin = template.startsWith('/v1/admin');
       const params = op.parameters ?? [];
-      const fill = (nulIn: string | null) => template.replace(/\{(\w+)\}/g, (_m, name) => (name === nulIn ? 'a%00b' : params.find((p) => p.name === name)?.schema?.format === 'uuid' ? '00000000-0000-4000-8000-000000000000' : 'x'));
+      const fill = (nulIn: string | null) =>
+        template.replace(/\{(\w+)\}/g, (_m, name) =>
+          name === nulIn ? 'a%00b' : params.find((p) => p.name === name)?.schema?.format === 'uuid' ? '00000000-0000-4000-8000-000000000000' : 'x',
+        );
       for (const p of params) {
         if (p.schema?.type !== undefined && p.schema.type !== 'string') continue;
         const path = p.in === 'path' ? fill(p.name) : `${fill(null)}?${encodeURIComponent(p.name)}=a%00b`;
@@ -53,7 +66,11 @@ describe('Hostile input gets a 4xx naming the problem, never a 500 (PostgreSQL)'
   });
 
   it('NUL in JSON fields: 400 naming the field (a lead message, a blocklist value, a page)', async () => {
-    const lead = await post('/v1/leads', { listing: { office: 'OFF1', uniqueId: 'A' }, contact: { email: 'jo@home.example', message: 'hi\u0000there' }, consent: true });
+    const lead = await post('/v1/leads', {
+      listing: { office: 'OFF1', uniqueId: 'A' },
+      contact: { email: 'jo@home.example', message: 'hi\u0000there' },
+      consent: true,
+    });
     expect(lead).to.deep.equal({ status: 400, body: { error: 'body.contact.message contains a NUL character (U+0000), which no text field can hold' } });
     const block = await post('/v1/admin/blocklist', { kind: 'email', value: 'spam\u0000@x.example' });
     expect(block.status).to.equal(400);
@@ -86,7 +103,15 @@ describe('Hostile input gets a 4xx naming the problem, never a 500 (PostgreSQL)'
       expect(res.body.error).to.match(/could not be decompressed/);
     }
     // A real gzip body is fine.
-    const ok = await post('/v1/validate', gzipSync(JSON.stringify({ xml: '<propertyList><residential modTime="2024-01-01" status="withdrawn"><agentID>A</agentID><uniqueID>U</uniqueID></residential></propertyList>' })), { 'content-encoding': 'gzip' });
+    const ok = await post(
+      '/v1/validate',
+      gzipSync(
+        JSON.stringify({
+          xml: '<propertyList><residential modTime="2024-01-01" status="withdrawn"><agentID>A</agentID><uniqueID>U</uniqueID></residential></propertyList>',
+        }),
+      ),
+      { 'content-encoding': 'gzip' },
+    );
     expect(ok.status).to.equal(200);
   });
 });

@@ -29,7 +29,9 @@ describe('Browser: the /developer page requests a key and dry-runs a feed', func
     await page.getByRole('button', { name: 'Request key' }).click();
     const key = await page.locator('#new-key').innerText();
     expect(key).to.match(/^lfk_/);
-    expect(await page.locator('#key-result').innerText()).to.contain('OFF1, OFF2, OFF3').and.contain('suspended');
+    expect(await page.locator('#key-result').innerText())
+      .to.contain('OFF1, OFF2, OFF3')
+      .and.contain('suspended');
     const stored = await svc.db('feed_keys').where({ client_name: 'Browser CRM' }).first();
     expect(stored.office_ids).to.deep.equal(['OFF1', 'OFF2', 'OFF3']);
     expect(stored.status).to.equal('suspended');
@@ -40,14 +42,24 @@ describe('Browser: the /developer page requests a key and dry-runs a feed', func
     await page.getByRole('button', { name: 'Request key' }).click();
     await page.locator('#key-result .error').waitFor();
     expect(await page.locator('#key-result .error').innerText()).to.match(/officeIds/);
-    expect(errors.filter((e) => !/400/.test(e)), errors.join('; ')).to.deep.equal([]);
+    expect(
+      errors.filter((e) => !/400/.test(e)),
+      errors.join('; '),
+    ).to.deep.equal([]);
     await page.close();
   });
 
   it('dry-runs a pasted feed and lists its issues', async () => {
     const page = await browser.newPage();
     await page.goto(`${svc.url}/developer`);
-    await page.getByLabel('REAXML', { exact: true }).fill(feed(listingXml(ADDRESS), listingXml('<address><street>Main Road</street></address>', 'modTime="2024-03-01-10:00:00" status="current"').replace('L1', 'L2')));
+    await page
+      .getByLabel('REAXML', { exact: true })
+      .fill(
+        feed(
+          listingXml(ADDRESS),
+          listingXml('<address><street>Main Road</street></address>', 'modTime="2024-03-01-10:00:00" status="current"').replace('L1', 'L2'),
+        ),
+      );
     await page.getByRole('button', { name: 'Validate' }).click();
     await page.locator('#dry-summary').waitFor();
     expect(await page.locator('#dry-summary').innerText()).to.equal('2 parsed, 1 valid, 1 invalid');

@@ -1,6 +1,6 @@
+import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import express from 'express';
-import { Writable } from 'node:stream';
 import { errorHandler, notFoundHandler } from '../../api/middleware/error-handler.js';
 import { requestLogger } from '../../api/middleware/request-logger.js';
 import { createLogger } from '../../lib/logger.js';
@@ -83,7 +83,10 @@ describe('HTTP: request logging', () => {
     expect(await boom.json()).to.deep.equal({ error: 'internal error' });
     await settle();
     const completed = lines.filter((l) => l.msg === 'request completed');
-    expect(completed.map((l) => [l.level, l.res.statusCode])).to.deep.equal([[40, 404], [50, 500]]);
+    expect(completed.map((l) => [l.level, l.res.statusCode])).to.deep.equal([
+      [40, 404],
+      [50, 500],
+    ]);
     const failed = lines.find((l) => l.msg === 'request failed');
     expect(failed?.reqId).to.equal(boom.headers.get('x-request-id'));
     expect(failed?.err.message).to.equal('kaboom');

@@ -9,10 +9,14 @@ function heldDryRun(url: string): { finish(): void; done: Promise<number> } {
   const body = feed(listingXml(''));
   let finish: () => void = () => undefined;
   const done = new Promise<number>((resolve, reject) => {
-    const req = request(`${url}/v1/validate?currency=AUD`, { method: 'POST', headers: { 'content-type': 'application/xml', 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode!));
-    });
+    const req = request(
+      `${url}/v1/validate?currency=AUD`,
+      { method: 'POST', headers: { 'content-type': 'application/xml', 'content-length': String(Buffer.byteLength(body)) } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      },
+    );
     req.on('error', reject);
     req.write(body.slice(0, 20));
     finish = () => void req.end(body.slice(20));
@@ -24,11 +28,19 @@ describe('POST /v1/validate is bounded: dry runs at once, answer size, requests 
   this.timeout(30_000);
   let svc: TestService;
   before(async () => {
-    svc = await startTestService({ database: 'pglite', env: { VALIDATE_CONCURRENCY: '1', VALIDATE_MAX_PREVIEWS: '2', VALIDATE_MAX_ISSUES: '3', VALIDATE_RATE_LIMIT: '8' } });
+    svc = await startTestService({
+      database: 'pglite',
+      env: { VALIDATE_CONCURRENCY: '1', VALIDATE_MAX_PREVIEWS: '2', VALIDATE_MAX_ISSUES: '3', VALIDATE_RATE_LIMIT: '8' },
+    });
   });
   after(() => svc.close());
 
-  const dryRun = (xml: string) => fetch(`${svc.url}/v1/validate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ xml, context: { currency: 'AUD' } }) });
+  const dryRun = (xml: string) =>
+    fetch(`${svc.url}/v1/validate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ xml, context: { currency: 'AUD' } }),
+    });
 
   it('one more dry run than the service takes at once is a 503 with Retry-After, before its body is read', async () => {
     const held = heldDryRun(svc.url);
@@ -43,7 +55,11 @@ describe('POST /v1/validate is bounded: dry runs at once, answer size, requests 
   });
 
   it('keeps the first previews and issues, says truncated, and counts the whole feed', async () => {
-    const xml = feed(...['A', 'B', 'C', 'D'].map((id) => listingXml('<address><suburb>Richmond</suburb><state>VIC</state><postcode>3121</postcode></address>').replace('L1', id)));
+    const xml = feed(
+      ...['A', 'B', 'C', 'D'].map((id) =>
+        listingXml('<address><suburb>Richmond</suburb><state>VIC</state><postcode>3121</postcode></address>').replace('L1', id),
+      ),
+    );
     const res = await dryRun(xml);
     const body = await res.json();
     expect(res.status).to.equal(200);
@@ -52,7 +68,15 @@ describe('POST /v1/validate is bounded: dry runs at once, answer size, requests 
     expect(body.listings.map((l: { uniqueId: string }) => l.uniqueId)).to.deep.equal(['A', 'B']);
     expect(body.issues).to.have.length(3);
     expect(body.truncated).to.equal(true);
-    const small = await (await dryRun(feed(listingXml('<headline>H</headline><description>D</description><address><suburb>Richmond</suburb><state>VIC</state><postcode>3121</postcode></address>')))).json();
+    const small = await (
+      await dryRun(
+        feed(
+          listingXml(
+            '<headline>H</headline><description>D</description><address><suburb>Richmond</suburb><state>VIC</state><postcode>3121</postcode></address>',
+          ),
+        ),
+      )
+    ).json();
     expect(small).not.to.have.property('truncated');
   });
 

@@ -34,7 +34,12 @@ describe('HTTP: POST /v1/validate and the service basics', () => {
   });
 
   it('dry-runs a JSON feed request and returns a schema-valid result with previews', async () => {
-    const res = await postJson({ xml: fixture('Residential/REA-Residential-Current.xml'), mode: 'full', format: 'reaxml', context: { currency: 'aud', defaultCountry: 'AU', sourceLocale: 'en-AU' } });
+    const res = await postJson({
+      xml: fixture('Residential/REA-Residential-Current.xml'),
+      mode: 'full',
+      format: 'reaxml',
+      context: { currency: 'aud', defaultCountry: 'AU', sourceLocale: 'en-AU' },
+    });
     expect(res.status).to.equal(200);
     expect(res.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
     const body = await res.json();
@@ -93,15 +98,27 @@ describe('HTTP: POST /v1/validate and the service basics', () => {
     it('unknown or repeated query parameters on the raw form, any on the JSON form', async () => {
       await expectError(await post('/v1/validate?curency=AUD', '<a/>', 'application/xml'), 400, /unknown property "curency"/);
       await expectError(await post('/v1/validate?currency=AUD&currency=NZD', '<a/>', 'application/xml'), 400, /query\.currency must be string/);
-      await expectError(await fetch(`${server.url}/v1/validate?currency=AUD`, { method: 'POST', body: '{"xml":"<a/>"}', headers: { 'content-type': 'application/json' } }), 400, /apply only to raw bodies/);
+      await expectError(
+        await fetch(`${server.url}/v1/validate?currency=AUD`, { method: 'POST', body: '{"xml":"<a/>"}', headers: { 'content-type': 'application/json' } }),
+        400,
+        /apply only to raw bodies/,
+      );
     });
     it('malformed JSON', async () => {
       await expectError(await post('/v1/validate', '{"xml": ', 'application/json'), 400, /not valid JSON/);
     });
     it('feeds that are not well-formed, have a wrong root or no listings name line and column', async () => {
-      await expectError(await post('/v1/validate', '<propertyList>\n  <residential>\n</propertyList>', 'application/xml'), 400, /not well-formed.*\(line 3, column \d+\)/);
+      await expectError(
+        await post('/v1/validate', '<propertyList>\n  <residential>\n</propertyList>', 'application/xml'),
+        400,
+        /not well-formed.*\(line 3, column \d+\)/,
+      );
       await expectError(await post('/v1/validate', fixture('REA-BadContent.xml'), 'application/xml'), 400, /root element must be propertyList.*line 3/);
-      await expectError(await post('/v1/validate', '<propertyList date="2024-01-01"></propertyList>', 'application/xml'), 400, /no listings.*\(line 1, column \d+\)/);
+      await expectError(
+        await post('/v1/validate', '<propertyList date="2024-01-01"></propertyList>', 'application/xml'),
+        400,
+        /no listings.*\(line 1, column \d+\)/,
+      );
       await expectError(await post('/v1/validate', '', 'application/xml'), 400, /feed is empty \(line 1, column 1\)/);
       await expectError(await postJson({ xml: '<propertyList><residential></propertyList>' }), 400, /not well-formed/);
     });
@@ -115,13 +132,27 @@ describe('HTTP: POST /v1/validate and the service basics', () => {
 
   it('413 for a raw body streamed without Content-Length', async () => {
     const big = feed(listingXml(`${ADDRESS}<description>${'x'.repeat(MAX)}</description>`));
-    const stream = new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode(big)); c.close(); } });
-    const res = await fetch(`${server.url}/v1/validate`, { method: 'POST', body: stream, headers: { 'content-type': 'application/xml' }, duplex: 'half' } as RequestInit);
+    const stream = new ReadableStream({
+      start(c) {
+        c.enqueue(new TextEncoder().encode(big));
+        c.close();
+      },
+    });
+    const res = await fetch(`${server.url}/v1/validate`, {
+      method: 'POST',
+      body: stream,
+      headers: { 'content-type': 'application/xml' },
+      duplex: 'half',
+    } as RequestInit);
     await expectError(res, 413, /larger than the limit/);
   });
 
   it('415 for other content types', async () => {
-    await expectError(await post('/v1/validate', 'xml=1', 'application/x-www-form-urlencoded'), 415, /Content-Type must be application\/json, application\/xml or text\/xml/);
+    await expectError(
+      await post('/v1/validate', 'xml=1', 'application/x-www-form-urlencoded'),
+      415,
+      /Content-Type must be application\/json, application\/xml or text\/xml/,
+    );
   });
 
   it('404 with an error body for unknown routes', async () => {
@@ -133,19 +164,51 @@ describe('HTTP: POST /v1/validate and the service basics', () => {
     const doc = await res.json();
     expect(doc.openapi).to.equal('3.1.0');
     expect(doc.info.version).to.equal('0.1.0');
-    expect(doc.paths['/v1/validate'].post.requestBody.content['application/json'].schema.oneOf).to.deep.include.members([{ $ref: '#/components/schemas/FeedRequest' }, { $ref: '#/components/schemas/ProjectFeed' }]);
+    expect(doc.paths['/v1/validate'].post.requestBody.content['application/json'].schema.oneOf).to.deep.include.members([
+      { $ref: '#/components/schemas/FeedRequest' },
+      { $ref: '#/components/schemas/ProjectFeed' },
+    ]);
     expect(doc.components.schemas.FeedRequest.properties.context).to.deep.equal({ $ref: '#/components/schemas/FeedContext' });
     expect(doc.components.schemas.FeedContext.additionalProperties).to.equal(false);
     expect(JSON.stringify(doc)).not.to.include('"$id"');
     const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]);
-    expect(refs.filter((name) => !doc.components.schemas[name]), 'unresolved $refs').to.deep.equal([]);
+    expect(
+      refs.filter((name) => !doc.components.schemas[name]),
+      'unresolved $refs',
+    ).to.deep.equal([]);
     expect(Object.keys(doc.paths)).to.include.members([
-      '/v1/developer/keys', '/v1/feeds', '/v1/feeds/whoami', '/v1/feeds/{feedId}', '/v1/admin/keys', '/v1/admin/keys/{id}/approve',
-      '/v1/admin/keys/{id}/revoke', '/v1/admin/quarantine', '/v1/admin/quarantine/{id}/resolve',
-      '/v1/listings', '/v1/listings/{office}/{uniqueId}', '/v1/agents', '/v1/offices', '/v1/countries', '/v1/fx',
-      '/v1/admin/stats', '/v1/admin/listings', '/v1/admin/listings/visibility', '/v1/admin/feeds', '/v1/admin/audit', '/v1/admin/site/settings',
-      '/v1/admin/site/nav', '/v1/admin/site/pages', '/v1/admin/site/pages/{slug}', '/v1/admin/site/pages/id/{id}', '/v1/site', '/v1/site/pages/{slug}',
-      '/v1/leads', '/v1/admin/leads', '/v1/admin/leads/{id}/retry', '/v1/admin/blocklist', '/v1/admin/offices/{office}',
+      '/v1/developer/keys',
+      '/v1/feeds',
+      '/v1/feeds/whoami',
+      '/v1/feeds/{feedId}',
+      '/v1/admin/keys',
+      '/v1/admin/keys/{id}/approve',
+      '/v1/admin/keys/{id}/revoke',
+      '/v1/admin/quarantine',
+      '/v1/admin/quarantine/{id}/resolve',
+      '/v1/listings',
+      '/v1/listings/{office}/{uniqueId}',
+      '/v1/agents',
+      '/v1/offices',
+      '/v1/countries',
+      '/v1/fx',
+      '/v1/admin/stats',
+      '/v1/admin/listings',
+      '/v1/admin/listings/visibility',
+      '/v1/admin/feeds',
+      '/v1/admin/audit',
+      '/v1/admin/site/settings',
+      '/v1/admin/site/nav',
+      '/v1/admin/site/pages',
+      '/v1/admin/site/pages/{slug}',
+      '/v1/admin/site/pages/id/{id}',
+      '/v1/site',
+      '/v1/site/pages/{slug}',
+      '/v1/leads',
+      '/v1/admin/leads',
+      '/v1/admin/leads/{id}/retry',
+      '/v1/admin/blocklist',
+      '/v1/admin/offices/{office}',
     ]);
   });
 });

@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { storeFeedEvent, readFeedBody } from '../../db/feed-events.js';
+import { readFeedBody, storeFeedEvent } from '../../db/feed-events.js';
 import { databaseAnswers } from '../../db/health.js';
+import { createDb, type Db, migrateDown, migrateToLatest } from '../../db/knex.js';
 import { refreshSourceHashes } from '../../db/listings-store.js';
-import { createDb, migrateDown, migrateToLatest, type Db } from '../../db/knex.js';
 import { postgresUrl } from '../helpers.js';
 import { startTestService } from '../service.js';
 
@@ -45,7 +45,18 @@ for (const backend of backends) {
       await cleanup();
     });
 
-    const ALL = ['20261122000000_create_listings', '20261122010000_create_ingestion', '20261122020000_listing_source_hash', '20261122030000_search_and_directory', '20261122040000_operators_and_site', '20261122050000_leads', '20261122060000_projects', '20261122070000_sftp_drops', '20261122080000_lz4_compression', '20261122090000_feed_event_progress'];
+    const ALL = [
+      '20261122000000_create_listings',
+      '20261122010000_create_ingestion',
+      '20261122020000_listing_source_hash',
+      '20261122030000_search_and_directory',
+      '20261122040000_operators_and_site',
+      '20261122050000_leads',
+      '20261122060000_projects',
+      '20261122070000_sftp_drops',
+      '20261122080000_lz4_compression',
+      '20261122090000_feed_event_progress',
+    ];
     it('applies migrations once, idempotently, and rolls them back', async () => {
       expect(await migrateToLatest(db)).to.deep.equal(ALL);
       expect(await migrateToLatest(db)).to.deep.equal([]);
@@ -54,7 +65,16 @@ for (const backend of backends) {
       // lz4 for large values where the server has it (PostgreSQL here), pglz (the default) on PGlite.
       const compression = await db.raw("SELECT attcompression::text AS c FROM pg_attribute WHERE attrelid = 'listings'::regclass AND attname = 'data'");
       expect(compression.rows[0].c).to.equal(db.embedded ? '' : 'l');
-      await db('listings').insert({ listing_key: 'A/1', office: 'A', unique_id: '1', format: 'reaxml', status: 'active', mod_time: '2024-01-01T00:00:00Z', content_hash: 'h', data: { a: 1 } });
+      await db('listings').insert({
+        listing_key: 'A/1',
+        office: 'A',
+        unique_id: '1',
+        format: 'reaxml',
+        status: 'active',
+        mod_time: '2024-01-01T00:00:00Z',
+        content_hash: 'h',
+        data: { a: 1 },
+      });
       const row = await db('listings').first();
       expect(row.data).to.deep.equal({ a: 1 });
       expect(row.mod_time.toISOString()).to.equal('2024-01-01T00:00:00.000Z');
@@ -71,7 +91,16 @@ for (const backend of backends) {
       const pieces = [body.subarray(0, 70_001), body.subarray(70_001, 1_800_000), body.subarray(1_800_000)];
       const event = await storeFeedEvent(
         db,
-        { source: 'api', keyId: null, officeScope: ['OFF1'], alertEmail: null, format: 'reaxml', mode: 'incremental', context: { currency: 'AUD', defaultCountry: 'AU', sourceLocale: 'en-AU' }, bodyKind: 'bytes' },
+        {
+          source: 'api',
+          keyId: null,
+          officeScope: ['OFF1'],
+          alertEmail: null,
+          format: 'reaxml',
+          mode: 'incremental',
+          context: { currency: 'AUD', defaultCountry: 'AU', sourceLocale: 'en-AU' },
+          bodyKind: 'bytes',
+        },
         (async function* () {
           yield* pieces;
         })(),
@@ -104,7 +133,17 @@ for (const backend of backends) {
     });
 
     it('stamps fingerprints only where the content is still the one compared', async () => {
-      const row = (key: string, hash: string) => ({ listing_key: key, office: 'FP', unique_id: key.slice(3), format: 'reaxml', status: 'active', mod_time: '2024-01-01T00:00:00Z', content_hash: hash, source_hash: 'reaxml0:old', data: {} });
+      const row = (key: string, hash: string) => ({
+        listing_key: key,
+        office: 'FP',
+        unique_id: key.slice(3),
+        format: 'reaxml',
+        status: 'active',
+        mod_time: '2024-01-01T00:00:00Z',
+        content_hash: hash,
+        source_hash: 'reaxml0:old',
+        data: {},
+      });
       await db('listings').insert([row('FP/1', 'c1'), row('FP/2', 'c2')]);
       await refreshSourceHashes(db, [
         { key: 'FP/1', sourceHash: 'reaxml1:new1', contentHash: 'c1' },

@@ -35,7 +35,11 @@ export function projectDoc(fields: Record<string, unknown> = {}, more: Record<st
         completionDate: '2028-06',
         address: { street: 'Harbour Street', streetNumber: '10', locality: 'Pyrmont', region: 'NSW', postcode: '2009' },
         description: 'Forty apartments.',
-        media: [{ url: 'https://cdn.example/hv/a.jpg' }, { url: 'https://cdn.example/hv/hero.jpg', hero: true }, { url: 'https://cdn.example/hv/plan.pdf', kind: 'document' }],
+        media: [
+          { url: 'https://cdn.example/hv/a.jpg' },
+          { url: 'https://cdn.example/hv/hero.jpg', hero: true },
+          { url: 'https://cdn.example/hv/plan.pdf', kind: 'document' },
+        ],
         listings: [
           { uniqueId: 'HV-101', bedrooms: 1, bathrooms: 1, price: 750000, headline: 'One bedroom' },
           { uniqueId: 'HV-502', bedrooms: 3, bathrooms: 2, price: 2100000, buildingAreaSqm: 128, status: 'under_offer' },

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { validatorFor } from '../../api/validators.js';
 import { feed } from '../helpers.js';
-import { projectDoc, resoRecord } from './documents.js';
-import { activeKey, admin, AUD, officeListing, pushFeed } from '../ingest/client.js';
+import { AUD, activeKey, admin, officeListing, pushFeed } from '../ingest/client.js';
 import { startTestService, type TestService } from '../service.js';
+import { projectDoc, resoRecord } from './documents.js';
 
 const valid = (schema: string, body: unknown) => expect(validatorFor(schema)(body), JSON.stringify(validatorFor(schema).errors)).to.equal(true);
 
@@ -37,7 +37,14 @@ describe('RESO and project feeds through /v1/validate, /v1/feeds and the project
   };
 
   describe('RESO', () => {
-    const collection = { '@odata.context': '$metadata#Property', value: [resoRecord(), resoRecord({ ListingKey: 'a2', StandardStatus: 'Active Under Contract', ListPrice: 990000 }), resoRecord({ ListingKey: 'bad', StandardStatus: 'Sold-ish' })] };
+    const collection = {
+      '@odata.context': '$metadata#Property',
+      value: [
+        resoRecord(),
+        resoRecord({ ListingKey: 'a2', StandardStatus: 'Active Under Contract', ListPrice: 990000 }),
+        resoRecord({ ListingKey: 'bad', StandardStatus: 'Sold-ish' }),
+      ],
+    };
 
     for (const raw of [false, true]) {
       it(`validates a collection with an invalid record among valid ones (${raw ? 'raw JSON body' : 'JSON feed request'})`, async () => {
@@ -46,8 +53,16 @@ describe('RESO and project feeds through /v1/validate, /v1/feeds and the project
         expect(res.status).to.equal(200);
         valid('ValidationResult', body);
         expect(body.counts).to.deep.equal({ parsed: 3, valid: 2, invalid: 1 });
-        expect(body.issues.filter((i: any) => i.level === 'error').map((i: any) => [i.code, i.listingIndex, i.path])).to.deep.equal([['unknown_status', 2, '/value/2/StandardStatus']]);
-        expect(await svc.db('listings').where({ format: 'reso' }).count({ n: '*' }).then(([r]) => Number(r.n))).to.equal(0);
+        expect(body.issues.filter((i: any) => i.level === 'error').map((i: any) => [i.code, i.listingIndex, i.path])).to.deep.equal([
+          ['unknown_status', 2, '/value/2/StandardStatus'],
+        ]);
+        expect(
+          await svc
+            .db('listings')
+            .where({ format: 'reso' })
+            .count({ n: '*' })
+            .then(([r]) => Number(r.n)),
+        ).to.equal(0);
       });
     }
 
@@ -55,7 +70,10 @@ describe('RESO and project feeds through /v1/validate, /v1/feeds and the project
       const first = await ingest('reso', collection);
       expect(first.ok).to.equal(false);
       expect(first.counts).to.deep.equal({ parsed: 3, valid: 2, invalid: 1 });
-      expect(first.upserts).to.deep.equal([{ listingKey: 'OFF1/a1', action: 'inserted' }, { listingKey: 'OFF1/a2', action: 'inserted' }]);
+      expect(first.upserts).to.deep.equal([
+        { listingKey: 'OFF1/a1', action: 'inserted' },
+        { listingKey: 'OFF1/a2', action: 'inserted' },
+      ]);
       const stored = await svc.db('listings').where({ listing_key: 'OFF1/a2' }).first();
       expect(stored).to.include({ format: 'reso', status: 'under_offer' });
       expect(stored.data.price).to.deep.include({ amount: 990000, currency: 'AUD' });
@@ -66,17 +84,28 @@ describe('RESO and project feeds through /v1/validate, /v1/feeds and the project
       const changed = await ingest('reso', { value: [resoRecord({ ListPrice: 1300000, ModificationTimestamp: '2024-06-01T00:00:00Z' })] }, { raw: true });
       expect(changed.upserts).to.deep.equal([{ listingKey: 'OFF1/a1', action: 'updated' }]);
       const search = await get('/v1/listings?office=OFF1');
-      expect(search.body.listings.map((l: any) => [l.listingKey, l.format])).to.deep.include.members([['OFF1/a1', 'reso'], ['OFF1/a2', 'reso']]);
+      expect(search.body.listings.map((l: any) => [l.listingKey, l.format])).to.deep.include.members([
+        ['OFF1/a1', 'reso'],
+        ['OFF1/a2', 'reso'],
+      ]);
     });
 
     it('answers 400 with line and column for a broken document, and 415 for a RESO document sent as XML', async () => {
-      const broken = await fetch(`${svc.url}/v1/validate?format=reso`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"value": [\n{"ListingKey": }]}' });
+      const broken = await fetch(`${svc.url}/v1/validate?format=reso`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"value": [\n{"ListingKey": }]}',
+      });
       expect(broken.status).to.equal(400);
       expect((await broken.json()).error).to.match(/not valid JSON: a value is expected \(line 2, column 16\)/);
       const asXml = await fetch(`${svc.url}/v1/validate?format=reso`, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: '{}' });
       expect(asXml.status).to.equal(415);
       expect((await asXml.json()).error).to.contain('send it as application/json');
-      const badFormat = await fetch(`${svc.url}/v1/validate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ xml: '{}', format: 'csv' }) });
+      const badFormat = await fetch(`${svc.url}/v1/validate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ xml: '{}', format: 'csv' }),
+      });
       expect(badFormat.status).to.equal(400);
       const badQueryFormat = await fetch(`${svc.url}/v1/validate?format=csv`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
       expect(badQueryFormat.status).to.equal(400);
@@ -98,14 +127,29 @@ describe('RESO and project feeds through /v1/validate, /v1/feeds and the project
     });
 
     it('ingests projects with and without a price range, then serves them and their public listings', async () => {
-      const doc = projectDoc({}, [projectDoc({ uniqueId: 'GV', name: 'Garden Village', stage: 'completed', priceFrom: 400000, priceTo: 900000, address: { locality: 'Glenelg', region: 'SA', postcode: '5045' },
-        listings: [{ uniqueId: 'GV-1', price: 450000 }, { uniqueId: 'GV-2', price: 800000, status: 'withdrawn' }] }).projects[0]]);
+      const doc = projectDoc({}, [
+        projectDoc({
+          uniqueId: 'GV',
+          name: 'Garden Village',
+          stage: 'completed',
+          priceFrom: 400000,
+          priceTo: 900000,
+          address: { locality: 'Glenelg', region: 'SA', postcode: '5045' },
+          listings: [
+            { uniqueId: 'GV-1', price: 450000 },
+            { uniqueId: 'GV-2', price: 800000, status: 'withdrawn' },
+          ],
+        }).projects[0],
+      ]);
       const first = await ingest('project', doc);
       expect(first.ok, JSON.stringify(first.issues)).to.equal(true);
       expect(first.projects).to.deep.equal({
         counts: { parsed: 2, valid: 2, invalid: 0 },
         summary: { inserted: 2, updated: 0, unchanged: 0, stale_ignored: 0 },
-        upserts: [{ projectKey: 'OFF1/HV', action: 'inserted' }, { projectKey: 'OFF1/GV', action: 'inserted' }],
+        upserts: [
+          { projectKey: 'OFF1/HV', action: 'inserted' },
+          { projectKey: 'OFF1/GV', action: 'inserted' },
+        ],
       });
       expect(first.summary).to.deep.equal({ inserted: 5, updated: 0, unchanged: 0, stale_ignored: 0 });
 
@@ -113,7 +157,9 @@ describe('RESO and project feeds through /v1/validate, /v1/feeds and the project
       expect(list.status).to.equal(200);
       valid('ProjectPage', list.body);
       expect(list.body.total).to.equal(2);
-      expect((await get('/v1/projects?stage=completed')).body.projects.map((p: any) => [p.projectKey, p.priceRange])).to.deep.equal([['OFF1/GV', { from: 400000, to: 900000, currency: 'AUD', derived: false }]]);
+      expect((await get('/v1/projects?stage=completed')).body.projects.map((p: any) => [p.projectKey, p.priceRange])).to.deep.equal([
+        ['OFF1/GV', { from: 400000, to: 900000, currency: 'AUD', derived: false }],
+      ]);
       expect((await get('/v1/projects?country=au&office=OFF1&limit=1&offset=1')).body).to.deep.include({ total: 2 });
       expect((await get('/v1/projects?office=OFF2')).body).to.deep.equal({ total: 0, projects: [] });
       const bad = await get('/v1/projects?stage=dreaming&limit=500');
@@ -141,11 +187,20 @@ describe('RESO and project feeds through /v1/validate, /v1/feeds and the project
       expect(stale.projects.upserts).to.deep.equal([{ projectKey: 'OFF1/HV', action: 'stale_ignored' }]);
     });
 
-    it('full mode archives only what the feed owns: projects and their listings, never the office\'s other listings', async () => {
+    it("full mode archives only what the feed owns: projects and their listings, never the office's other listings", async () => {
       const reaxml = await pushFeed(svc.url, key, feed(officeListing('OFF1', 'PLAIN')), { mode: 'incremental' });
       expect(reaxml.status).to.equal(200);
       // A full listing feed leaves project listings alone.
-      const fullListings = await pushFeed(svc.url, key, feed(officeListing('OFF1', 'PLAIN'), officeListing('OFF1', 'a1', { modTime: '2024-07-01-10:00:00' }), officeListing('OFF1', 'a2', { modTime: '2024-07-01-10:00:00' })), { mode: 'full' });
+      const fullListings = await pushFeed(
+        svc.url,
+        key,
+        feed(
+          officeListing('OFF1', 'PLAIN'),
+          officeListing('OFF1', 'a1', { modTime: '2024-07-01-10:00:00' }),
+          officeListing('OFF1', 'a2', { modTime: '2024-07-01-10:00:00' }),
+        ),
+        { mode: 'full' },
+      );
       const listingsResult = await fullListings.json();
       expect(listingsResult.reconcile.offices[0]).to.deep.include({ archived: 0, absent: 0 });
       expect((await svc.db('listings').where({ listing_key: 'OFF1/GV-1' }).first()).status).to.equal('active');
@@ -153,14 +208,19 @@ describe('RESO and project feeds through /v1/validate, /v1/feeds and the project
       // A full project feed without Garden Village archives it and its listings, and leaves PLAIN alone.
       const full = await ingest('project', projectDoc({ modTime: '2026-11-03T09:00:00', stage: 'under_construction' }), { mode: 'full' });
       expect(full.reconcile.status).to.equal('applied');
-      expect(full.reconcile.offices[0]).to.deep.include({ office: 'OFF1', absent: 2, archived: 2, projects: { present: 1, nonArchived: 2, absent: 1, archived: 1 } });
+      expect(full.reconcile.offices[0]).to.deep.include({
+        office: 'OFF1',
+        absent: 2,
+        archived: 2,
+        projects: { present: 1, nonArchived: 2, absent: 1, archived: 1 },
+      });
       expect((await get('/v1/projects/OFF1/GV')).status).to.equal(404);
       expect((await svc.db('listings').where({ listing_key: 'OFF1/GV-1' }).first()).status).to.equal('archived');
       expect((await svc.db('listings').where({ listing_key: 'OFF1/PLAIN' }).first()).status).to.equal('active');
       expect((await get('/v1/projects')).body.total).to.equal(1);
     });
 
-    it('trips the breaker when a full project feed would remove most of an office\'s projects, holding projects and listings together', async () => {
+    it("trips the breaker when a full project feed would remove most of an office's projects, holding projects and listings together", async () => {
       const three = projectDoc({ office: 'OFF2', uniqueId: 'P1', listings: [{ uniqueId: 'P1-1', price: 1 }] }, [
         projectDoc({ office: 'OFF2', uniqueId: 'P2', listings: [{ uniqueId: 'P2-1', price: 1 }] }).projects[0],
         projectDoc({ office: 'OFF2', uniqueId: 'P3', listings: [{ uniqueId: 'P3-1', price: 1 }] }).projects[0],
@@ -185,7 +245,10 @@ describe('RESO and project feeds through /v1/validate, /v1/feeds and the project
       const dry = await (await send('/v1/validate', 'reso', doc, { raw: true })).json();
       expect(dry.counts).to.deep.equal({ parsed: 1, valid: 1, invalid: 0 });
       const stripped = (issues: any[]) => issues.filter((i) => i.code === 'invalid_character_stripped').map((i) => [i.path, i.listingIndex]);
-      expect(stripped(dry.issues)).to.deep.equal([['/value/0/PublicRemarks', 0], ['/value/0/OddField', 0]]);
+      expect(stripped(dry.issues)).to.deep.equal([
+        ['/value/0/PublicRemarks', 0],
+        ['/value/0/OddField', 0],
+      ]);
       expect(dry.listings[0].description).to.deep.equal({ 'en-AU': 'Quiet street.' });
       const live = await ingest('reso', doc, { raw: true });
       expect(live.upserts).to.deep.equal([{ listingKey: 'OFF1/nul1', action: 'inserted' }]);
@@ -197,7 +260,10 @@ describe('RESO and project feeds through /v1/validate, /v1/feeds and the project
       (project.projects[0].listings as Record<string, unknown>[])[0].headline = 'One\u0000 bedroom';
       const projectDry = await (await send('/v1/validate', 'project', project, { raw: true })).json();
       expect(projectDry.ok, JSON.stringify(projectDry.issues)).to.equal(true);
-      expect(stripped(projectDry.issues)).to.deep.equal([['/projects/0/name', null], ['/projects/0/listings/0/headline', 0]]);
+      expect(stripped(projectDry.issues)).to.deep.equal([
+        ['/projects/0/name', null],
+        ['/projects/0/listings/0/headline', 0],
+      ]);
       const projectLive = await ingest('project', project, { raw: true });
       expect(projectLive.ok, JSON.stringify(projectLive.issues)).to.equal(true);
       expect((await svc.db('projects').where({ unique_id: 'NUL' }).first()).data.name).to.equal('Null Towers');

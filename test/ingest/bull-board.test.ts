@@ -44,7 +44,10 @@ describe('Browser: Bull Board at /admin/queues behind the operator credential', 
     await page.goto(`${svc.url}/admin/queues`);
     await page.getByText('ingest', { exact: true }).first().waitFor();
     await page.getByText('ingest', { exact: true }).first().click();
-    await page.getByRole('link', { name: /completed/i }).first().click();
+    await page
+      .getByRole('link', { name: /completed/i })
+      .first()
+      .click();
     const { id } = await svc.db('feed_events').first('id');
     await page.getByText(`ingest-${id}`).waitFor();
     await context.close();

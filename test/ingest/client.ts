@@ -26,9 +26,15 @@ export function admin(url: string, method: string, path: string, body?: unknown,
 }
 
 /** A listing for an office with an address, so it is valid on the market. */
-export function officeListing(office: string, uniqueId: string, options: { modTime?: string; status?: string; headline?: string; price?: number } = {}): string {
+export function officeListing(
+  office: string,
+  uniqueId: string,
+  options: { modTime?: string; status?: string; headline?: string; price?: number } = {},
+): string {
   const mod = options.modTime ?? '2024-03-01-10:00:00';
-  return `<residential modTime="${mod}" status="${options.status ?? 'current'}"><agentID>${office}</agentID><uniqueID>${uniqueId}</uniqueID>` +
+  return (
+    `<residential modTime="${mod}" status="${options.status ?? 'current'}"><agentID>${office}</agentID><uniqueID>${uniqueId}</uniqueID>` +
     `<headline>${options.headline ?? `Home ${uniqueId}`}</headline><description>Nice.</description><price>${options.price ?? 500000}</price>` +
-    '<address><streetNumber>1</streetNumber><street>Main Road</street><suburb>Richmond</suburb><state>VIC</state><postcode>3121</postcode></address></residential>';
+    '<address><streetNumber>1</streetNumber><street>Main Road</street><suburb>Richmond</suburb><state>VIC</state><postcode>3121</postcode></address></residential>'
+  );
 }

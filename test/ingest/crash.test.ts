@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createDb, type Db } from '../../db/knex.js';
 import { feed } from '../helpers.js';
-import { freePort, scratchDatabase, spawnRole, type RoleProcess } from '../processes.js';
+import { freePort, type RoleProcess, scratchDatabase, spawnRole } from '../processes.js';
 import { redisUrl } from '../service.js';
 import { activeKey, officeListing, pushFeed } from './client.js';
 

@@ -24,7 +24,16 @@ describe('Ingestion on the embedded default (PGlite, in-process queue, outbox fi
     ).json();
     expect((await admin(svc.url, 'POST', `/v1/admin/keys/${created.id}/approve`)).status).to.equal(200);
 
-    const res = await pushFeed(svc.url, created.key, feed(officeListing('OFF1', 'A'), officeListing('OFF1', 'B'), '<residential modTime="2024-03-01-10:00:00" status="current"><agentID>OFF1</agentID><uniqueID>C</uniqueID></residential>'), { mode: 'full' });
+    const res = await pushFeed(
+      svc.url,
+      created.key,
+      feed(
+        officeListing('OFF1', 'A'),
+        officeListing('OFF1', 'B'),
+        '<residential modTime="2024-03-01-10:00:00" status="current"><agentID>OFF1</agentID><uniqueID>C</uniqueID></residential>',
+      ),
+      { mode: 'full' },
+    );
     const body = await res.json();
     expect(res.status, JSON.stringify(body)).to.equal(200);
     expect(body.summary).to.deep.equal({ inserted: 2, updated: 0, unchanged: 0, stale_ignored: 0 });

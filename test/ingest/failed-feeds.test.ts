@@ -50,7 +50,7 @@ describe('Feeds that fail for good: what integrators and operators see, and retr
     }
   };
 
-  it('tells the integrator in a plain sentence, mails the key\'s alert address, and shows operators the cause', async () => {
+  it("tells the integrator in a plain sentence, mails the key's alert address, and shows operators the cause", async () => {
     const { feedId, error } = await failedFeed('F1');
     for (const text of [error, (await (await fetch(`${svc.url}/v1/feeds/${feedId}`, { headers: { authorization: `Bearer ${key}` } })).json()).error]) {
       expect(text).to.match(/^ingestion failed after several attempts because of a problem on our side/);
@@ -63,9 +63,16 @@ describe('Feeds that fail for good: what integrators and operators see, and retr
     expect(mail).to.include({ recipient: 'feeds@agency.example', status: 'sent' });
     expect(mail.body).to.contain(feedId);
     const outbox = join(svc.dataDir, 'outbox');
-    expect(readdirSync(outbox).map((f) => readFileSync(join(outbox, f), 'utf8')).some((m) => m.includes('could not be processed') && m.includes(feedId))).to.equal(true);
+    expect(
+      readdirSync(outbox)
+        .map((f) => readFileSync(join(outbox, f), 'utf8'))
+        .some((m) => m.includes('could not be processed') && m.includes(feedId)),
+    ).to.equal(true);
     // Once its body is past the retention and deleted, it cannot be run again, and the operator is told why.
-    await svc.db('feed_events').where({ id: feedId }).update({ created_at: svc.db.raw("now() - interval '400 days'") });
+    await svc
+      .db('feed_events')
+      .where({ id: feedId })
+      .update({ created_at: svc.db.raw("now() - interval '400 days'") });
     expect(await purgeFeedBodies(svc.db, 30)).to.be.at.least(1);
     const retry = await admin(svc.url, 'POST', `/v1/admin/feeds/${feedId}/retry`);
     expect(retry.status).to.equal(409);
@@ -74,7 +81,10 @@ describe('Feeds that fail for good: what integrators and operators see, and retr
 
   it('a retry from Bull Board runs the failed feed again: the event is done, the listing stored, the job returns the summary', async () => {
     const { feedId } = await failedFeed('F2');
-    const res = await fetch(`${svc.url}/admin/queues/api/queues/ingest/ingest-${feedId}/retry`, { method: 'PUT', headers: { authorization: `Bearer ${OPERATOR}` } });
+    const res = await fetch(`${svc.url}/admin/queues/api/queues/ingest/ingest-${feedId}/retry`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${OPERATOR}` },
+    });
     expect(res.status, await res.text()).to.equal(204);
     expect(await statusOf(feedId, 'done')).to.equal('done');
     expect(await svc.db('listings').where({ listing_key: 'OFF1/F2' }).first()).to.have.property('status', 'active');
@@ -106,7 +116,10 @@ describe('Feeds that fail for good: what integrators and operators see, and retr
   it('the sweep re-queues a feed left running whose job had already failed (the database was away when it gave up)', async () => {
     // As left by an outage longer than the retries: the job failed, the event could not be marked.
     const { feedId } = await failedFeed('F4');
-    await svc.db('feed_events').where({ id: feedId }).update({ status: 'running', error: null, updated_at: svc.db.raw("now() - interval '10 minutes'") });
+    await svc
+      .db('feed_events')
+      .where({ id: feedId })
+      .update({ status: 'running', error: null, updated_at: svc.db.raw("now() - interval '10 minutes'") });
     expect(await (await queue.getJob(`ingest-${feedId}`))!.getState()).to.equal('failed');
     await svc.runtime.sweep();
     expect(await statusOf(feedId, 'done')).to.equal('done');

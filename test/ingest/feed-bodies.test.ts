@@ -35,7 +35,12 @@ describe('Stored feed bodies: credentials masked, kept for FEED_BODY_RETENTION_D
       const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
       expect((await collect(scrubCredentials(pieces(le, 5)))).subarray(2).toString('utf16le')).to.equal(expected);
       const be = Buffer.from(le).swap16();
-      expect(Buffer.from(await collect(scrubCredentials(pieces(be, 3)))).swap16().subarray(2).toString('utf16le')).to.equal(expected);
+      expect(
+        Buffer.from(await collect(scrubCredentials(pieces(be, 3))))
+          .swap16()
+          .subarray(2)
+          .toString('utf16le'),
+      ).to.equal(expected);
       const plain = Buffer.from(`<propertyList>${officeListing('OFF1', 'A')}</propertyList>`);
       expect((await collect(scrubCredentials(pieces(plain, 9)))).equals(plain)).to.equal(true);
     });
@@ -100,23 +105,44 @@ describe('Stored feed bodies: credentials masked, kept for FEED_BODY_RETENTION_D
 
     it('purges bodies past the retention, keeping the event and its result; a feed not finished keeps its body', async () => {
       const old = await (await push(withCredentials(officeListing('OFF1', 'OLD')), true)).json();
-      await svc.db('feed_events').where({ id: old.feedId }).update({ created_at: svc.db.raw("now() - interval '31 days'") });
+      await svc
+        .db('feed_events')
+        .where({ id: old.feedId })
+        .update({ created_at: svc.db.raw("now() - interval '31 days'") });
       // An unfinished one of the same age (its job lost) keeps its body for the retry.
       const waiting = await (await push(withCredentials(officeListing('OFF1', 'WAIT')), true)).json();
-      await svc.db('feed_events').where({ id: waiting.feedId }).update({ status: 'queued', created_at: svc.db.raw("now() - interval '31 days'") });
+      await svc
+        .db('feed_events')
+        .where({ id: waiting.feedId })
+        .update({ status: 'queued', created_at: svc.db.raw("now() - interval '31 days'") });
       let purgedAt = null;
       for (let i = 0; i < 100 && !purgedAt; i += 1) {
         purgedAt = (await svc.db('feed_events').where({ id: old.feedId }).first('body_purged_at')).body_purged_at;
         if (!purgedAt) await new Promise((r) => setTimeout(r, 100));
       }
       expect(purgedAt, 'purged by the scheduled task').not.to.equal(null);
-      expect(await svc.db('feed_event_chunks').where({ feed_id: old.feedId }).count({ n: '*' }).then(([r]) => Number(r.n))).to.equal(0);
+      expect(
+        await svc
+          .db('feed_event_chunks')
+          .where({ feed_id: old.feedId })
+          .count({ n: '*' })
+          .then(([r]) => Number(r.n)),
+      ).to.equal(0);
       const status = await (await fetch(`${svc.url}/v1/feeds/${old.feedId}`, { headers: { authorization: `Bearer ${key}` } })).json();
       expect(status).to.include({ status: 'done' });
       expect(status.result.upserts).to.deep.equal([{ listingKey: 'OFF1/OLD', action: 'inserted' }]);
-      expect(await svc.db('feed_event_chunks').where({ feed_id: waiting.feedId }).count({ n: '*' }).then(([r]) => Number(r.n))).to.be.greaterThan(0);
+      expect(
+        await svc
+          .db('feed_event_chunks')
+          .where({ feed_id: waiting.feedId })
+          .count({ n: '*' })
+          .then(([r]) => Number(r.n)),
+      ).to.be.greaterThan(0);
       const runs = await maintenance.getJobs(['completed'], 0, 200);
-      expect(runs.some((j) => j.name === 'purge-feed-bodies' && (j.returnvalue as { purged: number }).purged >= 1), 'the run and its result are on the queue').to.equal(true);
+      expect(
+        runs.some((j) => j.name === 'purge-feed-bodies' && (j.returnvalue as { purged: number }).purged >= 1),
+        'the run and its result are on the queue',
+      ).to.equal(true);
     });
   });
 });

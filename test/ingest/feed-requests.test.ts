@@ -3,8 +3,8 @@ import { expect } from 'chai';
 import { validatorFor } from '../../api/validators.js';
 import { feed, postgresUrl } from '../helpers.js';
 import { freePort, scratchDatabase, spawnRole } from '../processes.js';
-import { startTcpProxy, type TcpProxy } from '../tcp-proxy.js';
 import { redisUrl, startTestService, type TestService } from '../service.js';
+import { startTcpProxy, type TcpProxy } from '../tcp-proxy.js';
 import { activeKey, officeListing, pushFeed } from './client.js';
 
 const pgPort = Number(new URL(postgresUrl).port || 5432);
@@ -12,12 +12,16 @@ const pgPort = Number(new URL(postgresUrl).port || 5432);
 /** Starts a raw XML upload that sends its headers and a first piece, then nothing more. */
 function slowDrip(url: string, key: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${url}/v1/feeds?currency=AUD`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/xml', 'content-length': '100000' } }, (res) => {
-      let body = '';
-      res.on('data', (d) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
-      res.on('error', reject);
-    });
+    const req = request(
+      `${url}/v1/feeds?currency=AUD`,
+      { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/xml', 'content-length': '100000' } },
+      (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', (err) => resolve({ status: 0, body: err.message }));
     req.write('<?xml version="1.0"?><propertyList>');
   });
@@ -47,7 +51,13 @@ describe('POST /v1/feeds as a request: slow senders, outages while waiting, shut
         expect(drip.status, drip.body).to.equal(408);
         expect(JSON.parse(drip.body).error).to.match(/stopped arriving for 2 s; nothing was stored/);
       }
-      expect(await svc.db('feed_events').count({ n: '*' }).then(([r]) => Number(r.n)), 'only the real feed was stored').to.equal(1);
+      expect(
+        await svc
+          .db('feed_events')
+          .count({ n: '*' })
+          .then(([r]) => Number(r.n)),
+        'only the real feed was stored',
+      ).to.equal(1);
     });
 
     it('a 200 carries the feedId and a Location header naming its status URL', async () => {
@@ -72,7 +82,12 @@ describe('POST /v1/feeds as a request: slow senders, outages while waiting, shut
       const viaProxy = new URL(postgresUrl);
       viaProxy.port = String(proxy.port);
       // No consumer at first, so the feed waits in the queue while the database is cut.
-      web = await startTestService({ database: 'postgres', redis: true, consume: false, env: { DATABASE_URL: viaProxy.toString(), FEED_SYNC_WAIT_MS: '20000' } });
+      web = await startTestService({
+        database: 'postgres',
+        redis: true,
+        consume: false,
+        env: { DATABASE_URL: viaProxy.toString(), FEED_SYNC_WAIT_MS: '20000' },
+      });
       key = await activeKey(web.db, ['OFF1']);
     });
     after(async () => {
@@ -95,7 +110,13 @@ describe('POST /v1/feeds as a request: slow senders, outages while waiting, shut
       worker = await startTestService({ database: 'postgres', redis: true, db: web.db, queuePrefix: web.queuePrefix });
       let status = '';
       for (let i = 0; i < 200 && status !== 'done'; i += 1) {
-        status = (await web.db('feed_events').where({ id: body.feedId }).first('status').catch(() => ({ status: '' }))).status;
+        status = (
+          await web
+            .db('feed_events')
+            .where({ id: body.feedId })
+            .first('status')
+            .catch(() => ({ status: '' }))
+        ).status;
         if (status !== 'done') await new Promise((r) => setTimeout(r, 100));
       }
       expect(status).to.equal('done');
@@ -108,7 +129,14 @@ describe('POST /v1/feeds as a request: slow senders, outages while waiting, shut
     const database = await scratchDatabase();
     const port = await freePort();
     // A web role with no worker and the longest wait: without the shutdown answer the request would hang.
-    const web = spawnRole('api/main.js', { PORT: String(port), DATABASE_URL: database.url, REDIS_URL: redisUrl, LOG_LEVEL: 'info', FEED_SYNC_WAIT_MS: '600000', OPERATOR_TOKEN: 'operator-token-for-tests-0123456789' });
+    const web = spawnRole('api/main.js', {
+      PORT: String(port),
+      DATABASE_URL: database.url,
+      REDIS_URL: redisUrl,
+      LOG_LEVEL: 'info',
+      FEED_SYNC_WAIT_MS: '600000',
+      OPERATOR_TOKEN: 'operator-token-for-tests-0123456789',
+    });
     try {
       await web.waitFor('"listening"');
       const { createDb } = await import('../../db/knex.js');

@@ -30,7 +30,10 @@ describe('POST /v1/feeds: per-listing actions against PostgreSQL with BullMQ wor
     expect(first.ok).to.equal(true);
     expect(first.counts).to.deep.equal({ parsed: 2, valid: 2, invalid: 0 });
     expect(first.summary).to.deep.equal({ inserted: 2, updated: 0, unchanged: 0, stale_ignored: 0 });
-    expect(first.upserts).to.deep.equal([{ listingKey: 'OFF1/A', action: 'inserted' }, { listingKey: 'OFF1/B', action: 'inserted' }]);
+    expect(first.upserts).to.deep.equal([
+      { listingKey: 'OFF1/A', action: 'inserted' },
+      { listingKey: 'OFF1/B', action: 'inserted' },
+    ]);
     const stored = await row('OFF1/A');
     expect(stored.data.price).to.deep.include({ amount: 500000, currency: 'AUD' });
     expect(stored.data.address.locality).to.equal('Richmond');
@@ -57,13 +60,15 @@ describe('POST /v1/feeds: per-listing actions against PostgreSQL with BullMQ wor
   it('after a mapping change, an unchanged re-send stamps the new fingerprints once and writes nothing else', async () => {
     const xml = feed(officeListing('OFF2', 'FP1'), officeListing('OFF2', 'FP2'));
     await push(xml);
-    const fingerprints = async () => (await svc.db('listings').whereIn('listing_key', ['OFF2/FP1', 'OFF2/FP2']).orderBy('listing_key').pluck('source_hash')) as string[];
+    const fingerprints = async () =>
+      (await svc.db('listings').whereIn('listing_key', ['OFF2/FP1', 'OFF2/FP2']).orderBy('listing_key').pluck('source_hash')) as string[];
     const current = await fingerprints();
     expect(current.every((f) => f.startsWith(`reaxml${REAXML_MAPPING_VERSION}:`))).to.equal(true);
     // As left by an older mapping version, and by a release before fingerprints named their mapping.
     await svc.db('listings').where({ listing_key: 'OFF2/FP1' }).update({ source_hash: 'reaxml0:older-mapping' });
     await svc.db('listings').where({ listing_key: 'OFF2/FP2' }).update({ source_hash: 'legacy-unprefixed' });
-    const state = () => svc.db.raw("SELECT listing_key, data, mod_time, updated_at, content_hash FROM listings WHERE office = 'OFF2' AND unique_id LIKE 'FP%' ORDER BY 1");
+    const state = () =>
+      svc.db.raw("SELECT listing_key, data, mod_time, updated_at, content_hash FROM listings WHERE office = 'OFF2' AND unique_id LIKE 'FP%' ORDER BY 1");
     const before = (await state()).rows;
 
     const again = await push(xml);
@@ -92,10 +97,12 @@ describe('POST /v1/feeds: per-listing actions against PostgreSQL with BullMQ wor
     expect(await versions()).to.deep.equal(stamped);
     // Within one feed too: T3 unchanged, then T2.
     await push(feed(officeListing('OFF2', 'MU', { modTime: '2024-05-01-10:00:00', price: 100 })));
-    const inOne = await push(feed(
-      officeListing('OFF2', 'MU', { modTime: '2024-05-03-10:00:00', price: 100 }),
-      officeListing('OFF2', 'MU', { modTime: '2024-05-02-10:00:00', price: 200 }),
-    ));
+    const inOne = await push(
+      feed(
+        officeListing('OFF2', 'MU', { modTime: '2024-05-03-10:00:00', price: 100 }),
+        officeListing('OFF2', 'MU', { modTime: '2024-05-02-10:00:00', price: 200 }),
+      ),
+    );
     expect(inOne.upserts.map((u: { action: string }) => u.action)).to.deep.equal(['unchanged', 'stale_ignored']);
     expect((await row('OFF2/MU')).data.price.amount).to.equal(100);
     expect((await row('OFF2/MU')).mod_time.toISOString()).to.equal('2024-05-03T00:00:00.000Z');
@@ -104,9 +111,14 @@ describe('POST /v1/feeds: per-listing actions against PostgreSQL with BullMQ wor
   it('never lets a key reach an office outside its scope through markup inside agentID or uniqueID', async () => {
     const narrow = await activeKey(svc.db, ['OFF1X']);
     const victim = await row('OFF1/A');
-    const attack = (ids: string) => `<residential modTime="2030-01-01-10:00:00" status="current">${ids}<headline>Owned</headline><price>1</price>` +
+    const attack = (ids: string) =>
+      `<residential modTime="2030-01-01-10:00:00" status="current">${ids}<headline>Owned</headline><price>1</price>` +
       '<address><streetNumber>1</streetNumber><street>Main Road</street><suburb>Richmond</suburb><state>VIC</state><postcode>3121</postcode></address></residential>';
-    for (const ids of ['<agentID>OFF1<x>X</x></agentID><uniqueID>A</uniqueID>', '<agentID>OFF1X</agentID><uniqueID>A<b/></uniqueID>', '<agentID><x/>OFF1</agentID><uniqueID>A</uniqueID>']) {
+    for (const ids of [
+      '<agentID>OFF1<x>X</x></agentID><uniqueID>A</uniqueID>',
+      '<agentID>OFF1X</agentID><uniqueID>A<b/></uniqueID>',
+      '<agentID><x/>OFF1</agentID><uniqueID>A</uniqueID>',
+    ]) {
       for (const mode of ['incremental', 'full'] as const) {
         const res = await pushFeed(svc.url, narrow, feed(attack(ids)), { mode });
         const body = await res.json();
@@ -116,7 +128,7 @@ describe('POST /v1/feeds: per-listing actions against PostgreSQL with BullMQ wor
         expect(body.issues.map((i: { code: string }) => i.code)).to.include('invalid_identity');
       }
     }
-    expect(await row('OFF1/A'), 'the other office\'s listing is untouched').to.deep.equal(victim);
+    expect(await row('OFF1/A'), "the other office's listing is untouched").to.deep.equal(victim);
     expect(await svc.db('listings').where({ office: 'OFF1X' }).count('* as n').first()).to.deep.equal({ n: '0' });
   });
 
@@ -127,14 +139,20 @@ describe('POST /v1/feeds: per-listing actions against PostgreSQL with BullMQ wor
   });
 
   it('applies a listing that occurs twice in one feed in feed order', async () => {
-    const res = await push(feed(
-      officeListing('OFF2', 'DUP', { modTime: '2024-03-02-10:00:00', price: 1 }),
-      officeListing('OFF2', 'DUP', { modTime: '2024-03-03-10:00:00', price: 2 }),
-      officeListing('OFF2', 'DUP', { modTime: '2024-03-01-10:00:00', price: 3 }),
-    ));
+    const res = await push(
+      feed(
+        officeListing('OFF2', 'DUP', { modTime: '2024-03-02-10:00:00', price: 1 }),
+        officeListing('OFF2', 'DUP', { modTime: '2024-03-03-10:00:00', price: 2 }),
+        officeListing('OFF2', 'DUP', { modTime: '2024-03-01-10:00:00', price: 3 }),
+      ),
+    );
     expect(res.upserts.map((u: { action: string }) => u.action)).to.deep.equal(['inserted', 'updated', 'stale_ignored']);
-    expect(res.issues.filter((i: { code: string }) => i.code === 'duplicate_listing').map((i: { listingIndex: number; path: string }) => [i.listingIndex, i.path]))
-      .to.deep.equal([[1, '/propertyList/residential[2]'], [2, '/propertyList/residential[3]']]);
+    expect(
+      res.issues.filter((i: { code: string }) => i.code === 'duplicate_listing').map((i: { listingIndex: number; path: string }) => [i.listingIndex, i.path]),
+    ).to.deep.equal([
+      [1, '/propertyList/residential[2]'],
+      [2, '/propertyList/residential[3]'],
+    ]);
     expect((await row('OFF2/DUP')).data.price.amount).to.equal(2);
   });
 
@@ -170,12 +188,21 @@ describe('POST /v1/feeds: per-listing actions against PostgreSQL with BullMQ wor
   });
 
   it('never stores a listing of an office outside the key, and records invalid listings with their issues', async () => {
-    const res = await push(feed(officeListing('OTHER', 'X'), officeListing('OFF2', 'C'), '<residential modTime="2024-03-01-10:00:00" status="current"><agentID>OFF2</agentID><uniqueID>D</uniqueID></residential>'));
+    const res = await push(
+      feed(
+        officeListing('OTHER', 'X'),
+        officeListing('OFF2', 'C'),
+        '<residential modTime="2024-03-01-10:00:00" status="current"><agentID>OFF2</agentID><uniqueID>D</uniqueID></residential>',
+      ),
+    );
     expect(res.ok).to.equal(false);
     expect(res.counts).to.deep.equal({ parsed: 3, valid: 1, invalid: 2 });
     expect(res.upserts).to.deep.equal([{ listingKey: 'OFF2/C', action: 'inserted' }]);
     const codes = res.issues.filter((i: { level: string }) => i.level === 'error').map((i: { code: string; listingIndex: number }) => [i.code, i.listingIndex]);
-    expect(codes).to.deep.equal([['office_not_in_scope', 0], ['missing_address', 2]]);
+    expect(codes).to.deep.equal([
+      ['office_not_in_scope', 0],
+      ['missing_address', 2],
+    ]);
     expect(await row('OTHER/X')).to.equal(undefined);
     expect(await row('OFF2/D')).to.equal(undefined);
     // The feed event keeps the result for operators.
@@ -195,8 +222,15 @@ describe('POST /v1/feeds: per-listing actions against PostgreSQL with BullMQ wor
     expect((await row('OFF2/E')).data.price.currency).to.equal('NZD');
 
     // Bytes are stored as sent and decoded by their declaration (ISO-8859-1 here).
-    const latin1 = Buffer.from(`<?xml version="1.0" encoding="ISO-8859-1"?>${feed(officeListing('OFF2', 'G', { headline: 'Caf\u00e9 \u00ff' })).replace(/^<\?xml[^>]*>/, '')}`, 'latin1');
-    const raw = await fetch(`${svc.url}/v1/feeds?currency=AUD`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/xml' }, body: latin1 });
+    const latin1 = Buffer.from(
+      `<?xml version="1.0" encoding="ISO-8859-1"?>${feed(officeListing('OFF2', 'G', { headline: 'Caf\u00e9 \u00ff' })).replace(/^<\?xml[^>]*>/, '')}`,
+      'latin1',
+    );
+    const raw = await fetch(`${svc.url}/v1/feeds?currency=AUD`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/xml' },
+      body: latin1,
+    });
     expect(raw.status).to.equal(200);
     expect((await row('OFF2/G')).data.headline).to.deep.equal({ 'en-AU': 'Caf\u00e9 \u00ff' });
     const stored = await svc.db('feed_events').orderBy('created_at', 'desc').first('body_sha256', 'body_bytes');
@@ -205,7 +239,11 @@ describe('POST /v1/feeds: per-listing actions against PostgreSQL with BullMQ wor
   });
 
   it('answers 400 for bad bodies and for a feed that is not well-formed (recorded on the feed event)', async () => {
-    const bad = await fetch(`${svc.url}/v1/feeds`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ xml: '<a/>', context: { currency: 'XXQ' } }) });
+    const bad = await fetch(`${svc.url}/v1/feeds`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ xml: '<a/>', context: { currency: 'XXQ' } }),
+    });
     expect(bad.status).to.equal(400);
     expect((await bad.json()).error).to.match(/currency/);
     const broken = await pushFeed(svc.url, key, '<propertyList><residential><agentID>OFF1</agentID>');

@@ -30,7 +30,12 @@ describe('Feed keys: request, whoami, approval and revocation (PostgreSQL + Redi
     expect(JSON.stringify(stored)).not.to.contain(created.key);
 
     // whoami answers for a suspended key so integrators can poll for approval; pushing is refused.
-    expect(await (await whoami(created.key)).json()).to.deep.equal({ keyId: created.id, clientName: 'Acme CRM', officeIds: ['OFF1', 'OFF2'], status: 'suspended' });
+    expect(await (await whoami(created.key)).json()).to.deep.equal({
+      keyId: created.id,
+      clientName: 'Acme CRM',
+      officeIds: ['OFF1', 'OFF2'],
+      status: 'suspended',
+    });
     const refused = await pushFeed(svc.url, created.key, feed(officeListing('OFF1', 'A')));
     expect(refused.status).to.equal(401);
     expect((await refused.json()).error).to.match(/awaiting operator approval/);
@@ -84,7 +89,13 @@ describe('Feed keys: request, whoami, approval and revocation (PostgreSQL + Redi
   it('rate-limits key requests per client address in Redis, shared by web processes (429 with an error body)', async () => {
     const limited = await startTestService({ database: 'postgres', redis: true, env: { KEY_REQUEST_RATE_LIMIT: '3' } });
     // A second web process on the same Redis counts against the same limit.
-    const other = await startTestService({ database: 'postgres', redis: true, db: limited.db, rateLimitPrefix: limited.rateLimitPrefix, env: { KEY_REQUEST_RATE_LIMIT: '3' } });
+    const other = await startTestService({
+      database: 'postgres',
+      redis: true,
+      db: limited.db,
+      rateLimitPrefix: limited.rateLimitPrefix,
+      env: { KEY_REQUEST_RATE_LIMIT: '3' },
+    });
     try {
       const statuses: number[] = [];
       for (let i = 0; i < 4; i += 1) {

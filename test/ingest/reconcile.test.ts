@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { validatorFor } from '../../api/validators.js';
 import { feed } from '../helpers.js';
-import { startSmtpSink, type SmtpSink } from '../smtp-sink.js';
 import { startTestService, type TestService } from '../service.js';
+import { type SmtpSink, startSmtpSink } from '../smtp-sink.js';
 import { activeKey, admin, officeListing, pushFeed } from './client.js';
 
 const listings = (office: string, ids: string[], modTime?: string) => ids.map((id) => officeListing(office, id, { modTime }));
@@ -15,7 +15,11 @@ describe('mode=full: reconcile, circuit breaker, quarantine and notifications (P
   let key: string;
   before(async () => {
     smtp = await startSmtpSink();
-    svc = await startTestService({ database: 'postgres', redis: true, env: { SMTP_URL: smtp.url, MAIL_FROM: 'feeds@service.example', CIRCUIT_BREAKER_MIN: '2', CIRCUIT_BREAKER_RATIO: '0.2' } });
+    svc = await startTestService({
+      database: 'postgres',
+      redis: true,
+      env: { SMTP_URL: smtp.url, MAIL_FROM: 'feeds@service.example', CIRCUIT_BREAKER_MIN: '2', CIRCUIT_BREAKER_RATIO: '0.2' },
+    });
     key = await activeKey(svc.db, ['OFF1', 'OFF2', 'OFF3'], 'alerts@agency.example');
   });
   after(async () => {
@@ -75,7 +79,11 @@ describe('mode=full: reconcile, circuit breaker, quarantine and notifications (P
     const item = open.items.find((i: { id: string }) => i.id === office.quarantineId);
     expect(validatorFor('QuarantineItem')(item), JSON.stringify(validatorFor('QuarantineItem').errors)).to.equal(true);
     expect(item).to.deep.include({ office: 'OFF1', archiveCount: 7, nonArchivedCount: 10, resolved: false });
-    expect(item.keys).to.deep.equal(ids(7, 3).map((id) => `OFF1/${id}`).sort());
+    expect(item.keys).to.deep.equal(
+      ids(7, 3)
+        .map((id) => `OFF1/${id}`)
+        .sort(),
+    );
 
     // The alert went to the key's address, once; a second trip within the hour sends no second mail.
     await push(feed(...listings('OFF1', ids(3))));
@@ -92,7 +100,11 @@ describe('mode=full: reconcile, circuit breaker, quarantine and notifications (P
     expect(await resolved.json()).to.deep.include({ resolved: true, resolution: 'applied', appliedCount: 6 });
     const now = await statuses('OFF1');
     expect(now.L4).to.equal('active');
-    expect(ids(7, 3).filter((id) => id !== 'L4').every((id) => now[id] === 'archived')).to.equal(true);
+    expect(
+      ids(7, 3)
+        .filter((id) => id !== 'L4')
+        .every((id) => now[id] === 'archived'),
+    ).to.equal(true);
 
     const remaining = await (await admin(svc.url, 'GET', '/v1/admin/quarantine')).json();
     expect(remaining.items.map((i: { id: string }) => i.id)).not.to.include(item.id);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { feed, postgresUrl } from '../helpers.js';
-import { startTcpProxy, type TcpProxy } from '../tcp-proxy.js';
 import { redisUrl, startTestService, type TestService } from '../service.js';
+import { startTcpProxy, type TcpProxy } from '../tcp-proxy.js';
 import { activeKey, officeListing, pushFeed } from './client.js';
 
 const redisPort = Number(new URL(redisUrl).port || 6379);
@@ -76,9 +76,21 @@ describe('Ingestion under failure: Redis and database outages, concurrent feeds'
         await pushFeed(svc.url, key, feed(officeListing('OFF1', 'A'))),
         await fetch(`${svc.url}/v1/feeds/whoami`, { headers: { authorization: `Bearer ${key}` } }),
         await fetch(`${svc.url}/v1/admin/keys`, { headers: { authorization: `Bearer ${svc.config.operatorToken}` } }),
-        ...(await Promise.all(['/v1/listings', '/v1/listings/OFF1/A', '/v1/agents', '/v1/offices', '/v1/countries', '/v1/site', '/v1/site/pages/about'].map((p) => fetch(`${svc.url}${p}`)))),
-        await fetch(`${svc.url}/v1/leads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ listing: { office: 'OFF1', uniqueId: 'A' }, contact: { email: 'jo@home.example', message: 'hi' }, consent: true }) }),
-        ...(await Promise.all(['/v1/admin/stats', '/v1/admin/leads', '/v1/admin/blocklist', '/v1/admin/listings', '/v1/admin/feeds', '/v1/admin/audit', '/v1/admin/site/pages'].map((p) => fetch(`${svc.url}${p}`, { headers: { authorization: `Bearer ${svc.config.operatorToken}` } })))),
+        ...(await Promise.all(
+          ['/v1/listings', '/v1/listings/OFF1/A', '/v1/agents', '/v1/offices', '/v1/countries', '/v1/site', '/v1/site/pages/about'].map((p) =>
+            fetch(`${svc.url}${p}`),
+          ),
+        )),
+        await fetch(`${svc.url}/v1/leads`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ listing: { office: 'OFF1', uniqueId: 'A' }, contact: { email: 'jo@home.example', message: 'hi' }, consent: true }),
+        }),
+        ...(await Promise.all(
+          ['/v1/admin/stats', '/v1/admin/leads', '/v1/admin/blocklist', '/v1/admin/listings', '/v1/admin/feeds', '/v1/admin/audit', '/v1/admin/site/pages'].map(
+            (p) => fetch(`${svc.url}${p}`, { headers: { authorization: `Bearer ${svc.config.operatorToken}` } }),
+          ),
+        )),
       ]) {
         expect(res.status).to.equal(503);
         expect(await res.json()).to.deep.equal({ error: 'the database is unavailable; try again shortly' });
@@ -107,7 +119,10 @@ describe('Ingestion under failure: Redis and database outages, concurrent feeds'
       const older = feed(...Array.from({ length: n }, (_, i) => officeListing('OFF1', `L${i}`, { modTime: '2024-03-01-10:00:00', price: 100 })));
       const newer = feed(...Array.from({ length: n }, (_, i) => officeListing('OFF1', `L${i}`, { modTime: '2024-03-02-10:00:00', price: 200 })));
       for (let round = 0; round < 3; round += 1) {
-        const [a, b] = await Promise.all([pushFeed(svc.url, key, round % 2 ? newer : older, { mode: 'full' }), pushFeed(svc.url, key, round % 2 ? older : newer, { mode: 'full' })]);
+        const [a, b] = await Promise.all([
+          pushFeed(svc.url, key, round % 2 ? newer : older, { mode: 'full' }),
+          pushFeed(svc.url, key, round % 2 ? older : newer, { mode: 'full' }),
+        ]);
         expect([a.status, b.status]).to.deep.equal([200, 200]);
         for (const body of [await a.json(), await b.json()]) {
           expect(body.counts).to.deep.equal({ parsed: n, valid: n, invalid: 0 });

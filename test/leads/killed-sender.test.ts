@@ -2,10 +2,11 @@ import { expect } from 'chai';
 import { createDb, type Db } from '../../db/knex.js';
 import { feed } from '../helpers.js';
 import { activeKey, pushFeed } from '../ingest/client.js';
-import { freePort, scratchDatabase, spawnRole, type RoleProcess } from '../processes.js';
-import { startSmtpSink, type SmtpSink } from '../smtp-sink.js';
+import { freePort, type RoleProcess, scratchDatabase, spawnRole } from '../processes.js';
+import { type SmtpSink, startSmtpSink } from '../smtp-sink.js';
 
-const LISTING = '<residential modTime="2024-03-01-10:00:00" status="current"><agentID>OFF1</agentID><uniqueID>A</uniqueID>' +
+const LISTING =
+  '<residential modTime="2024-03-01-10:00:00" status="current"><agentID>OFF1</agentID><uniqueID>A</uniqueID>' +
   '<listingAgent id="1"><name>Ann</name><email>ann@agency.example</email></listingAgent><headline>Cottage</headline>' +
   '<address><streetNumber>1</streetNumber><street>Main Road</street><suburb>Richmond</suburb><state>VIC</state><postcode>3121</postcode></address></residential>';
 
@@ -51,7 +52,9 @@ describe('A lead whose sender process is killed in the middle of sending (real p
     expect((await db('leads').where({ id }).first()).status).to.equal('sending');
 
     // The claim of the dead sender is honoured for its lease (5 minutes); let it lapse, then restart.
-    await db('leads').where({ id }).update({ sending_at: db.raw("now() - interval '6 minutes'"), updated_at: db.raw("now() - interval '6 minutes'") });
+    await db('leads')
+      .where({ id })
+      .update({ sending_at: db.raw("now() - interval '6 minutes'"), updated_at: db.raw("now() - interval '6 minutes'") });
     proc = spawnRole('main.js', env);
     processes.push(proc);
     await proc.waitFor('"listening"');

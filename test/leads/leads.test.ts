@@ -6,13 +6,17 @@ import { createMailer } from '../../lib/mailer.js';
 import { deliverLead } from '../../workers/leads/deliver-lead.js';
 import { feed, silentLogger } from '../helpers.js';
 import { activeKey, admin, pushFeed } from '../ingest/client.js';
-import { startSmtpSink, type SmtpSink } from '../smtp-sink.js';
-import { startTcpProxy } from '../tcp-proxy.js';
 import { OPERATOR, redisUrl, startTestService, type TestService } from '../service.js';
+import { type SmtpSink, startSmtpSink } from '../smtp-sink.js';
+import { startTcpProxy } from '../tcp-proxy.js';
 
 const listing = (id: string, opts: { status?: string; agentEmail?: string | null } = {}) =>
   `<residential modTime="2024-03-01-10:00:00" status="${opts.status ?? 'current'}"><agentID>OFF1</agentID><uniqueID>${id}</uniqueID>` +
-  (opts.agentEmail === undefined ? '<listingAgent id="1"><name>Ann Smith</name><email>ann@agency.example</email></listingAgent>' : opts.agentEmail === null ? '<listingAgent id="1"><name>No Mail</name></listingAgent>' : `<listingAgent id="1"><name>X</name><email>${opts.agentEmail}</email></listingAgent>`) +
+  (opts.agentEmail === undefined
+    ? '<listingAgent id="1"><name>Ann Smith</name><email>ann@agency.example</email></listingAgent>'
+    : opts.agentEmail === null
+      ? '<listingAgent id="1"><name>No Mail</name></listingAgent>'
+      : `<listingAgent id="1"><name>X</name><email>${opts.agentEmail}</email></listingAgent>`) +
   `<headline>Sunny cottage ${id}</headline><address><streetNumber>1</streetNumber><street>Main Road</street><suburb>Richmond</suburb><state>VIC</state><postcode>3121</postcode></address></residential>`;
 
 /** A local siteverify stand-in: answers what the test sets. */
@@ -23,7 +27,10 @@ async function siteverify(): Promise<{ url: string; answer: { status: number; bo
     req.on('data', (c) => (body += c));
     req.on('end', () => {
       const parsed = JSON.parse(body);
-      const answer = parsed.secret === 'turnstile-secret' && parsed.response === 'good-token' ? state.answer : { status: 200, body: { success: false, 'error-codes': ['invalid-input-response'] } };
+      const answer =
+        parsed.secret === 'turnstile-secret' && parsed.response === 'good-token'
+          ? state.answer
+          : { status: 200, body: { success: false, 'error-codes': ['invalid-input-response'] } };
       res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
     });
   });
@@ -44,10 +51,26 @@ describe('Leads: submission, routing, delivery, retry, blocklist, purge (Postgre
     svc = await startTestService({
       database: 'postgres',
       redis: true,
-      env: { SMTP_URL: smtp.url, MAIL_FROM: 'leads@service.example', TURNSTILE_SECRET: 'turnstile-secret', TURNSTILE_VERIFY_URL: verify.url, LEAD_RATE_LIMIT: '100' },
+      env: {
+        SMTP_URL: smtp.url,
+        MAIL_FROM: 'leads@service.example',
+        TURNSTILE_SECRET: 'turnstile-secret',
+        TURNSTILE_VERIFY_URL: verify.url,
+        LEAD_RATE_LIMIT: '100',
+      },
     });
     const key = await activeKey(svc.db, ['OFF1']);
-    const res = await pushFeed(svc.url, key, feed(listing('A'), listing('NOMAIL', { agentEmail: null }), listing('SOLD', { status: 'sold' }), listing('GONE', { status: 'withdrawn' }), listing('BAD', { agentEmail: 'bounce@agency.example' })));
+    const res = await pushFeed(
+      svc.url,
+      key,
+      feed(
+        listing('A'),
+        listing('NOMAIL', { agentEmail: null }),
+        listing('SOLD', { status: 'sold' }),
+        listing('GONE', { status: 'withdrawn' }),
+        listing('BAD', { agentEmail: 'bounce@agency.example' }),
+      ),
+    );
     expect(res.status).to.equal(200);
   });
   after(async () => {
@@ -160,7 +183,10 @@ describe('Leads: submission, routing, delivery, retry, blocklist, purge (Postgre
     const { body } = await submit(lead({ listing: { office: 'OFF1', uniqueId: 'BAD' } }));
     expect(await statusOf(body.id, 'failed')).to.equal('failed');
     const sent = smtp.messages.length;
-    const res = await fetch(`${svc.url}/admin/queues/api/queues/lead-delivery/${encodeURIComponent(`lead-delivery-${body.id}~0`)}/retry`, { method: 'PUT', headers: { authorization: `Bearer ${OPERATOR}` } });
+    const res = await fetch(`${svc.url}/admin/queues/api/queues/lead-delivery/${encodeURIComponent(`lead-delivery-${body.id}~0`)}/retry`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${OPERATOR}` },
+    });
     expect(res.status, await res.text()).to.equal(204);
     expect(await statusOf(body.id, 'delivered')).to.equal('delivered');
     expect(smtp.messages.length).to.equal(sent + 1);
@@ -184,9 +210,16 @@ describe('Leads: submission, routing, delivery, retry, blocklist, purge (Postgre
     expect((await common.json()).error).to.match(/force/);
     expect((await admin(svc.url, 'POST', '/v1/admin/blocklist', { kind: 'domain', value: 'gmail.com', force: true })).status).to.equal(200);
     expect((await admin(svc.url, 'POST', '/v1/admin/blocklist', { kind: 'domain', value: 'spam.example' })).status).to.equal(409);
-    const replaced = await (await admin(svc.url, 'POST', '/v1/admin/blocklist', { kind: 'domain', value: 'spam.example', reason: 'still bots', force: true })).json();
+    const replaced = await (
+      await admin(svc.url, 'POST', '/v1/admin/blocklist', { kind: 'domain', value: 'spam.example', reason: 'still bots', force: true })
+    ).json();
     expect(replaced.reason).to.equal('still bots');
-    for (const body of [{ kind: 'ip', value: '1.2.3.4' }, { kind: 'email', value: 'ab' }, { kind: 'email', value: 'x'.repeat(255) }, { kind: 'email', value: 'a@b.c', reason: 'x'.repeat(201) }]) {
+    for (const body of [
+      { kind: 'ip', value: '1.2.3.4' },
+      { kind: 'email', value: 'ab' },
+      { kind: 'email', value: 'x'.repeat(255) },
+      { kind: 'email', value: 'a@b.c', reason: 'x'.repeat(201) },
+    ]) {
       expect((await admin(svc.url, 'POST', '/v1/admin/blocklist', body)).status, JSON.stringify(body).slice(0, 60)).to.equal(400);
     }
     const list = await (await admin(svc.url, 'GET', '/v1/admin/blocklist')).json();
@@ -204,7 +237,10 @@ describe('Leads: submission, routing, delivery, retry, blocklist, purge (Postgre
   it('purges leads past the retention: contact erased, status purged', async () => {
     const { body } = await submit(lead());
     await statusOf(body.id, 'delivered');
-    await svc.db('leads').where({ id: body.id }).update({ created_at: svc.db.raw("now() - interval '400 days'") });
+    await svc
+      .db('leads')
+      .where({ id: body.id })
+      .update({ created_at: svc.db.raw("now() - interval '400 days'") });
     await svc.runtime.sweep();
     const row = await svc.db('leads').where({ id: body.id }).first();
     expect(row.status).to.equal('purged');
@@ -229,7 +265,12 @@ describe('Leads: submission, routing, delivery, retry, blocklist, purge (Postgre
 
   it('accepts a lead while Redis is away and delivers it once the sweep queues it', async () => {
     const proxy = await startTcpProxy(Number(new URL(redisUrl).port || 6379));
-    const away = await startTestService({ database: 'postgres', redis: true, db: svc.db, env: { REDIS_URL: `redis://127.0.0.1:${proxy.port}`, SMTP_URL: smtp.url } });
+    const away = await startTestService({
+      database: 'postgres',
+      redis: true,
+      db: svc.db,
+      env: { REDIS_URL: `redis://127.0.0.1:${proxy.port}`, SMTP_URL: smtp.url },
+    });
     try {
       proxy.cut();
       const res = await fetch(`${away.url}/v1/leads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(lead()) });
@@ -237,9 +278,15 @@ describe('Leads: submission, routing, delivery, retry, blocklist, purge (Postgre
       const { id } = await res.json();
       expect((await svc.db('leads').where({ id }).first()).status).to.equal('pending');
       proxy.resume();
-      await svc.db('leads').where({ id }).update({ updated_at: svc.db.raw("now() - interval '5 minutes'") });
+      await svc
+        .db('leads')
+        .where({ id })
+        .update({ updated_at: svc.db.raw("now() - interval '5 minutes'") });
       for (let i = 0; i < 40; i += 1) {
-        const swept = await away.runtime.sweep().then(() => true, () => false);
+        const swept = await away.runtime.sweep().then(
+          () => true,
+          () => false,
+        );
         if (swept) break;
         await new Promise((r) => setTimeout(r, 250));
       }

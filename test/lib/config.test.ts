@@ -5,22 +5,57 @@ describe('configuration', () => {
   it('runs with no configuration at all: the embedded defaults of DESIGN.md §2', () => {
     const config = loadConfig({});
     expect(config).to.include({
-      port: 3000, databaseUrl: null, dataDir: './data', redisUrl: null, operatorToken: null, smtpUrl: null, mailFrom: 'no-reply@localhost',
-      fxSource: 'static', sftpUrl: null, sftpPollMs: 15000, circuitBreakerRatio: 0.2, circuitBreakerMin: 5, feedMaxBytes: 100 * 1024 * 1024,
-      feedSyncWaitMs: 30000, leadRetentionDays: 365, leadRateLimit: 20, keyRequestRateLimit: 10,
+      port: 3000,
+      databaseUrl: null,
+      dataDir: './data',
+      redisUrl: null,
+      operatorToken: null,
+      smtpUrl: null,
+      mailFrom: 'no-reply@localhost',
+      fxSource: 'static',
+      sftpUrl: null,
+      sftpPollMs: 15000,
+      circuitBreakerRatio: 0.2,
+      circuitBreakerMin: 5,
+      feedMaxBytes: 100 * 1024 * 1024,
+      feedSyncWaitMs: 30000,
+      leadRetentionDays: 365,
+      leadRateLimit: 20,
+      keyRequestRateLimit: 10,
     });
     expect(Object.isFrozen(config)).to.equal(true);
   });
 
   it('reads and coerces the variables it is given', () => {
-    const config = loadConfig({ PORT: '8080', DATABASE_URL: 'postgres://u@h/db', REDIS_URL: 'redis://127.0.0.1:6379', FEED_MAX_BYTES: '2048', CIRCUIT_BREAKER_RATIO: '0.5', FX_SOURCE: 'live' });
-    expect(config).to.include({ port: 8080, databaseUrl: 'postgres://u@h/db', redisUrl: 'redis://127.0.0.1:6379', feedMaxBytes: 2048, circuitBreakerRatio: 0.5, fxSource: 'live' });
+    const config = loadConfig({
+      PORT: '8080',
+      DATABASE_URL: 'postgres://u@h/db',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      FEED_MAX_BYTES: '2048',
+      CIRCUIT_BREAKER_RATIO: '0.5',
+      FX_SOURCE: 'live',
+    });
+    expect(config).to.include({
+      port: 8080,
+      databaseUrl: 'postgres://u@h/db',
+      redisUrl: 'redis://127.0.0.1:6379',
+      feedMaxBytes: 2048,
+      circuitBreakerRatio: 0.5,
+      fxSource: 'live',
+    });
   });
 
   it('reports every problem together', () => {
     let err: unknown;
     try {
-      loadConfig({ PORT: '70000', DATABASE_URL: 'mysql://x', FX_SOURCE: 'maybe', CIRCUIT_BREAKER_RATIO: '2', OPERATOR_TOKEN: 'short', SFTP_URL: 'sftp://u@h:22/root' });
+      loadConfig({
+        PORT: '70000',
+        DATABASE_URL: 'mysql://x',
+        FX_SOURCE: 'maybe',
+        CIRCUIT_BREAKER_RATIO: '2',
+        OPERATOR_TOKEN: 'short',
+        SFTP_URL: 'sftp://u@h:22/root',
+      });
     } catch (e) {
       err = e;
     }

@@ -1,11 +1,11 @@
+import { readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { expect } from 'chai';
 import { applyListing, isEarlier } from '../../pipeline/apply-listing.js';
 import type { FeedListing } from '../../pipeline/feed-listing.js';
+import { FeedSyntaxError } from '../../pipeline/feed-syntax-error.js';
 import { readReaxmlFeed } from '../../pipeline/reaxml/read-reaxml-feed.js';
 import { archiveListing, breakerTrips } from '../../pipeline/reconcile.js';
-import { readdirSync } from 'node:fs';
-import { relative, join } from 'node:path';
-import { FeedSyntaxError } from '../../pipeline/feed-syntax-error.js';
 import { ADDRESS, AU_CONTEXT, feed, fixture, fixtureDir, listingXml } from '../helpers.js';
 
 async function read(xml: string): Promise<FeedListing[]> {
@@ -77,7 +77,8 @@ describe('Ingestion steps (pure): apply a listing to its stored version, the cir
   it('maps every fixture the same from a light read (ingestion) as from a full read (the dry run)', async () => {
     const files = readdirSync(fixtureDir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.xml'));
     expect(files.length).to.be.greaterThan(50);
-    const strange = '<propertyList><residential modTime="2024-03-01-10:00:00" status="current" note="a&amp;b &lt; &quot;c&quot;&#9;d"><agentID>O</agentID><uniqueID>U&amp;1</uniqueID>' +
+    const strange =
+      '<propertyList><residential modTime="2024-03-01-10:00:00" status="current" note="a&amp;b &lt; &quot;c&quot;&#9;d"><agentID>O</agentID><uniqueID>U&amp;1</uniqueID>' +
       `${ADDRESS}<headline><![CDATA[Big & bright]]></headline><description>A\u0001B</description></residential>\u0002<rental status="current" modTime="2024-03-01-10:00:00"/></propertyList>`;
     for (const xml of [...files.map((f) => fixture(relative(fixtureDir, join(fixtureDir, f)))), strange]) {
       const read = async (light: boolean) => {
@@ -85,7 +86,8 @@ describe('Ingestion steps (pure): apply a listing to its stored version, the cir
         const feedIssues: unknown[] = [];
         try {
           for await (const batch of readReaxmlFeed(xml, AU_CONTEXT, feedIssues as never, { light })) {
-            for (const item of batch) out.push({ identity: item.identity, path: item.path, delta: item.delta(), issues: item.issues.list, hash: item.sourceHash() });
+            for (const item of batch)
+              out.push({ identity: item.identity, path: item.path, delta: item.delta(), issues: item.issues.list, hash: item.sourceHash() });
           }
         } catch (err) {
           if (!(err instanceof FeedSyntaxError)) throw err;

@@ -2,8 +2,8 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { expect } from 'chai';
 import { FeedSyntaxError } from '../../pipeline/feed-syntax-error.js';
-import { validateFeed, type ValidationResult } from '../../pipeline/validate-feed.js';
 import type { CanonicalListing } from '../../pipeline/types.js';
+import { type ValidationResult, validateFeed } from '../../pipeline/validate-feed.js';
 import { AU_CONTEXT, fixture, fixtureDir } from '../helpers.js';
 
 interface Expectation {
@@ -35,22 +35,64 @@ const activeWith = (category: string, amount: number | null) => (l: CanonicalLis
 
 /** One deliberate expectation per fixture file. */
 const EXPECTED: Record<string, Expectation> = {
-  'Land/REA-Land-Current-IncompleteLandDetails.xml': { counts: [1, 1, 0], codes: [], check: (l) => { activeWith('land', 500000)(l); expect(l.landAreaSqm).to.equal(80); } }, // no depth or crossOver: still a land area
-  'Land/REA-Land-Current-MissingLandCategory.xml': { counts: [1, 1, 0], codes: [], check: (l) => { activeWith('land', 500000)(l); expect(l.subCategory).to.equal(null); } },
-  'Land/REA-Land-Current-WithASubNumberButNoStreetNumber.xml': { counts: [1, 1, 0], codes: [], check: (l) => { expect(l.address?.streetNumber).to.equal(null); expect(l.address?.subNumber).to.be.a('string'); } },
-  'Land/REA-Land-Current.xml': { counts: [1, 1, 0], codes: [], check: (l) => { activeWith('land', 500000)(l); expect(l.saleMode).to.equal('sale'); expect(l.landAreaSqm).to.be.greaterThan(0); } },
+  'Land/REA-Land-Current-IncompleteLandDetails.xml': {
+    counts: [1, 1, 0],
+    codes: [],
+    check: (l) => {
+      activeWith('land', 500000)(l);
+      expect(l.landAreaSqm).to.equal(80);
+    },
+  }, // no depth or crossOver: still a land area
+  'Land/REA-Land-Current-MissingLandCategory.xml': {
+    counts: [1, 1, 0],
+    codes: [],
+    check: (l) => {
+      activeWith('land', 500000)(l);
+      expect(l.subCategory).to.equal(null);
+    },
+  },
+  'Land/REA-Land-Current-WithASubNumberButNoStreetNumber.xml': {
+    counts: [1, 1, 0],
+    codes: [],
+    check: (l) => {
+      expect(l.address?.streetNumber).to.equal(null);
+      expect(l.address?.subNumber).to.be.a('string');
+    },
+  },
+  'Land/REA-Land-Current.xml': {
+    counts: [1, 1, 0],
+    codes: [],
+    check: (l) => {
+      activeWith('land', 500000)(l);
+      expect(l.saleMode).to.equal('sale');
+      expect(l.landAreaSqm).to.be.greaterThan(0);
+    },
+  },
   'Land/REA-Land-Deleted.xml': { counts: [1, 1, 0], codes: [], check: statusOnly('archived') },
   'Land/REA-Land-OffMarket.xml': { counts: [1, 1, 0], codes: [], check: statusOnly('off_market') },
   'Land/REA-Land-Sold-DisplayPriceIsNo.xml': { counts: [1, 1, 0], codes: [], check: soldOnly(85000, false) },
   'Land/REA-Land-Sold.xml': { counts: [1, 1, 0], codes: [], check: soldOnly(85000, true) },
   'Land/REA-Land-Withdrawn.xml': { counts: [1, 1, 0], codes: [], check: statusOnly('withdrawn') },
-  'Land/REA-Segment-Land-Current.xml': { counts: [1, 1, 0], codes: [], check: (l, r) => { activeWith('land', 500000)(l); expect(r.issues).to.have.length(0); } },
+  'Land/REA-Segment-Land-Current.xml': {
+    counts: [1, 1, 0],
+    codes: [],
+    check: (l, r) => {
+      activeWith('land', 500000)(l);
+      expect(r.issues).to.have.length(0);
+    },
+  },
   'REA-AllTypes.xml': {
     counts: [6, 6, 0],
     codes: [],
-    check: (_l, r) => expect(r.listings.map((x) => `${x.category}:${x.status}`)).to.deep.equal([
-      'residential:active', 'residential:sold', 'residential:withdrawn', 'rental:active', 'rental:leased', 'rental:withdrawn',
-    ]),
+    check: (_l, r) =>
+      expect(r.listings.map((x) => `${x.category}:${x.status}`)).to.deep.equal([
+        'residential:active',
+        'residential:sold',
+        'residential:withdrawn',
+        'rental:active',
+        'rental:leased',
+        'rental:withdrawn',
+      ]),
   },
   'REA-InvalidCharacter.xml': {
     counts: [1, 1, 0],
@@ -95,7 +137,13 @@ const EXPECTED: Record<string, Expectation> = {
     },
   },
   'Rental/REA-Rental-Withdrawn.xml': { counts: [1, 1, 0], codes: [], check: statusOnly('withdrawn') },
-  'Rental/REA-Segment-Rental-Current.xml': { counts: [1, 1, 0], codes: [], check: (l) => { activeWith('rental', 350)(l); } },
+  'Rental/REA-Segment-Rental-Current.xml': {
+    counts: [1, 1, 0],
+    codes: [],
+    check: (l) => {
+      activeWith('rental', 350)(l);
+    },
+  },
   'Residential/REA-Residential-Current-AddressDisplayIsNo.xml': {
     counts: [1, 1, 0],
     codes: ['media_not_url'],
@@ -119,7 +167,11 @@ const EXPECTED: Record<string, Expectation> = {
       expect(l.media.map((m) => m.order)).to.deep.equal(l.media.map((_m, i) => i));
     },
   },
-  'Residential/REA-Residential-Current-Minimum.xml': { counts: [1, 1, 0], codes: ['missing_headline', 'missing_description'], check: (l) => expect(l.address?.locality).to.be.a('string') },
+  'Residential/REA-Residential-Current-Minimum.xml': {
+    counts: [1, 1, 0],
+    codes: ['missing_headline', 'missing_description'],
+    check: (l) => expect(l.address?.locality).to.be.a('string'),
+  },
   'Residential/REA-Residential-Current-PriceHasCents.xml': { counts: [1, 1, 0], codes: [], check: activeWith('residential', 500000.12) },
   'Residential/REA-Residential-Current-PriceZeroDisplayNoPriceViewEmpty.xml': {
     counts: [1, 1, 0],
@@ -127,14 +179,29 @@ const EXPECTED: Record<string, Expectation> = {
     check: (l) => expect(l.price).to.deep.equal({ amount: null, currency: 'AUD', display: false, text: null }),
   },
   'Residential/REA-Residential-Current-WithA4PointZeroZeroBedroomNumber.xml': { counts: [1, 1, 0], codes: [], check: (l) => expect(l.bedrooms).to.equal(4) },
-  'Residential/REA-Residential-Current-WithABadBedroomNumber.xml': { counts: [1, 1, 0], codes: ['invalid_bedrooms'], check: (l) => expect(l.bedrooms).to.equal(null) },
+  'Residential/REA-Residential-Current-WithABadBedroomNumber.xml': {
+    counts: [1, 1, 0],
+    codes: ['invalid_bedrooms'],
+    check: (l) => expect(l.bedrooms).to.equal(null),
+  },
   'Residential/REA-Residential-Current-WithASingleAgentName.xml': {
     counts: [1, 1, 0],
     codes: [],
     check: (l) => expect(l.agents).to.deep.equal([{ name: 'Mr. John Doe', email: null, phones: [], sourceAgentId: null, slot: '1' }]),
   },
-  'Residential/REA-Residential-Current-WithAStreetNumberAndASingleSubNumber.xml': { counts: [1, 1, 0], codes: [], check: (l) => expect(l.address?.subNumber).to.be.a('string') },
-  'Residential/REA-Residential-Current-WithAStreetNumberAndASubNumber.xml': { counts: [1, 1, 0], codes: [], check: (l) => { expect(l.address?.subNumber).to.be.a('string'); expect(l.address?.streetNumber).to.be.a('string'); } },
+  'Residential/REA-Residential-Current-WithAStreetNumberAndASingleSubNumber.xml': {
+    counts: [1, 1, 0],
+    codes: [],
+    check: (l) => expect(l.address?.subNumber).to.be.a('string'),
+  },
+  'Residential/REA-Residential-Current-WithAStreetNumberAndASubNumber.xml': {
+    counts: [1, 1, 0],
+    codes: [],
+    check: (l) => {
+      expect(l.address?.subNumber).to.be.a('string');
+      expect(l.address?.streetNumber).to.be.a('string');
+    },
+  },
   'Residential/REA-Residential-Current-WithAgentPhotAttachment.xml': {
     counts: [1, 1, 0],
     codes: [],
@@ -151,20 +218,34 @@ const EXPECTED: Record<string, Expectation> = {
   'Residential/REA-Residential-Current-WithAuctionDateTimePlaceholder.xml': {
     counts: [1, 1, 0],
     codes: ['placeholder_value'],
-    check: (l, r) => { expect(l.auction).to.deep.equal({ date: null }); expect(r.issues[0].path).to.equal('/propertyList/residential[1]/auction[1]/@date'); },
+    check: (l, r) => {
+      expect(l.auction).to.deep.equal({ date: null });
+      expect(r.issues[0].path).to.equal('/propertyList/residential[1]/auction[1]/@date');
+    },
   },
   'Residential/REA-Residential-Current-WithBadInspectionTime.xml': {
     counts: [1, 1, 0],
     codes: ['invalid_inspection'],
-    check: (l) => { expect(l.inspections).to.have.length(8); expect(l.inspections[0]).to.equal('08-May-2014 12:00PM to 12:45PM'); },
+    check: (l) => {
+      expect(l.inspections).to.have.length(8);
+      expect(l.inspections[0]).to.equal('08-May-2014 12:00PM to 12:45PM');
+    },
   },
   'Residential/REA-Residential-Current-WithBadModTimeInImagesAndFloorPlans.xml': {
     counts: [1, 1, 0],
     codes: ['nonstandard_date', 'nonstandard_date', 'nonstandard_date', 'nonstandard_date'],
     check: (l) => expect(l.media.filter((m) => m.kind !== 'document')).to.have.length(4),
   },
-  'Residential/REA-Residential-Current-WithBuildingDetailsAreaHavingARange.xml': { counts: [1, 1, 0], codes: ['area_range'], check: (l) => expect(l.buildingAreaSqm).to.equal(40) },
-  'Residential/REA-Residential-Current-WithCData.xml': { counts: [1, 1, 0], codes: [], check: (l) => expect(l.description?.['en-AU']).to.be.a('string').with.length.greaterThan(20) },
+  'Residential/REA-Residential-Current-WithBuildingDetailsAreaHavingARange.xml': {
+    counts: [1, 1, 0],
+    codes: ['area_range'],
+    check: (l) => expect(l.buildingAreaSqm).to.equal(40),
+  },
+  'Residential/REA-Residential-Current-WithCData.xml': {
+    counts: [1, 1, 0],
+    codes: [],
+    check: (l) => expect(l.description?.['en-AU']).to.be.a('string').with.length.greaterThan(20),
+  },
   'Residential/REA-Residential-Current-WithDuplicateAgents.xml': {
     counts: [1, 1, 0],
     codes: ['duplicate_agent_removed', 'duplicate_agent_removed'],
@@ -178,11 +259,18 @@ const EXPECTED: Record<string, Expectation> = {
   },
   'Residential/REA-Residential-Current-WithEnsuiteIsFalse.xml': { counts: [1, 1, 0], codes: [], check: (l) => expect(l.features.ensuite).to.equal(0) },
   'Residential/REA-Residential-Current-WithEnsuiteIsTrue.xml': { counts: [1, 1, 0], codes: [], check: (l) => expect(l.features.ensuite).to.equal(1) },
-  'Residential/REA-Residential-Current-WithFloorPlansMissing.xml': { counts: [1, 1, 0], codes: [], check: (l) => expect(l.media.filter((m) => m.kind === 'floorplan')).to.have.length(0) },
+  'Residential/REA-Residential-Current-WithFloorPlansMissing.xml': {
+    counts: [1, 1, 0],
+    codes: [],
+    check: (l) => expect(l.media.filter((m) => m.kind === 'floorplan')).to.have.length(0),
+  },
   'Residential/REA-Residential-Current-WithHeadlineAndDescriptionPlaceholders.xml': {
     counts: [1, 1, 0],
     codes: ['placeholder_text', 'placeholder_text', 'missing_headline', 'missing_description'],
-    check: (l) => { expect(l.headline).to.equal(null); expect(l.description).to.equal(null); },
+    check: (l) => {
+      expect(l.headline).to.equal(null);
+      expect(l.description).to.equal(null);
+    },
   },
   'Residential/REA-Residential-Current-WithIncorrectDocumentContentType.xml': {
     counts: [1, 1, 0],
@@ -206,32 +294,86 @@ const EXPECTED: Record<string, Expectation> = {
   },
   'Residential/REA-Residential-Current-WithNoAttachmentContentType.xml': { counts: [1, 1, 0], codes: ['invalid_attachment_content_type'] },
   'Residential/REA-Residential-Current-WithNoHeadlineAndNoDescription.xml': { counts: [1, 1, 0], codes: ['missing_headline', 'missing_description'] },
-  'Residential/REA-Residential-Current-WithNoModTimeInImagesAndFloorPlans.xml': { counts: [1, 1, 0], codes: [], check: (l) => expect(l.media.filter((m) => m.kind === 'photo')).to.have.length(2) },
-  'Residential/REA-Residential-Current-WithNoStreetNumberButASubNumber.xml': { counts: [1, 1, 0], codes: [], check: (l) => { expect(l.address?.streetNumber).to.equal(null); expect(l.address?.subNumber).to.be.a('string'); } },
+  'Residential/REA-Residential-Current-WithNoModTimeInImagesAndFloorPlans.xml': {
+    counts: [1, 1, 0],
+    codes: [],
+    check: (l) => expect(l.media.filter((m) => m.kind === 'photo')).to.have.length(2),
+  },
+  'Residential/REA-Residential-Current-WithNoStreetNumberButASubNumber.xml': {
+    counts: [1, 1, 0],
+    codes: [],
+    check: (l) => {
+      expect(l.address?.streetNumber).to.equal(null);
+      expect(l.address?.subNumber).to.be.a('string');
+    },
+  },
   'Residential/REA-Residential-Current-WithOptionalAuctionDateTimeText.xml': {
     counts: [1, 1, 0],
     codes: [],
     check: (l) => expect(l.auction).to.deep.equal({ date: '2009-02-04T07:30:00Z' }), // 18:30 in Melbourne (AEDT, UTC+11)
   },
-  'Residential/REA-Residential-Current-WithPriceAndDisplayNoAndAPriceView.xml': { counts: [1, 1, 0], codes: [], check: (l) => { expect(l.price?.display).to.equal(false); expect(l.price?.text).to.be.a('string'); } },
-  'Residential/REA-Residential-Current-WithPriceAndDisplayNoAndNoPriceView.xml': { counts: [1, 1, 0], codes: [], check: (l) => expect(l.price).to.deep.equal({ amount: 500000, currency: 'AUD', display: false, text: null }) },
-  'Residential/REA-Residential-Current-WithPriceAndDisplayYesButNoPriceView.xml': { counts: [1, 1, 0], codes: [], check: (l) => expect(l.price).to.deep.equal({ amount: 500000, currency: 'AUD', display: true, text: null }) },
+  'Residential/REA-Residential-Current-WithPriceAndDisplayNoAndAPriceView.xml': {
+    counts: [1, 1, 0],
+    codes: [],
+    check: (l) => {
+      expect(l.price?.display).to.equal(false);
+      expect(l.price?.text).to.be.a('string');
+    },
+  },
+  'Residential/REA-Residential-Current-WithPriceAndDisplayNoAndNoPriceView.xml': {
+    counts: [1, 1, 0],
+    codes: [],
+    check: (l) => expect(l.price).to.deep.equal({ amount: 500000, currency: 'AUD', display: false, text: null }),
+  },
+  'Residential/REA-Residential-Current-WithPriceAndDisplayYesButNoPriceView.xml': {
+    counts: [1, 1, 0],
+    codes: [],
+    check: (l) => expect(l.price).to.deep.equal({ amount: 500000, currency: 'AUD', display: true, text: null }),
+  },
   'Residential/REA-Residential-Current-WithSomeIncorrectDocumentContentType.xml': {
     counts: [1, 1, 0],
     codes: ['invalid_attachment_content_type', 'invalid_attachment_content_type', 'invalid_attachment_content_type'],
     check: (l) => expect(l.media.filter((m) => m.kind === 'document').map((m) => m.slot)).to.deep.equal(['soi-dddd4444']),
   },
-  'Residential/REA-Residential-Current-WithTooManyBedrooms.xml': { counts: [1, 1, 0], codes: ['invalid_bedrooms'], check: (l) => expect(l.bedrooms).to.equal(null) },
+  'Residential/REA-Residential-Current-WithTooManyBedrooms.xml': {
+    counts: [1, 1, 0],
+    codes: ['invalid_bedrooms'],
+    check: (l) => expect(l.bedrooms).to.equal(null),
+  },
   'Residential/REA-Residential-Current.xml': {
     counts: [1, 1, 0],
     codes: [],
     check: (l) => {
-      expect(l).to.include({ listingKey: 'XNWXNW/Residential-Current-ABCD1234', office: 'XNWXNW', uniqueId: 'Residential-Current-ABCD1234', format: 'reaxml', status: 'active', modTime: '2009-01-01T01:30:00Z', bedrooms: 4, bathrooms: 2, landAreaSqm: 80, buildingAreaSqm: 40 });
-      expect(l.address).to.deep.equal({ country: 'AU', region: 'VIC', locality: 'RICHMOND', postcode: '3121', street: 'Main Road', streetNumber: '39', subNumber: '2', display: true });
+      expect(l).to.include({
+        listingKey: 'XNWXNW/Residential-Current-ABCD1234',
+        office: 'XNWXNW',
+        uniqueId: 'Residential-Current-ABCD1234',
+        format: 'reaxml',
+        status: 'active',
+        modTime: '2009-01-01T01:30:00Z',
+        bedrooms: 4,
+        bathrooms: 2,
+        landAreaSqm: 80,
+        buildingAreaSqm: 40,
+      });
+      expect(l.address).to.deep.equal({
+        country: 'AU',
+        region: 'VIC',
+        locality: 'RICHMOND',
+        postcode: '3121',
+        street: 'Main Road',
+        streetNumber: '39',
+        subNumber: '2',
+        display: true,
+      });
       expect(l.location?.precision).to.equal('locality');
       expect(l.location?.lat).to.be.closeTo(-37.82, 0.02);
       expect(l.location?.lng).to.be.closeTo(145.0, 0.02);
-      expect(l.links.map((x) => x.url)).to.deep.equal(['http://www.au.open2view.com/properties/314244/tour#floorplan', 'http://www.google.com/hello', 'http://www.foo.tv/abcd.html']);
+      expect(l.links.map((x) => x.url)).to.deep.equal([
+        'http://www.au.open2view.com/properties/314244/tour#floorplan',
+        'http://www.google.com/hello',
+        'http://www.foo.tv/abcd.html',
+      ]);
       expect(l.media.map((m) => `${m.kind}:${m.slot}`)).to.deep.equal(['photo:m', 'photo:a', 'floorplan:1', 'floorplan:2', 'document:soi-aaaa1111']);
       expect(JSON.stringify(l)).not.to.include('xmlpassword'); // feed credentials are never kept
       expect(JSON.stringify(l)).not.to.include('vendor');
@@ -248,10 +390,17 @@ const EXPECTED: Record<string, Expectation> = {
   'Residential/REA-Residential-Sold.xml': {
     counts: [1, 1, 0],
     codes: [],
-    check: (l) => { soldOnly(580000, true)(l); expect(l.sold?.date).to.equal('2009-01-10'); },
+    check: (l) => {
+      soldOnly(580000, true)(l);
+      expect(l.sold?.date).to.equal('2009-01-10');
+    },
   },
   'Residential/REA-Residential-Withdrawn.xml': { counts: [1, 1, 0], codes: [], check: statusOnly('withdrawn') },
-  'Residential/REA-Segment-Residential-Current.xml': { counts: [1, 1, 0], codes: [], check: (l) => expect(l.listingKey).to.equal('XNWXNW/Residential-Current-ABCD1234') },
+  'Residential/REA-Segment-Residential-Current.xml': {
+    counts: [1, 1, 0],
+    codes: [],
+    check: (l) => expect(l.listingKey).to.equal('XNWXNW/Residential-Current-ABCD1234'),
+  },
   'Rural/REA-Rural-Current.xml': { counts: [1, 1, 0], codes: [], check: activeWith('rural', 400000) },
   'Rural/REA-Rural-Deleted.xml': { counts: [1, 1, 0], codes: [], check: statusOnly('archived') },
   'Rural/REA-Rural-OffMarket.xml': { counts: [1, 1, 0], codes: [], check: statusOnly('off_market') },

@@ -3,11 +3,11 @@ import { addressLine } from '../../pipeline/address-line.js';
 import { applyListing } from '../../pipeline/apply-listing.js';
 import type { FeedListing } from '../../pipeline/feed-listing.js';
 import { mergeListing } from '../../pipeline/merge.js';
-import { readReaxmlFeed } from '../../pipeline/reaxml/read-reaxml-feed.js';
 import { mapReaxmlListing } from '../../pipeline/reaxml/map-listing.js';
 import { ReaxmlParser } from '../../pipeline/reaxml/parse-reaxml.js';
-import { validateFeed } from '../../pipeline/validate-feed.js';
+import { readReaxmlFeed } from '../../pipeline/reaxml/read-reaxml-feed.js';
 import type { FeedContext, ListingDelta } from '../../pipeline/types.js';
+import { validateFeed } from '../../pipeline/validate-feed.js';
 import type { XmlNode } from '../../pipeline/xml-node.js';
 import { ADDRESS, AU_CONTEXT, feed, listingXml } from '../helpers.js';
 
@@ -37,15 +37,32 @@ function delta(xml: string): ListingDelta {
 describe('REAXML mapping rules', () => {
   it('maps all eight listing kinds to their category and sale mode', async () => {
     const kinds = ['residential', 'rental', 'land', 'rural', 'commercial', 'commercialLand', 'business', 'holidayRental'];
-    const xml = kinds.map((k, i) => listingXml(ADDRESS, 'modTime="2024-03-01-10:00:00" status="current"', k).replace('<uniqueID>L1', `<uniqueID>L${i}`)).join('');
+    const xml = kinds
+      .map((k, i) => listingXml(ADDRESS, 'modTime="2024-03-01-10:00:00" status="current"', k).replace('<uniqueID>L1', `<uniqueID>L${i}`))
+      .join('');
     const { result } = await one(xml);
     expect(result.listings.map((l) => `${l.category}:${l.saleMode}`)).to.deep.equal([
-      'residential:sale', 'rental:rent', 'land:sale', 'rural:sale', 'commercial:sale', 'commercialLand:sale', 'business:sale', 'holidayRental:rent',
+      'residential:sale',
+      'rental:rent',
+      'land:sale',
+      'rural:sale',
+      'commercial:sale',
+      'commercialLand:sale',
+      'business:sale',
+      'holidayRental:rent',
     ]);
   });
 
   it('maps every status, underOffer, and refuses unknown ones', async () => {
-    const statuses = { current: 'active', sold: 'sold', leased: 'leased', withdrawn: 'withdrawn', offmarket: 'off_market', deleted: 'archived', Current: 'active' };
+    const statuses = {
+      current: 'active',
+      sold: 'sold',
+      leased: 'leased',
+      withdrawn: 'withdrawn',
+      offmarket: 'off_market',
+      deleted: 'archived',
+      Current: 'active',
+    };
     for (const [raw, status] of Object.entries(statuses)) {
       const { listing } = await one(listingXml(ADDRESS, `modTime="2024-03-01" status="${raw}"`));
       expect(listing.status, raw).to.equal(status);
@@ -70,10 +87,18 @@ describe('REAXML mapping rules', () => {
 
   it('converts every area unit to square metres', async () => {
     const units: [string, string, number][] = [
-      ['squareMeter', '100', 100], ['square', '10', 92.9], ['acre', '1', 4046.86], ['hectare', '2.5', 25000], ['squareFeet', '1000', 92.9],
+      ['squareMeter', '100', 100],
+      ['square', '10', 92.9],
+      ['acre', '1', 4046.86],
+      ['hectare', '2.5', 25000],
+      ['squareFeet', '1000', 92.9],
     ];
     for (const [unit, value, sqm] of units) {
-      const { listing } = await one(listingXml(`${ADDRESS}<landDetails><area unit="${unit}">${value}</area></landDetails><buildingDetails><area unit="${unit}">${value}</area></buildingDetails>`));
+      const { listing } = await one(
+        listingXml(
+          `${ADDRESS}<landDetails><area unit="${unit}">${value}</area></landDetails><buildingDetails><area unit="${unit}">${value}</area></buildingDetails>`,
+        ),
+      );
       expect(listing.landAreaSqm, unit).to.equal(sqm);
       expect(listing.buildingAreaSqm, unit).to.equal(sqm);
     }
@@ -86,12 +111,23 @@ describe('REAXML mapping rules', () => {
   });
 
   it('normalises bedrooms and bathrooms', async () => {
-    const cases: [string, number | null, string[]][] = [['4.00', 4, []], ['Studio', 0, ['bedrooms_studio']], ['yes', 1, []], ['no', 0, []], ['', 0, []], ['4.5', null, ['invalid_bedrooms']], ['lots', null, ['invalid_bedrooms']]];
+    const cases: [string, number | null, string[]][] = [
+      ['4.00', 4, []],
+      ['Studio', 0, ['bedrooms_studio']],
+      ['yes', 1, []],
+      ['no', 0, []],
+      ['', 0, []],
+      ['4.5', null, ['invalid_bedrooms']],
+      ['lots', null, ['invalid_bedrooms']],
+    ];
     for (const [raw, value, codes] of cases) {
       const { listing, issues } = await one(listingXml(`${ADDRESS}<features><bedrooms>${raw}</bedrooms><bathrooms>2.0</bathrooms></features>`));
       expect(listing.bedrooms, raw).to.equal(value);
       expect(listing.bathrooms).to.equal(2);
-      expect(issues.map((i) => i.code), raw).to.deep.equal(codes);
+      expect(
+        issues.map((i) => i.code),
+        raw,
+      ).to.deep.equal(codes);
     }
   });
 
@@ -127,7 +163,9 @@ describe('REAXML mapping rules', () => {
       expect((await one(xml)).listing.location, xml).to.deep.equal({ lat: -37.8183, lng: 145.0013, precision: 'source', source: 'feed' });
     }
     const badGeocode = await one(withGeocode('address', '<Geocode><Latitude>north</Latitude><Longitude>145</Longitude></Geocode>'));
-    expect(badGeocode.issues.map((i) => [i.code, i.path])).to.deep.equal([['invalid_coordinates', '/propertyList/residential[1]/address[1]/Geocode[1]/Latitude[1]']]);
+    expect(badGeocode.issues.map((i) => [i.code, i.path])).to.deep.equal([
+      ['invalid_coordinates', '/propertyList/residential[1]/address[1]/Geocode[1]/Latitude[1]'],
+    ]);
     expect(badGeocode.listing.location).to.include({ precision: 'locality' });
     const nowhere = await one(listingXml('<address><street>X</street><suburb>Zzyzx Qqq</suburb><postcode>99999</postcode></address>'));
     expect(nowhere.listing.location).to.equal(null);
@@ -150,7 +188,10 @@ describe('REAXML mapping rules', () => {
     const xml = listingXml(`${ADDRESS}<price>500000</price><soldDetails><soldPrice>490000</soldPrice></soldDetails>`);
     const { listing } = await one(xml, { ...AU_CONTEXT, currency: 'EUR' });
     expect([listing.price?.currency, listing.sold?.price?.currency]).to.deep.equal(['EUR', 'EUR']);
-    const rent = await one(listingXml(`${ADDRESS}<rent period="monthly">2000</rent><rent period="weekly">460</rent>`, undefined, 'rental'), { ...AU_CONTEXT, currency: 'EUR' });
+    const rent = await one(listingXml(`${ADDRESS}<rent period="monthly">2000</rent><rent period="weekly">460</rent>`, undefined, 'rental'), {
+      ...AU_CONTEXT,
+      currency: 'EUR',
+    });
     expect(rent.listing.rent).to.include({ amount: 460, period: 'week', currency: 'EUR' });
     const none = await one(xml, { defaultCountry: 'AU', sourceLocale: 'en-AU' });
     expect(none.listing.price?.currency).to.equal('AUD');
@@ -158,7 +199,13 @@ describe('REAXML mapping rules', () => {
   });
 
   it('keeps commercial "both" as a sale with the lease rent beside it', async () => {
-    const { listing } = await one(listingXml(`${ADDRESS}<commercialListingType value="both"/><price>900000</price><commercialRent period="annual">52000</commercialRent>`, undefined, 'commercial'));
+    const { listing } = await one(
+      listingXml(
+        `${ADDRESS}<commercialListingType value="both"/><price>900000</price><commercialRent period="annual">52000</commercialRent>`,
+        undefined,
+        'commercial',
+      ),
+    );
     expect(listing.saleMode).to.equal('sale');
     expect(listing.price?.amount).to.equal(900000);
     expect(listing.rent).to.include({ amount: 52000, period: 'year' });
@@ -167,7 +214,11 @@ describe('REAXML mapping rules', () => {
 
   it('orders media m, a..z, aa.. with one hero, then floorplans and documents', async () => {
     const imgs = ['b', 'aa', 'm', 'a', 'z', 'ab'].map((id) => `<img id="${id}" url="http://img.example/${id}.jpg"/>`).join('');
-    const { listing } = await one(listingXml(`${ADDRESS}<objects><floorplan id="2" url="http://img.example/f2.gif"/>${imgs}<document id="1" url="http://img.example/d.pdf" title="Contract"/></objects>`));
+    const { listing } = await one(
+      listingXml(
+        `${ADDRESS}<objects><floorplan id="2" url="http://img.example/f2.gif"/>${imgs}<document id="1" url="http://img.example/d.pdf" title="Contract"/></objects>`,
+      ),
+    );
     expect(listing.media.map((m) => m.slot)).to.deep.equal(['m', 'a', 'b', 'z', 'aa', 'ab', '2', '1']);
     expect(listing.media.map((m) => m.hero)).to.deep.equal([true, false, false, false, false, false, false, false]);
     expect(listing.media.at(-1)).to.include({ kind: 'document', title: 'Contract', url: 'http://img.example/d.pdf' });
@@ -177,14 +228,28 @@ describe('REAXML mapping rules', () => {
   });
 
   it('applies deltas: absent keeps, id-only slots delete, status-only keeps the rest', () => {
-    const stored = mergeListing(null, delta(feed(listingXml(
-      `${ADDRESS}<headline>Hi</headline><price>1</price><images><img id="m" url="http://i/m.jpg"/><img id="a" url="http://i/a.jpg"/></images>` +
-        '<listingAgent id="1"><name>Ann</name></listingAgent><listingAgent id="2"><name>Bob</name></listingAgent>',
-    ))));
-    const update = mergeListing(stored, delta(feed(listingXml(
-      '<images><img id="a"/><img id="b" url="http://i/b.jpg"/></images><listingAgent id="2"/>',
-      'modTime="2024-03-02-10:00:00" status="current"',
-    ))));
+    const stored = mergeListing(
+      null,
+      delta(
+        feed(
+          listingXml(
+            `${ADDRESS}<headline>Hi</headline><price>1</price><images><img id="m" url="http://i/m.jpg"/><img id="a" url="http://i/a.jpg"/></images>` +
+              '<listingAgent id="1"><name>Ann</name></listingAgent><listingAgent id="2"><name>Bob</name></listingAgent>',
+          ),
+        ),
+      ),
+    );
+    const update = mergeListing(
+      stored,
+      delta(
+        feed(
+          listingXml(
+            '<images><img id="a"/><img id="b" url="http://i/b.jpg"/></images><listingAgent id="2"/>',
+            'modTime="2024-03-02-10:00:00" status="current"',
+          ),
+        ),
+      ),
+    );
     expect(update.headline).to.deep.equal({ 'en-AU': 'Hi' });
     expect(update.address).to.deep.equal(stored.address);
     expect(update.price?.amount).to.equal(1);
@@ -234,16 +299,25 @@ describe('REAXML mapping rules', () => {
     for (const ids of ['<agentID>A<x>B</x></agentID><uniqueID>U</uniqueID>', '<agentID>A</agentID><uniqueID><b>U</b></uniqueID>']) {
       const nested = await one(`<residential modTime="2024-01-01" status="current">${ids}${ADDRESS}</residential>`);
       expect(nested.result.counts.invalid, ids).to.equal(1);
-      expect(nested.result.issues.filter((i) => i.level === 'error').map((i) => i.code), ids).to.deep.equal(['invalid_identity']);
+      expect(
+        nested.result.issues.filter((i) => i.level === 'error').map((i) => i.code),
+        ids,
+      ).to.deep.equal(['invalid_identity']);
     }
-    const override = await one('<residential modTime="2024-01-01" status="withdrawn"><uniqueID>U</uniqueID></residential>', { ...AU_CONTEXT, sourceOfficeId: 'CTX' });
+    const override = await one('<residential modTime="2024-01-01" status="withdrawn"><uniqueID>U</uniqueID></residential>', {
+      ...AU_CONTEXT,
+      sourceOfficeId: 'CTX',
+    });
     expect(override.listing.office).to.equal('CTX');
   });
 
   it('keeps the newer of two records with one identity, with a warning', async () => {
     const older = listingXml(`${ADDRESS}<headline>old</headline>`, 'modTime="2024-01-01" status="current"');
     const newer = listingXml(`${ADDRESS}<headline>new</headline>`, 'modTime="2024-02-01" status="current"');
-    for (const order of [[older, newer], [newer, older]]) {
+    for (const order of [
+      [older, newer],
+      [newer, older],
+    ]) {
       const { result } = await one(order.join(''));
       expect(result.listings).to.have.length(1);
       expect(result.listings[0].headline).to.deep.equal({ 'en-AU': 'new' });
@@ -264,12 +338,21 @@ describe('REAXML mapping rules', () => {
     const result = await validateFeed(listingXml(`${ADDRESS}${text}<features><bedrooms>x</bedrooms></features>`), AU_CONTEXT);
     expect(result.counts.valid).to.equal(1);
     expect(result.issues[0].path).to.equal('/residential/features[1]/bedrooms[1]');
-    const multi = await validateFeed(feed(listingXml(ADDRESS + text), listingXml(`${ADDRESS.replace('Richmond', 'Hawthorn') + text}<features><bedrooms>x</bedrooms></features>`).replace('L1', 'L2')), AU_CONTEXT);
+    const multi = await validateFeed(
+      feed(
+        listingXml(ADDRESS + text),
+        listingXml(`${ADDRESS.replace('Richmond', 'Hawthorn') + text}<features><bedrooms>x</bedrooms></features>`).replace('L1', 'L2'),
+      ),
+      AU_CONTEXT,
+    );
     expect(multi.issues[0]).to.include({ path: '/propertyList/residential[2]/features[1]/bedrooms[1]', listingIndex: 1, uniqueId: 'L2' });
   });
 
   it('puts headline and description under the source locale and strips control characters with a warning', async () => {
-    const { listing, issues } = await one(listingXml(`${ADDRESS}<headline>Bright\u0007 home</headline><description><![CDATA[<b>Big</b> yard]]></description>`), { ...AU_CONTEXT, sourceLocale: 'fr-FR' });
+    const { listing, issues } = await one(
+      listingXml(`${ADDRESS}<headline>Bright\u0007 home</headline><description><![CDATA[<b>Big</b> yard]]></description>`),
+      { ...AU_CONTEXT, sourceLocale: 'fr-FR' },
+    );
     expect(listing.headline).to.deep.equal({ 'fr-FR': 'Bright home' });
     expect(listing.description).to.deep.equal({ 'fr-FR': '<b>Big</b> yard' });
     expect(issues[0]).to.include({ code: 'invalid_character_stripped', path: '/propertyList/residential[1]/headline[1]', uniqueId: 'L1' });

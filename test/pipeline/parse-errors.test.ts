@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { FeedSyntaxError } from '../../pipeline/feed-syntax-error.js';
-import { validateFeed } from '../../pipeline/validate-feed.js';
 import { decodeXmlBytes } from '../../pipeline/decode.js';
+import { FeedSyntaxError } from '../../pipeline/feed-syntax-error.js';
 import { readReaxmlFeed } from '../../pipeline/reaxml/read-reaxml-feed.js';
 import type { Issue } from '../../pipeline/types.js';
+import { validateFeed } from '../../pipeline/validate-feed.js';
 import { ADDRESS, AU_CONTEXT, feed, listingXml } from '../helpers.js';
 
 const refuse = async (xml: string | AsyncIterable<string>, pattern: RegExp) => {
@@ -71,7 +71,10 @@ describe('feeds that cannot be read, and hostile XML', () => {
   });
 
   it('decodes declared single-byte encodings and drops a UTF-8 BOM from bytes', async () => {
-    const latin1 = Buffer.from(`<?xml version="1.0" encoding="ISO-8859-1"?>${feed(listingXml(`${ADDRESS}<headline>Caf\u00e9 d\u00e9cor</headline>`)).replace(/^<\?xml[^>]*>/, '')}`, 'latin1');
+    const latin1 = Buffer.from(
+      `<?xml version="1.0" encoding="ISO-8859-1"?>${feed(listingXml(`${ADDRESS}<headline>Caf\u00e9 d\u00e9cor</headline>`)).replace(/^<\?xml[^>]*>/, '')}`,
+      'latin1',
+    );
     const result = await validateFeed(decodeXmlBytes([latin1]), AU_CONTEXT);
     expect(result.listings[0].headline).to.deep.equal({ 'en-AU': 'Caf\u00e9 d\u00e9cor' });
     const withBom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(feed(listingXml(ADDRESS)))]);
@@ -85,11 +88,16 @@ describe('feeds that cannot be read, and hostile XML', () => {
     const bytes = Buffer.from(text);
     const broken = Buffer.concat([bytes.subarray(0, at), Buffer.from([0xe9]), bytes.subarray(at + 1)]); // Latin-1 é in a UTF-8 feed
     const result = await validateFeed(decodeXmlBytes([broken]), AU_CONTEXT);
-    const replaced = (issues: { code: string; listingIndex: number | null; path: string }[]) => issues.filter((i) => i.code === 'invalid_utf8_replaced').map((i) => [i.listingIndex, i.path]);
+    const replaced = (issues: { code: string; listingIndex: number | null; path: string }[]) =>
+      issues.filter((i) => i.code === 'invalid_utf8_replaced').map((i) => [i.listingIndex, i.path]);
     expect(replaced(result.issues)).to.deep.equal([[1, '/propertyList/residential[2]/headline[1]']]);
     expect(result.listings[1].headline).to.deep.equal({ 'en-AU': 'Caf\ufffd view' });
     const light: Issue[] = [];
-    for await (const batch of readReaxmlFeed(decodeXmlBytes([broken]), AU_CONTEXT, [], { light: true })) for (const item of batch) { item.delta(); light.push(...item.issues.list); }
+    for await (const batch of readReaxmlFeed(decodeXmlBytes([broken]), AU_CONTEXT, [], { light: true }))
+      for (const item of batch) {
+        item.delta();
+        light.push(...item.issues.list);
+      }
     expect(replaced(light)).to.deep.equal(replaced(result.issues));
   });
 
@@ -97,7 +105,12 @@ describe('feeds that cannot be read, and hostile XML', () => {
     const text = `<?xml version="1.0" encoding="UTF-16"?>${feed(listingXml(`${ADDRESS}<headline>Caf\u00e9 \u2013 \u6771\u4eac</headline>`)).replace(/^<\?xml[^>]*>/, '')}`;
     const le = Buffer.from(text, 'utf16le');
     const be = Buffer.from(le).swap16();
-    for (const [name, bytes] of [['LE with BOM', Buffer.concat([Buffer.from([0xff, 0xfe]), le])], ['BE with BOM', Buffer.concat([Buffer.from([0xfe, 0xff]), be])], ['LE without BOM', le], ['BE without BOM', be]] as const) {
+    for (const [name, bytes] of [
+      ['LE with BOM', Buffer.concat([Buffer.from([0xff, 0xfe]), le])],
+      ['BE with BOM', Buffer.concat([Buffer.from([0xfe, 0xff]), be])],
+      ['LE without BOM', le],
+      ['BE without BOM', be],
+    ] as const) {
       const chunks = [bytes.subarray(0, 1), bytes.subarray(1, 7), bytes.subarray(7)]; // the mark split across chunks
       const result = await validateFeed(decodeXmlBytes(chunks), AU_CONTEXT);
       expect(result.listings[0]?.headline, name).to.deep.equal({ 'en-AU': 'Caf\u00e9 \u2013 \u6771\u4eac' });
@@ -106,12 +119,15 @@ describe('feeds that cannot be read, and hostile XML', () => {
 
   it('survives random bytes: a result or a FeedSyntaxError, nothing else', async () => {
     let seed = 42;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
     const base = feed(listingXml(`${ADDRESS}<headline>Hi</headline>`));
     for (let n = 0; n < 300; n += 1) {
       const chars = [...base];
       for (let k = 0; k < 5; k += 1) chars[Math.floor(rand() * chars.length)] = String.fromCharCode(Math.floor(rand() * 128));
-      const outcome = await validateFeed(chars.join(''), AU_CONTEXT).then((r) => r, (e) => e);
+      const outcome = await validateFeed(chars.join(''), AU_CONTEXT).then(
+        (r) => r,
+        (e) => e,
+      );
       if (outcome instanceof Error) expect(outcome, outcome.stack).to.be.instanceOf(FeedSyntaxError);
       else expect(outcome.counts.parsed).to.be.at.least(1);
     }

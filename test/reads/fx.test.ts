@@ -67,7 +67,12 @@ describe('GET /v1/fx: bundled snapshot, live sources with fallback', function ()
 
     it('takes the primary source, falls back to the backup, then to the last good rates', async () => {
       primary.body = ECB('2026-11-20', '1.05');
-      backup.body = JSON.stringify({ result: 'success', base_code: 'EUR', time_last_update_unix: Date.UTC(2026, 10, 21) / 1000, rates: { EUR: 1, USD: 1.07, NZD: 1.9 } });
+      backup.body = JSON.stringify({
+        result: 'success',
+        base_code: 'EUR',
+        time_last_update_unix: Date.UTC(2026, 10, 21) / 1000,
+        rates: { EUR: 1, USD: 1.07, NZD: 1.9 },
+      });
       const first = await fx();
       expect(first).to.deep.include({ base: 'EUR', asOf: '2026-11-20', source: 'primary' });
       expect(first.rates).to.deep.equal({ EUR: 1, USD: 1.05, AUD: 1.6 });
@@ -91,7 +96,10 @@ describe('GET /v1/fx: bundled snapshot, live sources with fallback', function ()
   });
 
   it('live with both sources down from the start: the bundled snapshot, never an error', async () => {
-    const svc = await startTestService({ database: 'pglite', env: { FX_SOURCE: 'live', FX_PRIMARY_URL: 'http://127.0.0.1:9/none', FX_BACKUP_URL: 'http://127.0.0.1:9/none' } });
+    const svc = await startTestService({
+      database: 'pglite',
+      env: { FX_SOURCE: 'live', FX_PRIMARY_URL: 'http://127.0.0.1:9/none', FX_BACKUP_URL: 'http://127.0.0.1:9/none' },
+    });
     try {
       const res = await fetch(`${svc.url}/v1/fx`);
       expect(res.status).to.equal(200);

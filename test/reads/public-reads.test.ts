@@ -23,10 +23,14 @@ function xml(s: Spec): string {
   const kind = s.kind ?? (s.rent ? 'rental' : 'residential');
   const [suburb, state, postcode] = s.suburb ?? ['Richmond', 'VIC', '3121'];
   const money = s.rent ? `<rent period="${s.rent[1]}">${s.rent[0]}</rent>` : s.price ? `<price>${s.price}</price>` : '';
-  const agent = s.agent ? `<listingAgent id="1"><name>${s.agent[0]}</name>${s.agent[1] ? `<email>${s.agent[1]}</email>` : ''}<telephone type="BH">03 9000 0000</telephone></listingAgent>` : '';
-  return `<${kind} modTime="2024-03-${String(s.day).padStart(2, '0')}-10:00:00" status="${s.status ?? 'current'}"><agentID>${s.office}</agentID><uniqueID>${s.id}</uniqueID>` +
+  const agent = s.agent
+    ? `<listingAgent id="1"><name>${s.agent[0]}</name>${s.agent[1] ? `<email>${s.agent[1]}</email>` : ''}<telephone type="BH">03 9000 0000</telephone></listingAgent>`
+    : '';
+  return (
+    `<${kind} modTime="2024-03-${String(s.day).padStart(2, '0')}-10:00:00" status="${s.status ?? 'current'}"><agentID>${s.office}</agentID><uniqueID>${s.id}</uniqueID>` +
     `${agent}<headline>${s.id}</headline>${money}<features><bedrooms>${s.beds ?? 3}</bedrooms></features>` +
-    `<address><streetNumber>1</streetNumber><street>Main Road</street><suburb>${suburb}</suburb><state>${state}</state><postcode>${postcode}</postcode>${s.country ? `<country>${s.country}</country>` : ''}</address></${kind}>`;
+    `<address><streetNumber>1</streetNumber><street>Main Road</street><suburb>${suburb}</suburb><state>${state}</state><postcode>${postcode}</postcode>${s.country ? `<country>${s.country}</country>` : ''}</address></${kind}>`
+  );
 }
 
 const LISTINGS: Spec[] = [
@@ -83,9 +87,18 @@ describe('Public reads: search, single listing, agents, offices, countries (Post
 
   it('answers 400 naming the parameter for malformed or out-of-range parameters', async () => {
     const cases: [string, RegExp][] = [
-      ['limit=0', /limit/], ['limit=101', /limit/], ['offset=-1', /offset/], ['limit=abc', /limit/], ['country=AUS', /country/],
-      ['saleMode=lease', /saleMode/], ['minPrice=cheap', /minPrice/], ['minBedrooms=-1', /minBedrooms/], ['sort=price', /unknown property "sort"/],
-      ['minPrice=10&maxPrice=5', /minPrice \(10\) is greater than query.maxPrice/], ['limit=1&limit=2', /more than once/], [`office=${'x'.repeat(201)}`, /office/],
+      ['limit=0', /limit/],
+      ['limit=101', /limit/],
+      ['offset=-1', /offset/],
+      ['limit=abc', /limit/],
+      ['country=AUS', /country/],
+      ['saleMode=lease', /saleMode/],
+      ['minPrice=cheap', /minPrice/],
+      ['minBedrooms=-1', /minBedrooms/],
+      ['sort=price', /unknown property "sort"/],
+      ['minPrice=10&maxPrice=5', /minPrice \(10\) is greater than query.maxPrice/],
+      ['limit=1&limit=2', /more than once/],
+      [`office=${'x'.repeat(201)}`, /office/],
     ];
     for (const [query, pattern] of cases) {
       const { status, body } = await get(`/v1/listings?${query}`);
@@ -116,7 +129,11 @@ describe('Public reads: search, single listing, agents, offices, countries (Post
     expect(validatorFor('AgentPage')(agents.body), JSON.stringify(validatorFor('AgentPage').errors)).to.equal(true);
     expect(agents.body.total).to.equal(3);
     // One agent per office and email, case-insensitively; by name when there is no email.
-    expect(agents.body.agents.map((a: { name: string; listingCount: number }) => [a.name, a.listingCount])).to.deep.equal([['Ann Smith', 2], ['Bob Jones', 1], ['Cy Lee', 1]]);
+    expect(agents.body.agents.map((a: { name: string; listingCount: number }) => [a.name, a.listingCount])).to.deep.equal([
+      ['Ann Smith', 2],
+      ['Bob Jones', 1],
+      ['Cy Lee', 1],
+    ]);
     expect(agents.body.agents[0].localities).to.deep.equal(['Bondi', 'Richmond']);
     expect((await get('/v1/agents?query=BONDI')).body.agents.map((a: { name: string }) => a.name)).to.deep.equal(['Ann Smith']);
     expect((await get('/v1/agents?office=OFF2')).body.total).to.equal(1);
@@ -132,7 +149,12 @@ describe('Public reads: search, single listing, agents, offices, countries (Post
     expect((await get('/v1/offices?query=glenelg')).body.total).to.equal(1);
 
     const countries = await get('/v1/countries');
-    expect(countries.body).to.deep.equal({ countries: [{ code: 'AU', listingCount: 5 }, { code: 'NZ', listingCount: 1 }] });
+    expect(countries.body).to.deep.equal({
+      countries: [
+        { code: 'AU', listingCount: 5 },
+        { code: 'NZ', listingCount: 1 },
+      ],
+    });
 
     for (const query of ['limit=201', 'country=A', `query=${'q'.repeat(121)}`, 'office=', 'offset=x']) {
       expect((await get(`/v1/agents?${query}`)).status, query).to.equal(400);

@@ -5,9 +5,9 @@ import { expect } from 'chai';
 import { createDb } from '../../db/knex.js';
 import { feed } from '../helpers.js';
 import { officeListing } from '../ingest/client.js';
-import { freePort, scratchDatabase, spawnRole, type RoleProcess } from '../processes.js';
+import { freePort, type RoleProcess, scratchDatabase, spawnRole } from '../processes.js';
 import { redisUrl } from '../service.js';
-import { startSftpServer, type SftpServer } from '../sftp-server.js';
+import { type SftpServer, startSftpServer } from '../sftp-server.js';
 
 /** Waits until check() is true, polling. */
 async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 30_000): Promise<void> {

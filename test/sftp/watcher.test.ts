@@ -2,13 +2,13 @@ import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renam
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { waitForFeed } from '../../api/wait-for-feed.js';
-import { sftpSettings, type SftpSettings } from '../../sftp-watcher/sftp-session.js';
+import { type SftpSettings, sftpSettings } from '../../sftp-watcher/sftp-session.js';
 import { SftpWatcher } from '../../sftp-watcher/watcher.js';
 import type { JobQueue } from '../../workers/job-queue.js';
 import { feed, silentLogger } from '../helpers.js';
 import { admin, officeListing } from '../ingest/client.js';
-import { startSftpServer, type SftpServer } from '../sftp-server.js';
 import { startTestService, type TestService } from '../service.js';
+import { type SftpServer, startSftpServer } from '../sftp-server.js';
 import { startTcpProxy, type TcpProxy } from '../tcp-proxy.js';
 
 describe('SFTP drops: the watcher against a real OpenSSH server (PostgreSQL)', function () {
@@ -33,7 +33,10 @@ describe('SFTP drops: the watcher against a real OpenSSH server (PostgreSQL)', f
   });
 
   const settings = (overrides: Partial<SftpSettings> = {}): SftpSettings => ({
-    ...sftpSettings({ sftpUrl: `sftp://${sshd.username}@127.0.0.1:${proxy.port}${sshd.root}`, sftpPrivateKeyPath: sshd.clientKeyPath, sftpHostFingerprint: sshd.fingerprint }, 5_000),
+    ...sftpSettings(
+      { sftpUrl: `sftp://${sshd.username}@127.0.0.1:${proxy.port}${sshd.root}`, sftpPrivateKeyPath: sshd.clientKeyPath, sftpHostFingerprint: sshd.fingerprint },
+      5_000,
+    ),
     ...overrides,
   });
   const watcher = (queue: JobQueue = svc.runtime.ingestQueue, overrides: Partial<SftpSettings> = {}) =>
@@ -50,7 +53,7 @@ describe('SFTP drops: the watcher against a real OpenSSH server (PostgreSQL)', f
     throw new Error('the file never left processing/');
   };
 
-  it('claims a complete file after two polls, ingests it for the folder\'s office, and moves it to processed/', async () => {
+  it("claims a complete file after two polls, ingests it for the folder's office, and moves it to processed/", async () => {
     const w = watcher();
     writeFileSync(folder('inbox', 'listings.xml'), feed(officeListing(OFFICE, 'S1'), officeListing(OFFICE, 'S2')));
     const first = await w.pollOnce();
@@ -91,7 +94,13 @@ describe('SFTP drops: the watcher against a real OpenSSH server (PostgreSQL)', f
   it('moves a malformed file to failed/ with an .error.json, and mails the office alert address set by the operator', async () => {
     const put = await admin(svc.url, 'PUT', `/v1/admin/offices/${OFFICE}/drop-settings`, { currency: 'AUD', alertEmail: 'feeds@agency.example' });
     expect(put.status).to.equal(200);
-    expect(await (await admin(svc.url, 'GET', `/v1/admin/offices/${OFFICE}/drop-settings`)).json()).to.deep.equal({ office: OFFICE, currency: 'AUD', country: null, locale: null, alertEmail: 'feeds@agency.example' });
+    expect(await (await admin(svc.url, 'GET', `/v1/admin/offices/${OFFICE}/drop-settings`)).json()).to.deep.equal({
+      office: OFFICE,
+      currency: 'AUD',
+      country: null,
+      locale: null,
+      alertEmail: 'feeds@agency.example',
+    });
     expect((await admin(svc.url, 'PUT', `/v1/admin/offices/${OFFICE}/drop-settings`, { currency: 'ZZZ' })).status).to.equal(400);
 
     const w = watcher();
@@ -115,7 +124,11 @@ describe('SFTP drops: the watcher against a real OpenSSH server (PostgreSQL)', f
     const outbox = join(svc.dataDir, 'outbox');
     let mails: string[] = [];
     for (let i = 0; i < 100 && mails.length === 0; i += 1) {
-      mails = existsSync(outbox) ? readdirSync(outbox).map((f) => readFileSync(join(outbox, f), 'utf8')).filter((m) => m.includes(report.feedId)) : [];
+      mails = existsSync(outbox)
+        ? readdirSync(outbox)
+            .map((f) => readFileSync(join(outbox, f), 'utf8'))
+            .filter((m) => m.includes(report.feedId))
+        : [];
       if (!mails.length) await new Promise((r) => setTimeout(r, 50));
     }
     expect(mails).to.have.length(1);
@@ -147,12 +160,21 @@ describe('SFTP drops: the watcher against a real OpenSSH server (PostgreSQL)', f
     const cutting = watcher(cutAfterQueueing);
     writeFileSync(folder('inbox', 'cut.xml'), feed(officeListing(OFFICE, 'C1')));
     await cutting.pollOnce();
-    const error = await cutting.pollOnce().then(() => null, (e: Error) => e);
+    const error = await cutting.pollOnce().then(
+      () => null,
+      (e: Error) => e,
+    );
     proxy.resume(); // before asserting, so a failure here cannot leave the server away for the next tests
     expect(error, 'the poll noticed the dropped connection').to.be.instanceOf(Error);
-    expect(names('processing').filter((n) => n.endsWith('-cut.xml')), 'claimed, ingested, not yet moved').to.have.length(1);
+    expect(
+      names('processing').filter((n) => n.endsWith('-cut.xml')),
+      'claimed, ingested, not yet moved',
+    ).to.have.length(1);
     proxy.cut();
-    const refused = await w.pollOnce().then(() => null, (e: Error) => e);
+    const refused = await w.pollOnce().then(
+      () => null,
+      (e: Error) => e,
+    );
     proxy.resume();
     expect(refused?.message, 'no connection while cut').to.be.a('string');
     await pollUntilMoved(w);
@@ -174,7 +196,10 @@ describe('SFTP drops: the watcher against a real OpenSSH server (PostgreSQL)', f
 
   it('refuses a server whose host key does not match the configured fingerprint', async () => {
     const w = watcher(undefined, { hostFingerprint: 'SHA256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' });
-    const error = await w.pollOnce().then(() => null, (e: Error) => e);
+    const error = await w.pollOnce().then(
+      () => null,
+      (e: Error) => e,
+    );
     expect(error?.message).to.match(/verification failed|Host denied/i);
   });
 });

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
-import { advanceModTimes, loadListings, loadVersions, refreshSourceHashes, writeListings, type StoredVersion } from '../../db/listings-store.js';
+import { advanceModTimes, loadListings, loadVersions, refreshSourceHashes, type StoredVersion, writeListings } from '../../db/listings-store.js';
 import { applyListing, type UpsertAction } from '../../pipeline/apply-listing.js';
-import { fingerprintMapping, type FeedListing } from '../../pipeline/feed-listing.js';
+import { type FeedListing, fingerprintMapping } from '../../pipeline/feed-listing.js';
 import { keyOfIdentity } from '../../pipeline/listing-key.js';
 import type { CanonicalListing } from '../../pipeline/types.js';
 
@@ -93,7 +93,11 @@ export async function applyBatch(db: Knex, items: FeedListing[]): Promise<BatchO
         // Decide again from the rows as they are now; issue lists are not added to twice.
         const again = rest.map((item) => ({ ...item, issues: item.issues.copy() }));
         const redecided = applyAll(again, new Map([...snapshot, ...locked]));
-        final = { toWrite: redecided.toWrite, toAdvance: redecided.toAdvance, decisions: new Map(rest.map((item, i) => [item, redecided.decisions.get(again[i])!])) };
+        final = {
+          toWrite: redecided.toWrite,
+          toAdvance: redecided.toAdvance,
+          decisions: new Map(rest.map((item, i) => [item, redecided.decisions.get(again[i])!])),
+        };
       }
       const written = await writeListings(trx, [...final.toWrite.values()]);
       // A record the guard refused was overtaken by a newer one from another feed.
@@ -114,7 +118,8 @@ export async function applyBatch(db: Knex, items: FeedListing[]): Promise<BatchO
       const key = keys.get(item);
       const stored = key ? versions.get(key) : undefined;
       const compared = key ? snapshot.get(key) : undefined;
-      if (!key || !stored || !compared || occurrences.get(key) !== 1 || decided.decisions.get(item)?.action !== 'unchanged' || decided.toAdvance.has(key)) return [];
+      if (!key || !stored || !compared || occurrences.get(key) !== 1 || decided.decisions.get(item)?.action !== 'unchanged' || decided.toAdvance.has(key))
+        return [];
       if (fingerprintMapping(stored.sourceHash ?? '') === fingerprintMapping(item.sourceHash())) return [];
       return [{ key, sourceHash: item.sourceHash(), contentHash: compared.contentHash }];
     }),

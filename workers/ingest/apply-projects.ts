@@ -37,7 +37,8 @@ export async function applyProjects(db: Knex, items: FeedProject[]): Promise<Pro
     let invalid = 0;
     for (const d of decided) {
       if (d.action === 'invalid') invalid += 1;
-      else upserts.push({ projectKey: d.key!, action: (d.action === 'inserted' || d.action === 'updated') && !written.has(d.key!) ? 'stale_ignored' : d.action });
+      else
+        upserts.push({ projectKey: d.key!, action: (d.action === 'inserted' || d.action === 'updated') && !written.has(d.key!) ? 'stale_ignored' : d.action });
     }
     return { upserts, invalid };
   });

@@ -1,12 +1,13 @@
-import type { Db } from '../../db/knex.js';
 import type { FeedEvent } from '../../db/feed-events.js';
-import { queueNotification, type NotificationKind } from '../../db/notifications.js';
+import type { Db } from '../../db/knex.js';
+import { type NotificationKind, queueNotification } from '../../db/notifications.js';
 import type { IngestionResult } from './ingest-feed.js';
 
 const MAX_LISTED = 20;
 
 const senderOf = (event: FeedEvent) => (event.keyId ? `key:${event.keyId}` : `office:${event.officeScope.join(',')}`);
-const introOf = (event: FeedEvent) => `Feed ${event.id} (${event.source}, ${event.format}, mode ${event.mode}, received ${event.createdAt}) for ${event.officeScope.join(', ')}`;
+const introOf = (event: FeedEvent) =>
+  `Feed ${event.id} (${event.source}, ${event.format}, mode ${event.mode}, received ${event.createdAt}) for ${event.officeScope.join(', ')}`;
 
 /** The mail for a feed the service gave up on after its retries, queued in the outbox. */
 export async function notifyFeedGivenUp(db: Db, event: FeedEvent): Promise<boolean> {

@@ -1,6 +1,6 @@
 import { refreshDirectory } from '../../db/directory.js';
 import type { Db } from '../../db/knex.js';
-import { reconcileOffice, type OfficeReconcile } from '../../db/reconcile.js';
+import { type OfficeReconcile, reconcileOffice } from '../../db/reconcile.js';
 import type { UpsertAction } from '../../pipeline/apply-listing.js';
 import type { FeedListing } from '../../pipeline/feed-listing.js';
 import { FeedSyntaxError } from '../../pipeline/feed-syntax-error.js';
@@ -121,7 +121,11 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
           const first = firstSeen.get(key);
           if (first === undefined) firstSeen.set(key, item.index);
           else {
-            item.issues.warning('duplicate_listing', `the feed carries ${key} more than once (first as listing ${first}); both are applied in feed order, so this one is stale_ignored when its modTime is older and wins otherwise`, item.path);
+            item.issues.warning(
+              'duplicate_listing',
+              `the feed carries ${key} more than once (first as listing ${first}); both are applied in feed order, so this one is stale_ignored when its modTime is older and wins otherwise`,
+              item.path,
+            );
           }
         }
         pending.push(item);
@@ -134,7 +138,14 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
       throw err;
     }
     syntaxError = err;
-    issues.push({ level: 'error', code: 'feed_not_well_formed', message: err.message, listingIndex: null, uniqueId: null, path: `line ${err.line}, column ${err.column}` });
+    issues.push({
+      level: 'error',
+      code: 'feed_not_well_formed',
+      message: err.message,
+      listingIndex: null,
+      uniqueId: null,
+      path: `line ${err.line}, column ${err.column}`,
+    });
   }
   if (pending.length) await flush();
   await applying;
@@ -145,21 +156,27 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
     const projectSummary: Record<UpsertAction, number> = { inserted: 0, updated: 0, unchanged: 0, stale_ignored: 0 };
     for (const u of outcome.upserts) projectSummary[u.action] += 1;
     for (const item of projectItems) issues.push(...item.issues.list);
-    result.projects = { counts: { parsed: projectItems.length, valid: outcome.upserts.length, invalid: outcome.invalid }, summary: projectSummary, upserts: outcome.upserts };
+    result.projects = {
+      counts: { parsed: projectItems.length, valid: outcome.upserts.length, invalid: outcome.invalid },
+      summary: projectSummary,
+      upserts: outcome.upserts,
+    };
   }
   if (full) {
     if (syntaxError) result.reconcile = { status: 'skipped', reason: 'the feed is not well-formed', archived: 0, offices: [] };
     else {
       const offices: OfficeReconcile[] = [];
       for (const [office, keys] of [...present].sort(([a], [b]) => a.localeCompare(b))) {
-        offices.push(await reconcileOffice(db, {
-          office,
-          scope: input.format === 'project' ? 'projects' : 'listings',
-          presentKeys: keys,
-          presentProjectKeys: presentProjects.get(office),
-          feedId: input.feedId,
-          breaker,
-        }));
+        offices.push(
+          await reconcileOffice(db, {
+            office,
+            scope: input.format === 'project' ? 'projects' : 'listings',
+            presentKeys: keys,
+            presentProjectKeys: presentProjects.get(office),
+            feedId: input.feedId,
+            breaker,
+          }),
+        );
       }
       for (const o of offices) if (o.archived > 0) changedOffices.add(o.office);
       const tripped = offices.some((o) => o.tripped);

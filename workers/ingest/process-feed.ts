@@ -1,4 +1,4 @@
-import { failFeedEvent, finishFeedEvent, getFeedEvent, readFeedBody, recordFeedProgress, startFeedEvent, type FeedEvent } from '../../db/feed-events.js';
+import { type FeedEvent, failFeedEvent, finishFeedEvent, getFeedEvent, readFeedBody, recordFeedProgress, startFeedEvent } from '../../db/feed-events.js';
 import type { Db } from '../../db/knex.js';
 import type { Logger } from '../../lib/logger.js';
 import { decodeXmlBytes } from '../../pipeline/decode.js';
@@ -6,7 +6,7 @@ import type { BreakerSettings } from '../../pipeline/reconcile.js';
 import type { FeedContext } from '../../pipeline/types.js';
 import type { JobContext } from '../job-queue.js';
 import { notifyFeedFailures, notifyFeedGivenUp } from './feed-notifications.js';
-import { ingestFeed, type IngestionResult } from './ingest-feed.js';
+import { type IngestionResult, ingestFeed } from './ingest-feed.js';
 
 export interface IngestDeps {
   db: Db;
@@ -73,7 +73,10 @@ export async function processFeed(deps: IngestDeps, feedId: string, job?: JobCon
   });
   await finishFeedEvent(deps.db, feedId, result as unknown as Record<string, unknown>);
   const notified = await notifyFeedFailures(deps.db, event, result);
-  deps.logger.info({ feedId, ms: Date.now() - started, counts: result.counts, summary: result.summary, reconcile: result.reconcile?.status, notified }, 'feed ingested');
+  deps.logger.info(
+    { feedId, ms: Date.now() - started, counts: result.counts, summary: result.summary, reconcile: result.reconcile?.status, notified },
+    'feed ingested',
+  );
   return { feedId, status: 'done', counts: result.counts, summary: result.summary, reconcile: result.reconcile?.status };
 }
 

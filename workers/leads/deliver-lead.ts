@@ -1,6 +1,6 @@
 import { UnrecoverableError } from 'bullmq';
 import type { Knex } from 'knex';
-import { claimLead, failLead, finishLead, leadIdOfJobKey, leadRetriesOfJobKey, reopenFailedLeadForJob, type LeadContact } from '../../db/leads.js';
+import { claimLead, failLead, finishLead, type LeadContact, leadIdOfJobKey, leadRetriesOfJobKey, reopenFailedLeadForJob } from '../../db/leads.js';
 import type { Logger } from '../../lib/logger.js';
 import type { Mailer } from '../../lib/mailer.js';
 import { leadMail } from './lead-mail.js';
@@ -32,7 +32,8 @@ export async function deliverLead(deps: LeadDeps, jobKey: string): Promise<{ lea
   // A job runs for a failed lead only when an operator retried it on the board: deliver again.
   if (!lead && (await reopenFailedLeadForJob(deps.db, id, leadRetriesOfJobKey(jobKey)))) lead = await claimLead(deps.db, id);
   if (!lead) return { leadId: id, status: 'skipped' };
-  const listing = await deps.db('listings')
+  const listing = await deps
+    .db('listings')
     .where({ listing_key: lead.listing_key })
     .first(deps.db.raw("data->'headline' AS headline"), deps.db.raw("data->'address' AS address"));
   const mail = leadMail({

@@ -3,7 +3,7 @@ import type { Mail } from '../../lib/mailer.js';
 import { addressLine } from '../../pipeline/address-line.js';
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-const firstText = (map: Record<string, string> | null | undefined) => (map ? Object.values(map)[0] ?? null : null);
+const firstText = (map: Record<string, string> | null | undefined) => (map ? (Object.values(map)[0] ?? null) : null);
 
 export interface LeadMailInput {
   to: string;
@@ -30,7 +30,8 @@ export function leadMail(input: LeadMailInput): Mail {
     '',
     'Reply to this email to answer the enquirer directly.',
   ].filter((l): l is string => l !== null);
-  const html = `<p><strong>New enquiry about:</strong> ${escapeHtml(headline)}</p>` +
+  const html =
+    `<p><strong>New enquiry about:</strong> ${escapeHtml(headline)}</p>` +
     (address ? `<p><strong>Address:</strong> ${escapeHtml(address)}</p>` : '') +
     `<p><strong>Listing:</strong> ${escapeHtml(`${listing.office}/${listing.uniqueId}`)} (<a href="${escapeHtml(link)}">${escapeHtml(link)}</a>)</p>` +
     `<p><strong>From:</strong> ${escapeHtml(who)}${contact.phone ? `<br><strong>Phone:</strong> ${escapeHtml(contact.phone)}` : ''}</p>` +
