@@ -16,6 +16,7 @@ import { errorHandler, notFoundHandler } from './middleware/error-handler.js';
 import { hourlyLimit } from './middleware/rate-limit.js';
 import { refuseNulInUrl } from './middleware/refuse-nul.js';
 import { requestLogger } from './middleware/request-logger.js';
+import { PUBLIC_CORS_PATHS, publicCors, securityHeaders } from './middleware/security-headers.js';
 import { adminDropsRouter } from './routes/admin-drops.js';
 import { adminIngestionRouter } from './routes/admin-ingestion.js';
 import { adminLeadsRouter } from './routes/admin-leads.js';
@@ -35,6 +36,7 @@ import { validateRouter } from './routes/validate.js';
 export interface AppDeps {
   config: Pick<
     Config,
+    | 'corsOrigins'
     | 'feedMaxBytes'
     | 'feedSyncWaitMs'
     | 'feedBodyIdleMs'
@@ -82,8 +84,10 @@ export function createApp(deps: AppDeps): Express {
   // Responses are dynamic; hashing every body for an ETag costs more than conditional requests save.
   app.set('etag', false);
   app.use(requestLogger(app, deps.logger));
+  app.use(securityHeaders());
+  app.use(PUBLIC_CORS_PATHS, publicCors(config.corsOrigins));
   app.use(refuseNulInUrl);
-  app.use(healthRouter({ db, isShuttingDown: deps.isShuttingDown ?? (() => false) }));
+  app.use(healthRouter({ db, redis: deps.redis ?? null, isShuttingDown: deps.isShuttingDown ?? (() => false) }));
   // The busiest routes first.
   app.use(publicReadsRouter(createPublicReads(db)));
   app.use(projectsRouter(createProjectReads(db)));
@@ -97,7 +101,7 @@ export function createApp(deps: AppDeps): Express {
       concurrency: config.validateConcurrency,
       maxPreviews: config.validateMaxPreviews,
       maxIssues: config.validateMaxIssues,
-      limit: hourlyLimit({ name: 'validate', perHour: config.validateRateLimit, redis: deps.redis ?? null, prefix: deps.rateLimitPrefix }),
+      limit: hourlyLimit({ name: 'validate', perHour: config.validateRateLimit, redis: deps.redis ?? null, prefix: deps.rateLimitPrefix, logger: deps.logger }),
     }),
   );
   app.use(
@@ -113,14 +117,21 @@ export function createApp(deps: AppDeps): Express {
   app.use(
     developerKeysRouter({
       db,
-      limit: hourlyLimit({ name: 'key', perHour: config.keyRequestRateLimit, redis: deps.redis ?? null, prefix: deps.rateLimitPrefix }),
+      limit: hourlyLimit({ name: 'key', perHour: config.keyRequestRateLimit, redis: deps.redis ?? null, prefix: deps.rateLimitPrefix, logger: deps.logger }),
     }),
   );
   app.use(
     leadsRouter({
       db,
       leadQueue: deps.leadQueue,
-      limit: hourlyLimit({ name: 'lead', perHour: config.leadRateLimit, redis: deps.redis ?? null, prefix: deps.rateLimitPrefix }),
+      limit: hourlyLimit({
+        name: 'lead',
+        perHour: config.leadRateLimit,
+        redis: deps.redis ?? null,
+        prefix: deps.rateLimitPrefix,
+        logger: deps.logger,
+        countUnavailable: false,
+      }),
       turnstile: config.turnstileSecret ? { secret: config.turnstileSecret, verifyUrl: config.turnstileVerifyUrl } : null,
     }),
   );

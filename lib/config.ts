@@ -3,6 +3,8 @@ import { createAjv, describeAjvErrors } from './ajv.js';
 /** Validated, frozen service configuration. Nothing else in the codebase reads process.env. */
 export interface Config {
   port: number;
+  /** Origins browsers may call the public reads and POST /v1/leads from: '*' or a list. */
+  corsOrigins: '*' | string[];
   databaseUrl: string | null;
   dataDir: string;
   redisUrl: string | null;
@@ -50,6 +52,7 @@ const envSchema = {
   type: 'object',
   properties: {
     PORT: { ...int(0, 65535), default: 3000 },
+    CORS_ORIGINS: { type: 'string', pattern: '^(\\*|https?://[^\\s,/]+(,\\s*https?://[^\\s,/]+)*)$', default: '*' },
     DATABASE_URL: url(['postgres', 'postgresql']),
     DATA_DIR: { type: 'string', minLength: 1, default: './data' },
     REDIS_URL: url(['redis', 'rediss']),
@@ -103,6 +106,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   if (problems.length) throw new ConfigError(problems);
   return Object.freeze({
     port: e.PORT,
+    corsOrigins:
+      e.CORS_ORIGINS === '*'
+        ? '*'
+        : String(e.CORS_ORIGINS)
+            .split(',')
+            .map((o: string) => o.trim()),
     databaseUrl: e.DATABASE_URL ?? null,
     dataDir: e.DATA_DIR,
     redisUrl: e.REDIS_URL ?? null,

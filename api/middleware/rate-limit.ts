@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import { rateLimit, type Store } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
 import { type RedisReply, RedisStore } from 'rate-limit-redis';
+import type { Logger } from '../../lib/logger.js';
 
 export interface RateLimitOptions {
   /** Requests per client address per hour. */
@@ -12,6 +13,13 @@ export interface RateLimitOptions {
   redis: Redis | null;
   /** Redis key prefix (default `rl:`). */
   prefix?: string;
+  /** Where the limiter's own trouble (an unreachable Redis) is logged. */
+  logger: Logger;
+  /**
+   * Requests the limit counts: all (default), or only those answered with another status than
+   * 503, so that a service outage does not use up a client's allowance.
+   */
+  countUnavailable?: boolean;
 }
 
 /**
@@ -33,6 +41,14 @@ export function hourlyLimit(options: RateLimitOptions): RequestHandler {
     legacyHeaders: false,
     passOnStoreError: true,
     store,
+    // The limiter's own errors (Redis away) go to the service's log, not to the console.
+    logger: {
+      warn: (err: unknown, message?: string) => options.logger.warn({ err, limit: options.name }, message ?? 'rate limiter warning'),
+      error: (err: unknown, message?: string) => options.logger.warn({ err, limit: options.name }, message ?? 'rate limiter error'),
+    },
+    ...(options.countUnavailable === false
+      ? { skipFailedRequests: true, requestWasSuccessful: (_req: unknown, res: { statusCode: number }) => res.statusCode !== 503 }
+      : {}),
     handler: (_req, res) => {
       res.status(429).json({ error: `too many ${options.name} requests from this address; the limit is ${options.perHour} per hour` });
     },

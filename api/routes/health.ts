@@ -1,21 +1,52 @@
 import { Router } from 'express';
+import type { Redis } from 'ioredis';
 import { databaseAnswers } from '../../db/health.js';
 import type { Db } from '../../db/knex.js';
 
-/** Liveness (no dependency checks) and readiness (the database answers, the process is not draining). */
-export function healthRouter(deps: { db: Db; isShuttingDown: () => boolean }): Router {
+type Check = 'ok' | 'unavailable';
+
+/** Whether Redis answers PING within timeoutMs. */
+async function redisAnswers(redis: Redis, timeoutMs = 1000): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  try {
+    return await Promise.race([redis.ping().then((pong) => pong === 'PONG'), timeout]);
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Liveness (no dependency checks) and readiness: the database answers, Redis answers when it is
+ * configured (feeds, leads and rate limits need it), and the process is not draining.
+ */
+export function healthRouter(deps: { db: Db; redis?: Redis | null; isShuttingDown: () => boolean }): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
   router.get('/readyz', async (_req, res) => {
-    const database = (await databaseAnswers(deps.db)) ? 'ok' : 'unavailable';
-    if (database === 'ok' && !deps.isShuttingDown()) {
-      res.json({ status: 'ready', checks: { database } });
+    const [database, redis] = await Promise.all([
+      databaseAnswers(deps.db).then((ok): Check => (ok ? 'ok' : 'unavailable')),
+      deps.redis ? redisAnswers(deps.redis).then((ok): Check => (ok ? 'ok' : 'unavailable')) : null,
+    ]);
+    const checks = { database, ...(redis ? { redis } : {}) };
+    const problem = deps.isShuttingDown()
+      ? 'service is shutting down'
+      : database !== 'ok'
+        ? 'database unavailable'
+        : redis === 'unavailable'
+          ? 'redis unavailable'
+          : null;
+    if (!problem) {
+      res.json({ status: 'ready', checks });
       return;
     }
-    const error = deps.isShuttingDown() ? 'service is shutting down' : 'database unavailable';
-    res.status(503).json({ status: 'unavailable', error, checks: { database } });
+    res.status(503).json({ status: 'unavailable', error: problem, checks });
   });
   return router;
 }

@@ -12,6 +12,10 @@ export const readinessSchema = {
   properties: {
     status: { enum: ['ready', 'unavailable'] },
     error: { type: 'string' },
-    checks: { type: 'object', properties: { database: { enum: ['ok', 'unavailable'] } } },
+    checks: {
+      type: 'object',
+      description: 'database always; redis when REDIS_URL is set.',
+      properties: { database: { enum: ['ok', 'unavailable'] }, redis: { enum: ['ok', 'unavailable'] } },
+    },
   },
 } as const;

@@ -25,6 +25,10 @@ describe('Browser: /docs renders the OpenAPI document in Chromium', function () 
       if (!req.url().startsWith(server.url) && !req.url().startsWith('data:')) offsite.push(req.url());
     });
     page.on('pageerror', (err) => errors.push(err.message));
+    // The Content-Security-Policy holds: the browser refuses nothing the page needs.
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') errors.push(msg.text());
+    });
 
     await page.goto(`${server.url}/docs/`);
     await page.locator('.info .title').waitFor();

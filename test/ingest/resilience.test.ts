@@ -32,7 +32,16 @@ describe('Ingestion under failure: Redis and database outages, concurrent feeds'
     it('POST /v1/feeds answers 503 quickly while Redis is away, records the feed as rejected, and accepts again once it is back', async () => {
       expect((await pushFeed(svc.url, key, feed(officeListing('OFF1', 'A')))).status).to.equal(200);
 
+      const ready = async () => {
+        const res = await fetch(`${svc.url}/readyz`);
+        return { status: res.status, body: await res.json() };
+      };
+      expect(await ready()).to.deep.equal({ status: 200, body: { status: 'ready', checks: { database: 'ok', redis: 'ok' } } });
       proxy.cut();
+      expect(await ready(), 'readiness follows Redis too').to.deep.equal({
+        status: 503,
+        body: { status: 'unavailable', error: 'redis unavailable', checks: { database: 'ok', redis: 'unavailable' } },
+      });
       const started = Date.now();
       // The signal only turns a hang into a failure; the figure is printed, not asserted.
       const res = await pushFeed(svc.url, key, feed(officeListing('OFF1', 'B')), {}).then((r) => r);
@@ -46,6 +55,12 @@ describe('Ingestion under failure: Redis and database outages, concurrent feeds'
 
       proxy.resume();
       let status = 0;
+      for (let i = 0; i < 60 && status !== 200; i += 1) {
+        status = (await ready()).status;
+        if (status !== 200) await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(status, 'ready again once Redis is back').to.equal(200);
+      status = 0;
       for (let i = 0; i < 60 && status !== 200; i += 1) {
         status = (await pushFeed(svc.url, key, feed(officeListing('OFF1', 'B')))).status;
         if (status !== 200) await new Promise((r) => setTimeout(r, 500));
@@ -61,7 +76,7 @@ describe('Ingestion under failure: Redis and database outages, concurrent feeds'
     let key: string;
     before(async () => {
       proxy = await startTcpProxy(pgPort);
-      svc = await startTestService({ database: 'postgres', redis: true, env: { DATABASE_URL: viaProxy(postgresUrl, proxy.port) } });
+      svc = await startTestService({ database: 'postgres', redis: true, env: { DATABASE_URL: viaProxy(postgresUrl, proxy.port), LEAD_RATE_LIMIT: '2' } });
       key = await activeKey(svc.db, ['OFF1']);
     });
     after(async () => {
@@ -72,6 +87,15 @@ describe('Ingestion under failure: Redis and database outages, concurrent feeds'
 
     it('answers 503 with an error body for feeds, whoami, leads, admin routes and every public read, and recovers', async () => {
       proxy.cut();
+      // Enquiries answered 503 do not use up the sender's hourly allowance (LEAD_RATE_LIMIT is 2 here).
+      for (let i = 0; i < 3; i += 1) {
+        const res = await fetch(`${svc.url}/v1/leads`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ listing: { office: 'OFF1', uniqueId: 'NONE' }, contact: { email: 'jo@home.example', message: 'hi' }, consent: true }),
+        });
+        expect(res.status).to.equal(503);
+      }
       for (const res of [
         await pushFeed(svc.url, key, feed(officeListing('OFF1', 'A'))),
         await fetch(`${svc.url}/v1/feeds/whoami`, { headers: { authorization: `Bearer ${key}` } }),
@@ -102,6 +126,13 @@ describe('Ingestion under failure: Redis and database outages, concurrent feeds'
         if (status !== 200) await new Promise((r) => setTimeout(r, 250));
       }
       expect(status).to.equal(200);
+      const lead = () =>
+        fetch(`${svc.url}/v1/leads`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ listing: { office: 'OFF1', uniqueId: 'NONE' }, contact: { email: 'jo@home.example', message: 'hi' }, consent: true }),
+        });
+      expect([(await lead()).status, (await lead()).status, (await lead()).status], 'two refused (404) count, the 503s did not').to.deep.equal([404, 404, 429]);
     });
   });
 

@@ -5,6 +5,9 @@ import { addressLine } from '../../pipeline/address-line.js';
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 const firstText = (map: Record<string, string> | null | undefined) => (map ? (Object.values(map)[0] ?? null) : null);
 
+/** CR, LF and the other line breaks folded to one space. */
+const oneLine = (text: string | null | undefined) => (text ? text.replace(/[\r\n\u2028\u2029\v\f]+/g, ' ').trim() : text);
+
 export interface LeadMailInput {
   to: string;
   contact: LeadContact;
@@ -17,14 +20,18 @@ export function leadMail(input: LeadMailInput): Mail {
   const headline = firstText(listing.headline) ?? `Listing ${listing.uniqueId}`;
   const address = addressLine(listing.address);
   const link = `/v1/listings/${encodeURIComponent(listing.office)}/${encodeURIComponent(listing.uniqueId)}`;
-  const who = contact.name ? `${contact.name} <${contact.email}>` : contact.email;
+  // One-line fields stay on one line: a CR or LF in a name or phone would start a new line of the
+  // mail (a forged "From:" or "Listing:" line in the text the agent reads).
+  const name = oneLine(contact.name);
+  const phone = oneLine(contact.phone);
+  const who = name ? `${name} <${contact.email}>` : contact.email;
   const lines = [
     `New enquiry about: ${headline}`,
     address ? `Address: ${address}` : null,
     `Listing: ${listing.office}/${listing.uniqueId} (${link})`,
     '',
     `From: ${who}`,
-    contact.phone ? `Phone: ${contact.phone}` : null,
+    phone ? `Phone: ${phone}` : null,
     '',
     contact.message,
     '',
@@ -34,7 +41,7 @@ export function leadMail(input: LeadMailInput): Mail {
     `<p><strong>New enquiry about:</strong> ${escapeHtml(headline)}</p>` +
     (address ? `<p><strong>Address:</strong> ${escapeHtml(address)}</p>` : '') +
     `<p><strong>Listing:</strong> ${escapeHtml(`${listing.office}/${listing.uniqueId}`)} (<a href="${escapeHtml(link)}">${escapeHtml(link)}</a>)</p>` +
-    `<p><strong>From:</strong> ${escapeHtml(who)}${contact.phone ? `<br><strong>Phone:</strong> ${escapeHtml(contact.phone)}` : ''}</p>` +
+    `<p><strong>From:</strong> ${escapeHtml(who)}${phone ? `<br><strong>Phone:</strong> ${escapeHtml(phone)}` : ''}</p>` +
     `<blockquote>${escapeHtml(contact.message).replace(/\r?\n/g, '<br>')}</blockquote>` +
     '<p>Reply to this email to answer the enquirer directly.</p>';
   return { to: input.to, subject: `Enquiry: ${headline}`.slice(0, 200), text: lines.join('\n'), html, replyTo: contact.email };
