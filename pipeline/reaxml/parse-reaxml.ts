@@ -203,57 +203,38 @@ export class ReaxmlParser {
     for (let i = chunk.indexOf('\uFFFD'); i !== -1; i = chunk.indexOf('\uFFFD', i + 1)) this.replacedAt.push(this.cleanedOffset + i);
   }
 
-  private reportStripped(node: XmlNode | null): void {
-    if (this.replacedAt.length > 0) this.reportReplaced(node);
-    if (this.strippedAt.length === 0) return;
-    if (!this.trees && this.listingDepth >= 0) return; // kept for the listing's full re-read
+  /** Takes the offsets the parser has passed from the front of a list (they are in stream order). */
+  private takePassed(offsets: number[]): number[] {
     const upTo = this.sax.position;
     let n = 0;
-    while (n < this.strippedAt.length && this.strippedAt[n] <= upTo) n += 1;
-    if (n === 0) return;
-    this.strippedAt.splice(0, n);
-    const inListing = this.listingDepth >= 0 ? this.listingCount : null;
-    this.handlers.onIssue(
-      {
-        level: 'warning',
-        code: 'invalid_character_stripped',
-        message: `${n} character(s) not allowed in XML were removed`,
-        listingIndex: inListing,
-        uniqueId: null,
-        path: node?.path ?? '/',
-      },
-      inListing,
-      node,
-    );
+    while (n < offsets.length && offsets[n] <= upTo) n += 1;
+    return offsets.splice(0, n);
   }
 
-  private reportReplaced(node: XmlNode | null): void {
-    const upTo = this.sax.position;
-    let n = 0;
-    while (n < this.replacedAt.length && this.replacedAt[n] <= upTo) n += 1;
-    if (n === 0) return;
-    this.replacedAt.splice(0, n);
+  /** A warning at the element the parser is in (its listing's, when inside one). */
+  private warnAt(node: XmlNode | null, code: string, message: string): void {
     const inListing = this.listingDepth >= 0 ? this.listingCount : null;
-    this.handlers.onIssue(
-      {
-        level: 'warning',
-        code: 'invalid_utf8_replaced',
-        message: `${n} character(s) could not be decoded (bytes not valid in the feed's encoding) and read as U+FFFD; check the text here and the encoding the feed declares`,
-        listingIndex: inListing,
-        uniqueId: null,
-        path: node?.path ?? '/',
-      },
-      inListing,
-      node,
-    );
+    this.handlers.onIssue({ level: 'warning', code, message, listingIndex: inListing, uniqueId: null, path: node?.path ?? '/' }, inListing, node);
+  }
+
+  /** Reports stripped characters and undecodable bytes the parser has passed, at the element it is in. */
+  private reportStripped(node: XmlNode | null): void {
+    if (this.replacedAt.length > 0) {
+      const replaced = this.takePassed(this.replacedAt).length;
+      if (replaced > 0) {
+        const message = `${replaced} character(s) could not be decoded (bytes not valid in the feed's encoding) and read as U+FFFD; check the text here and the encoding the feed declares`;
+        this.warnAt(node, 'invalid_utf8_replaced', message);
+      }
+    }
+    if (this.strippedAt.length === 0) return;
+    if (!this.trees && this.listingDepth >= 0) return; // kept for the listing's full re-read
+    const stripped = this.takePassed(this.strippedAt).length;
+    if (stripped > 0) this.warnAt(node, 'invalid_character_stripped', `${stripped} character(s) not allowed in XML were removed`);
   }
 
   /** Light reads: the stripped offsets inside the listing now closing, relative to its source. */
   private takeStrippedInListing(): number[] {
-    const upTo = this.sax.position;
-    let n = 0;
-    while (n < this.strippedAt.length && this.strippedAt[n] <= upTo) n += 1;
-    return this.strippedAt.splice(0, n).map((offset) => Math.max(0, offset - this.listingStart));
+    return this.takePassed(this.strippedAt).map((offset) => Math.max(0, offset - this.listingStart));
   }
 
   private openTag(tag: SaxesTagPlain): void {
