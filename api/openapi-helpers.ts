@@ -21,12 +21,19 @@ export const feedRequestBody = {
   required: true,
   content: {
     'application/json': {
+      // anyOf, not oneOf: a RESO record is any object, so a feed request is one too; the format
+      // (in the body, or format=reso|project in the query) says which form it is.
       schema: {
-        oneOf: [
+        anyOf: [
           ref('FeedRequest'),
           ref('ProjectFeed'),
           { type: 'object', description: 'A RESO Property record or OData collection (format=reso in the query).' },
         ],
+      },
+      // What "Try it out" sends as it stands: one valid current listing.
+      example: {
+        xml: `<propertyList><residential modTime="2024-03-01-10:00:00" status="current"><agentID>XNWXNW</agentID><uniqueID>DEMO-1</uniqueID><headline>Sunny cottage</headline><description>Two bedrooms near the park.</description><price>650000</price><address><streetNumber>12</streetNumber><street>Sample Road</street><suburb>Richmond</suburb><state>VIC</state><postcode>3121</postcode></address></residential></propertyList>`,
+        context: { currency: 'AUD' },
       },
     },
     'application/xml': { schema: { type: 'string' } },

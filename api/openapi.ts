@@ -2,12 +2,13 @@ import { adminPaths } from './openapi-admin.js';
 import { errorResponse, feedRequestBody, json, queryParameters, toComponent } from './openapi-helpers.js';
 import { ingestionPaths } from './openapi-ingestion.js';
 import { leadPaths } from './openapi-leads.js';
+import { nameOperations, TAGS } from './openapi-operations.js';
 import { readPaths } from './openapi-reads.js';
 import { schemas } from './schemas/index.js';
 
 /** The OpenAPI 3.1 document, generated from the same schemas ajv validates with. */
 export function buildOpenApi(): Record<string, unknown> {
-  return {
+  const document = {
     openapi: '3.1.0',
     info: {
       title: 'Listing ingestion and directory service',
@@ -15,6 +16,8 @@ export function buildOpenApi(): Record<string, unknown> {
       description:
         'Feeds in (REAXML, RESO Web API JSON, project documents), one canonical listing model out. Validation issue codes are listed in docs/issue-codes.md; ingestion is described in docs/ingestion.md; RESO and projects in docs/formats.md.',
     },
+    servers: [{ url: '/', description: 'This service (paths are relative to where it answers)' }],
+    tags: [...TAGS],
     paths: {
       '/healthz': {
         get: { summary: 'Liveness', responses: { 200: { description: 'The process answers', content: json('Health') } } },
@@ -63,4 +66,6 @@ export function buildOpenApi(): Record<string, unknown> {
       },
     },
   };
+  nameOperations(document.paths as Record<string, Record<string, Record<string, unknown>>>);
+  return document;
 }

@@ -164,7 +164,7 @@ describe('HTTP: POST /v1/validate and the service basics', () => {
     const doc = await res.json();
     expect(doc.openapi).to.equal('3.1.0');
     expect(doc.info.version).to.equal('0.1.0');
-    expect(doc.paths['/v1/validate'].post.requestBody.content['application/json'].schema.oneOf).to.deep.include.members([
+    expect(doc.paths['/v1/validate'].post.requestBody.content['application/json'].schema.anyOf).to.deep.include.members([
       { $ref: '#/components/schemas/FeedRequest' },
       { $ref: '#/components/schemas/ProjectFeed' },
     ]);

@@ -1,0 +1,82 @@
+/** The groups of the API description, in the order the docs page shows them. */
+export const TAGS = [
+  { name: 'ingestion', description: 'Feed keys, dry runs and feeds: how CRMs get listings in.' },
+  { name: 'reads', description: 'Public search and the agent and office directory.' },
+  { name: 'leads', description: 'Consumer enquiries, their delivery, the sender blocklist and office lead addresses.' },
+  { name: 'admin', description: 'Operators: dashboard, feed keys, feeds, quarantine, listings, SFTP drops, audit log.' },
+  { name: 'site', description: 'Site settings, navigation and pages: public reads and their administration.' },
+  { name: 'system', description: 'Health, readiness and this description.' },
+] as const;
+
+type Tag = (typeof TAGS)[number]['name'];
+
+/**
+ * Every operation's stable operationId (what generated clients name their methods) and its group.
+ * buildOpenApi refuses to build a description with an operation missing here, so a new route
+ * cannot ship unnamed.
+ */
+export const OPERATIONS: Record<string, [operationId: string, tag: Tag]> = {
+  'GET /healthz': ['getHealth', 'system'],
+  'GET /readyz': ['getReadiness', 'system'],
+  'GET /v1/openapi.json': ['getOpenApi', 'system'],
+  'POST /v1/validate': ['validateFeed', 'ingestion'],
+  'POST /v1/developer/keys': ['requestFeedKey', 'ingestion'],
+  'GET /v1/feeds/whoami': ['whoAmI', 'ingestion'],
+  'POST /v1/feeds': ['pushFeed', 'ingestion'],
+  'GET /v1/feeds/{feedId}': ['getFeed', 'ingestion'],
+  'GET /v1/listings': ['searchListings', 'reads'],
+  'GET /v1/listings/{office}/{uniqueId}': ['getListing', 'reads'],
+  'GET /v1/projects': ['searchProjects', 'reads'],
+  'GET /v1/projects/{office}/{uniqueId}': ['getProject', 'reads'],
+  'GET /v1/agents': ['listAgents', 'reads'],
+  'GET /v1/offices': ['listOffices', 'reads'],
+  'GET /v1/countries': ['listCountries', 'reads'],
+  'GET /v1/fx': ['getFxRates', 'reads'],
+  'POST /v1/leads': ['submitLead', 'leads'],
+  'GET /v1/admin/leads': ['adminListLeads', 'leads'],
+  'POST /v1/admin/leads/{id}/retry': ['adminRetryLead', 'leads'],
+  'GET /v1/admin/blocklist': ['adminListBlocklist', 'leads'],
+  'POST /v1/admin/blocklist': ['adminAddBlock', 'leads'],
+  'DELETE /v1/admin/blocklist': ['adminRemoveBlock', 'leads'],
+  'PUT /v1/admin/offices/{office}': ['adminSetOfficeLeadEmail', 'leads'],
+  'GET /v1/admin/stats': ['adminStats', 'admin'],
+  'GET /v1/admin/keys': ['adminListKeys', 'admin'],
+  'POST /v1/admin/keys': ['adminCreateKey', 'admin'],
+  'POST /v1/admin/keys/{id}/approve': ['adminApproveKey', 'admin'],
+  'POST /v1/admin/keys/{id}/revoke': ['adminRevokeKey', 'admin'],
+  'GET /v1/admin/quarantine': ['adminListQuarantine', 'admin'],
+  'POST /v1/admin/quarantine/{id}/resolve': ['adminResolveQuarantine', 'admin'],
+  'GET /v1/admin/offices/{office}/drop-settings': ['adminGetDropSettings', 'admin'],
+  'PUT /v1/admin/offices/{office}/drop-settings': ['adminSetDropSettings', 'admin'],
+  'GET /v1/admin/listings': ['adminListListings', 'admin'],
+  'POST /v1/admin/listings/visibility': ['adminSetListingVisibility', 'admin'],
+  'GET /v1/admin/feeds': ['adminListFeeds', 'admin'],
+  'POST /v1/admin/feeds/{feedId}/retry': ['adminRetryFeed', 'admin'],
+  'GET /v1/admin/audit': ['adminAuditLog', 'admin'],
+  'GET /v1/site': ['getSite', 'site'],
+  'GET /v1/site/pages/{slug}': ['getSitePage', 'site'],
+  'PUT /v1/admin/site/settings': ['adminSetSiteSetting', 'site'],
+  'PUT /v1/admin/site/nav': ['adminSetNavigation', 'site'],
+  'GET /v1/admin/site/pages': ['adminListPages', 'site'],
+  'POST /v1/admin/site/pages': ['adminCreatePage', 'site'],
+  'GET /v1/admin/site/pages/{slug}': ['adminGetPage', 'site'],
+  'PUT /v1/admin/site/pages/id/{id}': ['adminUpdatePage', 'site'],
+  'DELETE /v1/admin/site/pages/id/{id}': ['adminDeletePage', 'site'],
+};
+
+/**
+ * Names and groups every operation, and states that operations without a credential need none
+ * (`security: []`), so clients and linters need not guess. Throws for an operation not in OPERATIONS.
+ */
+export function nameOperations(paths: Record<string, Record<string, Record<string, unknown>>>): void {
+  for (const [path, operations] of Object.entries(paths)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      const entry = OPERATIONS[`${method.toUpperCase()} ${path}`];
+      if (!entry) throw new Error(`the API description has no operationId for ${method.toUpperCase()} ${path} (api/openapi-operations.ts)`);
+      const [operationId, tag] = entry;
+      operation.operationId = operationId;
+      operation.tags = [tag];
+      operation.security ??= [];
+    }
+  }
+}

@@ -1,0 +1,74 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { expect } from 'chai';
+import { buildOpenApi } from '../../api/openapi.js';
+import { OPERATIONS, TAGS } from '../../api/openapi-operations.js';
+import { createAjv } from '../../lib/ajv.js';
+import { repoRoot } from '../helpers.js';
+
+type Operation = {
+  operationId?: string;
+  tags?: string[];
+  security?: unknown[];
+  requestBody?: { content: Record<string, { schema: unknown; example?: unknown }> };
+};
+
+/** What client generators and linters rely on in the API description. */
+describe('the API description as clients generate from it', () => {
+  const doc = buildOpenApi() as {
+    servers: unknown[];
+    tags: { name: string }[];
+    paths: Record<string, Record<string, Operation>>;
+    components: { schemas: Record<string, unknown> };
+  };
+  const operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op })),
+  );
+
+  it('names and groups every operation, uniquely; says which need no credential; names its server', () => {
+    expect(operations.length).to.equal(Object.keys(OPERATIONS).length);
+    const ids = operations.map(({ op }) => op.operationId);
+    expect(new Set(ids).size, 'operationIds are unique').to.equal(ids.length);
+    for (const { key, op } of operations) {
+      expect(op.operationId, key).to.match(/^[a-z][A-Za-z]+$/);
+      expect(op.tags, key).to.have.length(1);
+      expect(
+        TAGS.map((t) => t.name),
+        key,
+      ).to.include(op.tags![0]);
+      expect(op.security, `${key} states its security`).to.be.an('array');
+      if (key.includes('/v1/admin/') || key.startsWith('POST /v1/feeds') || key.startsWith('GET /v1/feeds')) expect(op.security, key).to.not.deep.equal([]);
+    }
+    expect(operations.find((o) => o.key === 'GET /v1/listings')!.op.security).to.deep.equal([]);
+    expect(doc.servers).to.have.length(1);
+    expect(doc.tags.map((t) => t.name)).to.deep.equal(['ingestion', 'reads', 'leads', 'admin', 'site', 'system']);
+  });
+
+  it('a strict validator accepts the feed request example against the request body schema (exactly one reading)', () => {
+    const body = operations.find((o) => o.key === 'POST /v1/validate')!.op.requestBody!.content['application/json'];
+    // The body schema with the document's components beside it, as a validator resolves them.
+    const schema = JSON.parse(JSON.stringify({ ...(body.schema as object), $defs: doc.components.schemas }).replaceAll('"#/components/schemas/', '"#/$defs/'));
+    const validate = createAjv().compile(schema);
+    expect(validate(body.example), JSON.stringify(validate.errors)).to.equal(true);
+  });
+
+  it("passes Redocly's recommended rules with no error", function () {
+    this.timeout(60_000);
+    const dir = mkdtempSync(join(tmpdir(), 'openapi-'));
+    try {
+      const file = join(dir, 'openapi.json');
+      writeFileSync(file, JSON.stringify(doc));
+      const run = spawnSync(process.execPath, [resolve(repoRoot, 'node_modules/@redocly/cli/bin/cli.js'), 'lint', file, '--format=stylish'], {
+        encoding: 'utf8',
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      });
+      expect(run.status, run.stdout + run.stderr).to.equal(0);
+      expect(run.stdout + run.stderr).to.match(/Your API description is valid/);
+      expect(run.stdout + run.stderr).not.to.match(/\berror\b/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
