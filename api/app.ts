@@ -10,9 +10,11 @@ import { createPublicReads } from '../db/public-reads.js';
 import type { Config } from '../lib/config.js';
 import { type FxProvider, staticFx } from '../lib/fx-rates.js';
 import type { Logger } from '../lib/logger.js';
+import { createMetrics, type Metrics, queueDepthGauge } from '../lib/metrics.js';
 import type { JobQueue } from '../workers/job-queue.js';
 import { requireOperator } from './auth/operator.js';
 import { errorHandler, notFoundHandler } from './middleware/error-handler.js';
+import { httpMetrics } from './middleware/http-metrics.js';
 import { hourlyLimit } from './middleware/rate-limit.js';
 import { refuseNulInUrl } from './middleware/refuse-nul.js';
 import { requestLogger } from './middleware/request-logger.js';
@@ -66,6 +68,8 @@ export interface AppDeps {
   isShuttingDown?: () => boolean;
   /** Aborted when the process begins to shut down: requests waiting on a feed answer 202 at once. */
   shutdown?: AbortSignal;
+  /** This process's metrics (default: a registry of the app's own). */
+  metrics?: Metrics;
 }
 
 function bullBoard(queues: Queue[]) {
@@ -83,7 +87,13 @@ export function createApp(deps: AppDeps): Express {
   app.set('query parser', 'simple');
   // Responses are dynamic; hashing every body for an ETag costs more than conditional requests save.
   app.set('etag', false);
+  const metrics = deps.metrics ?? createMetrics();
+  queueDepthGauge(metrics, [
+    { name: 'ingest', counts: () => deps.ingestQueue.counts() },
+    { name: 'lead-delivery', counts: () => deps.leadQueue.counts() },
+  ]);
   app.use(requestLogger(app, deps.logger));
+  app.use(httpMetrics(metrics));
   app.use(securityHeaders());
   app.use(PUBLIC_CORS_PATHS, publicCors(config.corsOrigins));
   app.use(refuseNulInUrl);
@@ -135,6 +145,9 @@ export function createApp(deps: AppDeps): Express {
       turnstile: config.turnstileSecret ? { secret: config.turnstileSecret, verifyUrl: config.turnstileVerifyUrl } : null,
     }),
   );
+  app.get('/metrics', requireOperator(config.operatorToken, db), async (_req, res) => {
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
   app.use('/v1/admin', requireOperator(config.operatorToken, db));
   app.use(adminIngestionRouter({ db }));
   app.use(adminOperationsRouter({ db, ingestQueue: deps.ingestQueue, leadQueue: deps.leadQueue, queueIsRedis: config.redisUrl !== null }));

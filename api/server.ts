@@ -4,6 +4,7 @@ import { createDb, type Db, migrateToLatest } from '../db/knex.js';
 import type { Config } from '../lib/config.js';
 import { liveFx, staticFx } from '../lib/fx-rates.js';
 import type { Logger } from '../lib/logger.js';
+import { createMetrics, serveMetrics } from '../lib/metrics.js';
 import { startSftpWatcher } from '../sftp-watcher/start.js';
 import { queueForBoard } from '../workers/bullmq-queue.js';
 import { INGEST_QUEUE, LEAD_QUEUE, MAINTENANCE_QUEUE, startRuntime } from '../workers/runtime.js';
@@ -26,7 +27,9 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
   const applied = await migrateToLatest(db);
   logger.info({ embedded: db.embedded, applied }, 'database ready');
   const consume = options.consume || !config.redisUrl;
-  const runtime = startRuntime(config, logger, db, { consume });
+  const metrics = createMetrics();
+  const runtime = startRuntime(config, logger, db, { consume, metrics });
+  const metricsServer = config.metricsPort ? await serveMetrics(metrics, config.metricsPort) : null;
   // The all-in-one process (and a lone web role) also watches the SFTP drops when SFTP_URL is set.
   const watcher = consume && config.sftpUrl ? startSftpWatcher(config, logger, db, runtime.ingestQueue) : null;
   // Rate-limit counters: a command that cannot be answered within 500 ms lets the request pass.
@@ -47,6 +50,7 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
     fx,
     isShuttingDown: () => shuttingDown,
     shutdown: shutdown.signal,
+    metrics,
   });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.port, (err?: Error) => (err ? reject(err) : resolve(s)));
@@ -63,6 +67,7 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
       shuttingDown = true;
       shutdown.abort(); // requests waiting on a feed answer 202 with its status URL now
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      metricsServer?.close();
       await watcher?.stop();
       await runtime.close();
       await Promise.all(boardQueues.map((q) => q.close()));

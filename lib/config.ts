@@ -3,6 +3,8 @@ import { createAjv, describeAjvErrors } from './ajv.js';
 /** Validated, frozen service configuration. Nothing else in the codebase reads process.env. */
 export interface Config {
   port: number;
+  /** A port of its own for GET /metrics without a credential (any role); null: only the web role's /metrics, behind the operator credential. */
+  metricsPort: number | null;
   /** Origins browsers may call the public reads and POST /v1/leads from: '*' or a list. */
   corsOrigins: '*' | string[];
   databaseUrl: string | null;
@@ -52,6 +54,7 @@ const envSchema = {
   type: 'object',
   properties: {
     PORT: { ...int(0, 65535), default: 3000 },
+    METRICS_PORT: int(1, 65535),
     CORS_ORIGINS: { type: 'string', pattern: '^(\\*|https?://[^\\s,/]+(,\\s*https?://[^\\s,/]+)*)$', default: '*' },
     DATABASE_URL: url(['postgres', 'postgresql']),
     DATA_DIR: { type: 'string', minLength: 1, default: './data' },
@@ -106,6 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   if (problems.length) throw new ConfigError(problems);
   return Object.freeze({
     port: e.PORT,
+    metricsPort: e.METRICS_PORT ?? null,
     corsOrigins:
       e.CORS_ORIGINS === '*'
         ? '*'

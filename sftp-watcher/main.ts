@@ -1,4 +1,5 @@
 import { createDb, migrateToLatest } from '../db/knex.js';
+import { createMetrics, serveMetrics } from '../lib/metrics.js';
 import { runProcess } from '../lib/run-process.js';
 import { startRuntime } from '../workers/runtime.js';
 import { startSftpWatcher } from './start.js';
@@ -14,10 +15,14 @@ await runProcess('sftp', async (config, logger) => {
   }
   const db = createDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await migrateToLatest(db);
-  const runtime = startRuntime(config, logger, db, { consume: false });
+  const metrics = createMetrics();
+  const runtime = startRuntime(config, logger, db, { consume: false, metrics });
+  // METRICS_PORT: this role's counters for a scraper on the private network.
+  const metricsServer = config.metricsPort ? await serveMetrics(metrics, config.metricsPort) : null;
   const watcher = startSftpWatcher(config, logger, db, runtime.ingestQueue);
   return {
     async close() {
+      metricsServer?.close();
       await watcher.stop();
       await runtime.close();
       await db.destroy();

@@ -6,6 +6,7 @@ import { createApp } from '../api/app.js';
 import { createDb, type Db, migrateToLatest } from '../db/knex.js';
 import { type Config, loadConfig } from '../lib/config.js';
 import { liveFx, staticFx } from '../lib/fx-rates.js';
+import { createMetrics } from '../lib/metrics.js';
 import { queueForBoard } from '../workers/bullmq-queue.js';
 import type { RetryPolicy } from '../workers/job-queue.js';
 import { INGEST_QUEUE, LEAD_QUEUE, MAINTENANCE_QUEUE, type Runtime, startRuntime } from '../workers/runtime.js';
@@ -82,7 +83,9 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
   const db = options.db ?? createDb({ databaseUrl: config.databaseUrl, dataDir, schema });
   if (!options.db) await migrateToLatest(db);
   const rateLimitPrefix = options.rateLimitPrefix ?? `rl-${schema}:`;
+  const metrics = createMetrics();
   const runtime = startRuntime(config, silentLogger, db, {
+    metrics,
     consume: options.consume ?? true,
     queuePrefix: options.queuePrefix ?? `test-${schema}`,
     ingestRetry: options.ingestRetry,
@@ -109,6 +112,7 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
       boardQueues,
       fx,
       shutdown: shutdown.signal,
+      metrics,
     }),
   );
   let stopped = false;

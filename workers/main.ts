@@ -1,4 +1,5 @@
 import { createDb, migrateToLatest } from '../db/knex.js';
+import { createMetrics, serveMetrics } from '../lib/metrics.js';
 import { runProcess } from '../lib/run-process.js';
 import { startRuntime } from './runtime.js';
 
@@ -13,10 +14,14 @@ await runProcess('worker', async (config, logger) => {
   }
   const db = createDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await migrateToLatest(db);
-  const runtime = startRuntime(config, logger, db, { consume: true });
+  const metrics = createMetrics();
+  const runtime = startRuntime(config, logger, db, { consume: true, metrics });
+  // METRICS_PORT: this role's counters for a scraper on the private network.
+  const metricsServer = config.metricsPort ? await serveMetrics(metrics, config.metricsPort) : null;
   logger.info('worker started');
   return {
     async close() {
+      metricsServer?.close();
       await runtime.close();
       await db.destroy();
     },

@@ -3,6 +3,7 @@ import { sendPendingNotifications } from '../db/notifications.js';
 import type { Config } from '../lib/config.js';
 import type { Logger } from '../lib/logger.js';
 import { createMailer } from '../lib/mailer.js';
+import type { Metrics } from '../lib/metrics.js';
 import { createBullQueue, startBullWorker, startScheduledTasks } from './bullmq-queue.js';
 import { InProcessQueue } from './in-process-queue.js';
 import { giveUpFeed, processFeed } from './ingest/process-feed.js';
@@ -40,6 +41,8 @@ export interface RuntimeOptions {
   ingestRetry?: RetryPolicy;
   /** Runs every periodic task this often instead of its own interval (tests). */
   maintenanceEveryMs?: number;
+  /** Where jobs count feeds, listings and lead deliveries (the process's metrics). */
+  metrics?: Metrics;
 }
 
 /**
@@ -57,12 +60,19 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
       logger.warn({ err }, 'sending notifications failed; will retry');
       return { sent: 0, failed: 0 };
     });
+  const metrics = options.metrics;
   const handleFeed = async (feedId: string, job?: JobContext) => {
     const summary = await processFeed(deps, feedId, job);
+    if (metrics && summary.status === 'done') {
+      metrics.feeds.inc({ outcome: summary.outcome ?? 'ok' });
+      for (const [action, n] of Object.entries(summary.summary ?? {})) metrics.listings.inc({ action }, n);
+      if (summary.counts?.invalid) metrics.listings.inc({ action: 'invalid' }, summary.counts.invalid);
+    }
     await sendMail();
     return summary;
   };
   const giveUp = async (feedId: string, err: Error) => {
+    metrics?.feeds.inc({ outcome: 'failed' });
     await giveUpFeed(deps, feedId, err);
     await sendMail();
   };
@@ -83,13 +93,17 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
   };
   const ingestQueue = queue(INGEST_QUEUE, handleFeed, options.ingestRetry ?? INGEST_RETRY, config.redisUrl ? 2 : 1, giveUp);
   const leadDeps = { db, mailer, logger };
-  const leadQueue = queue(
-    LEAD_QUEUE,
-    (key) => deliverLead(leadDeps, key),
-    LEAD_RETRY,
-    4,
-    (key, err) => giveUpLead(leadDeps, key, err),
-  );
+  const deliver = async (key: string) => {
+    try {
+      const outcome = await deliverLead(leadDeps, key);
+      metrics?.leadDeliveries.inc({ outcome: outcome.status });
+      return outcome;
+    } catch (err) {
+      metrics?.leadDeliveries.inc({ outcome: (err as Error).name === 'UnrecoverableError' ? 'failed' : 'retry' });
+      throw err;
+    }
+  };
+  const leadQueue = queue(LEAD_QUEUE, deliver, LEAD_RETRY, 4, (key, err) => giveUpLead(leadDeps, key, err));
 
   // In-process jobs die with the process, so at start every unfinished feed is lost; with Redis
   // they survive, and only long-untouched ones are.

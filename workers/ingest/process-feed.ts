@@ -40,6 +40,8 @@ async function* bodyText(db: Db, event: FeedEvent): AsyncGenerator<string> {
 export interface FeedJobSummary {
   feedId: string;
   status: 'done' | 'skipped';
+  /** done: ok, with_invalid (some listings or projects refused) or not_well_formed. */
+  outcome?: 'ok' | 'with_invalid' | 'not_well_formed';
   counts?: IngestionResult['counts'];
   summary?: IngestionResult['summary'];
   reconcile?: string;
@@ -77,7 +79,8 @@ export async function processFeed(deps: IngestDeps, feedId: string, job?: JobCon
     { feedId, ms: Date.now() - started, counts: result.counts, summary: result.summary, reconcile: result.reconcile?.status, notified },
     'feed ingested',
   );
-  return { feedId, status: 'done', counts: result.counts, summary: result.summary, reconcile: result.reconcile?.status };
+  const outcome = result.issues.some((i) => i.code === 'feed_not_well_formed') ? 'not_well_formed' : result.ok ? 'ok' : 'with_invalid';
+  return { feedId, status: 'done', outcome, counts: result.counts, summary: result.summary, reconcile: result.reconcile?.status };
 }
 
 /**
