@@ -23,6 +23,7 @@ import { adminDropsRouter } from './routes/admin-drops.js';
 import { adminIngestionRouter } from './routes/admin-ingestion.js';
 import { adminLeadsRouter } from './routes/admin-leads.js';
 import { adminOperationsRouter } from './routes/admin-operations.js';
+import { consolePageRouter } from './routes/console-page.js';
 import { developerKeysRouter } from './routes/developer-keys.js';
 import { developerPageRouter } from './routes/developer-page.js';
 import { docsRouter } from './routes/docs.js';
@@ -105,6 +106,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(siteRouter(db));
   app.use(docsRouter());
   app.use(developerPageRouter());
+  app.use(consolePageRouter());
   app.use(
     validateRouter({
       feedMaxBytes: config.feedMaxBytes,

@@ -78,8 +78,14 @@ export async function setListingHidden(
 }
 
 /** Recent feed events: source, scope, counts, status and issues (never the body or the per-listing upserts). */
-export async function adminFeeds(db: Knex, query: { status?: string; limit: number; offset: number }) {
-  const base = () => (query.status ? db('feed_events').where({ status: query.status }) : db('feed_events'));
+export async function adminFeeds(db: Knex, query: { status?: string; keyId?: string; office?: string; limit: number; offset: number }) {
+  const base = () => {
+    const q = db('feed_events');
+    if (query.status) q.where({ status: query.status });
+    if (query.keyId) q.where({ key_id: query.keyId });
+    if (query.office) q.whereRaw('? = ANY(office_scope)', [query.office]);
+    return q;
+  };
   const [rows, [{ n }]] = await Promise.all([
     base()
       .select(

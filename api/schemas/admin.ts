@@ -22,6 +22,8 @@ export const adminFeedsQuerySchema = {
   additionalProperties: false,
   properties: {
     status: { enum: ['queued', 'running', 'done', 'failed', 'rejected'] },
+    keyId: { type: 'string', format: 'uuid', description: 'Only feeds pushed with this key.' },
+    office: { type: 'string', minLength: 1, maxLength: 200, description: 'Only feeds whose office scope includes this office.' },
     limit,
     offset,
   },

@@ -53,7 +53,8 @@ describe('Prometheus metrics (PostgreSQL + Redis)', function () {
     expect(value(text, 'listings_ingested_total{action="inserted"}')).to.equal(2);
     expect(value(text, 'listings_ingested_total{action="invalid"}')).to.equal(1);
     // Read from the queues when scraped (the job itself may still be finishing: its count is 0 or 1).
-    for (const state of ['waiting', 'active', 'completed', 'failed']) expect(value(text, `queue_jobs{queue="ingest",state="${state}"}`), state).to.be.within(0, 1);
+    for (const state of ['waiting', 'active', 'completed', 'failed'])
+      expect(value(text, `queue_jobs{queue="ingest",state="${state}"}`), state).to.be.within(0, 1);
     expect(value(text, 'queue_jobs{queue="lead-delivery",state="waiting"}')).to.equal(0);
     expect(text).to.match(/^process_cpu_seconds_total /m);
   });

@@ -1,0 +1,196 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { expect } from 'chai';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser } from '../browser.js';
+import { feed, repoRoot } from '../helpers.js';
+import { activeKey, admin, pushFeed } from '../ingest/client.js';
+import { OPERATOR, startTestService, type TestService } from '../service.js';
+import { type SmtpSink, startSmtpSink } from '../smtp-sink.js';
+
+/** Screenshots of every console page, for people to look at (CI keeps the folder). */
+export const SCREENSHOTS = resolve(repoRoot, 'test-artifacts/console');
+
+const listing = (id: string) =>
+  `<residential modTime="2024-03-01-10:00:00" status="current"><agentID>OFF1</agentID><uniqueID>${id}</uniqueID>` +
+  '<listingAgent id="1"><name>Ann Smith</name><email>ann@agency.example</email></listingAgent>' +
+  `<headline>Sunny cottage ${id}</headline><price>650000</price><address><streetNumber>${id.length}</streetNumber><street>Main Road</street><suburb>Richmond</suburb><state>VIC</state><postcode>3121</postcode></address></residential>`;
+
+describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)', function () {
+  this.timeout(90_000);
+  let svc: TestService;
+  let smtp: SmtpSink;
+  let browser: Browser;
+  let page: Page;
+  const errors: string[] = [];
+  let suspendedKey: string;
+  let failedLead: string;
+
+  before(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    smtp = await startSmtpSink();
+    svc = await startTestService({ database: 'postgres', redis: true, env: { SMTP_URL: smtp.url, CIRCUIT_BREAKER_MIN: '2', CIRCUIT_BREAKER_RATIO: '0.5' } });
+    // A key waiting for approval, listings, a circuit-breaker trip and a lead that failed.
+    const requested = await fetch(`${svc.url}/v1/developer/keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ clientName: 'Harbour Realty CRM', alertEmail: 'it@harbour.example', officeIds: ['HARB'] }),
+    });
+    suspendedKey = (await requested.json()).id;
+    const key = await activeKey(svc.db, ['OFF1']);
+    expect((await pushFeed(svc.url, key, feed(listing('A'), listing('B'), listing('C'), listing('D')), { mode: 'full' })).status).to.equal(200);
+    const trip = await (await pushFeed(svc.url, key, feed(listing('A')), { mode: 'full' })).json();
+    expect(trip.reconcile.status).to.equal('tripped');
+    // The trip mails the key's alert address: let that mail go first, so the refusal hits the lead.
+    for (let i = 0; i < 100 && !(await svc.db('notifications').where({ status: 'sent' }).first()); i += 1) await new Promise((r) => setTimeout(r, 50));
+    smtp.failNext(1, 550);
+    const lead = await fetch(`${svc.url}/v1/leads`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        listing: { office: 'OFF1', uniqueId: 'B' },
+        contact: { email: 'jo@home.example', name: 'Jo Bloggs', message: 'Is it still available?' },
+        consent: true,
+      }),
+    });
+    failedLead = (await lead.json()).id;
+    for (let i = 0; i < 100 && (await svc.db('leads').where({ id: failedLead }).first('status')).status !== 'failed'; i += 1)
+      await new Promise((r) => setTimeout(r, 50));
+
+    browser = await launchBrowser();
+    page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+    page.on('pageerror', (err) => errors.push(err.message));
+    page.on('console', (msg) => {
+      // Refusals the page shows (a wrong token, a refused action) are 4xx answers; anything else is a fault, a CSP refusal included.
+      if (msg.type() === 'error' && !/status of 4\d\d/.test(msg.text())) errors.push(msg.text());
+    });
+    page.on('dialog', (dialog) => void dialog.accept());
+  });
+  after(async () => {
+    await browser?.close();
+    await svc?.close();
+    await smtp?.close();
+  });
+  afterEach(() => expect(errors, 'page errors').to.deep.equal([]));
+
+  const shot = (name: string) => page.screenshot({ path: resolve(SCREENSHOTS, `${name}.png`), fullPage: true });
+  const go = async (view: string, heading: string) => {
+    await page.goto(`${svc.url}/console#/${view}`);
+    await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
+  };
+
+  it('refuses a wrong token with the reason, signs in with the right one, and shows the dashboard', async () => {
+    await page.goto(`${svc.url}/console`);
+    await page.getByLabel('Operator token').fill('not-the-token-at-all');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').waitFor();
+    expect(await page.getByRole('alert').innerText()).to.equal('That token was not accepted.');
+    await shot('00-sign-in-refused');
+    await page.getByLabel('Operator token').fill(OPERATOR);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+    await page.getByText('open circuit-breaker trips').waitFor();
+    expect(await page.locator('.card').first().innerText()).to.match(/Listings\s+4\s/i);
+    expect(await page.locator('#board-link').isVisible(), 'the queue board link with REDIS_URL').to.equal(true);
+    expect(await page.evaluate(() => location.href)).not.to.contain(OPERATOR);
+    await shot('01-dashboard');
+  });
+
+  it('approves a key waiting for approval, and creates one', async () => {
+    await go('keys', 'Feed keys');
+    await page.locator(`tr[data-key="${suspendedKey}"]`).getByRole('button', { name: 'Approve' }).click();
+    await page.getByText('Key of Harbour Realty CRM approved.').waitFor();
+    const keys = await (await admin(svc.url, 'GET', '/v1/admin/keys')).json();
+    expect(keys.keys.find((k: { id: string }) => k.id === suspendedKey).status).to.equal('active');
+    await page.getByLabel('Client').fill('Ops import');
+    await page.getByLabel('Alert email').fill('ops@example.com');
+    await page.getByLabel('Offices (comma-separated)').fill('OFF7, OFF8');
+    await page.getByRole('button', { name: 'Create active key' }).click();
+    await page.locator('.secret').waitFor();
+    const secret = await page.locator('.secret').innerText();
+    const whoami = await (await fetch(`${svc.url}/v1/feeds/whoami`, { headers: { authorization: `Bearer ${secret}` } })).json();
+    expect(whoami).to.include({ clientName: 'Ops import', status: 'active' });
+    await shot('02-keys');
+  });
+
+  it('applies a quarantined archive after confirmation', async () => {
+    await go('quarantine', 'Quarantine');
+    await page.getByRole('button', { name: 'Apply archive' }).click();
+    await page.getByText('Archive applied.').waitFor();
+    const items = await (await admin(svc.url, 'GET', '/v1/admin/quarantine?includeResolved=true')).json();
+    expect(items.items[0]).to.include({ resolved: true, resolution: 'applied' });
+    expect(
+      await svc
+        .db('listings')
+        .where({ office: 'OFF1', status: 'archived' })
+        .count({ n: '*' })
+        .then(([r]) => Number(r.n)),
+    ).to.equal(3);
+    await page.getByLabel('Include resolved').check();
+    await page.getByText('applied').first().waitFor();
+    await shot('03-quarantine');
+  });
+
+  it('hides a listing from the public reads', async () => {
+    await go('listings', 'Listings');
+    await page.locator('tr[data-listing="OFF1/A"]').getByRole('button', { name: 'Hide' }).click();
+    await page.getByText('OFF1/A is hidden.').waitFor();
+    const listed = await (await admin(svc.url, 'GET', '/v1/admin/listings?q=OFF1/A')).json();
+    expect(listed.listings[0]).to.include({ listingKey: 'OFF1/A', hidden: true });
+    expect((await fetch(`${svc.url}/v1/listings/OFF1/A`)).status).to.equal(404);
+    await shot('04-listings');
+  });
+
+  it('retries a failed lead, which is then delivered', async () => {
+    await go('leads', 'Leads');
+    const row = page.locator(`tr[data-lead="${failedLead}"]`);
+    await row.getByRole('button', { name: 'View' }).click();
+    await page.getByText('Is it still available?').waitFor();
+    await row.getByRole('button', { name: 'Retry' }).click();
+    await page.getByText('Lead queued for delivery again.').waitFor();
+    let status = '';
+    for (let i = 0; i < 100 && status !== 'delivered'; i += 1) {
+      status = (await svc.db('leads').where({ id: failedLead }).first('status')).status;
+      if (status !== 'delivered') await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(status).to.equal('delivered');
+    await page.getByLabel('Value').fill('spam@bulk.example');
+    await page.getByRole('button', { name: 'Block' }).click();
+    await page.getByText('spam@bulk.example blocked.').waitFor();
+    await shot('05-leads');
+  });
+
+  it('shows feeds with their issues, the site content and the audit log', async () => {
+    await go('feeds', 'Feeds');
+    await page
+      .getByRole('button', { name: /^Issues/ })
+      .first()
+      .click();
+    expect(await page.locator('tbody').innerText()).to.contain('reconcile tripped');
+    await shot('06-feeds');
+    await go('site', 'Site');
+    await page.getByRole('button', { name: 'Save identity' }).click();
+    await page.getByText('identity saved.').waitFor();
+    await page.getByLabel('Slug').fill('about-us');
+    await page.getByLabel('Title').fill('About us');
+    await page.getByLabel('Body').fill('We list homes.');
+    await page.getByRole('button', { name: 'Create draft' }).click();
+    await page.getByText('Draft about-us created.').waitFor();
+    await page.locator('tr[data-page="about-us"]').getByRole('button', { name: 'Publish' }).click();
+    await page.getByText('about-us published.').waitFor();
+    expect((await fetch(`${svc.url}/v1/site/pages/about-us`)).status).to.equal(200);
+    await shot('07-site');
+    await go('audit', 'Audit log');
+    await page.getByText('key.approve').waitFor();
+    await shot('08-audit');
+  });
+
+  it("shows the server's error text when an action is refused", async () => {
+    await go('leads', 'Leads');
+    await page.getByLabel('Kind').selectOption('domain');
+    await page.getByLabel('Value').fill('gmail.com');
+    await page.getByRole('button', { name: 'Block' }).click();
+    await page.getByRole('alert').waitFor();
+    expect(await page.getByRole('alert').innerText()).to.match(/gmail\.com is a widely used mail provider/);
+  });
+});
