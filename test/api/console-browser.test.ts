@@ -9,7 +9,7 @@ import { OPERATOR, startTestService, type TestService } from '../service.js';
 import { type SmtpSink, startSmtpSink } from '../smtp-sink.js';
 
 /** Screenshots of every console page, for people to look at (CI keeps the folder). */
-export const SCREENSHOTS = resolve(repoRoot, 'test-artifacts/console');
+const SCREENSHOTS = resolve(repoRoot, 'test-artifacts/console');
 
 const listing = (id: string) =>
   `<residential modTime="2024-03-01-10:00:00" status="current"><agentID>OFF1</agentID><uniqueID>${id}</uniqueID>` +
