@@ -20,7 +20,7 @@ export function readPaths(): Record<string, unknown> {
         summary: 'One listing as stored (public, sold or leased)',
         parameters: ['office', 'uniqueId'].map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
         responses: {
-          200: { description: 'The canonical listing record', content: { 'application/json': { schema: { type: 'object' } } } },
+          200: { description: 'The canonical listing record', content: json('Listing') },
           404: errorResponse('Unknown, hidden, archived, or in another status'),
           503: unavailable,
         },

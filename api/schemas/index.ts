@@ -12,6 +12,7 @@ import {
   siteSettingRequestSchema,
   visibilityRequestSchema,
 } from './admin.js';
+import { canonicalSchemas } from './canonical.js';
 import { errorSchema } from './error.js';
 import { feedContextSchema, feedQuerySchema, feedRequestSchema } from './feed-request.js';
 import { healthSchema, readinessSchema } from './health.js';
@@ -53,6 +54,7 @@ import { issueSchema, validationResultSchema } from './validation-result.js';
 
 /** Every named schema: registered with ajv and published as OpenAPI components. */
 export const schemas = [
+  ...canonicalSchemas,
   errorSchema,
   feedContextSchema,
   feedRequestSchema,

@@ -1,3 +1,4 @@
+import { projectSchema } from './canonical.js';
 /** Query schemas and answers of the public reads (SPEC.md "Public reads", DESIGN.md §3, §6). */
 
 import { limitParam as limit, offsetParam as offset } from './paging.js';
@@ -51,11 +52,9 @@ export const listingPageSchema = {
   required: ['total', 'listings'],
   properties: {
     total: { type: 'integer', description: 'All public matches (counted at most every 30 s per filter set).' },
-    listings: { type: 'array', items: { type: 'object', description: 'Canonical listing as stored; newest modTime first, then listingKey.' } },
+    listings: { type: 'array', items: { $ref: 'Listing' }, description: 'Newest modTime first, then listingKey.' },
   },
 } as const;
-
-const stringArray = { type: 'array', items: { type: 'string' } } as const;
 
 export const agentPageSchema = {
   $id: 'AgentPage',
@@ -63,22 +62,7 @@ export const agentPageSchema = {
   required: ['total', 'agents'],
   properties: {
     total: { type: 'integer' },
-    agents: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['office', 'name', 'email', 'phones', 'listingCount', 'countries', 'localities'],
-        properties: {
-          office: { type: 'string' },
-          name: { type: ['string', 'null'] },
-          email: { type: ['string', 'null'] },
-          phones: { type: 'array', items: { type: 'object' } },
-          listingCount: { type: 'integer', description: 'Public listings with this agent.' },
-          countries: stringArray,
-          localities: stringArray,
-        },
-      },
-    },
+    agents: { type: 'array', items: { $ref: 'Agent' } },
   },
 } as const;
 
@@ -88,23 +72,7 @@ export const officePageSchema = {
   required: ['total', 'offices'],
   properties: {
     total: { type: 'integer' },
-    offices: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['office', 'listingCount', 'countries', 'localities', 'location'],
-        properties: {
-          office: { type: 'string' },
-          listingCount: { type: 'integer' },
-          countries: stringArray,
-          localities: stringArray,
-          location: {
-            oneOf: [{ type: 'null' }, { type: 'object', required: ['lat', 'lng'], properties: { lat: { type: 'number' }, lng: { type: 'number' } } }],
-            description: "Centroid of the office's located public listings.",
-          },
-        },
-      },
-    },
+    offices: { type: 'array', items: { $ref: 'Office' } },
   },
 } as const;
 
@@ -154,33 +122,20 @@ export const projectPageSchema = {
     total: { type: 'integer', description: 'All matching projects (not archived).' },
     projects: {
       type: 'array',
-      items: { type: 'object', description: 'Canonical project as stored (docs/projects.md); newest modTime first, then projectKey.' },
+      items: { $ref: 'Project' },
+      description: 'Newest modTime first, then projectKey.',
     },
   },
 } as const;
 
+/** The canonical project with its public listings in document order. */
 export const projectWithListingsSchema = {
+  ...projectSchema,
   $id: 'ProjectWithListings',
-  type: 'object',
-  required: ['projectKey', 'office', 'uniqueId', 'name', 'stage', 'priceRange', 'address', 'listingKeys', 'listings'],
-  description: 'The canonical project with its public child listings in document order.',
+  description: 'The canonical project with its public listings in document order.',
+  required: [...projectSchema.required, 'listings'],
   properties: {
-    projectKey: { type: 'string' },
-    office: { type: 'string' },
-    uniqueId: { type: 'string' },
-    name: { type: 'string' },
-    stage: { enum: ['off_the_plan', 'under_construction', 'completed'] },
-    priceRange: {
-      type: ['object', 'null'],
-      properties: {
-        from: { type: ['number', 'null'] },
-        to: { type: ['number', 'null'] },
-        currency: { type: 'string' },
-        derived: { type: 'boolean', description: 'true when an end came from the children.' },
-      },
-    },
-    address: { type: 'object' },
-    listingKeys: { type: 'array', items: { type: 'string' } },
-    listings: { type: 'array', items: { type: 'object', description: 'Canonical listing with projectKey.' } },
+    ...projectSchema.properties,
+    listings: { type: 'array', items: { $ref: 'Listing' }, description: 'Its public listings, each with its projectKey.' },
   },
 } as const;

@@ -36,14 +36,14 @@ export const validationResultSchema = {
         'Present when the answer leaves out previews past the first VALIDATE_MAX_PREVIEWS (1000) or issues past the first VALIDATE_MAX_ISSUES (10000); ok and counts still cover the whole feed.',
     },
     issues: { type: 'array', items: { $ref: 'Issue' } },
-    listings: { type: 'array', items: { type: 'object', description: 'Canonical listing preview (what would be stored); open object.' } },
+    listings: { type: 'array', items: { $ref: 'Listing' }, description: 'Canonical listing previews: what would be stored.' },
     projects: {
       type: 'object',
       description: 'Project feeds: project counts and canonical project previews.',
       required: ['counts', 'previews'],
       properties: {
         counts: countsSchema,
-        previews: { type: 'array', items: { type: 'object' } },
+        previews: { type: 'array', items: { $ref: 'Project' } },
       },
     },
   },

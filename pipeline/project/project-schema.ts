@@ -66,7 +66,7 @@ export const projectChildSchema = {
 } as const;
 
 export const projectDocumentSchema = {
-  $id: 'Project',
+  $id: 'ProjectInput',
   type: 'object',
   additionalProperties: false,
   required: ['uniqueId', 'modTime', 'name', 'stage', 'address', 'listings'],
@@ -103,7 +103,7 @@ export const projectFeedSchema = {
   type: 'object',
   required: ['projects'],
   description: 'The format=project document, carried as JSON text in `xml` (or as the raw body with format=project).',
-  properties: { projects: { type: 'array', minItems: 1, items: { $ref: 'Project' } } },
+  properties: { projects: { type: 'array', minItems: 1, items: { $ref: 'ProjectInput' } } },
   example: {
     projects: [
       {

@@ -24,7 +24,7 @@ export interface FeedProject {
 
 const ajv = createAjv();
 for (const schema of projectSchemas) ajv.addSchema(schema);
-const validateProject = ajv.getSchema('Project')!;
+const validateProject = ajv.getSchema('ProjectInput')!;
 
 /** Schema findings as issues: unknown fields are ignored with a warning, everything else is an error. */
 function schemaIssues(errors: ErrorObject[], path: string, issuesAt: (instancePath: string) => ListingIssues): void {

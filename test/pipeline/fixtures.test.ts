@@ -1,6 +1,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { expect } from 'chai';
+import { validatorFor } from '../../api/validators.js';
 import { FeedSyntaxError } from '../../pipeline/feed-syntax-error.js';
 import type { CanonicalListing } from '../../pipeline/types.js';
 import { type ValidationResult, validateFeed } from '../../pipeline/validate-feed.js';
@@ -439,6 +440,9 @@ describe('REAXML fixtures (OpenRealEstate corpus)', () => {
       expect(result.issues.map((i) => i.code)).to.deep.equal([...credentials, ...expected.codes]);
       expect(result.ok).to.equal(expected.counts[2] === 0);
       for (const issue of result.issues) expect(issue.path).to.match(/^\/(propertyList|residential|rental|land|rural)/);
+      // Every preview is a canonical listing as the API description states it.
+      const listingSchema = validatorFor('Listing');
+      for (const listing of result.listings) expect(listingSchema(listing), JSON.stringify(listingSchema.errors)).to.equal(true);
       if (expected.check) expected.check(result.listings[0], { ...result, issues: result.issues.slice(credentials.length) });
     });
   }

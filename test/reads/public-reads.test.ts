@@ -66,7 +66,7 @@ describe('Public reads: search, single listing, agents, offices, countries (Post
   it('searches public listings newest first, with total, and filters', async () => {
     const all = await get('/v1/listings');
     expect(all.status).to.equal(200);
-    expect(validatorFor('ListingPage')(all.body)).to.equal(true);
+    expect(validatorFor('ListingPage')(all.body), JSON.stringify(validatorFor('ListingPage').errors)).to.equal(true);
     expect(ids(all.body)).to.deep.equal(['NZ1', 'R1', 'L1', 'S2', 'S1', 'R2']); // L1 and S2 share a time: listingKey order
     expect(all.body.total).to.equal(6);
     expect(all.body.listings[0]).to.include({ listingKey: 'OFF2/NZ1', hidden: false, status: 'active' });
@@ -110,6 +110,7 @@ describe('Public reads: search, single listing, agents, offices, countries (Post
   it('returns one listing as stored: public, sold and leased; 404 for withdrawn, hidden, archived and unknown', async () => {
     const one = await get('/v1/listings/OFF1/S1');
     expect(one.status).to.equal(200);
+    expect(validatorFor('Listing')(one.body), JSON.stringify(validatorFor('Listing').errors)).to.equal(true);
     expect(one.body).to.include({ listingKey: 'OFF1/S1', uniqueId: 'S1', office: 'OFF1', hidden: false });
     expect(one.body.price).to.deep.include({ amount: 500000, currency: 'AUD' });
     expect((await get('/v1/listings/OFF1/SOLD')).status).to.equal(200);
