@@ -17,6 +17,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY api/pages ./api/pages
+COPY docs ./docs
 # The embedded database and mail outbox live here when DATABASE_URL and SMTP_URL are unset.
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node

@@ -29,6 +29,7 @@ import { developerPageRouter } from './routes/developer-page.js';
 import { docsRouter } from './routes/docs.js';
 import { feedsRouter } from './routes/feeds.js';
 import { fxRouter } from './routes/fx.js';
+import { guidesRouter } from './routes/guides.js';
 import { healthRouter } from './routes/health.js';
 import { leadsRouter } from './routes/leads.js';
 import { projectsRouter } from './routes/projects.js';
@@ -107,6 +108,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(docsRouter());
   app.use(developerPageRouter());
   app.use(consolePageRouter());
+  app.use(guidesRouter());
   app.use(
     validateRouter({
       feedMaxBytes: config.feedMaxBytes,

@@ -4,6 +4,7 @@ import { ingestionPaths } from './openapi-ingestion.js';
 import { leadPaths } from './openapi-leads.js';
 import { nameOperations, TAGS } from './openapi-operations.js';
 import { readPaths } from './openapi-reads.js';
+import { GUIDES } from './routes/guides.js';
 import { schemas } from './schemas/index.js';
 
 /** The OpenAPI 3.1 document, generated from the same schemas ajv validates with. */
@@ -13,8 +14,7 @@ export function buildOpenApi(): Record<string, unknown> {
     info: {
       title: 'Listing ingestion and directory service',
       version: '0.1.0',
-      description:
-        'Feeds in (REAXML, RESO Web API JSON, project documents), one canonical listing model out. Validation issue codes are listed in docs/issue-codes.md; ingestion is described in docs/ingestion.md; RESO and projects in docs/formats.md.',
+      description: `Feeds in (REAXML, RESO Web API JSON, project documents), one canonical listing model out.\n\nGuides: ${GUIDES.map(([name, title]) => `[${title}](/guides/${name})`).join(' · ')}.`,
     },
     servers: [{ url: '/', description: 'This service (paths are relative to where it answers)' }],
     tags: [...TAGS],

@@ -44,4 +44,28 @@ describe('Browser: /docs renders the OpenAPI document in Chromium', function () 
     expect(offsite, 'requests that left the service').to.deep.equal([]);
     await page.close();
   });
+
+  it('groups the operations by tag and links the guides, which open as pages of their own', async () => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (err) => errors.push(err.message));
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') errors.push(msg.text());
+    });
+    await page.goto(`${server.url}/docs/`);
+    await page.locator('.info .title').waitFor();
+    for (const tag of ['ingestion', 'reads', 'leads', 'admin', 'site', 'system']) await page.locator(`h3#operations-tag-${tag}`).waitFor();
+    // Swagger UI opens description links in a new tab: follow the link's own address.
+    const href = await page.getByRole('link', { name: 'Validation issue codes' }).getAttribute('href');
+    expect(href).to.equal('/guides/issue-codes');
+    await page.goto(`${server.url}${href}`);
+    await page.getByRole('heading', { name: 'Validation issue codes', level: 1 }).waitFor();
+    expect(await page.locator('table').first().innerText()).to.contain('missing_unique_id');
+    await page.getByRole('link', { name: 'API reference' }).waitFor();
+    const missing = await fetch(`${server.url}/guides/nope`);
+    expect(missing.status).to.equal(404);
+    expect((await missing.json()).error).to.match(/no guide nope; the guides are ingestion, formats/);
+    expect(errors, 'page errors').to.deep.equal([]);
+    await page.close();
+  });
 });

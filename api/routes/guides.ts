@@ -1,0 +1,54 @@
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Router } from 'express';
+import { marked } from 'marked';
+import { notFound } from '../../lib/errors.js';
+
+/** The guides are the repository's docs/*.md (dist/api/routes is two levels below the repository). */
+const DOCS = resolve(dirname(fileURLToPath(import.meta.url)), '../../../docs');
+
+/** The guides served at /guides/{name}, in the order the API description lists them. */
+export const GUIDES: [name: string, title: string][] = [
+  ['ingestion', 'Ingestion: keys, feeds, reconcile, quarantine, failure'],
+  ['formats', 'RESO Web API and project documents'],
+  ['issue-codes', 'Validation issue codes'],
+  ['reads', 'Public reads: search and directory'],
+  ['leads', 'Leads: enquiries and their delivery'],
+  ['operators', 'Operators: credentials, console, dashboard'],
+  ['sftp', 'SFTP drops'],
+];
+
+const STYLE =
+  'body{font:16px/1.55 system-ui,sans-serif;color:#1c2530;background:#fafafa;margin:0}main{max-width:52rem;margin:0 auto;padding:1.5rem 2rem 4rem}' +
+  'table{border-collapse:collapse;width:100%;font-size:.9rem}th,td{border:1px solid #dde2e8;padding:.35rem .5rem;text-align:left;vertical-align:top}' +
+  'code{font-family:ui-monospace,monospace;font-size:.88em;background:#eef1f5;padding:0 .2em;border-radius:3px}pre{background:#eef1f5;padding:.75rem;overflow:auto}pre code{background:none}' +
+  'nav{font-size:.9rem;margin-bottom:1rem}a{color:#1f5fbf}';
+
+/** Each guide rendered once to a page of its own; links between guides point at their pages. */
+function renderGuides(): Map<string, string> {
+  const pages = new Map<string, string>();
+  for (const [name, title] of GUIDES) {
+    const markdown = readFileSync(resolve(DOCS, `${name}.md`), 'utf8').replace(/\]\((?:docs\/)?([a-z-]+)\.md\)/g, '](/guides/$1)');
+    const body = marked.parse(markdown, { async: false });
+    pages.set(
+      name,
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title} · Listing service</title><link rel="icon" href="data:,"><style>${STYLE}</style></head>` +
+        `<body><main><nav><a href="/docs/">API reference</a> · ${GUIDES.map(([n, t]) => (n === name ? `<strong>${t.split(':')[0]}</strong>` : `<a href="/guides/${n}">${t.split(':')[0]}</a>`)).join(' · ')}</nav>${body}</main></body></html>`,
+    );
+  }
+  return pages;
+}
+
+/** GET /guides/{name}: the service's guides (docs/*.md) as pages, linked from the API description. */
+export function guidesRouter(): Router {
+  const router = Router();
+  const pages = renderGuides();
+  router.get('/guides/:name', (req, res) => {
+    const page = pages.get(String(req.params.name));
+    if (!page) throw notFound(`no guide ${req.params.name}; the guides are ${GUIDES.map(([n]) => n).join(', ')}`);
+    res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'");
+    res.type('text/html; charset=utf-8').send(page);
+  });
+  return router;
+}
