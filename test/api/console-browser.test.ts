@@ -179,6 +179,12 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
     await page.locator('tr[data-page="about-us"]').getByRole('button', { name: 'Publish' }).click();
     await page.getByText('about-us published.').waitFor();
     expect((await fetch(`${svc.url}/v1/site/pages/about-us`)).status).to.equal(200);
+    await page.locator('tr[data-page="about-us"]').getByRole('button', { name: 'Edit' }).click();
+    await page.getByRole('heading', { name: 'Edit page about-us' }).waitFor();
+    await page.getByLabel('Body').fill('We list homes, and new developments.');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('about-us saved.').waitFor();
+    expect((await (await fetch(`${svc.url}/v1/site/pages/about-us`)).json()).body).to.deep.equal({ 'en-AU': 'We list homes, and new developments.' });
     await shot('07-site');
     await go('audit', 'Audit log');
     await page.getByText('key.approve').waitFor();

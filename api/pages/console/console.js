@@ -464,6 +464,39 @@ async function site(view) {
     const saveNav = async () => {
       if (await act(() => api('PUT', '/v1/admin/site/nav', { links: parse(nav, 'navigation') }), 'Navigation saved.')) await draw();
     };
+    const slug = el('input', { name: 'slug', required: true, placeholder: 'about-us' });
+    const title = el('input', { name: 'title', required: true, placeholder: 'About us' });
+    const body = el('textarea', { name: 'body', rows: 4 });
+    const formTitle = el('h2', {}, 'New page');
+    const submit = el('button', { class: 'primary', type: 'submit' }, 'Create draft');
+    /** The page being edited (null: the form creates a draft). */
+    let editing = null;
+    const edit = (p) => {
+      editing = p;
+      slug.value = p.slug;
+      title.value = text(p.title);
+      body.value = text(p.body);
+      formTitle.textContent = `Edit page ${p.slug}`;
+      submit.textContent = 'Save changes';
+      slug.focus();
+    };
+    const create = el(
+      'form',
+      {
+        onsubmit: async (event) => {
+          event.preventDefault();
+          const locale = 'en-AU';
+          const page = { slug: slug.value.trim(), title: { [locale]: title.value }, body: { [locale]: body.value } };
+          const done = editing
+            ? await act(() => api('PUT', `/v1/admin/site/pages/id/${editing.id}`, page), `${page.slug} saved.`)
+            : await act(() => api('POST', '/v1/admin/site/pages', page), `Draft ${page.slug} created.`);
+          if (done) await draw();
+        },
+      },
+      el('div', { class: 'inline filters' }, el('label', {}, 'Slug', slug), el('label', {}, 'Title', title)),
+      el('label', {}, 'Body', body),
+      el('p', {}, submit),
+    );
     const pageRows = pages.map((p) => {
       const publish = async () => {
         if (await act(() => api('PUT', `/v1/admin/site/pages/id/${p.id}`, { published: !p.published }), `${p.slug} ${p.published ? 'is a draft again' : 'published'}.`)) await draw();
@@ -479,26 +512,15 @@ async function site(view) {
         el('td', {}, text(p.title)),
         el('td', {}, p.published ? badge('published') : badge('draft')),
         el('td', {}, when(p.updatedAt)),
-        el('td', { class: 'actions' }, el('button', { onclick: publish }, p.published ? 'Unpublish' : 'Publish'), el('button', { class: 'danger', onclick: remove }, 'Delete')),
+        el(
+          'td',
+          { class: 'actions' },
+          el('button', { onclick: () => edit(p) }, 'Edit'),
+          el('button', { onclick: publish }, p.published ? 'Unpublish' : 'Publish'),
+          el('button', { class: 'danger', onclick: remove }, 'Delete'),
+        ),
       );
     });
-    const slug = el('input', { name: 'slug', required: true, placeholder: 'about-us' });
-    const title = el('input', { name: 'title', required: true, placeholder: 'About us' });
-    const body = el('textarea', { name: 'body', rows: 4 });
-    const create = el(
-      'form',
-      {
-        onsubmit: async (event) => {
-          event.preventDefault();
-          const locale = 'en-AU';
-          const page = { slug: slug.value.trim(), title: { [locale]: title.value }, body: { [locale]: body.value } };
-          if (await act(() => api('POST', '/v1/admin/site/pages', page), `Draft ${page.slug} created.`)) await draw();
-        },
-      },
-      el('div', { class: 'inline filters' }, el('label', {}, 'Slug', slug), el('label', {}, 'Title', title)),
-      el('label', {}, 'Body', body),
-      el('p', {}, el('button', { class: 'primary', type: 'submit' }, 'Create draft')),
-    );
     box.replaceChildren(
       el('h2', {}, 'Settings'),
       ...settings,
@@ -506,7 +528,7 @@ async function site(view) {
       el('div', { class: 'panel' }, el('p', { class: 'muted' }, 'A list of { kind, ref, label, visible, newTab }; an empty list restores the default.'), nav, el('p', {}, el('button', { class: 'primary', onclick: saveNav }, 'Save navigation'))),
       el('h2', {}, 'Pages'),
       table(['Slug', 'Title', 'State', 'Changed', ''], pageRows, 'No pages yet.'),
-      el('h2', {}, 'New page'),
+      formTitle,
       el('div', { class: 'panel' }, create),
     );
   };
