@@ -191,6 +191,21 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
     await shot('08-audit');
   });
 
+  it("sets an office's lead email and its SFTP drop settings", async () => {
+    await go('offices', 'Offices');
+    await page.getByLabel('Office id').fill('OFF1');
+    await page.getByRole('button', { name: 'Open' }).click();
+    await page.getByLabel('Office lead email').fill('enquiries@agency.example');
+    await page.getByRole('button', { name: 'Save lead email' }).click();
+    await page.getByText('Lead email of OFF1 saved.').waitFor();
+    await page.getByLabel('Currency (ISO-4217)').fill('NZD');
+    await page.getByRole('button', { name: 'Save drop settings' }).click();
+    await page.getByText('SFTP drop settings of OFF1 saved.').waitFor();
+    const drop = await (await admin(svc.url, 'GET', '/v1/admin/offices/OFF1/drop-settings')).json();
+    expect(drop).to.include({ office: 'OFF1', currency: 'NZD' });
+    await shot('09-offices');
+  });
+
   it("shows the server's error text when an action is refused", async () => {
     await go('leads', 'Leads');
     await page.getByLabel('Kind').selectOption('domain');

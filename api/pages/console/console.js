@@ -123,6 +123,7 @@ const VIEWS = [
   ['quarantine', 'Quarantine'],
   ['listings', 'Listings'],
   ['leads', 'Leads'],
+  ['offices', 'Offices'],
   ['site', 'Site'],
   ['audit', 'Audit log'],
 ];
@@ -441,6 +442,51 @@ async function leads(view) {
   await act(draw);
 }
 
+async function offices(view) {
+  const office = el('input', { name: 'office', required: true, placeholder: 'OFF1' });
+  const box = el('div');
+  const orNull = (input) => input.value.trim() || null;
+  const load = async () => {
+    const id = office.value.trim();
+    const drop = await api('GET', `/v1/admin/offices/${encodeURIComponent(id)}/drop-settings`);
+    const leadEmail = el('input', { name: 'leadEmail', type: 'email', placeholder: 'enquiries@agency.example' });
+    const saveLeadEmail = async (event) => {
+      event.preventDefault();
+      await act(() => api('PUT', `/v1/admin/offices/${encodeURIComponent(id)}`, { leadEmail: orNull(leadEmail) }), `Lead email of ${id} ${orNull(leadEmail) ? 'saved' : 'cleared'}.`);
+    };
+    const fields = Object.fromEntries(
+      [
+        ['currency', 'Currency (ISO-4217)', 'AUD'],
+        ['country', 'Country (ISO-3166)', 'AU'],
+        ['locale', 'Locale', 'en-AU'],
+        ['alertEmail', 'Alert email', 'feeds@agency.example'],
+      ].map(([name, label, placeholder]) => [name, { label, input: el('input', { name, placeholder, value: drop[name] ?? '' }) }]),
+    );
+    const saveDrop = async (event) => {
+      event.preventDefault();
+      const body = Object.fromEntries(Object.entries(fields).map(([name, f]) => [name, orNull(f.input)]));
+      await act(() => api('PUT', `/v1/admin/offices/${encodeURIComponent(id)}/drop-settings`, body), `SFTP drop settings of ${id} saved.`);
+    };
+    box.replaceChildren(
+      el('h2', {}, `Leads for ${id}`),
+      el(
+        'div',
+        { class: 'panel' },
+        el('p', { class: 'muted' }, 'Where enquiries go when no agent of the listing has an email. Leave it empty to clear it.'),
+        el('form', { class: 'inline', onsubmit: saveLeadEmail }, el('label', {}, 'Office lead email', leadEmail), el('button', { class: 'primary', type: 'submit' }, 'Save lead email')),
+      ),
+      el('h2', {}, `SFTP drops for ${id}`),
+      el(
+        'div',
+        { class: 'panel' },
+        el('p', { class: 'muted' }, `Context for files dropped in ${id}/inbox/; empty fields use the service defaults.`),
+        el('form', { class: 'inline', onsubmit: saveDrop }, Object.values(fields).map((f) => el('label', {}, f.label, f.input)), el('button', { class: 'primary', type: 'submit' }, 'Save drop settings')),
+      ),
+    );
+  };
+  view.replaceChildren(el('form', { class: 'filters', onsubmit: (e) => (e.preventDefault(), act(load)) }, el('label', {}, 'Office id', office), el('button', { type: 'submit' }, 'Open')), box);
+}
+
 async function site(view) {
   const box = el('div');
   const json = (value) => JSON.stringify(value ?? {}, null, 2);
@@ -554,7 +600,7 @@ async function audit(view) {
   await act(draw);
 }
 
-const RENDER = { dashboard, keys, feeds, quarantine, listings, leads, site, audit };
+const RENDER = { dashboard, keys, feeds, quarantine, listings, leads, offices, site, audit };
 
 function route() {
   clearInterval(refreshTimer);
