@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
@@ -52,6 +52,37 @@ describe('the API description as clients generate from it', () => {
     const schema = JSON.parse(JSON.stringify({ ...(body.schema as object), $defs: doc.components.schemas }).replaceAll('"#/components/schemas/', '"#/$defs/'));
     const validate = createAjv().compile(schema);
     expect(validate(body.example), JSON.stringify(validate.errors)).to.equal(true);
+  });
+
+  it('generates TypeScript types (openapi-typescript) that type listings, projects, agents and offices by their fields', function () {
+    this.timeout(180_000);
+    // openapi-typescript needs TypeScript 5's compiler API; it lives in a folder of its own with it.
+    const tools = resolve(repoRoot, 'tools/openapi-types');
+    if (!existsSync(resolve(tools, 'node_modules/openapi-typescript'))) {
+      const install = spawnSync('npm', ['ci', '--no-audit', '--no-fund', '--prefix', tools], { encoding: 'utf8' });
+      expect(install.status, install.stderr).to.equal(0);
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'openapi-'));
+    try {
+      const file = join(dir, 'openapi.json');
+      writeFileSync(file, JSON.stringify(doc));
+      const run = spawnSync(process.execPath, [resolve(tools, 'generate.mjs'), file], { encoding: 'utf8' });
+      expect(run.status, run.stderr).to.equal(0);
+      const types = run.stdout;
+      const schema = (name: string) => {
+        const start = types.indexOf(`        ${name}: {`);
+        expect(start, `${name} in the generated types`).to.be.at.least(0);
+        return types.slice(start, types.indexOf('\n        };', start));
+      };
+      expect(schema('Listing')).to.match(/listingKey: string;/).and.match(/price: null \| components\["schemas"\]\["Price"\];/).and.match(/media: components\["schemas"\]\["MediaItem"\]\[\];/);
+      expect(schema('Project')).to.match(/stage: "off_the_plan" \| "under_construction" \| "completed";/);
+      expect(schema('Agent')).to.match(/listingCount: number;/);
+      expect(schema('Office')).to.match(/localities: string\[\];/);
+      expect(schema('ListingPage')).to.match(/listings: components\["schemas"\]\["Listing"\]\[\];/);
+      expect(types).to.match(/searchListings: \{/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("passes Redocly's recommended rules with no error", function () {
