@@ -74,7 +74,10 @@ describe('the API description as clients generate from it', () => {
         expect(start, `${name} in the generated types`).to.be.at.least(0);
         return types.slice(start, types.indexOf('\n        };', start));
       };
-      expect(schema('Listing')).to.match(/listingKey: string;/).and.match(/price: null \| components\["schemas"\]\["Price"\];/).and.match(/media: components\["schemas"\]\["MediaItem"\]\[\];/);
+      expect(schema('Listing'))
+        .to.match(/listingKey: string;/)
+        .and.match(/price: null \| components\["schemas"\]\["Price"\];/)
+        .and.match(/media: components\["schemas"\]\["MediaItem"\]\[\];/);
       expect(schema('Project')).to.match(/stage: "off_the_plan" \| "under_construction" \| "completed";/);
       expect(schema('Agent')).to.match(/listingCount: number;/);
       expect(schema('Office')).to.match(/localities: string\[\];/);
