@@ -42,10 +42,18 @@ export const feedRequestBody = {
 };
 export const errorResponse = (description: string) => ({ description, content: json('Error') });
 
-/** Query parameters from a named object schema. */
+/**
+ * Query parameters from a named object schema. Their examples are left out: Swagger UI's "Try it
+ * out" would send them, and a feed request in the JSON body form takes no query parameters.
+ */
 export function queryParameters(schemaId: string): unknown[] {
-  const query = schemas.find((s) => s.$id === schemaId) as unknown as { properties: Record<string, unknown> };
-  return Object.entries(query.properties).map(([name, schema]) => ({ name, in: 'query', required: false, schema: toComponent(schema) }));
+  const query = schemas.find((s) => s.$id === schemaId) as unknown as { properties: Record<string, Record<string, unknown>> };
+  return Object.entries(query.properties).map(([name, { example: _example, ...schema }]) => ({
+    name,
+    in: 'query',
+    required: false,
+    schema: toComponent(schema),
+  }));
 }
 
 export const uuidPath = (name: string, description: string) => ({ name, in: 'path', required: true, description, schema: { type: 'string', format: 'uuid' } });

@@ -38,7 +38,13 @@ describe('Browser: /docs renders the OpenAPI document in Chromium', function () 
     await validate.locator('.opblock-summary').click();
     await validate.locator('.opblock-section-request-body').waitFor();
     expect(await validate.locator('.opblock-section-request-body').innerText()).to.match(/application\/json/);
-    await validate.getByRole('button', { name: 'Try it out' }).waitFor();
+    // "Try it out" with what it offers: the example dry run, answered 200 with one valid listing.
+    await validate.getByRole('button', { name: 'Try it out' }).click();
+    await validate.getByRole('button', { name: 'Execute' }).click();
+    const live = validate.locator('.live-responses-table tbody tr.response').first();
+    await live.waitFor();
+    expect((await live.locator('.response-col_status').innerText()).trim(), await live.innerText()).to.equal('200');
+    expect(await live.locator('.response-col_description').innerText()).to.match(/"valid": 1/);
 
     expect(errors, 'page errors').to.deep.equal([]);
     expect(offsite, 'requests that left the service').to.deep.equal([]);
