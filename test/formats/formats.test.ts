@@ -269,4 +269,18 @@ describe('RESO and project feeds through /v1/validate, /v1/feeds and the project
       expect((await svc.db('projects').where({ unique_id: 'NUL' }).first()).data.name).to.equal('Null Towers');
     });
   });
+  describe('newest modTime', () => {
+    it('judges a project against the newest modTime seen, even when that one changed nothing', async () => {
+      const at = (modTime: string, name: string) => {
+        const doc = projectDoc({ uniqueId: 'MTP', name, modTime });
+        for (const l of doc.projects[0].listings as Record<string, unknown>[]) l.uniqueId = `MTP-${l.uniqueId}`;
+        return doc;
+      };
+      expect((await ingest('project', at('2026-10-01T09:00:00', 'Harbour View'), { raw: true })).projects.summary.inserted).to.equal(1);
+      expect((await ingest('project', at('2026-10-03T09:00:00', 'Harbour View'), { raw: true })).projects.summary.unchanged).to.equal(1);
+      const between = await ingest('project', at('2026-10-02T09:00:00', 'Renamed between'), { raw: true });
+      expect(between.projects.upserts).to.deep.equal([{ projectKey: 'OFF1/MTP', action: 'stale_ignored' }]);
+      expect((await svc.db('projects').where({ unique_id: 'MTP' }).first()).data.name).to.equal('Harbour View');
+    });
+  });
 });

@@ -27,7 +27,8 @@ export async function applyProjects(db: Knex, items: FeedProject[]): Promise<Pro
       const key = keyOfIdentity(item.identity);
       const applied = applyProject(key ? (state.get(key) ?? null) : null, item.issues.hasErrors ? null : item.draft);
       decided.push({ key, action: applied.action });
-      if (key && (applied.action === 'inserted' || applied.action === 'updated')) {
+      // An unchanged project with a newer modTime is written too (projects are few): only its modTime differs.
+      if (key && (applied.action === 'inserted' || applied.action === 'updated' || (applied.action === 'unchanged' && applied.advanced))) {
         state.set(key, applied.project);
         toWrite.set(key, applied.project);
       }
