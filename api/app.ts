@@ -90,6 +90,9 @@ export function createApp(deps: AppDeps): Express {
   // Responses are dynamic; hashing every body for an ETag costs more than conditional requests save.
   app.set('etag', false);
   const metrics = deps.metrics ?? createMetrics();
+  /** A per-address hourly limit, its counts shared through Redis when configured. */
+  const limit = (name: string, perHour: number, options: { countUnavailable?: boolean } = {}) =>
+    hourlyLimit({ name, perHour, redis: deps.redis ?? null, prefix: deps.rateLimitPrefix, logger: deps.logger, ...options });
   queueDepthGauge(metrics, [
     { name: 'ingest', counts: () => deps.ingestQueue.counts() },
     { name: 'lead-delivery', counts: () => deps.leadQueue.counts() },
@@ -115,7 +118,7 @@ export function createApp(deps: AppDeps): Express {
       concurrency: config.validateConcurrency,
       maxPreviews: config.validateMaxPreviews,
       maxIssues: config.validateMaxIssues,
-      limit: hourlyLimit({ name: 'validate', perHour: config.validateRateLimit, redis: deps.redis ?? null, prefix: deps.rateLimitPrefix, logger: deps.logger }),
+      limit: limit('validate', config.validateRateLimit),
     }),
   );
   app.use(
@@ -128,24 +131,13 @@ export function createApp(deps: AppDeps): Express {
       shutdown: deps.shutdown,
     }),
   );
-  app.use(
-    developerKeysRouter({
-      db,
-      limit: hourlyLimit({ name: 'key', perHour: config.keyRequestRateLimit, redis: deps.redis ?? null, prefix: deps.rateLimitPrefix, logger: deps.logger }),
-    }),
-  );
+  app.use(developerKeysRouter({ db, limit: limit('key', config.keyRequestRateLimit) }));
   app.use(
     leadsRouter({
       db,
       leadQueue: deps.leadQueue,
-      limit: hourlyLimit({
-        name: 'lead',
-        perHour: config.leadRateLimit,
-        redis: deps.redis ?? null,
-        prefix: deps.rateLimitPrefix,
-        logger: deps.logger,
-        countUnavailable: false,
-      }),
+      // A 503 (the service unable to take it) does not use up the sender's allowance.
+      limit: limit('lead', config.leadRateLimit, { countUnavailable: false }),
       turnstile: config.turnstileSecret ? { secret: config.turnstileSecret, verifyUrl: config.turnstileVerifyUrl } : null,
     }),
   );

@@ -1,12 +1,11 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
 export interface SpooledBody {
-  bytes: number;
   /** The body again, from the file, in 1 MB pieces. */
   read(): AsyncIterable<Buffer>;
   remove(): Promise<void>;
@@ -23,8 +22,7 @@ export async function spoolBody(body: AsyncIterable<Buffer>): Promise<SpooledBod
   const remove = () => rm(dir, { recursive: true, force: true });
   try {
     await pipeline(Readable.from(body), createWriteStream(path));
-    const { size } = await stat(path);
-    return { bytes: size, read: () => createReadStream(path, { highWaterMark: 1 << 20 }), remove };
+    return { read: () => createReadStream(path, { highWaterMark: 1 << 20 }), remove };
   } catch (err) {
     await remove();
     throw err;

@@ -8,7 +8,7 @@ function declaredEncoding(head: Buffer): string | null {
 }
 
 /** UTF-16 told by its byte-order mark, or by `<?` / `<` written in two bytes per character. */
-function utf16Label(head: Buffer): string | null {
+export function utf16Label(head: Buffer): string | null {
   if (head[0] === 0xff && head[1] === 0xfe) return 'utf-16le';
   if (head[0] === 0xfe && head[1] === 0xff) return 'utf-16be';
   if (head[0] === 0x3c && head[1] === 0x00 && head[2] !== 0x00) return 'utf-16le';

@@ -35,11 +35,12 @@ export async function validateFeed(source: string | AsyncIterable<string>, feed:
   const maxPreviews = options.maxPreviews ?? Infinity;
   const maxIssues = options.maxIssues ?? Infinity;
   let truncated = false;
-  /** Keeps a preview unless the cap is reached (then says so). */
-  const keep = <T>(list: T[], preview: T) => {
-    if (!keepPreviews) return;
-    if (list.length < maxPreviews) list.push(preview);
-    else truncated = true;
+  /** Keeps a preview unless previews are off or the cap is reached (then says so); its index, or -1. */
+  const keep = <T>(list: T[], preview: T): number => {
+    if (!keepPreviews) return -1;
+    if (list.length < maxPreviews) return list.push(preview) - 1;
+    truncated = true;
+    return -1;
   };
   const issues: Issue[] = [];
   const listings: CanonicalListing[] = [];
@@ -72,9 +73,7 @@ export async function validateFeed(source: string | AsyncIterable<string>, feed:
       const preview = applied.listing;
       const earlier = seen.get(preview.listingKey);
       if (!earlier) {
-        const at = listings.length;
-        keep(listings, preview);
-        seen.set(preview.listingKey, { index: item.index, path: item.path, modTime: preview.modTime, preview: listings.length > at ? at : -1 });
+        seen.set(preview.listingKey, { index: item.index, path: item.path, modTime: preview.modTime, preview: keep(listings, preview) });
         continue;
       }
       // As ingestion decides: in feed order, an older record is stale; a newer or equal one wins.
@@ -90,7 +89,7 @@ export async function validateFeed(source: string | AsyncIterable<string>, feed:
         path: dropped.path,
       });
       if (older) continue;
-      if (keepPreviews && earlier.preview >= 0) listings[earlier.preview] = preview;
+      if (earlier.preview >= 0) listings[earlier.preview] = preview;
       seen.set(preview.listingKey, { index: item.index, path: item.path, modTime: preview.modTime, preview: earlier.preview });
     }
   }

@@ -44,12 +44,18 @@ function identityText(node: XmlNode, name: string): { text?: string; nested?: Xm
  * The listing's identity, read the same way by the light read (ingestion's scope check) and the
  * full read (what is stored): the context's office overrides agentID; empty values are absent; an
  * agentID or uniqueID with an element inside is no identity at all (`nested` names it).
+ * `identity` is set when both parts are there and readable.
  */
-export function readIdentity(node: XmlNode, feed: FeedContext): { office?: string; uniqueId?: string; nested: XmlNode[] } {
+export function readIdentity(
+  node: XmlNode,
+  feed: FeedContext,
+): { office?: string; uniqueId?: string; nested: XmlNode[]; identity: { office: string; uniqueId: string } | null } {
   const agent = identityText(node, 'agentID');
   const unique = identityText(node, 'uniqueID');
   const nested = [...(feed.sourceOfficeId ? [] : [agent.nested]), unique.nested].filter((n): n is XmlNode => n !== undefined);
-  return { office: feed.sourceOfficeId ?? agent.text, uniqueId: unique.text, nested };
+  const office = feed.sourceOfficeId ?? agent.text;
+  const uniqueId = unique.text;
+  return { office, uniqueId, nested, identity: office && uniqueId && nested.length === 0 ? { office, uniqueId } : null };
 }
 
 /** Maps one REAXML listing element to a canonical delta (DESIGN.md §3, §4). Pure. */
@@ -57,7 +63,7 @@ export function mapReaxmlListing(node: XmlNode, index: number, feed: FeedContext
   const issues = earlyIssues;
   const category = node.name as Category;
 
-  const { uniqueId, office, nested } = readIdentity(node, feed);
+  const { uniqueId, office, nested, identity } = readIdentity(node, feed);
   for (const el of nested) {
     issues.error('invalid_identity', `${el.name} must hold only text; it contains the element ${el.children[0].name}`, el.path);
   }
@@ -108,7 +114,6 @@ export function mapReaxmlListing(node: XmlNode, index: number, feed: FeedContext
     }
   }
 
-  const identity = uniqueId && office && nested.length === 0 ? { office, uniqueId } : null;
   if (!identity || !status || !modTime) return { identity, delta: null, issues };
 
   const delta: ListingDelta = { ...identity, format: 'reaxml', category, modTime, status };

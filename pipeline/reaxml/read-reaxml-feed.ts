@@ -40,13 +40,13 @@ export async function* readReaxmlFeed(
       onListing({ node, index, source: text, strippedOffsets }) {
         const issues: ListingIssues = pending?.listingIndex === index ? pending : new ListingIssues(index);
         pending = null;
-        const { office, uniqueId, nested } = readIdentity(node, feed);
+        const { identity } = readIdentity(node, feed);
         let delta: ListingDelta | null | undefined;
         let hash: string | undefined;
         ready.push({
           index,
           path: node.path,
-          identity: office && uniqueId && nested.length === 0 ? { office, uniqueId } : null,
+          identity,
           sourceHash: () => (hash ??= sourceFingerprint(salt, node.name, JSON.stringify(node.attrs), text)),
           issues,
           delta: () => {

@@ -1,3 +1,5 @@
+import { utf16Label } from '../decode.js';
+
 /**
  * REAXML roots may carry FTP credentials (`<propertyList username="…" password="…">`): CRMs still
  * send them, and they must never be stored. This rewrites their values in the root start tag to a
@@ -25,11 +27,10 @@ const utf16be: Codec = {
   encode: (t) => Buffer.from(t, 'utf16le').swap16(),
 };
 
-/** Byte-transparent for UTF-8 and the single-byte encodings (the markup is ASCII); UTF-16 by its mark or first character. */
+/** UTF-16 as the decoder tells it; otherwise latin1, byte-transparent for UTF-8 and the single-byte encodings (the markup is ASCII). */
 function codecOf(head: Buffer): Codec {
-  if ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0x3c && head[1] === 0x00)) return utf16le;
-  if ((head[0] === 0xfe && head[1] === 0xff) || (head[0] === 0x00 && head[1] === 0x3c)) return utf16be;
-  return latin1;
+  const label = utf16Label(head);
+  return label === 'utf-16le' ? utf16le : label === 'utf-16be' ? utf16be : latin1;
 }
 
 /**
@@ -75,7 +76,7 @@ function rootTagSpan(text: string): { start: number; end: number } | null | -1 {
   }
 }
 
-const CREDENTIAL = /(\s)(username|password)(\s*=\s*)(["'])([^"']*)\4/gi;
+const CREDENTIAL = new RegExp(`(\\s)(${[...CREDENTIAL_ATTRIBUTES].join('|')})(\\s*=\\s*)(["'])([^"']*)\\4`, 'gi');
 
 /** The root start tag with its credential values masked, and how many were there (non-empty). */
 export function maskRootCredentials(tag: string): { tag: string; masked: number } {
