@@ -25,8 +25,9 @@ export function isEarlier(a: string, b: string): boolean {
  * Issues found on the way are added to the listing's own issue list. A dry run (nothing stored to
  * merge onto) validates a REAXML record as the delta it is: one without an address is valid with a
  * delta_needs_stored_listing warning, as it would be when it updates a stored listing.
+ * hash: false (a dry run keeping no previews) skips the content hash, which nothing then reads.
  */
-export function applyListing(stored: CanonicalListing | null, item: FeedListing, options: { dryRun?: boolean } = {}): Applied {
+export function applyListing(stored: CanonicalListing | null, item: FeedListing, options: { dryRun?: boolean; hash?: boolean } = {}): Applied {
   const delta = item.delta();
   if (!delta || item.issues.hasErrors) return { action: 'invalid' };
   // The identity the feed's scope was checked on is the one stored under, or nothing is stored.
@@ -35,7 +36,7 @@ export function applyListing(stored: CanonicalListing | null, item: FeedListing,
     return { action: 'invalid' };
   }
   if (stored && isEarlier(delta.modTime, stored.modTime)) return { action: 'stale_ignored', listing: stored };
-  const merged = mergeListing(stored, delta);
+  const merged = mergeListing(stored, delta, { hash: options.hash });
   validateListing(merged, item.issues, item.path, item.fieldPaths, { delta: options.dryRun && delta.format === 'reaxml' });
   if (item.issues.hasErrors) return { action: 'invalid' };
   if (!stored) return { action: 'inserted', listing: merged };

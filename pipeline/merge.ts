@@ -44,55 +44,71 @@ function mergeMedia(stored: MediaItem[], delta: ListingDelta): MediaItem[] {
   return numberMedia(photos, floorplans, documents, photos.find((p) => p.slot === 'm') ?? photos[0]);
 }
 
-/**
- * Applies a delta to the stored listing (or to nothing, for a new one) per DESIGN.md §4:
- * absent fields keep the stored value, slot maps replace or delete single slots, a status-only
- * record changes the status and keeps the rest. Pure; returns the canonical record with its hash.
- */
-export function mergeListing(stored: CanonicalListing | null, delta: ListingDelta): CanonicalListing {
-  const base: Omit<CanonicalListing, 'contentHash'> = stored
-    ? { ...stored }
-    : {
-        listingKey: listingKey(delta.office, delta.uniqueId),
-        office: delta.office,
-        uniqueId: delta.uniqueId,
-        format: delta.format,
-        category: delta.category,
-        subCategory: null,
-        saleMode: delta.saleMode ?? (delta.category === 'rental' || delta.category === 'holidayRental' ? 'rent' : 'sale'),
-        status: delta.status,
-        modTime: delta.modTime,
-        price: null,
-        rent: null,
-        sold: null,
-        bond: null,
-        bedrooms: null,
-        bathrooms: null,
-        features: {},
-        landAreaSqm: null,
-        buildingAreaSqm: null,
-        address: null,
-        location: null,
-        media: [],
-        agents: [],
-        headline: null,
-        description: null,
-        auction: null,
-        dateAvailable: null,
-        inspections: [],
-        links: [],
-        hidden: false,
-        projectKey: null,
-      };
-  const merged: Record<string, unknown> = { ...base, category: delta.category, status: delta.status, modTime: delta.modTime, format: delta.format };
+/** A new listing: every field present, in the canonical order, with what the delta says or its empty value. */
+function newListing(delta: ListingDelta): Record<string, unknown> {
+  const replace = delta.replace;
+  return {
+    listingKey: listingKey(delta.office, delta.uniqueId),
+    office: delta.office,
+    uniqueId: delta.uniqueId,
+    format: delta.format,
+    category: delta.category,
+    subCategory: delta.subCategory ?? null,
+    saleMode: delta.saleMode || (delta.category === 'rental' || delta.category === 'holidayRental' ? 'rent' : 'sale'),
+    status: delta.status,
+    modTime: delta.modTime,
+    price: delta.price ?? null,
+    rent: delta.rent ?? null,
+    sold: delta.sold ?? null,
+    bond: delta.bond ?? null,
+    bedrooms: delta.bedrooms ?? null,
+    bathrooms: delta.bathrooms ?? null,
+    features: delta.features ? (replace ? delta.features : { ...delta.features }) : {},
+    landAreaSqm: delta.landAreaSqm ?? null,
+    buildingAreaSqm: delta.buildingAreaSqm ?? null,
+    address: delta.address ?? null,
+    location: delta.location ?? null,
+    media: replace ? replace.media : mergeMedia([], delta),
+    agents: replace ? replace.agents : mergeSlots<Agent>([], delta.agents),
+    headline: delta.headline ?? null,
+    description: delta.description ?? null,
+    auction: delta.auction ?? null,
+    dateAvailable: delta.dateAvailable ?? null,
+    inspections: delta.inspections ?? [],
+    links: delta.links ?? [],
+    hidden: false,
+    projectKey: delta.projectKey ?? null,
+  };
+}
+
+/** The stored listing (in its own key order, without its hash) with the delta applied. */
+function updatedListing(stored: CanonicalListing, delta: ListingDelta): Record<string, unknown> {
+  const merged: Record<string, unknown> = {};
+  for (const key in stored) if (key !== 'contentHash') merged[key] = stored[key as keyof CanonicalListing];
+  merged.category = delta.category;
+  merged.status = delta.status;
+  merged.modTime = delta.modTime;
+  merged.format = delta.format;
   if (delta.saleMode) merged.saleMode = delta.saleMode;
   if (delta.bothPrices) merged.bothPrices = true;
   for (const field of REPLACED) if (delta[field] !== undefined) merged[field] = delta[field];
-  if (delta.features) merged.features = delta.replace ? delta.features : { ...base.features, ...delta.features };
+  if (delta.features) merged.features = delta.replace ? delta.features : { ...stored.features, ...delta.features };
   if (delta.projectKey !== undefined) merged.projectKey = delta.projectKey;
-  merged.media = delta.replace ? delta.replace.media : mergeMedia(base.media, delta);
-  merged.agents = delta.replace ? delta.replace.agents : mergeSlots<Agent>(base.agents, delta.agents);
-  delete merged.contentHash;
-  const listing = merged as unknown as Omit<CanonicalListing, 'contentHash'>;
-  return { ...listing, contentHash: contentHash(listing) };
+  merged.media = delta.replace ? delta.replace.media : mergeMedia(stored.media, delta);
+  merged.agents = delta.replace ? delta.replace.agents : mergeSlots<Agent>(stored.agents, delta.agents);
+  return merged;
+}
+
+/**
+ * Applies a delta to the stored listing (or to nothing, for a new one) per DESIGN.md §4:
+ * absent fields keep the stored value, slot maps replace or delete single slots, a status-only
+ * record changes the status and keeps the rest. Pure; returns the canonical record with its
+ * content hash, built in one copy. hash: false leaves the hash empty, for a caller that neither
+ * compares nor keeps it (a dry run that keeps no previews).
+ */
+export function mergeListing(stored: CanonicalListing | null, delta: ListingDelta, options: { hash?: boolean } = {}): CanonicalListing {
+  const merged = stored ? updatedListing(stored, delta) : newListing(delta);
+  if (!stored && delta.bothPrices) merged.bothPrices = true;
+  merged.contentHash = options.hash === false ? '' : contentHash(merged);
+  return merged as unknown as CanonicalListing;
 }

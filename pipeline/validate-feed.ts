@@ -63,7 +63,7 @@ export async function validateFeed(source: string | AsyncIterable<string>, feed:
     }
     for (const item of batch.listings) {
       counts.parsed += 1;
-      const applied = applyListing(null, item, { dryRun: true });
+      const applied = applyListing(null, item, { dryRun: true, hash: keepPreviews });
       issues.push(...item.issues.list);
       if (applied.action === 'invalid') {
         counts.invalid += 1;

@@ -11,7 +11,8 @@ export interface XmlNode {
 
 /**
  * The parser's node: the path is only needed when an issue is reported, so it is built from the
- * parent on first use rather than for every element of every listing.
+ * parent on first use rather than for every element of every listing (and the position among
+ * same-name siblings is counted then, from the parent's children).
  */
 export class ElementNode implements XmlNode {
   readonly children: XmlNode[] = [];
@@ -23,7 +24,7 @@ export class ElementNode implements XmlNode {
     readonly name: string,
     readonly attrs: Record<string, string>,
     private readonly parent: XmlNode | null,
-    /** The full path for a listing root, else the 1-based position among same-name siblings. */
+    /** The full path for a listing root, else the 1-based position among same-name siblings (0: count it when asked). */
     place: string | number,
   ) {
     this.cachedPath = typeof place === 'string' ? place : null;
@@ -31,8 +32,17 @@ export class ElementNode implements XmlNode {
   }
 
   get path(): string {
-    this.cachedPath ??= `${this.parent!.path}/${this.name}[${this.position}]`;
+    this.cachedPath ??= `${this.parent!.path}/${this.name}[${this.position || this.countPosition()}]`;
     return this.cachedPath;
+  }
+
+  private countPosition(): number {
+    let position = 0;
+    for (const sibling of this.parent!.children) {
+      if (sibling.name === this.name) position += 1;
+      if (sibling === this) break;
+    }
+    return position;
   }
 }
 

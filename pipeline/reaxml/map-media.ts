@@ -16,9 +16,18 @@ export function slotRank(slot: string): number {
   return 1000;
 }
 
+/**
+ * What a URL parser certainly reads as an http(s) URL: a lower-case scheme, a host name whose last
+ * label starts with a letter (so it is no IPv4 address to check), no port, and path, query and
+ * fragment of URL characters only. Most feed URLs look like this; the rest go to the parser.
+ */
+const PLAIN_HTTP_URL =
+  /^https?:\/\/(?:[A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*(?:\/[\w.~!$&'()*+,;=:@%/-]*)?(?:\?[\w.~!$&'()*+,;=:@%/?-]*)?(?:#[\w.~!$&'()*+,;=:@%/?#-]*)?$/;
+
 /** http(s) URLs only; percent-encoded URLs ("http%3A%2F%2F…") are decoded first. */
 export function readUrl(raw: string): string | null {
   let value = raw.trim();
+  if (PLAIN_HTTP_URL.test(value)) return value;
   if (/^https?%3A/i.test(value)) {
     try {
       value = decodeURIComponent(value);

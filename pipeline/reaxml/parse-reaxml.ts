@@ -64,8 +64,8 @@ const MAX_DEPTH = 64;
 export class ReaxmlParser {
   private readonly sax = new SaxesParser({ position: true });
   private readonly stack: XmlNode[] = [];
-  /** Same-name sibling counters, one map per open element (for 1-based XPath positions). */
-  private readonly siblingCounts: Map<string, number>[] = [new Map()];
+  /** Same-name counters of the root's children (a listing's path names its 1-based position); positions inside a listing are counted when a path is asked for. */
+  private readonly rootChildCounts = new Map<string, number>();
   private rootName: string | null = null;
   private listingDepth = -1;
   private listingCount = 0;
@@ -253,11 +253,6 @@ export class ReaxmlParser {
       this.reportStripped(root);
       return;
     }
-    const counts = this.siblingCounts[this.siblingCounts.length - 1];
-    const pos = (counts.get(name) ?? 0) + 1;
-    counts.set(name, pos);
-    this.siblingCounts.push(new Map());
-
     if (this.rootName === null) {
       this.rootName = name;
       if (name !== 'propertyList' && !LISTING_KINDS.has(name)) {
@@ -274,6 +269,8 @@ export class ReaxmlParser {
     if (this.listingDepth < 0) {
       const atListingLevel = this.rootName === 'propertyList' ? this.depth === 2 : this.depth === 1;
       if (!atListingLevel) return;
+      const pos = (this.rootChildCounts.get(name) ?? 0) + 1;
+      this.rootChildCounts.set(name, pos);
       const path = this.rootName === 'propertyList' ? `/propertyList/${name}[${pos}]` : (this.options.rootPath ?? `/${name}`);
       if (!LISTING_KINDS.has(name)) {
         if (!KNOWN_ROOT_EXTRAS.has(name)) {
@@ -300,7 +297,7 @@ export class ReaxmlParser {
       return;
     }
 
-    const node = new ElementNode(name, tag.attributes, parent, pos);
+    const node = new ElementNode(name, tag.attributes, parent, 0);
     parent.children.push(node);
     this.stack.push(node);
     this.reportStripped(node);
@@ -322,7 +319,6 @@ export class ReaxmlParser {
       this.depth -= 1;
       return;
     }
-    this.siblingCounts.pop();
     if (this.listingDepth >= 0 && this.stack.length > 0) {
       const node = this.stack.pop()!;
       if (this.depth === this.listingDepth) {
