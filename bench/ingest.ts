@@ -1,15 +1,20 @@
 /**
  * bench/ingest: live ingestion of a synthetic REAXML feed into PostgreSQL, as the ingest worker
- * runs it (stored feed event in, result out), against two ceilings measured in the same run: a
- * bare saxes pass over the feed, and a plain COPY of the same canonical rows into a scratch table.
+ * runs it (stored feed event in, result out), against what the work really costs, measured in the
+ * same run:
+ * - first load against the write alone: the same rows, built before timing, upserted into the
+ *   real listings table (its indexes and generated columns) with the statement ingestion uses, in
+ *   batches of the same size;
+ * - the unchanged re-send against the reader alone: the feed read from the file with every
+ *   listing's fingerprint taken, no database.
  *
  *   npm run bench:ingest                  # 50,000 listings (~110 MB)
  *   npm run bench:ingest -- 20000         # a quicker run
  *
- * Targets (issue 3): first load >= 0.5 of the COPY rate; unchanged re-send >= 0.7 of the bare
- * parse rate with zero rows written; peak RSS < 300 MB for a 100 MB feed. For context it also
- * times the light read with fingerprints alone (from the file, no database). The bare parse, the
- * light read and the unchanged re-send take turns over BENCH_ROUNDS rounds (default 3).
+ * Targets (issue 16): first load >= 0.5 of the upsert alone; unchanged re-send >= 0.8 of the
+ * reader alone with zero rows written; peak RSS < 300 MB for a 100 MB feed. A bare saxes pass and
+ * a COPY into a table without indexes are printed for context. The bare parse, the reader and the
+ * unchanged re-send take turns over BENCH_ROUNDS rounds (default 3).
  * Uses BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), in a scratch schema.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -21,6 +26,7 @@ import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { storeFeedEvent } from '../db/feed-events.js';
 import { createDb, type Db, migrateToLatest } from '../db/knex.js';
+import { type ListingRow, upsertListingRows } from '../db/listings-store.js';
 import { createLogger } from '../lib/logger.js';
 import { warmGazetteers } from '../pipeline/geocode.js';
 import { processFeed } from '../workers/ingest/process-feed.js';
@@ -79,7 +85,34 @@ async function snapshotVersions(db: Db): Promise<() => Promise<number>> {
   };
 }
 
-/** The COPY ceiling: the stored canonical rows, as CSV text made before timing, copied into a scratch table with the same columns and compression but no indexes. */
+/**
+ * The write alone: every stored row, read back and built before timing, deleted, then upserted
+ * again into the real listings table in batches of 500 (as ingestion writes them) with the same
+ * statement. The table ends as it started.
+ */
+async function upsertCeiling(db: Db): Promise<{ seconds: number; rows: number }> {
+  const stored = await db('listings').select(
+    'listing_key',
+    'office',
+    'unique_id',
+    'format',
+    'status',
+    'mod_time',
+    'content_hash',
+    'source_hash',
+    'hidden',
+    db.raw('data::text AS data'),
+  );
+  const rows = stored.map((r: Record<string, any>) => ({ ...r, mod_time: r.mod_time instanceof Date ? r.mod_time.toISOString() : r.mod_time }) as ListingRow);
+  await db('listings').delete();
+  await settle(db);
+  const m = await measure(async () => {
+    for (let i = 0; i < rows.length; i += 500) await upsertListingRows(db, rows.slice(i, i + 500));
+  });
+  return { seconds: m.seconds, rows: rows.length };
+}
+
+/** For context: a COPY the stored canonical rows, as CSV text made before timing, copied into a scratch table with the same columns and compression but no indexes. */
 async function copyCeiling(db: Db): Promise<{ seconds: number; rows: number }> {
   const { rows } = await db.raw('SELECT listing_key, office, unique_id, format, status, mod_time, content_hash, hidden, data::text AS data FROM listings');
   const csv = (v: unknown) => `"${String(v instanceof Date ? v.toISOString() : v).replace(/"/g, '""')}"`;
@@ -119,6 +152,7 @@ async function main() {
 
     const stored = await measure(() => store(db, feedPath));
     const first = await measure(() => ingest(db, stored.value));
+    const upsert = await upsertCeiling(db);
     await settle(db);
     // The unchanged re-send and its ceiling take turns, so a slow spell on this shared machine
     // lands on both alike; the ratio is over all rounds together.
@@ -150,8 +184,9 @@ async function main() {
       `${name.padEnd(30)} ${rate(seconds).toFixed(0).padStart(8)} listings/s  ${seconds.toFixed(2).padStart(6)} s  ${extra}`;
     console.log(`feed: ${LISTINGS} listings, ${mb.toFixed(1)} MB, PostgreSQL ${DATABASE_URL.replace(/\/\/[^@]*@/, '//')}`);
     console.log(row('bare saxes pass (ceiling)', bare.seconds));
-    console.log(row('light read + fingerprints', light.seconds, "(context: an unchanged re-send's reading, from the file, no database)"));
-    console.log(row('COPY canonical rows (ceiling)', copy.seconds, `${copy.rows} rows`));
+    console.log(row('reader alone', light.seconds, '(ceiling of the unchanged re-send: the feed read with fingerprints, no database)'));
+    console.log(row('upsert of pre-built rows', upsert.seconds, `(ceiling of the first load: ${upsert.rows} rows into the real table)`));
+    console.log(row('COPY, no indexes (context)', copy.seconds, `${copy.rows} rows`));
     console.log(row('store feed event (web side)', stored.seconds, `${(mb / stored.seconds).toFixed(0)} MB/s`));
     console.log(row('first load', first.seconds, `${JSON.stringify(first.value.summary)} peak RSS ${first.peakMb.toFixed(0)} MB`));
     console.log(
@@ -162,19 +197,19 @@ async function main() {
       ),
     );
     console.log(
-      `  bare parse and unchanged re-send took turns, ${ROUNDS} rounds (figures above are their means); per round, unchanged / bare: ${rounds.map((r) => (r.bare.seconds / r.unchanged.seconds).toFixed(2)).join(', ')}`,
+      `  bare parse, reader and unchanged re-send took turns, ${ROUNDS} rounds (figures above are their means); per round, unchanged / bare: ${rounds.map((r) => (r.bare.seconds / r.unchanged.seconds).toFixed(2)).join(', ')}`,
     );
     console.log(row('re-send, 10% changed', changed.seconds, `${JSON.stringify(changed.value.summary)} peak RSS ${changed.peakMb.toFixed(0)} MB`));
-    const firstRatio = copy.seconds / first.seconds;
-    const unchangedRatio = bare.seconds / unchanged.seconds;
+    const firstRatio = upsert.seconds / first.seconds;
+    const unchangedRatio = light.seconds / unchanged.seconds;
     const peak = Math.max(first.peakMb, unchanged.peakMb, changed.peakMb);
     const verdict = (ok: boolean) => (ok ? 'MET' : 'NOT MET');
-    console.log(`first load / COPY:          ${firstRatio.toFixed(2)} (target >= 0.50) ${verdict(firstRatio >= 0.5)}`);
+    console.log(`first load / upsert alone:  ${firstRatio.toFixed(2)} (target >= 0.50) ${verdict(firstRatio >= 0.5)}`);
     console.log(
-      `unchanged / bare parse:     ${unchangedRatio.toFixed(2)} (target >= 0.70) ${verdict(unchangedRatio >= 0.7)}; rows written ${rowsWritten} (target 0) ${verdict(rowsWritten === 0)}`,
+      `unchanged / reader alone:   ${unchangedRatio.toFixed(2)} (target >= 0.80) ${verdict(unchangedRatio >= 0.8)}; rows written ${rowsWritten} (target 0) ${verdict(rowsWritten === 0)}`,
     );
     console.log(
-      `  context: light read alone / bare parse ${(bare.seconds / light.seconds).toFixed(2)}; first load spends ${((first.seconds / LISTINGS) * 1e6).toFixed(0)} µs per listing, COPY ${((copy.seconds / copy.rows) * 1e6).toFixed(0)} µs per row`,
+      `  context: reader / bare parse ${(bare.seconds / light.seconds).toFixed(2)}; unchanged / bare parse ${(bare.seconds / unchanged.seconds).toFixed(2)}; first load spends ${((first.seconds / LISTINGS) * 1e6).toFixed(0)} µs per listing, the upsert ${((upsert.seconds / upsert.rows) * 1e6).toFixed(0)} µs per row, COPY ${((copy.seconds / copy.rows) * 1e6).toFixed(0)} µs per row`,
     );
     console.log(
       `worker peak RSS:            ${peak.toFixed(0)} MB on ${mb.toFixed(0)} MB (target < 300 MB for 100 MB) ${mb >= 95 ? verdict(peak < 300) : '(run 50000 listings for the 100 MB figure)'}`,

@@ -61,17 +61,16 @@ export async function bareSaxesPass(path: string): Promise<number> {
 }
 
 /**
- * The pipeline's reading stage alone, for context beside the ceiling: the REAXML reader over the
- * file with nothing mapped. light: false builds every listing's element tree (the dry run's read);
- * light: true keeps identities and source text and computes each source fingerprint (ingestion's
- * read of an unchanged feed, without the database). Returns listings read.
+ * The pipeline's reading stage alone: the REAXML reader over the file (every listing's element
+ * tree built, nothing mapped). fingerprints: also each listing's source fingerprint, as ingestion
+ * reads an unchanged feed, without the database. Returns listings read.
  */
-export async function readerPass(path: string, context: FeedContext, light: boolean): Promise<number> {
+export async function readerPass(path: string, context: FeedContext, fingerprints: boolean): Promise<number> {
   let count = 0;
-  for await (const batch of readFeed('reaxml', decodeXmlBytes(readFeedFile(path)), context, [], { light })) {
+  for await (const batch of readFeed('reaxml', decodeXmlBytes(readFeedFile(path)), context, [])) {
     for (const item of batch.listings) {
       count += 1;
-      if (light) item.sourceHash();
+      if (fingerprints) item.sourceHash();
     }
   }
   return count;

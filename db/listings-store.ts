@@ -25,26 +25,42 @@ export async function loadListings(db: Knex, keys: string[], options: { forUpdat
   return new Map(rows.map((row: any) => [row.listing_key, toListing(row)]));
 }
 
-/**
- * Inserts or updates whole records in one statement, each with the fingerprint of the source it
- * came from. The update is guarded in SQL so a record older than the stored one never overwrites
- * it (concurrent feeds converge on the newest), and the hidden flag is never touched by
- * ingestion. Returns the keys actually written.
- */
-export async function writeListings(db: Knex, listings: { listing: CanonicalListing; sourceHash: string | null }[]): Promise<Set<string>> {
-  if (listings.length === 0) return new Set();
-  const rows = listings.map(({ listing: l, sourceHash }) => ({
-    listing_key: l.listingKey,
-    office: l.office,
-    unique_id: l.uniqueId,
-    format: l.format,
-    status: l.status,
-    mod_time: l.modTime,
-    content_hash: l.contentHash,
+/** A listings row as writeListings stores it: the record (without the operator's hidden flag) as JSON text. */
+export interface ListingRow {
+  listing_key: string;
+  office: string;
+  unique_id: string;
+  format: string;
+  status: string;
+  mod_time: string;
+  content_hash: string;
+  source_hash: string | null;
+  hidden: boolean;
+  data: string;
+}
+
+export function listingRow(listing: CanonicalListing, sourceHash: string | null): ListingRow {
+  return {
+    listing_key: listing.listingKey,
+    office: listing.office,
+    unique_id: listing.uniqueId,
+    format: listing.format,
+    status: listing.status,
+    mod_time: listing.modTime,
+    content_hash: listing.contentHash,
     source_hash: sourceHash,
-    hidden: l.hidden,
-    data: JSON.stringify({ ...l, hidden: undefined }),
-  }));
+    hidden: listing.hidden,
+    data: JSON.stringify({ ...listing, hidden: undefined }),
+  };
+}
+
+/**
+ * Inserts or updates rows in one statement. The update is guarded in SQL so a record older than
+ * the stored one never overwrites it (concurrent feeds converge on the newest), and the hidden
+ * flag is never touched by ingestion. Returns the keys actually written.
+ */
+export async function upsertListingRows(db: Knex, rows: ListingRow[]): Promise<Set<string>> {
+  if (rows.length === 0) return new Set();
   const written: { listing_key: string }[] = await db('listings')
     .insert(rows)
     .onConflict('listing_key')
@@ -60,6 +76,14 @@ export async function writeListings(db: Knex, listings: { listing: CanonicalList
     .where('listings.mod_time', '<=', db.raw('excluded.mod_time'))
     .returning('listing_key');
   return new Set(written.map((r) => r.listing_key));
+}
+
+/** Inserts or updates whole records, each with the fingerprint of the source it came from (upsertListingRows). */
+export async function writeListings(db: Knex, listings: { listing: CanonicalListing; sourceHash: string | null }[]): Promise<Set<string>> {
+  return upsertListingRows(
+    db,
+    listings.map(({ listing, sourceHash }) => listingRow(listing, sourceHash)),
+  );
 }
 
 /**

@@ -12,19 +12,13 @@ export interface FeedBatch {
 }
 
 /**
- * Every format behind one reader. REAXML streams (batches as the text arrives; a light read for
- * ingestion); RESO and project documents are JSON, read whole and yielded in one batch. Issues
- * outside any listing go to feedIssues. Throws FeedSyntaxError when the feed cannot be read.
+ * Every format behind one reader. REAXML streams (batches as the text arrives); RESO and project
+ * documents are JSON, read whole and yielded in one batch. Issues outside any listing go to
+ * feedIssues. Throws FeedSyntaxError when the feed cannot be read.
  */
-export async function* readFeed(
-  format: FeedFormat,
-  source: string | AsyncIterable<string>,
-  feed: FeedContext,
-  feedIssues: Issue[],
-  options: { light?: boolean } = {},
-): AsyncGenerator<FeedBatch> {
+export async function* readFeed(format: FeedFormat, source: string | AsyncIterable<string>, feed: FeedContext, feedIssues: Issue[]): AsyncGenerator<FeedBatch> {
   if (format === 'reaxml') {
-    for await (const listings of readReaxmlFeed(source, feed, feedIssues, options)) yield { listings, projects: [] };
+    for await (const listings of readReaxmlFeed(source, feed, feedIssues)) yield { listings, projects: [] };
     return;
   }
   const text = await wholeText(source);

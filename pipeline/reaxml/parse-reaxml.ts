@@ -3,7 +3,7 @@ import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { CONTROL_CHARACTERS, hasControlCharacters } from '../control-characters.js';
 import { FeedSyntaxError } from '../feed-syntax-error.js';
 import type { Issue } from '../types.js';
-import { child, ElementNode, type XmlNode } from '../xml-node.js';
+import { ElementNode, type XmlNode } from '../xml-node.js';
 import { KNOWN_ROOT_EXTRAS, LISTING_KINDS } from './listing-kinds.js';
 import { CREDENTIAL_ATTRIBUTES } from './scrub-credentials.js';
 
@@ -13,31 +13,12 @@ export interface ParsedListing {
   index: number;
   /** The listing's text as sent, from after its start tag to the end of its end tag (attributes are on node). */
   source: string;
-  /**
-   * Light reads: where characters were stripped inside the listing (offsets into source); the
-   * warnings are raised when the listing is re-read in full, with the element they were in.
-   */
-  strippedOffsets: number[];
 }
 
 export interface ReaxmlParserHandlers {
   onListing(listing: ParsedListing): void;
   /** Issues found while reading (stripped characters, ignored elements). */
   onIssue(issue: Issue, listingIndex: number | null, node: XmlNode | null): void;
-}
-
-export interface ReaxmlParserOptions {
-  /**
-   * true (default): a full element tree per listing. false: only the listing element with its
-   * attributes and its agentID/uniqueID children, plus its source text; the tree can be built
-   * later from the source (reparseListing). Ingestion reads this way and builds trees only for
-   * listings it has to map.
-   */
-  trees?: boolean;
-  /** Path given to a root listing element (when re-reading one listing of a larger feed). */
-  rootPath?: string;
-  /** Offsets of characters already stripped from the input (when re-reading one listing). */
-  strippedAt?: number[];
 }
 
 /**
@@ -49,9 +30,6 @@ export interface ReaxmlParserOptions {
 const ENTITIES: Readonly<Record<string, string>> = Object.freeze(
   Object.assign(Object.create(null) as Record<string, string>, characterEntities, { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" }),
 );
-
-/** Direct children a light read keeps: what identifies the listing. */
-const IDENTITY_ELEMENTS: ReadonlySet<string> = new Set(['agentID', 'uniqueID']);
 
 const MAX_DEPTH = 64;
 
@@ -81,18 +59,10 @@ export class ReaxmlParser {
   private window = '';
   private windowStart = 0;
   private listingStart = 0;
-  private readonly trees: boolean;
-  /** Light reads: the identity element whose text is being collected. */
-  private capturing: ElementNode | null = null;
   /** The last entity name looked up that is not defined (saxes's error does not name it). */
   private undefinedEntity: string | null = null;
 
-  constructor(
-    private readonly handlers: ReaxmlParserHandlers,
-    private readonly options: ReaxmlParserOptions = {},
-  ) {
-    this.trees = options.trees ?? true;
-    this.strippedAt = [...(options.strippedAt ?? [])];
+  constructor(private readonly handlers: ReaxmlParserHandlers) {
     // Lookups go through own properties only, and an unknown name is remembered for the error.
     this.sax.ENTITIES = new Proxy(ENTITIES, {
       get: (table, name) => {
@@ -107,9 +77,8 @@ export class ReaxmlParser {
       if (/<!ENTITY/i.test(doctype)) this.fail('DOCTYPE entity declarations are not allowed');
     });
     this.sax.on('opentag', (tag) => this.openTag(tag as SaxesTagPlain));
-    // A light read listens to text only inside identity elements: saxes then skips building
-    // strings for the rest (descriptions are most of a feed).
-    if (this.trees) this.listenToText(true);
+    this.sax.on('text', (text) => this.addText(text));
+    this.sax.on('cdata', (text) => this.addText(text));
     this.sax.on('closetag', () => this.closeTag());
     this.sax.on('error', (err) => {
       let reason = err.message.replace(/^(?:[^:\d][^:]*:)?\d+:\d+: /, '').replace(/\.$/, '');
@@ -128,7 +97,7 @@ export class ReaxmlParser {
     }
     if (chunk.length === 0) return;
     if (hasControlCharacters(chunk)) chunk = this.strip(chunk);
-    if (this.trees) this.noteReplacements(chunk);
+    this.noteReplacements(chunk);
     this.cleanedOffset += chunk.length;
     this.window += chunk;
     this.sax.write(chunk);
@@ -154,16 +123,6 @@ export class ReaxmlParser {
     if (this.rootName === null) throw new FeedSyntaxError('feed has no root element', line, column);
     if (this.listingCount === 0) throw new FeedSyntaxError(`feed contains no listings (root element ${this.rootName})`, line, column);
     return { listings: this.listingCount };
-  }
-
-  private listenToText(on: boolean): void {
-    if (on) {
-      this.sax.on('text', (text) => this.addText(text));
-      this.sax.on('cdata', (text) => this.addText(text));
-    } else {
-      this.sax.off('text');
-      this.sax.off('cdata');
-    }
   }
 
   private fail(reason: string): never {
@@ -198,7 +157,7 @@ export class ReaxmlParser {
     );
   }
 
-  /** Where the decoder put U+FFFD for bytes it could not read (trees only: a light read's listings are re-read in full). */
+  /** Where the decoder put U+FFFD for bytes it could not read. */
   private noteReplacements(chunk: string): void {
     for (let i = chunk.indexOf('\uFFFD'); i !== -1; i = chunk.indexOf('\uFFFD', i + 1)) this.replacedAt.push(this.cleanedOffset + i);
   }
@@ -227,32 +186,14 @@ export class ReaxmlParser {
       }
     }
     if (this.strippedAt.length === 0) return;
-    if (!this.trees && this.listingDepth >= 0) return; // kept for the listing's full re-read
     const stripped = this.takePassed(this.strippedAt).length;
     if (stripped > 0) this.warnAt(node, 'invalid_character_stripped', `${stripped} character(s) not allowed in XML were removed`);
-  }
-
-  /** Light reads: the stripped offsets inside the listing now closing, relative to its source. */
-  private takeStrippedInListing(): number[] {
-    return this.takePassed(this.strippedAt).map((offset) => Math.max(0, offset - this.listingStart));
   }
 
   private openTag(tag: SaxesTagPlain): void {
     this.depth += 1;
     if (this.depth > MAX_DEPTH) this.fail(`elements are nested deeper than ${MAX_DEPTH} levels`);
     const name = tag.name;
-    if (!this.trees && this.listingDepth >= 0) {
-      const root = this.stack[0];
-      // An element inside an identity element: recorded, so the identity is refused as the full read refuses it.
-      if (this.capturing && this.depth === this.listingDepth + 2) this.capturing.children.push(new ElementNode(name, tag.attributes, this.capturing, 1));
-      if (this.depth === this.listingDepth + 1 && IDENTITY_ELEMENTS.has(name) && child(root, name) === undefined) {
-        this.capturing = new ElementNode(name, tag.attributes, root, 1);
-        root.children.push(this.capturing);
-        this.listenToText(true);
-      }
-      this.reportStripped(root);
-      return;
-    }
     if (this.rootName === null) {
       this.rootName = name;
       if (name !== 'propertyList' && !LISTING_KINDS.has(name)) {
@@ -271,7 +212,7 @@ export class ReaxmlParser {
       if (!atListingLevel) return;
       const pos = (this.rootChildCounts.get(name) ?? 0) + 1;
       this.rootChildCounts.set(name, pos);
-      const path = this.rootName === 'propertyList' ? `/propertyList/${name}[${pos}]` : (this.options.rootPath ?? `/${name}`);
+      const path = this.rootName === 'propertyList' ? `/propertyList/${name}[${pos}]` : `/${name}`;
       if (!LISTING_KINDS.has(name)) {
         if (!KNOWN_ROOT_EXTRAS.has(name)) {
           this.handlers.onIssue(
@@ -304,62 +245,23 @@ export class ReaxmlParser {
   }
 
   private addText(text: string): void {
-    const node = this.capturing ?? this.stack[this.stack.length - 1];
+    const node = this.stack[this.stack.length - 1];
     if (node) node.text += text;
     this.reportStripped(node ?? null);
   }
 
   private closeTag(): void {
-    if (!this.trees && this.listingDepth >= 0 && this.depth > this.listingDepth) {
-      if (this.capturing && this.depth === this.listingDepth + 1) {
-        this.capturing = null;
-        this.listenToText(false);
-      }
-      this.reportStripped(this.stack[0]);
-      this.depth -= 1;
-      return;
-    }
     if (this.listingDepth >= 0 && this.stack.length > 0) {
       const node = this.stack.pop()!;
       if (this.depth === this.listingDepth) {
-        const strippedOffsets = this.trees ? [] : this.takeStrippedInListing();
         this.reportStripped(node);
         this.listingDepth = -1;
         const index = this.listingCount;
         this.listingCount += 1;
         const source = this.window.slice(this.listingStart - this.windowStart, this.sax.position - this.windowStart);
-        this.handlers.onListing({ node, index, source, strippedOffsets });
+        this.handlers.onListing({ node, index, source });
       }
     }
     this.depth -= 1;
   }
-}
-
-const escapeAttr = (value: string) =>
-  value.replace(/[&<"\t\n\r]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '"': '&quot;', '\t': '&#9;', '\n': '&#10;', '\r': '&#13;' })[c]!);
-
-/**
- * The full tree of one listing from a light read: its element name, attributes and source text,
- * re-read on their own with the listing's path in the feed. The source was well-formed and
- * cleaned the first time, so this cannot fail.
- */
-export function reparseListing(
-  name: string,
-  attrs: Record<string, string>,
-  source: string,
-  path: string,
-  strippedOffsets: number[],
-): { node: XmlNode; issues: Issue[] } {
-  let node: XmlNode | null = null;
-  const issues: Issue[] = [];
-  const open = `<${name}${Object.entries(attrs)
-    .map(([k, v]) => ` ${k}="${escapeAttr(v)}"`)
-    .join('')}`;
-  const parser = new ReaxmlParser(
-    { onIssue: (issue) => issues.push(issue), onListing: (listing) => (node = listing.node) },
-    { rootPath: path, strippedAt: strippedOffsets.map((o) => o + open.length + 1) },
-  );
-  parser.write(source === '' ? `${open}/>` : `${open}>${source}`);
-  parser.close();
-  return { node: node!, issues };
 }

@@ -1,7 +1,7 @@
 /**
  * What the mapping produces for a feed, as lines of text, for the equivalence test: for every
- * listing, read both ways (the dry run's full read and ingestion's light read), its source
- * fingerprint, its canonical record as stored new (JSON, in the record's own key order, with its
+ * listing, read both ways (as the dry run reads, and as ingestion does: fingerprint first), its
+ * source fingerprint, its canonical record as stored new (JSON, in the record's own key order, with its
  * content hash) and its issues; then each record merged onto the one before it, as an update of a
  * stored listing. RESO and project documents give their records the same way.
  */
@@ -17,7 +17,7 @@ export async function mappingOutputs(format: FeedFormat, text: string, context: 
   for (const light of format === 'reaxml' ? [false, true] : [false]) {
     let previous: CanonicalListing | null = null;
     try {
-      for await (const batch of readFeed(format, text, context, feedIssues, { light })) {
+      for await (const batch of readFeed(format, text, context, feedIssues)) {
         for (const project of batch.projects) {
           const applied = applyProject(null, project.draft);
           lines.push(`project ${JSON.stringify(applied)} ${JSON.stringify(project.issues.list)}`);

@@ -101,7 +101,7 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
 
   let syntaxError: FeedSyntaxError | null = null;
   try {
-    for await (const batch of readFeed(input.format, input.source, input.context, issues, { light: true })) {
+    for await (const batch of readFeed(input.format, input.source, input.context, issues)) {
       for (const item of batch.projects) {
         if (item.identity && !scope.has(item.identity.office)) notInScope(item.identity.office, item.path, item.issues);
         else if (full && item.identity) note(presentProjects, item.identity.office, listingKey(item.identity.office, item.identity.uniqueId));
