@@ -9,6 +9,17 @@ import type { Knex } from 'knex';
 export async function refreshDirectory(db: Knex, offices: Iterable<string>): Promise<void> {
   const list = [...new Set(offices)];
   if (list.length === 0) return;
+  // Many offices (a large multi-office feed) are rebuilt in two halves at once, each in its own
+  // transaction, so the database's cores share the work; inside a caller's transaction, in one.
+  if (db.isTransaction || list.length < PARALLEL_FROM) return rebuildOffices(db, list);
+  const half = Math.ceil(list.length / 2);
+  await Promise.all([rebuildOffices(db, list.slice(0, half)), rebuildOffices(db, list.slice(half))]);
+}
+
+/** Offices from which a directory refresh is split in two. */
+const PARALLEL_FROM = 100;
+
+async function rebuildOffices(db: Knex, list: string[]): Promise<void> {
   await db.transaction(async (trx) => {
     await trx('directory_offices').whereRaw('office = ANY(?::text[])', [list]).del();
     await trx('directory_agents').whereRaw('office = ANY(?::text[])', [list]).del();

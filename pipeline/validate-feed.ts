@@ -14,6 +14,17 @@ export interface ValidationResult {
   truncated?: true;
 }
 
+/**
+ * Where listing previews go as they are produced: add returns the preview's position; replace
+ * puts a later duplicate that wins in an earlier preview's place. The default keeps them in the
+ * result's listings; the dry-run endpoint spools them to a file instead (api/preview-spool.ts), so
+ * memory does not grow with the feed.
+ */
+export interface PreviewSink {
+  add(preview: CanonicalListing): number;
+  replace(position: number, preview: CanonicalListing): void;
+}
+
 export interface ValidateOptions {
   /** Default reaxml. */
   format?: FeedFormat;
@@ -23,6 +34,8 @@ export interface ValidateOptions {
   maxPreviews?: number;
   /** At most this many issues are kept; default no limit. */
   maxIssues?: number;
+  /** Listing previews go here instead of the result's listings (which is then empty). */
+  previewSink?: PreviewSink;
 }
 
 /**
@@ -35,7 +48,7 @@ export async function validateFeed(source: string | AsyncIterable<string>, feed:
   const maxPreviews = options.maxPreviews ?? Infinity;
   const maxIssues = options.maxIssues ?? Infinity;
   let truncated = false;
-  /** Keeps a preview unless previews are off or the cap is reached (then says so); its index, or -1. */
+  /** Keeps a project preview unless previews are off or the cap is reached (then says so); its index, or -1. */
   const keep = <T>(list: T[], preview: T): number => {
     if (!keepPreviews) return -1;
     if (list.length < maxPreviews) return list.push(preview) - 1;
@@ -44,6 +57,23 @@ export async function validateFeed(source: string | AsyncIterable<string>, feed:
   };
   const issues: Issue[] = [];
   const listings: CanonicalListing[] = [];
+  const sink: PreviewSink = options.previewSink ?? {
+    add: (preview) => listings.push(preview) - 1,
+    replace: (position, preview) => {
+      listings[position] = preview;
+    },
+  };
+  let previewCount = 0;
+  /** A listing preview to the sink unless previews are off or the cap is reached (then says so); its position, or -1. */
+  const keepListing = (preview: CanonicalListing): number => {
+    if (!keepPreviews) return -1;
+    if (previewCount < maxPreviews) {
+      previewCount += 1;
+      return sink.add(preview);
+    }
+    truncated = true;
+    return -1;
+  };
   const counts = { parsed: 0, valid: 0, invalid: 0 };
   /** Per identity: where its preview is, and the modTime that won so far. */
   const seen = new Map<string, { index: number; path: string; modTime: string; preview: number }>();
@@ -73,7 +103,7 @@ export async function validateFeed(source: string | AsyncIterable<string>, feed:
       const preview = applied.listing;
       const earlier = seen.get(preview.listingKey);
       if (!earlier) {
-        seen.set(preview.listingKey, { index: item.index, path: item.path, modTime: preview.modTime, preview: keep(listings, preview) });
+        seen.set(preview.listingKey, { index: item.index, path: item.path, modTime: preview.modTime, preview: keepListing(preview) });
         continue;
       }
       // As ingestion decides: in feed order, an older record is stale; a newer or equal one wins.
@@ -89,7 +119,7 @@ export async function validateFeed(source: string | AsyncIterable<string>, feed:
         path: dropped.path,
       });
       if (older) continue;
-      if (earlier.preview >= 0) listings[earlier.preview] = preview;
+      if (earlier.preview >= 0) sink.replace(earlier.preview, preview);
       seen.set(preview.listingKey, { index: item.index, path: item.path, modTime: preview.modTime, preview: earlier.preview });
     }
   }

@@ -68,6 +68,28 @@ describe('HTTP: POST /v1/validate and the service basics', () => {
     expect(body.issues[0]).to.include({ level: 'error', code: 'unknown_status' });
   });
 
+  it("streams the previews in feed order, a later duplicate that wins in the first one's place, and leaves no spool file behind", async () => {
+    const { readdirSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const spools = () => readdirSync(tmpdir()).filter((name) => name.startsWith('dry-run-'));
+    const before = spools();
+    const one = (id: string, day: string, headline: string) =>
+      `<residential modTime="2024-03-${day}-10:00:00" status="current"><agentID>OFF1</agentID><uniqueID>${id}</uniqueID>${ADDRESS}<headline>${headline}</headline></residential>`;
+    const body = feed(one('A', '01', 'first A'), one('B', '01', 'only B'), one('A', '02', 'newer A'), one('C', '01', 'C "quoted" &amp; &lt;escaped&gt;'));
+    const res = await post('/v1/validate', body, 'application/xml');
+    expect(res.status).to.equal(200);
+    const result = await res.json();
+    expect(result.counts).to.deep.equal({ parsed: 4, valid: 4, invalid: 0 });
+    expect(result.listings.map((l: { uniqueId: string; headline: Record<string, string> }) => [l.uniqueId, l.headline['en-AU']])).to.deep.equal([
+      ['A', 'newer A'],
+      ['B', 'only B'],
+      ['C', 'C "quoted" & <escaped>'],
+    ]);
+    expect(result.issues.map((i: { code: string }) => i.code)).to.include('duplicate_listing');
+    expect(validatorFor('ValidationResult')(result), JSON.stringify(validatorFor('ValidationResult').errors)).to.equal(true);
+    expect(spools()).to.deep.equal(before);
+  });
+
   it('keeps an echoed, well-formed X-Request-Id', async () => {
     const res = await fetch(`${server.url}/healthz`, { headers: { 'x-request-id': 'abc-123' } });
     expect(res.headers.get('x-request-id')).to.equal('abc-123');

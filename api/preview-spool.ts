@@ -1,0 +1,80 @@
+import { closeSync, createReadStream, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { CanonicalListing } from '../pipeline/types.js';
+import type { PreviewSink } from '../pipeline/validate-feed.js';
+
+/** Bytes gathered before they are written to the file. */
+const FLUSH_AT = 256 * 1024;
+
+/**
+ * A dry run's listing previews, spooled to a temporary file as they are produced, as the inside of
+ * a JSON array (previews separated by commas), so memory does not grow with the feed. A later
+ * duplicate that wins takes an earlier preview's place: it is kept in memory (duplicates are few)
+ * and written in that place when the array is sent. close() removes the file.
+ */
+export class PreviewSpool implements PreviewSink {
+  private readonly dir = mkdtempSync(join(tmpdir(), 'dry-run-'));
+  private readonly path = join(this.dir, 'previews.json');
+  private readonly fd = openSync(this.path, 'w');
+  private pending = '';
+  private pendingBytes = 0;
+  private written = 0;
+  /** Byte offset of each preview in the file (its separator included). */
+  private readonly starts: number[] = [];
+  private readonly replaced = new Map<number, CanonicalListing>();
+  private closed = false;
+
+  add(preview: CanonicalListing): number {
+    const position = this.starts.length;
+    this.starts.push(this.written + this.pendingBytes);
+    const piece = `${position === 0 ? '' : ','}${JSON.stringify(preview)}`;
+    this.pending += piece;
+    this.pendingBytes += Buffer.byteLength(piece);
+    if (this.pendingBytes >= FLUSH_AT) this.flush();
+    return position;
+  }
+
+  replace(position: number, preview: CanonicalListing): void {
+    this.replaced.set(position, preview);
+  }
+
+  private flush(): void {
+    if (this.pending === '') return;
+    const bytes = Buffer.from(this.pending, 'utf8');
+    writeSync(this.fd, bytes);
+    this.written += bytes.length;
+    this.pending = '';
+    this.pendingBytes = 0;
+  }
+
+  /** Writes the previews as a JSON array to out (not ended), with replacements in their places. */
+  async writeArray(out: Writable): Promise<void> {
+    this.flush();
+    out.write('[');
+    let from = 0;
+    for (const position of [...this.replaced.keys()].sort((a, b) => a - b)) {
+      const start = this.starts[position];
+      const end = position + 1 < this.starts.length ? this.starts[position + 1] : this.written;
+      await this.copy(from, start, out);
+      out.write(`${position === 0 ? '' : ','}${JSON.stringify(this.replaced.get(position))}`);
+      from = end;
+    }
+    await this.copy(from, this.written, out);
+    out.write(']');
+  }
+
+  private async copy(start: number, end: number, out: Writable): Promise<void> {
+    if (end <= start) return;
+    await pipeline(createReadStream(this.path, { start, end: end - 1, highWaterMark: 256 * 1024 }), out, { end: false });
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    closeSync(this.fd);
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
