@@ -1,0 +1,161 @@
+/**
+ * bench/many-feeds: many small feeds at once, end to end, as production runs them: a web process
+ * and BullMQ worker processes on PostgreSQL and Redis. 200 feeds of 100 listings each, from 20 feed
+ * keys (one office each), are POSTed to /v1/feeds all at once (FEED_SYNC_WAIT_MS=0: each answer
+ * comes once its feed is stored); the run ends when every feed event is done. Run with 1 and then 2
+ * worker processes, each on a fresh database. Prints listings/s end to end, the p50/p99 of the
+ * POSTs, and the ratio 2 workers / 1 worker; checks that every listing is stored exactly once and
+ * that no feed failed or had an invalid listing.
+ *
+ *   npm run bench:many-feeds
+ *   npm run bench:many-feeds -- 400 50    # feeds, listings per feed
+ * Uses BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test; a scratch database is
+ * created beside it) and BENCH_REDIS_URL (default redis://127.0.0.1:6379).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createFeedKey } from '../db/feed-keys.js';
+import { createDb, type Db } from '../db/knex.js';
+
+const FEEDS = Number(process.argv[2] ?? 200);
+const PER_FEED = Number(process.argv[3] ?? 100);
+const KEYS = 20;
+const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const dist = resolve(fileURLToPath(import.meta.url), '../..');
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}
+
+/** A role process (dist/<entry>); resolves once its output shows `ready`. */
+async function startRole(entry: string, env: Record<string, string>, ready: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--max-old-space-size=1024', resolve(dist, entry)], {
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const collect = (d: Buffer) => {
+    output = (output + d).slice(-20000);
+  };
+  child.stdout!.on('data', collect);
+  child.stderr!.on('data', collect);
+  const deadline = Date.now() + 60_000;
+  while (!output.includes(ready)) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${entry} did not start:\n${output}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return child;
+}
+
+const stop = async (child: ChildProcess) => {
+  if (child.exitCode !== null) return;
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+};
+
+function feedXml(feed: number, office: string): string {
+  let xml = '<?xml version="1.0" encoding="utf-8"?><propertyList>';
+  for (let i = 0; i < PER_FEED; i += 1) {
+    xml +=
+      `<residential modTime="2024-03-01-10:00:00" status="current"><agentID>${office}</agentID><uniqueID>F${feed}-L${i}</uniqueID>` +
+      `<headline>Home ${i} of feed ${feed}</headline><description>Light-filled rooms and a north-facing garden.</description><price>${500000 + i}</price>` +
+      `<address><streetNumber>${i}</streetNumber><street>Main Road</street><suburb>Richmond</suburb><state>VIC</state><postcode>3121</postcode></address>` +
+      `<listingAgent id="1"><name>Agent ${feed % 7}</name><email>agent${feed % 7}@${office.toLowerCase()}.example</email></listingAgent>` +
+      `<images><img id="m" url="https://img.example.com/${feed}/${i}/m.jpg"/></images></residential>`;
+  }
+  return `${xml}</propertyList>`;
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+
+async function run(workers: number): Promise<{ seconds: number; listingsPerSecond: number; p50: number; p99: number }> {
+  const name = `bench_many_${process.pid}_${workers}`;
+  const admin = createDb({ databaseUrl: DATABASE_URL, dataDir: '' });
+  await admin.raw('CREATE DATABASE ??', [name]);
+  const url = new URL(DATABASE_URL);
+  url.pathname = `/${name}`;
+  const port = await freePort();
+  const env = {
+    DATABASE_URL: url.toString(),
+    REDIS_URL,
+    PORT: String(port),
+    FEED_SYNC_WAIT_MS: '0',
+    LOG_LEVEL: 'info',
+  };
+  const roles: ChildProcess[] = [];
+  let db: Db | null = null;
+  try {
+    roles.push(await startRole('api/main.js', env, '"listening"'));
+    for (let w = 0; w < workers; w += 1) roles.push(await startRole('workers/main.js', env, '"worker started"'));
+    db = createDb({ databaseUrl: url.toString(), dataDir: '' });
+    const keys: string[] = [];
+    for (let k = 0; k < KEYS; k += 1) {
+      keys.push((await createFeedKey(db, { clientName: `CRM ${k}`, alertEmail: 'alerts@agency.example', officeIds: [`OFFICE${k}`], status: 'active' })).secret);
+    }
+    const bodies = Array.from({ length: FEEDS }, (_, f) => JSON.stringify({ xml: feedXml(f, `OFFICE${f % KEYS}`), context: { currency: 'AUD' } }));
+
+    const latencies: number[] = [];
+    const start = performance.now();
+    const answers = await Promise.all(
+      bodies.map(async (body, f) => {
+        const sent = performance.now();
+        const res = await fetch(`http://127.0.0.1:${port}/v1/feeds`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${keys[f % KEYS]}`, 'content-type': 'application/json' },
+          body,
+        });
+        await res.arrayBuffer();
+        latencies.push(performance.now() - sent);
+        return res.status;
+      }),
+    );
+    const refused = answers.filter((status) => status !== 200 && status !== 202);
+    if (refused.length > 0) throw new Error(`${refused.length} POSTs were refused: ${[...new Set(refused)].join(', ')}`);
+    for (;;) {
+      const rows = await db('feed_events').select('status').count({ n: '*' }).groupBy('status');
+      const by = Object.fromEntries((rows as { status: string; n: string }[]).map((r) => [r.status, Number(r.n)]));
+      if ((by.failed ?? 0) > 0) throw new Error(`${by.failed} feeds failed`);
+      if ((by.done ?? 0) === FEEDS) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const seconds = (performance.now() - start) / 1000;
+
+    const [{ n: stored, keys: distinct }] = await db('listings').select(db.raw('count(*)::int AS n'), db.raw('count(DISTINCT listing_key)::int AS keys'));
+    const results = await db('feed_events').select('result');
+    const invalid = results.reduce((n, r) => n + r.result.counts.invalid, 0);
+    const inserted = results.reduce((n, r) => n + r.result.summary.inserted, 0);
+    const expected = FEEDS * PER_FEED;
+    if (stored !== expected || distinct !== expected || inserted !== expected || invalid !== 0) {
+      throw new Error(`expected ${expected} listings stored once each; stored ${stored} (${distinct} keys), inserted ${inserted}, invalid ${invalid}`);
+    }
+    latencies.sort((a, b) => a - b);
+    return { seconds, listingsPerSecond: expected / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+  } finally {
+    await Promise.all(roles.map(stop));
+    await db?.destroy();
+    await admin.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [name]);
+    await admin.destroy();
+  }
+}
+
+async function main() {
+  console.log(`${FEEDS} feeds x ${PER_FEED} listings from ${KEYS} keys, POSTed at once; web + BullMQ workers on PostgreSQL and Redis`);
+  const figures: Record<number, Awaited<ReturnType<typeof run>>> = {};
+  for (const workers of [1, 2]) {
+    const f = await run(workers);
+    figures[workers] = f;
+    console.log(
+      `${workers} worker process${workers > 1 ? 'es' : ''}: ${f.listingsPerSecond.toFixed(0).padStart(6)} listings/s end to end (${f.seconds.toFixed(2)} s); POST /v1/feeds p50 ${f.p50.toFixed(0)} ms, p99 ${f.p99.toFixed(0)} ms; every listing stored once, 0 errors`,
+    );
+  }
+  console.log(`2 workers / 1 worker: ${(figures[2].listingsPerSecond / figures[1].listingsPerSecond).toFixed(2)}`);
+}
+
+await main();
