@@ -157,18 +157,18 @@ async function main() {
     // The unchanged re-send and its ceiling take turns, so a slow spell on this shared machine
     // lands on both alike; the ratio is over all rounds together.
     const writtenSince = await snapshotVersions(db);
-    const rounds: { bare: Measured<number>; light: Measured<number>; unchanged: Measured<Awaited<ReturnType<typeof ingest>>> }[] = [];
+    const rounds: { bare: Measured<number>; reader: Measured<number>; unchanged: Measured<Awaited<ReturnType<typeof ingest>>> }[] = [];
     for (let r = 0; r < ROUNDS; r += 1) {
       const unchangedId = await store(db, feedPath);
       const bare = await measure(() => bareSaxesPass(feedPath));
-      const light = await measure(() => readerPass(feedPath, CONTEXT, true));
+      const reader = await measure(() => readerPass(feedPath, CONTEXT, true));
       const unchanged = await measure(() => ingest(db, unchangedId));
-      rounds.push({ bare, light, unchanged });
+      rounds.push({ bare, reader, unchanged });
     }
     const rowsWritten = await writtenSince();
     const total = (pick: (r: (typeof rounds)[number]) => { seconds: number }) => rounds.reduce((n, r) => n + pick(r).seconds, 0);
     const bare = { seconds: total((r) => r.bare) / ROUNDS };
-    const light = { seconds: total((r) => r.light) / ROUNDS };
+    const reader = { seconds: total((r) => r.reader) / ROUNDS };
     const unchanged = {
       seconds: total((r) => r.unchanged) / ROUNDS,
       peakMb: Math.max(...rounds.map((r) => r.unchanged.peakMb)),
@@ -184,7 +184,7 @@ async function main() {
       `${name.padEnd(30)} ${rate(seconds).toFixed(0).padStart(8)} listings/s  ${seconds.toFixed(2).padStart(6)} s  ${extra}`;
     console.log(`feed: ${LISTINGS} listings, ${mb.toFixed(1)} MB, PostgreSQL ${DATABASE_URL.replace(/\/\/[^@]*@/, '//')}`);
     console.log(row('bare saxes pass (ceiling)', bare.seconds));
-    console.log(row('reader alone', light.seconds, '(ceiling of the unchanged re-send: the feed read with fingerprints, no database)'));
+    console.log(row('reader alone', reader.seconds, '(ceiling of the unchanged re-send: the feed read with fingerprints, no database)'));
     console.log(row('upsert of pre-built rows', upsert.seconds, `(ceiling of the first load: ${upsert.rows} rows into the real table)`));
     console.log(row('COPY, no indexes (context)', copy.seconds, `${copy.rows} rows`));
     console.log(row('store feed event (web side)', stored.seconds, `${(mb / stored.seconds).toFixed(0)} MB/s`));
@@ -201,7 +201,7 @@ async function main() {
     );
     console.log(row('re-send, 10% changed', changed.seconds, `${JSON.stringify(changed.value.summary)} peak RSS ${changed.peakMb.toFixed(0)} MB`));
     const firstRatio = upsert.seconds / first.seconds;
-    const unchangedRatio = light.seconds / unchanged.seconds;
+    const unchangedRatio = reader.seconds / unchanged.seconds;
     const peak = Math.max(first.peakMb, unchanged.peakMb, changed.peakMb);
     const verdict = (ok: boolean) => (ok ? 'MET' : 'NOT MET');
     console.log(`first load / upsert alone:  ${firstRatio.toFixed(2)} (target >= 0.50) ${verdict(firstRatio >= 0.5)}`);
@@ -209,7 +209,7 @@ async function main() {
       `unchanged / reader alone:   ${unchangedRatio.toFixed(2)} (target >= 0.80) ${verdict(unchangedRatio >= 0.8)}; rows written ${rowsWritten} (target 0) ${verdict(rowsWritten === 0)}`,
     );
     console.log(
-      `  context: reader / bare parse ${(bare.seconds / light.seconds).toFixed(2)}; unchanged / bare parse ${(bare.seconds / unchanged.seconds).toFixed(2)}; first load spends ${((first.seconds / LISTINGS) * 1e6).toFixed(0)} µs per listing, the upsert ${((upsert.seconds / upsert.rows) * 1e6).toFixed(0)} µs per row, COPY ${((copy.seconds / copy.rows) * 1e6).toFixed(0)} µs per row`,
+      `  context: reader / bare parse ${(bare.seconds / reader.seconds).toFixed(2)}; unchanged / bare parse ${(bare.seconds / unchanged.seconds).toFixed(2)}; first load spends ${((first.seconds / LISTINGS) * 1e6).toFixed(0)} µs per listing, the upsert ${((upsert.seconds / upsert.rows) * 1e6).toFixed(0)} µs per row, COPY ${((copy.seconds / copy.rows) * 1e6).toFixed(0)} µs per row`,
     );
     console.log(
       `worker peak RSS:            ${peak.toFixed(0)} MB on ${mb.toFixed(0)} MB (target < 300 MB for 100 MB) ${mb >= 95 ? verdict(peak < 300) : '(run 50000 listings for the 100 MB figure)'}`,

@@ -41,8 +41,8 @@ function identityText(node: XmlNode, name: string): { text?: string; nested?: Xm
 }
 
 /**
- * The listing's identity, read the same way by the light read (ingestion's scope check) and the
- * full read (what is stored): the context's office overrides agentID; empty values are absent; an
+ * The listing's identity, read the same way for ingestion's scope check (when the listing is read)
+ * and for what is stored (when it is mapped): the context's office overrides agentID; empty values are absent; an
  * agentID or uniqueID with an element inside is no identity at all (`nested` names it).
  * `identity` is set when both parts are there and readable.
  */
