@@ -13,11 +13,11 @@
  * created beside it) and BENCH_REDIS_URL (default redis://127.0.0.1:6379).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createFeedKey } from '../db/feed-keys.js';
 import { createDb, type Db } from '../db/knex.js';
+import { freePort } from '../lib/free-port.js';
 
 const FEEDS = Number(process.argv[2] ?? 200);
 const PER_FEED = Number(process.argv[3] ?? 100);
@@ -25,14 +25,6 @@ const KEYS = 20;
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const dist = resolve(fileURLToPath(import.meta.url), '../..');
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
 
 /** A role process (dist/<entry>); resolves once its output shows `ready`. */
 async function startRole(entry: string, env: Record<string, string>, ready: string): Promise<ChildProcess> {

@@ -14,11 +14,11 @@
  */
 import { spawn } from 'node:child_process';
 import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../lib/free-port.js';
 import { decodeXmlBytes } from '../pipeline/decode.js';
 import { warmGazetteers } from '../pipeline/geocode.js';
 import { validateFeed } from '../pipeline/validate-feed.js';
@@ -27,14 +27,6 @@ import { bareSaxesPass, measure, readerPass, readFeedFile, syntheticListing, wri
 const LISTINGS = Number(process.argv[2] ?? 50000);
 const CONTEXT = { currency: 'AUD', defaultCountry: 'AU', sourceLocale: 'en-AU' };
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
 
 const WARM_UP = `<propertyList>${syntheticListing(0)}</propertyList>`;
 

@@ -1,16 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { createDb } from '../db/knex.js';
 import { postgresUrl, repoRoot } from './helpers.js';
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
+export { freePort } from '../lib/free-port.js';
 
 /**
  * Runs a compiled command (dist/<entry>) to its end with only the given environment; stdout and
