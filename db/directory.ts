@@ -1,5 +1,8 @@
 import type { Knex } from 'knex';
 
+/** Offices from which a directory refresh is split in two. */
+const PARALLEL_FROM = 100;
+
 /**
  * Rebuilds the directory rows of the given offices from their public listings (DESIGN.md §6):
  * one office row (listing count, countries, localities, centroid of located listings) and one
@@ -15,9 +18,6 @@ export async function refreshDirectory(db: Knex, offices: Iterable<string>): Pro
   const half = Math.ceil(list.length / 2);
   await Promise.all([rebuildOffices(db, list.slice(0, half)), rebuildOffices(db, list.slice(half))]);
 }
-
-/** Offices from which a directory refresh is split in two. */
-const PARALLEL_FROM = 100;
 
 async function rebuildOffices(db: Knex, list: string[]): Promise<void> {
   await db.transaction(async (trx) => {

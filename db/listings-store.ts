@@ -39,7 +39,7 @@ export interface ListingRow {
   data: string;
 }
 
-export function listingRow(listing: CanonicalListing, sourceHash: string | null): ListingRow {
+function listingRow(listing: CanonicalListing, sourceHash: string | null): ListingRow {
   return {
     listing_key: listing.listingKey,
     office: listing.office,

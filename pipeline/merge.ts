@@ -78,6 +78,7 @@ function newListing(delta: ListingDelta): Record<string, unknown> {
     links: delta.links ?? [],
     hidden: false,
     projectKey: delta.projectKey ?? null,
+    ...(delta.bothPrices ? { bothPrices: true } : {}),
   };
 }
 
@@ -108,7 +109,6 @@ function updatedListing(stored: CanonicalListing, delta: ListingDelta): Record<s
  */
 export function mergeListing(stored: CanonicalListing | null, delta: ListingDelta, options: { hash?: boolean } = {}): CanonicalListing {
   const merged = stored ? updatedListing(stored, delta) : newListing(delta);
-  if (!stored && delta.bothPrices) merged.bothPrices = true;
   merged.contentHash = options.hash === false ? '' : contentHash(merged);
   return merged as unknown as CanonicalListing;
 }

@@ -48,10 +48,10 @@ export async function validateFeed(source: string | AsyncIterable<string>, feed:
   const maxPreviews = options.maxPreviews ?? Infinity;
   const maxIssues = options.maxIssues ?? Infinity;
   let truncated = false;
-  /** Keeps a project preview unless previews are off or the cap is reached (then says so); its index, or -1. */
-  const keep = <T>(list: T[], preview: T): number => {
+  /** Keeps a preview (add, given how many are kept) unless previews are off or the cap is reached (then says so): its position, or -1. */
+  const keep = (kept: number, add: () => number): number => {
     if (!keepPreviews) return -1;
-    if (list.length < maxPreviews) return list.push(preview) - 1;
+    if (kept < maxPreviews) return add();
     truncated = true;
     return -1;
   };
@@ -62,17 +62,6 @@ export async function validateFeed(source: string | AsyncIterable<string>, feed:
     replace: (position, preview) => {
       listings[position] = preview;
     },
-  };
-  let previewCount = 0;
-  /** A listing preview to the sink unless previews are off or the cap is reached (then says so); its position, or -1. */
-  const keepListing = (preview: CanonicalListing): number => {
-    if (!keepPreviews) return -1;
-    if (previewCount < maxPreviews) {
-      previewCount += 1;
-      return sink.add(preview);
-    }
-    truncated = true;
-    return -1;
   };
   const counts = { parsed: 0, valid: 0, invalid: 0 };
   /** Per identity: where its preview is, and the modTime that won so far. */
@@ -88,7 +77,7 @@ export async function validateFeed(source: string | AsyncIterable<string>, feed:
       if (applied.action === 'invalid') projects.counts.invalid += 1;
       else {
         projects.counts.valid += 1;
-        keep(projects.previews, applied.project);
+        keep(projects.previews.length, () => projects.previews.push(applied.project) - 1);
       }
     }
     for (const item of batch.listings) {
@@ -103,7 +92,7 @@ export async function validateFeed(source: string | AsyncIterable<string>, feed:
       const preview = applied.listing;
       const earlier = seen.get(preview.listingKey);
       if (!earlier) {
-        seen.set(preview.listingKey, { index: item.index, path: item.path, modTime: preview.modTime, preview: keepListing(preview) });
+        seen.set(preview.listingKey, { index: item.index, path: item.path, modTime: preview.modTime, preview: keep(seen.size, () => sink.add(preview)) });
         continue;
       }
       // As ingestion decides: in feed order, an older record is stale; a newer or equal one wins.

@@ -17,25 +17,21 @@ export interface XmlNode {
 export class ElementNode implements XmlNode {
   readonly children: XmlNode[] = [];
   text = '';
-  private cachedPath: string | null;
-  private readonly position: number;
 
   constructor(
     readonly name: string,
     readonly attrs: Record<string, string>,
     private readonly parent: XmlNode | null,
-    /** The full path for a listing root, else the 1-based position among same-name siblings (0: count it when asked). */
-    place: string | number,
-  ) {
-    this.cachedPath = typeof place === 'string' ? place : null;
-    this.position = typeof place === 'number' ? place : 0;
-  }
+    /** A listing root's full path; other elements' paths are built from their parent's. */
+    private cachedPath: string | null = null,
+  ) {}
 
   get path(): string {
-    this.cachedPath ??= `${this.parent!.path}/${this.name}[${this.position || this.countPosition()}]`;
+    this.cachedPath ??= `${this.parent!.path}/${this.name}[${this.countPosition()}]`;
     return this.cachedPath;
   }
 
+  /** The 1-based position among same-name siblings. */
   private countPosition(): number {
     let position = 0;
     for (const sibling of this.parent!.children) {

@@ -50,7 +50,7 @@ export class ReaxmlParser {
   private depth = 0;
   private failure: FeedSyntaxError | null = null;
   /** Offsets (in the cleaned stream) of characters removed before parsing, not yet reported. */
-  private strippedAt: number[] = [];
+  private readonly strippedAt: number[] = [];
   /** Offsets (in the cleaned stream) of U+FFFD, the decoder's mark for bytes it could not read, not yet reported. */
   private readonly replacedAt: number[] = [];
   private cleanedOffset = 0;
@@ -238,7 +238,7 @@ export class ReaxmlParser {
       return;
     }
 
-    const node = new ElementNode(name, tag.attributes, parent, 0);
+    const node = new ElementNode(name, tag.attributes, parent);
     parent.children.push(node);
     this.stack.push(node);
     this.reportStripped(node);

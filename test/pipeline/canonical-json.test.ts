@@ -2,17 +2,7 @@ import { expect } from 'chai';
 import { stringify } from 'safe-stable-stringify';
 import { canonicalJson, shape } from '../../pipeline/canonical-json.js';
 import { contentHash } from '../../pipeline/hash.js';
-
-/** A deterministic generator (mulberry32), so a failure names a seed that reproduces it. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { random } from './varied-listings.js';
 
 const KEYS = ['a', 'b', 'amount', 'currency', 'text', 'display', 'Z', '10', '2', 'é', 'k"q', 'new\nline', 'lat', 'lng', 'slot', 'url'];
 const STRINGS = ['', 'plain', 'quote " and \\ backslash', 'line\nbreak\ttab', '\u0000\u001f', '\ud800 lone', 'emoji 🏠', 'é'];

@@ -19,8 +19,8 @@ const SUBURBS = [
 const UNITS = ['squareMeter', 'square', 'acre', 'hectare', 'squareFeet', 'sqm'];
 
 /** A small deterministic generator (mulberry32) so the same i gives the same listing. */
-function random(seed: number): () => number {
-  let a = seed + 0x6d2b79f5;
+export function random(seed: number): () => number {
+  let a = seed;
   return () => {
     a = (a + 0x6d2b79f5) | 0;
     let t = Math.imul(a ^ (a >>> 15), 1 | a);
@@ -30,7 +30,7 @@ function random(seed: number): () => number {
 }
 
 export function variedListing(i: number): string {
-  const r = random(i);
+  const r = random(i + 0x6d2b79f5);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(r() * list.length)];
   const maybe = (p: number) => r() < p;
   const kind = KINDS[i % KINDS.length];
