@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { type PathRef, resolvePath } from './issues.js';
 import type { Location } from './types.js';
 
 /**
@@ -35,6 +36,18 @@ export function normalisePlace(name: string): string {
     .trim()
     .replace(/^ST /, 'SAINT ')
     .replace(/^MT /, 'MOUNT ');
+}
+
+/** normalisePlace of listings' localities, remembered: a feed names the same few suburbs again and again. */
+const normalised = new Map<string, string>();
+function normalisedLocality(name: string): string {
+  let found = normalised.get(name);
+  if (found === undefined) {
+    found = normalisePlace(name);
+    if (normalised.size >= 50_000) normalised.clear();
+    normalised.set(name, found);
+  }
+  return found;
 }
 
 function loadAu(): AuIndex {
@@ -96,7 +109,7 @@ export interface GeocodeQuery {
 
 /** Locality precision where the place is known, else postcode precision, else null. */
 export function geocode(q: GeocodeQuery): Location | null {
-  const locality = q.locality ? normalisePlace(q.locality) : null;
+  const locality = q.locality ? normalisedLocality(q.locality) : null;
   const postcode = q.postcode?.trim() || null;
   if (q.country === 'AU') {
     au ??= loadAu();
@@ -126,13 +139,13 @@ export function sourceLocation(lat: number | undefined, lng: number | undefined)
 }
 
 /** The gazetteer's point for an address, or null with a geocode_failed warning. */
-export function geocodeOrWarn(address: GeocodeQuery, issues: { warning(code: string, message: string, path: string): void }, path: string): Location | null {
+export function geocodeOrWarn(address: GeocodeQuery, issues: { warning(code: string, message: string, path: string): void }, path: PathRef): Location | null {
   const found = geocode(address);
   if (!found) {
     issues.warning(
       'geocode_failed',
       `no coordinates for ${[address.locality, address.region, address.postcode, address.country].filter(Boolean).join(', ')}`,
-      path,
+      resolvePath(path),
     );
   }
   return found;

@@ -46,3 +46,8 @@ export function strippedWarning(issues: ListingIssues, path: string, count: numb
     path,
   );
 }
+
+/** Where an issue would be: the path, or how to build it when an issue is raised (paths cost string work on every listing). */
+export type PathRef = string | (() => string);
+
+export const resolvePath = (path: PathRef): string => (typeof path === 'string' ? path : path());

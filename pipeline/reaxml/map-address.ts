@@ -73,5 +73,5 @@ export function mapLocation(ctx: MapContext, listing: XmlNode, addressNode: XmlN
       src.path,
     );
   }
-  return geocodeOrWarn(address, ctx.issues, addressNode?.path ?? listing.path);
+  return geocodeOrWarn(address, ctx.issues, () => addressNode?.path ?? listing.path);
 }

@@ -1,4 +1,4 @@
-import type { ListingIssues } from '../issues.js';
+import { type ListingIssues, type PathRef, resolvePath } from '../issues.js';
 import type { FeedContext } from '../types.js';
 import { parseReaDate } from './dates.js';
 
@@ -12,12 +12,13 @@ export interface MapContext {
 }
 
 /** Reads a date attribute or text, recording why it was dropped when it cannot be read. */
-export function readDate(ctx: MapContext, raw: string, path: string, what: string, options: { dateOnly?: boolean } = {}): string | null {
+export function readDate(ctx: MapContext, raw: string, path: PathRef, what: string, options: { dateOnly?: boolean } = {}): string | null {
   const result = parseReaDate(raw, ctx.zone, options);
   if (!result.ok) {
-    ctx.issues.warning(result.code, `${what}: ${result.reason}; treated as no date`, path);
+    ctx.issues.warning(result.code, `${what}: ${result.reason}; treated as no date`, resolvePath(path));
     return null;
   }
-  if (result.nonstandard) ctx.issues.warning('nonstandard_date', `${what}: "${raw.trim()}" is not a format REAXML allows; read as ${result.value}`, path);
+  if (result.nonstandard)
+    ctx.issues.warning('nonstandard_date', `${what}: "${raw.trim()}" is not a format REAXML allows; read as ${result.value}`, resolvePath(path));
   return result.value;
 }

@@ -176,12 +176,12 @@ export function mapReaxmlListing(node: XmlNode, index: number, feed: FeedContext
   const auction = child(node, 'auction');
   if (auction) {
     const raw = attr(auction, 'date');
-    delta.auction = { date: raw ? readDate(ctx, raw, `${auction.path}/@date`, 'auction date') : null };
+    delta.auction = { date: raw ? readDate(ctx, raw, () => `${auction.path}/@date`, 'auction date') : null };
   }
   const available = child(node, 'dateAvailable');
   if (available) {
     const raw = available.text.trim();
-    delta.dateAvailable = raw ? readDate(ctx, raw, available.path, 'dateAvailable', { dateOnly: true }) : null;
+    delta.dateAvailable = raw ? readDate(ctx, raw, () => available.path, 'dateAvailable', { dateOnly: true }) : null;
   }
   const inspectionTimes = child(node, 'inspectionTimes');
   if (inspectionTimes) {

@@ -51,7 +51,7 @@ function readSlot(ctx: MapContext, node: XmlNode, kind: MediaItem['kind'], slot:
   const url = attr(node, 'url');
   const file = attr(node, 'file');
   const modTime = attr(node, 'modTime');
-  if (modTime) readDate(ctx, modTime, `${node.path}/@modTime`, `${node.name} modTime`);
+  if (modTime) readDate(ctx, modTime, () => `${node.path}/@modTime`, `${node.name} modTime`);
   if (url === undefined && file === undefined && node.text.trim() === '') return null;
   if (url === undefined || url.trim() === '') {
     const what = file ? `file="${file}" (a path inside the feed's archive)` : 'inline image data';

@@ -88,7 +88,7 @@ export function mapSold(ctx: MapContext, listing: XmlNode): { price: Price | nul
     price = { amount: amount === null ? null : Math.abs(amount), currency: ctx.currency, display: readDisplay(ctx, priceNode), text: null };
   }
   const rawDate = dateNode?.text.trim();
-  return { price, date: rawDate ? readDate(ctx, rawDate, dateNode!.path, 'sold date', { dateOnly: true }) : null };
+  return { price, date: rawDate ? readDate(ctx, rawDate, () => dateNode!.path, 'sold date', { dateOnly: true }) : null };
 }
 
 export function mapBond(ctx: MapContext, listing: XmlNode): number | null | undefined {
