@@ -82,9 +82,13 @@ export interface Measured<T> {
   value: T;
 }
 
-/** Runs fn while sampling RSS; returns seconds and the peak RSS in MB. */
+/**
+ * Runs fn while sampling RSS; returns seconds and the peak RSS in MB. No forced GC beforehand: on
+ * Node 24, after a few explicit full collections everything in the process ran about four times
+ * slower (the reader alone went from 1.0 s to 4.5 s on 50,000 listings), which made the rounds of
+ * these benches disagree by that much.
+ */
 export async function measure<T>(fn: () => Promise<T>): Promise<Measured<T>> {
-  (globalThis as { gc?: () => void }).gc?.();
   let peak = process.memoryUsage().rss;
   const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
   const start = process.hrtime.bigint();
