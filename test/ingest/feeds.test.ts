@@ -108,6 +108,22 @@ describe('POST /v1/feeds: per-listing actions against PostgreSQL with BullMQ wor
     expect((await row('OFF2/MU')).mod_time.toISOString()).to.equal('2024-05-03T00:00:00.000Z');
   });
 
+  it('decides a batch holding a key an earlier batch carried on what that batch wrote (two batches in flight)', async () => {
+    // X1 is stored. A feed of 1,000 listings carries the key twice with equal modTimes: X2 in the
+    // first batch of 500, X1 again in the second. In feed order the later one wins: X1 at the end,
+    // though the second batch is decided while the first is still being written.
+    const at = { modTime: '2024-06-01-10:00:00' };
+    expect((await push(feed(officeListing('OFF2', 'REPEAT', { ...at, price: 100 })))).summary.inserted).to.equal(1);
+    const fillers = (from: number) => Array.from({ length: 499 }, (_, i) => officeListing('OFF2', `FILL${from + i}`));
+    const result = await push(
+      feed(officeListing('OFF2', 'REPEAT', { ...at, price: 200 }), ...fillers(0), officeListing('OFF2', 'REPEAT', { ...at, price: 100 }), ...fillers(499)),
+    );
+    const actions = result.upserts.filter((u: { listingKey: string }) => u.listingKey === 'OFF2/REPEAT').map((u: { action: string }) => u.action);
+    expect(actions).to.deep.equal(['updated', 'updated']);
+    expect((await row('OFF2/REPEAT')).data.price.amount).to.equal(100);
+    expect(result.summary.inserted).to.equal(998);
+  });
+
   it('never lets a key reach an office outside its scope through markup inside agentID or uniqueID', async () => {
     const narrow = await activeKey(svc.db, ['OFF1X']);
     const victim = await row('OFF1/A');

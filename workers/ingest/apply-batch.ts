@@ -53,16 +53,27 @@ function applyAll(items: FeedListing[], start: Map<string, CanonicalListing>) {
   return { decisions, toWrite, toAdvance };
 }
 
+/** A batch decided against the store as it was read, ready to be written (writeBatch). */
+export interface DecidedBatch {
+  items: FeedListing[];
+  keys: Map<FeedListing, string | null>;
+  occurrences: Map<string, number>;
+  versions: Map<string, StoredVersion>;
+  /** Unchanged at once: the stored version was written from the same source. */
+  known: Set<FeedListing>;
+  /** The rest, mapped and decided against their stored records. */
+  rest: FeedListing[];
+  snapshot: Map<string, CanonicalListing>;
+  decided: ReturnType<typeof applyAll>;
+}
+
 /**
- * DESIGN.md §5.2 for a batch of one feed. One light query reads the stored fingerprints; known
- * sources are unchanged at once. The rest are mapped and decided against their stored records
- * (a second query), and only changed records are written, in one transaction that locks them
- * first. Should another feed have changed one of them in between, the batch is decided again on
- * the locked rows, so nothing written by the other feed is lost. An unchanged batch writes nothing,
- * except the newer modTime (and fingerprint) of listings re-sent with one, and, once after a mapping
- * change, the new fingerprints of its listings.
+ * DESIGN.md §5.2 for a batch of one feed, first half: one light query reads the stored
+ * fingerprints; known sources are unchanged at once. The rest are mapped and decided against their
+ * stored records (a second query). Nothing is written, so it can run while the batch before is
+ * being written; writeBatch checks what it decided against the rows it locks.
  */
-export async function applyBatch(db: Knex, items: FeedListing[]): Promise<BatchOutcome> {
+export async function decideBatch(db: Knex, items: FeedListing[]): Promise<DecidedBatch> {
   const keys = new Map<FeedListing, string | null>();
   const occurrences = new Map<string, number>();
   for (const item of items) {
@@ -81,8 +92,19 @@ export async function applyBatch(db: Knex, items: FeedListing[]): Promise<BatchO
 
   const restKeys = [...new Set(rest.map((item) => keys.get(item)).filter((k): k is string => k != null && versions.has(k)))];
   const snapshot = await loadListings(db, restKeys);
-  let decided = applyAll(rest, snapshot);
+  return { items, keys, occurrences, versions, known, rest, snapshot, decided: applyAll(rest, snapshot) };
+}
 
+/**
+ * Second half: only changed records are written, in one transaction that locks them first.
+ * Should another feed (or an earlier batch of this one) have changed one of them since the batch
+ * was decided, it is decided again on the locked rows, so nothing written in between is lost. An
+ * unchanged batch writes nothing, except the newer modTime (and fingerprint) of listings re-sent
+ * with one, and, once after a mapping change, the new fingerprints of its listings.
+ */
+export async function writeBatch(db: Knex, batch: DecidedBatch): Promise<BatchOutcome> {
+  const { items, keys, occurrences, versions, known, rest, snapshot } = batch;
+  let decided = batch.decided;
   if (decided.toWrite.size > 0) {
     const writeKeys = [...decided.toWrite.keys()];
     decided = await db.transaction(async (trx) => {

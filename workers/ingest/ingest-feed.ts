@@ -9,7 +9,7 @@ import type { FeedProject } from '../../pipeline/project/read-project-feed.js';
 import { readFeed } from '../../pipeline/read-feed.js';
 import type { BreakerSettings } from '../../pipeline/reconcile.js';
 import type { FeedContext, FeedFormat, Issue } from '../../pipeline/types.js';
-import { applyBatch } from './apply-batch.js';
+import { type BatchOutcome, decideBatch, writeBatch } from './apply-batch.js';
 import { applyProjects, type ProjectsOutcome } from './apply-projects.js';
 
 /** SPEC.md's ingestion result. */
@@ -76,11 +76,18 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
   const firstSeen = new Map<string, number>();
   /** Offices whose stored listings this feed changed: their directory rows are rebuilt at the end. */
   const changedOffices = new Set<string>();
-  /** The batch being applied while the next one is read: one at a time, in feed order. */
-  let applying: Promise<void> = Promise.resolve();
+  /** The pending batch holds a key an earlier batch carried. */
+  let pendingRepeats = false;
+  /**
+   * Two batches in flight while the next is read: the last one is written while the one after it
+   * is decided (mapped, hashed, compared), so mapping overlaps the database's work. Writes stay one
+   * at a time, in feed order. A batch with a key an earlier batch carried is decided only once that
+   * batch is written, so it sees what was written.
+   */
+  let written: Promise<void> = Promise.resolve();
+  let writtenBefore: Promise<void> = Promise.resolve();
 
-  const apply = async (batch: FeedListing[]) => {
-    const outcome = await applyBatch(db, batch);
+  const record = async (batch: FeedListing[], outcome: BatchOutcome) => {
     for (const item of batch) issues.push(...item.issues.list);
     counts.invalid += outcome.invalid;
     counts.valid += outcome.upserts.length;
@@ -93,10 +100,21 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
   };
   const flush = async () => {
     const batch = pending;
+    const repeats = pendingRepeats;
     pending = [];
-    await applying;
-    applying = apply(batch);
-    applying.catch(() => undefined); // awaited at the next flush; not an unhandled rejection meanwhile
+    pendingRepeats = false;
+    await writtenBefore;
+    const previous = written;
+    if (repeats) await previous;
+    const deciding = decideBatch(db, batch);
+    deciding.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
+    writtenBefore = previous;
+    written = (async () => {
+      await previous; // first, so that a failure here never leaves an earlier write running
+      const decided = await deciding;
+      await record(batch, await writeBatch(db, decided));
+    })();
+    written.catch(() => undefined); // awaited at a later flush or at the end
   };
 
   let syntaxError: FeedSyntaxError | null = null;
@@ -121,6 +139,7 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
           const first = firstSeen.get(key);
           if (first === undefined) firstSeen.set(key, item.index);
           else {
+            if (pending.length === 0 || first < pending[0].index) pendingRepeats = true;
             item.issues.warning(
               'duplicate_listing',
               `the feed carries ${key} more than once (first as listing ${first}); both are applied in feed order, so this one is stale_ignored when its modTime is older and wins otherwise`,
@@ -134,7 +153,7 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
     }
   } catch (err) {
     if (!(err instanceof FeedSyntaxError)) {
-      await applying.catch(() => undefined); // never leave a write running behind a failed job
+      await written.catch(() => undefined); // never leave a write running behind a failed job
       throw err;
     }
     syntaxError = err;
@@ -148,7 +167,7 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
     });
   }
   if (pending.length) await flush();
-  await applying;
+  await written;
 
   const result: IngestionResult = { ok: false, counts, summary, upserts, issues };
   if (input.format === 'project') {
