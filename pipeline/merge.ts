@@ -27,27 +27,12 @@ const REPLACED = [
 
 function mergeSlots<T extends { slot: string }>(stored: T[], delta: SlotMap<T> | undefined): T[] {
   if (!delta) return stored;
-  let items: T[];
-  if (stored.length === 0) {
-    items = [];
-    for (const slot in delta) {
-      const value = delta[slot];
-      if (value !== null) items.push(value);
-    }
-  } else {
-    const bySlot = new Map(stored.map((item) => [item.slot, item]));
-    for (const [slot, value] of Object.entries(delta)) {
-      if (value === null) bySlot.delete(slot);
-      else bySlot.set(slot, value);
-    }
-    items = [...bySlot.values()];
+  const bySlot = new Map(stored.map((item) => [item.slot, item]));
+  for (const [slot, value] of Object.entries(delta)) {
+    if (value === null) bySlot.delete(slot);
+    else bySlot.set(slot, value);
   }
-  if (items.length < 2) return items;
-  // Ranked once per item rather than per comparison; the sort is stable, as before.
-  return items
-    .map((item) => ({ item, rank: slotRank(item.slot) }))
-    .sort((a, b) => a.rank - b.rank)
-    .map((ranked) => ranked.item);
+  return [...bySlot.values()].sort((a, b) => slotRank(a.slot) - slotRank(b.slot));
 }
 
 /** Photos (m first and the hero), then floorplans, then documents, numbered in that order. */
