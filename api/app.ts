@@ -119,6 +119,7 @@ export function createApp(deps: AppDeps): Express {
       maxPreviews: config.validateMaxPreviews,
       maxIssues: config.validateMaxIssues,
       limit: limit('validate', config.validateRateLimit),
+      idleMs: config.feedBodyIdleMs,
     }),
   );
   app.use(

@@ -1,6 +1,7 @@
 import { type RequestHandler, Router } from 'express';
 import { validateFeed } from '../../pipeline/validate-feed.js';
 import { feedRequestJson, feedText, readFeedInput } from '../feed-input.js';
+import { bodyIdleTimeout } from '../middleware/body-idle-timeout.js';
 import { concurrencyLimit } from '../middleware/concurrency-limit.js';
 import { PreviewSpool } from '../preview-spool.js';
 
@@ -13,6 +14,11 @@ export interface ValidateDeps {
   maxIssues: number;
   /** Per client address. */
   limit: RequestHandler;
+  /**
+   * A body that stops arriving this long is answered 408; an answer the client stops reading this
+   * long is dropped. Either way the dry run's slot is freed.
+   */
+  idleMs: number;
 }
 
 /**
@@ -22,12 +28,13 @@ export interface ValidateDeps {
  * issues (counts and ok always cover the whole feed). Listing previews are spooled to a temporary
  * file as they are produced and streamed into the answer, so memory does not grow with the feed;
  * the answer is sent once the whole feed is read, so a feed that turns out not to be well-formed
- * still gets its 400.
+ * still gets its 400. A client that stops sending its body, or stops reading the answer, for
+ * idleMs loses its connection and its slot.
  */
 export function validateRouter(deps: ValidateDeps): Router {
   const router = Router();
   const busy = concurrencyLimit({ max: deps.concurrency, what: 'dry runs' });
-  router.post('/v1/validate', deps.limit, busy, feedRequestJson(deps.feedMaxBytes), async (req, res) => {
+  router.post('/v1/validate', deps.limit, busy, bodyIdleTimeout(deps.idleMs), feedRequestJson(deps.feedMaxBytes), async (req, res) => {
     const input = readFeedInput(req, deps.feedMaxBytes);
     const spool = new PreviewSpool();
     try {
@@ -37,6 +44,8 @@ export function validateRouter(deps: ValidateDeps): Router {
         maxIssues: deps.maxIssues,
         previewSink: spool,
       });
+      // With no 'timeout' listener left, Node destroys the socket when the answer stops moving.
+      res.setTimeout(deps.idleMs);
       res.type('application/json');
       res.write(`${JSON.stringify(result).slice(0, -1)},"listings":`);
       await spool.writeArray(res);

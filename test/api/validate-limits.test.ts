@@ -51,7 +51,10 @@ describe('POST /v1/validate is bounded: dry runs at once, answer size, requests 
     expect((await busy.json()).error).to.equal('1 dry runs are already running; try again in a few seconds');
     held.finish();
     expect(await held.done).to.equal(200);
-    expect((await dryRun(feed(listingXml('')))).status, 'the slot is free again').to.equal(200);
+    // The answer streams: its slot is freed when it ends, so it is read to the end before the next.
+    const again = await dryRun(feed(listingXml('')));
+    await again.text();
+    expect(again.status, 'the slot is free again').to.equal(200);
   });
 
   it('keeps the first previews and issues, says truncated, and counts the whole feed', async () => {
@@ -82,7 +85,61 @@ describe('POST /v1/validate is bounded: dry runs at once, answer size, requests 
 
   it('limits dry runs per client address per hour (429)', async () => {
     let status = 0;
-    for (let i = 0; i < 10 && status !== 429; i += 1) status = (await dryRun(feed(listingXml('')))).status;
+    for (let i = 0; i < 10 && status !== 429; i += 1) {
+      const res = await dryRun(feed(listingXml('')));
+      await res.text();
+      status = res.status;
+    }
     expect(status).to.equal(429);
+  });
+});
+
+describe('POST /v1/validate holds its slot only while the client keeps up', function () {
+  this.timeout(30_000);
+  let svc: TestService;
+  before(async () => {
+    svc = await startTestService({
+      database: 'pglite',
+      env: { VALIDATE_CONCURRENCY: '1', FEED_BODY_IDLE_MS: '1000', VALIDATE_MAX_PREVIEWS: '100000', VALIDATE_RATE_LIMIT: '100' },
+    });
+  });
+  after(() => svc.close());
+
+  const slotIsFree = async () => {
+    const res = await fetch(`${svc.url}/v1/validate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ xml: feed(listingXml('')), context: { currency: 'AUD' } }),
+    });
+    await res.text();
+    return res.status;
+  };
+
+  it('answers 408 to a body that stops arriving, and frees the slot', async () => {
+    const held = heldDryRun(svc.url);
+    expect(await held.done).to.equal(408);
+    expect(await slotIsFree()).to.equal(200);
+  });
+
+  it('drops an answer the client stops reading, and frees the slot', async () => {
+    const address = '<address><suburb>Richmond</suburb><state>VIC</state><postcode>3121</postcode></address>';
+    const body = feed(...Array.from({ length: 8000 }, (_, i) => listingXml(address).replace('L1', `L${i}`)));
+    let socket: import('node:net').Socket | undefined;
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(`${svc.url}/v1/validate?currency=AUD`, { method: 'POST', headers: { 'content-type': 'application/xml' } }, (res) => {
+        res.pause(); // an answer of several MB, never read
+        socket = res.socket;
+        resolve(res.statusCode!);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+    expect(status).to.equal(200);
+    await new Promise((r) => setTimeout(r, 2500));
+    try {
+      expect(await slotIsFree()).to.equal(200);
+    } finally {
+      socket?.destroy();
+    }
   });
 });
