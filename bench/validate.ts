@@ -4,6 +4,11 @@
  * bytes, nothing mapped), in one process; then the same feed through POST /v1/validate of a
  * service process with every preview kept (streamed into the answer), against the in-process
  * pipeline, with the server's RSS growth. A bare saxes pass is printed for context.
+ * Each pass first runs once over a small feed (the JIT, compiled schemas and the gazetteer warm up,
+ * as in a service that has been running); then the bare pass, the reader and the pipeline take
+ * turns for BENCH_ROUNDS rounds (default 3), and the dry run over HTTP runs as many times against
+ * one service process. The figures are the rounds' means, so a slow spell on this shared machine
+ * lands on every pass alike.
  * Targets (issue 16): pipeline >= 0.6 of the reader alone; peak RSS < 300 MB on a 100 MB feed;
  * over HTTP >= 0.5 of the in-process pipeline and server RSS growth < 150 MB for a 100 MB feed.
  *
@@ -22,21 +27,46 @@ import { freePort } from '../lib/free-port.js';
 import { decodeXmlBytes } from '../pipeline/decode.js';
 import { warmGazetteers } from '../pipeline/geocode.js';
 import { validateFeed } from '../pipeline/validate-feed.js';
-import { bareSaxesPass, measure, readerPass, readFeedFile, syntheticListing, writeSyntheticFeed } from './synthetic-feed.js';
+import { bareSaxesPass, type Measured, measure, readerPass, readFeedFile, writeSyntheticFeed } from './synthetic-feed.js';
 
 const LISTINGS = Number(process.argv[2] ?? 50000);
 const CONTEXT = { currency: 'AUD', defaultCountry: 'AU', sourceLocale: 'en-AU' };
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-const WARM_UP = `<propertyList>${syntheticListing(0)}</propertyList>`;
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+const WARM_UP_LISTINGS = 2000;
 
 const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
+/** One dry run of the feed at path through POST /v1/validate (every preview kept), read to its end. */
+async function postFeed(url: string, path: string): Promise<{ seconds: number; bytes: number; listings: number }> {
+  const start = process.hrtime.bigint();
+  const res = await fetch(`${url}/v1/validate?format=reaxml&currency=AUD`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/xml' },
+    body: Readable.toWeb(createReadStream(path, { highWaterMark: 256 * 1024 })) as ReadableStream,
+    duplex: 'half',
+  } as RequestInit);
+  if (res.status !== 200) throw new Error(`POST /v1/validate answered ${res.status}: ${await res.text()}`);
+  // Count the previews as the answer streams in (each starts with {"listingKey").
+  let bytes = 0;
+  let listings = 0;
+  const decoder = new TextDecoder();
+  let tail = '';
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    bytes += chunk.length;
+    const text = tail + decoder.decode(chunk, { stream: true });
+    listings += text.split('{"listingKey"').length - 1;
+    tail = text.slice(-12); // shorter than the marker, so no preview is counted twice
+  }
+  return { seconds: Number(process.hrtime.bigint() - start) / 1e9, bytes, listings };
+}
+
 /**
- * The feed through POST /v1/validate of a service process (every preview kept), read to its end:
- * seconds, the answer's size and listings, and the server's RSS growth over its idle RSS.
+ * The feed through POST /v1/validate of a service process (every preview kept), ROUNDS times after
+ * a warm-up run of the small feed: each round's seconds, the answer's size and listings, and the
+ * server's RSS growth over its idle RSS (the highest of any round).
  */
-async function overHttp(path: string): Promise<{ seconds: number; bytes: number; listings: number; rssGrowthMb: number }> {
+async function overHttp(path: string, warmUpPath: string): Promise<{ seconds: number[]; bytes: number; listings: number; rssGrowthMb: number }> {
   const port = await freePort();
   const main = resolve(fileURLToPath(import.meta.url), '../../main.js');
   const child = spawn(process.execPath, ['--max-old-space-size=1024', main], {
@@ -58,35 +88,19 @@ async function overHttp(path: string): Promise<{ seconds: number; bytes: number;
       if (i > 300) throw new Error('the service did not start');
       await new Promise((r) => setTimeout(r, 100));
     }
-    // One small dry run first: what the first one loads (the gazetteer, compiled schemas) is not the feed's.
-    const warm = await fetch(`${url}/v1/validate?format=reaxml`, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: WARM_UP });
-    if (warm.status !== 200) throw new Error(`the warm-up dry run answered ${warm.status}: ${await warm.text()}`);
+    // A small dry run first: what the first one loads (the gazetteer, compiled schemas) is not the feed's.
+    const warm = await postFeed(url, warmUpPath);
+    if (warm.listings !== WARM_UP_LISTINGS) throw new Error(`the warm-up dry run gave ${warm.listings} previews`);
     await new Promise((r) => setTimeout(r, 1000));
     const idle = rssOf(child.pid!);
     let peak = idle;
     const timer = setInterval(() => (peak = Math.max(peak, rssOf(child.pid!))), 20);
-    const start = process.hrtime.bigint();
-    const res = await fetch(`${url}/v1/validate?format=reaxml&currency=AUD`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/xml' },
-      body: Readable.toWeb(createReadStream(path, { highWaterMark: 256 * 1024 })) as ReadableStream,
-      duplex: 'half',
-    } as RequestInit);
-    if (res.status !== 200) throw new Error(`POST /v1/validate answered ${res.status}: ${await res.text()}`);
-    // Count the previews as the answer streams in (each starts with {"listingKey").
-    let bytes = 0;
-    let listings = 0;
-    const decoder = new TextDecoder();
-    let tail = '';
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      bytes += chunk.length;
-      const text = tail + decoder.decode(chunk, { stream: true });
-      listings += text.split('{"listingKey"').length - 1;
-      tail = text.slice(-12); // shorter than the marker, so no preview is counted twice
-    }
-    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+    const runs: Awaited<ReturnType<typeof postFeed>>[] = [];
+    for (let r = 0; r < ROUNDS; r += 1) runs.push(await postFeed(url, path));
     clearInterval(timer);
-    return { seconds, bytes, listings, rssGrowthMb: peak - idle };
+    if (runs.some((run) => run.listings !== runs[0].listings))
+      throw new Error(`the rounds counted different previews: ${runs.map((run) => run.listings).join(', ')}`);
+    return { seconds: runs.map((run) => run.seconds), bytes: runs[0].bytes, listings: runs[0].listings, rssGrowthMb: peak - idle };
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
@@ -96,24 +110,41 @@ async function overHttp(path: string): Promise<{ seconds: number; bytes: number;
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'bench-validate-'));
   const path = join(dir, 'feed.xml');
+  const warmUpPath = join(dir, 'warm-up.xml');
   try {
     await writeSyntheticFeed(path, LISTINGS);
+    await writeSyntheticFeed(warmUpPath, WARM_UP_LISTINGS);
     const mb = statSync(path).size / 1e6;
     // The service loads a gazetteer once, when a listing first needs it; the feed is Australian.
     warmGazetteers({ world: false });
-    const bare = await measure(() => bareSaxesPass(path));
-    const reader = await measure(() => readerPass(path, CONTEXT, false));
-    const pipeline = await measure(() => validateFeed(decodeXmlBytes(readFeedFile(path)), CONTEXT, { keepPreviews: false }));
-    if (bare.value !== LISTINGS || reader.value !== LISTINGS || pipeline.value.counts.valid !== LISTINGS) {
-      throw new Error(`expected ${LISTINGS} listings, bare saw ${bare.value}, reader ${reader.value}, pipeline ${JSON.stringify(pipeline.value.counts)}`);
+    const passes = {
+      bare: (file: string) => bareSaxesPass(file),
+      reader: (file: string) => readerPass(file, CONTEXT, false),
+      pipeline: async (file: string) => (await validateFeed(decodeXmlBytes(readFeedFile(file)), CONTEXT, { keepPreviews: false })).counts.valid,
+    };
+    for (const pass of Object.values(passes)) await pass(warmUpPath);
+    const rounds: Record<keyof typeof passes, Measured<number>>[] = [];
+    for (let r = 0; r < ROUNDS; r += 1) {
+      rounds.push({
+        bare: await measure(() => passes.bare(path)),
+        reader: await measure(() => passes.reader(path)),
+        pipeline: await measure(() => passes.pipeline(path)),
+      });
     }
-    const http = await overHttp(path);
-    if (http.listings !== LISTINGS) throw new Error(`expected ${LISTINGS} previews over HTTP, counted ${http.listings}`);
+    const mean = (name: keyof typeof passes) => {
+      const counted = rounds.map((r) => r[name].value);
+      if (counted.some((n) => n !== LISTINGS)) throw new Error(`expected ${LISTINGS} listings, the ${name} pass counted ${counted.join(', ')}`);
+      return { seconds: rounds.reduce((n, r) => n + r[name].seconds, 0) / ROUNDS, peakMb: Math.max(...rounds.map((r) => r[name].peakMb)) };
+    };
+    const [bare, reader, pipeline] = [mean('bare'), mean('reader'), mean('pipeline')];
+    const httpRuns = await overHttp(path, warmUpPath);
+    if (httpRuns.listings !== LISTINGS) throw new Error(`expected ${LISTINGS} previews over HTTP, counted ${httpRuns.listings}`);
+    const http = { ...httpRuns, seconds: httpRuns.seconds.reduce((n, s) => n + s, 0) / ROUNDS };
     const ratio = reader.seconds / pipeline.seconds;
     const httpRatio = pipeline.seconds / http.seconds;
     const row = (name: string, m: { seconds: number; peakMb: number }) =>
       `${name.padEnd(22)} ${(LISTINGS / m.seconds).toFixed(0).padStart(8)} listings/s ${(mb / m.seconds).toFixed(1).padStart(7)} MB/s  ${m.seconds.toFixed(2)} s  peak RSS ${m.peakMb.toFixed(0)} MB`;
-    console.log(`feed: ${LISTINGS} listings, ${mb.toFixed(1)} MB`);
+    console.log(`feed: ${LISTINGS} listings, ${mb.toFixed(1)} MB; after a ${WARM_UP_LISTINGS}-listing warm-up, means of ${ROUNDS} rounds taking turns`);
     console.log(row('bare saxes (context)', bare));
     console.log(row('reader alone (ceiling)', reader));
     console.log(row('pipeline', pipeline));
@@ -121,6 +152,7 @@ async function main() {
       `${'over HTTP, all previews'.padEnd(22)} ${(LISTINGS / http.seconds).toFixed(0).padStart(8)} listings/s ${(mb / http.seconds).toFixed(1).padStart(7)} MB/s  ${http.seconds.toFixed(2)} s  answer ${(http.bytes / 1e6).toFixed(0)} MB, server RSS +${http.rssGrowthMb.toFixed(0)} MB`,
     );
     console.log(`pipeline / reader alone: ${ratio.toFixed(2)} (target >= 0.60) ${ratio >= 0.6 ? 'MET' : 'NOT MET'}`);
+    console.log(`  per round: ${rounds.map((r) => (r.reader.seconds / r.pipeline.seconds).toFixed(2)).join(', ')}`);
     // What the target leaves for mapping and validation once the reader has run.
     const budget = ((reader.seconds / 0.6 - reader.seconds) / LISTINGS) * 1e6;
     const spent = ((pipeline.seconds - reader.seconds) / LISTINGS) * 1e6;
@@ -128,6 +160,7 @@ async function main() {
       `  context: reader alone / bare ${(bare.seconds / reader.seconds).toFixed(2)}; after reading, the target leaves ${budget.toFixed(0)} µs per listing for mapping and validation; they take ${spent.toFixed(0)} µs`,
     );
     console.log(`over HTTP / in-process pipeline: ${httpRatio.toFixed(2)} (target >= 0.50) ${httpRatio >= 0.5 ? 'MET' : 'NOT MET'}`);
+    console.log(`  HTTP rounds: ${httpRuns.seconds.map((s) => s.toFixed(2)).join(', ')} s`);
     const growthNote =
       mb >= 95 ? `(target < 150 MB for a 100 MB feed) ${http.rssGrowthMb < 150 ? 'MET' : 'NOT MET'}` : '(run with 50000 listings for the 100 MB target)';
     console.log(`server RSS growth over HTTP: ${http.rssGrowthMb.toFixed(0)} MB ${growthNote}`);

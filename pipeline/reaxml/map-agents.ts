@@ -2,11 +2,13 @@ import type { Agent, SlotMap } from '../types.js';
 import { attr, type XmlNode } from '../xml-node.js';
 import type { MapContext } from './map-context.js';
 
+/** The first child named `name` in any case (feeds write <agentid> too): its trimmed text, or null. */
 const textOf = (node: XmlNode, name: string): string | null => {
   const lower = name.toLowerCase();
-  const found = node.children.find((c) => c.name.toLowerCase() === lower); // feeds write <agentid> too
-  const value = found?.text.trim();
-  return value ? value : null;
+  for (const c of node.children) {
+    if (c.name.length === lower.length && c.name.toLowerCase() === lower) return c.text.trim() || null;
+  }
+  return null;
 };
 
 /**

@@ -28,9 +28,10 @@ function readRooms(ctx: MapContext, features: XmlNode, name: 'bedrooms' | 'bathr
   return count.value;
 }
 
-export function mapRooms(ctx: MapContext, listing: XmlNode): { bedrooms?: number | null; bathrooms?: number | null } {
+/** bedrooms and bathrooms from <features>; undefined when there is no <features> (each is undefined when absent). */
+export function mapRooms(ctx: MapContext, listing: XmlNode): { bedrooms?: number | null; bathrooms?: number | null } | undefined {
   const features = child(listing, 'features');
-  if (!features) return {};
+  if (!features) return undefined;
   return { bedrooms: readRooms(ctx, features, 'bedrooms'), bathrooms: readRooms(ctx, features, 'bathrooms') };
 }
 

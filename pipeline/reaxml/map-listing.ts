@@ -58,6 +58,19 @@ export function readIdentity(
   return { office, uniqueId, nested, identity: office && uniqueId && nested.length === 0 ? { office, uniqueId } : null };
 }
 
+/** headline or description: the text in the feed's locale; null when empty or template text (with a warning). */
+function localisedText(ctx: MapContext, textNode: XmlNode): Record<string, string> | null {
+  const text = textNode.text.trim();
+  if (isPlaceholderText(text)) {
+    ctx.issues.warning('placeholder_text', `${textNode.name} "${text}" is template text; not kept`, textNode.path);
+    return null;
+  }
+  if (!text) return null;
+  const localised: Record<string, string> = {};
+  localised[ctx.feed.sourceLocale] = text;
+  return localised;
+}
+
 /** Maps one REAXML listing element to a canonical delta (DESIGN.md §3, §4). Pure. */
 export function mapReaxmlListing(node: XmlNode, index: number, feed: FeedContext, earlyIssues: ListingIssues = new ListingIssues(index)): MappedListing {
   const issues = earlyIssues;
@@ -116,7 +129,7 @@ export function mapReaxmlListing(node: XmlNode, index: number, feed: FeedContext
 
   if (!identity || !status || !modTime) return { identity, delta: null, issues };
 
-  const delta: ListingDelta = { ...identity, format: 'reaxml', category, modTime, status };
+  const delta: ListingDelta = { office: identity.office, uniqueId: identity.uniqueId, format: 'reaxml', category, modTime, status };
   if (category === 'rental' || category === 'holidayRental') delta.saleMode = 'rent';
   else if (category === 'commercial') {
     const type = child(node, 'commercialListingType');
@@ -158,20 +171,21 @@ export function mapReaxmlListing(node: XmlNode, index: number, feed: FeedContext
   const bond = mapBond(ctx, node);
   if (bond !== undefined) delta.bond = bond;
 
-  Object.assign(delta, mapRooms(ctx, node));
+  const rooms = mapRooms(ctx, node);
+  if (rooms) {
+    delta.bedrooms = rooms.bedrooms;
+    delta.bathrooms = rooms.bathrooms;
+  }
   const features = mapFeatures(ctx, node);
   if (features) delta.features = features;
-  for (const [k, v] of Object.entries(mapAreas(ctx, node))) if (v !== undefined) (delta as any)[k] = v;
+  const areas = mapAreas(ctx, node);
+  if (areas.landAreaSqm !== undefined) delta.landAreaSqm = areas.landAreaSqm;
+  if (areas.buildingAreaSqm !== undefined) delta.buildingAreaSqm = areas.buildingAreaSqm;
 
-  for (const field of ['headline', 'description'] as const) {
-    const textNode = child(node, field);
-    if (!textNode) continue;
-    const text = textNode.text.trim();
-    if (isPlaceholderText(text)) {
-      issues.warning('placeholder_text', `${field} "${text}" is template text; not kept`, textNode.path);
-      delta[field] = null;
-    } else delta[field] = text ? { [feed.sourceLocale]: text } : null;
-  }
+  const headline = child(node, 'headline');
+  if (headline) delta.headline = localisedText(ctx, headline);
+  const description = child(node, 'description');
+  if (description) delta.description = localisedText(ctx, description);
 
   const auction = child(node, 'auction');
   if (auction) {
@@ -205,7 +219,10 @@ export function mapReaxmlListing(node: XmlNode, index: number, feed: FeedContext
     }
   }
 
-  Object.assign(delta, mapMedia(ctx, node));
+  const media = mapMedia(ctx, node);
+  if (media.photos) delta.photos = media.photos;
+  if (media.floorplans) delta.floorplans = media.floorplans;
+  if (media.documents) delta.documents = media.documents;
   const agents = mapAgents(ctx, node);
   if (agents) delta.agents = agents;
   return { identity, delta, issues };

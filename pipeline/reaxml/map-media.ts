@@ -10,9 +10,11 @@ const PHOTO_SLOT = /^(m|[a-z]|a[a-z])$/;
 /** Sort position of a slot: m first, then a..z, then aa.., numeric slots by number. */
 export function slotRank(slot: string): number {
   if (slot === 'm') return -1;
+  const first = slot.charCodeAt(0);
+  if (slot.length === 1 && first >= 97 && first <= 122) return first - 97; // a..z
   if (/^\d+$/.test(slot)) return Number(slot);
-  if (/^[a-z]$/.test(slot)) return slot.charCodeAt(0) - 97;
-  if (/^a[a-z]$/.test(slot)) return 26 + slot.charCodeAt(1) - 97;
+  const second = slot.charCodeAt(1);
+  if (slot.length === 2 && first === 97 && second >= 97 && second <= 122) return 26 + second - 97; // aa..az
   return 1000;
 }
 
