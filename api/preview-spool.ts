@@ -19,7 +19,8 @@ export class PreviewSpool implements PreviewSink {
   private readonly dir = mkdtempSync(join(tmpdir(), 'dry-run-'));
   private readonly path = join(this.dir, 'previews.json');
   private readonly fd = openSync(this.path, 'w');
-  private pending = '';
+  /** Previews encoded but not yet written to the file: the first `pendingBytes` of `buffer`. */
+  private readonly buffer = Buffer.allocUnsafe(FLUSH_AT);
   private pendingBytes = 0;
   private written = 0;
   /** Byte offset of each preview in the file (its separator included). */
@@ -31,9 +32,10 @@ export class PreviewSpool implements PreviewSink {
     const position = this.starts.length;
     this.starts.push(this.written + this.pendingBytes);
     const piece = `${position === 0 ? '' : ','}${JSON.stringify(preview)}`;
-    this.pending += piece;
-    this.pendingBytes += Buffer.byteLength(piece);
-    if (this.pendingBytes >= FLUSH_AT) this.flush();
+    // UTF-8 takes at most 3 bytes per UTF-16 code unit: a piece that may not fit is written after what is pending.
+    if (this.pendingBytes + piece.length * 3 > FLUSH_AT) this.flush();
+    if (piece.length * 3 > FLUSH_AT) this.writeBytes(Buffer.from(piece, 'utf8'));
+    else this.pendingBytes += this.buffer.write(piece, this.pendingBytes, 'utf8');
     return position;
   }
 
@@ -42,12 +44,14 @@ export class PreviewSpool implements PreviewSink {
   }
 
   private flush(): void {
-    if (this.pending === '') return;
-    const bytes = Buffer.from(this.pending, 'utf8');
-    writeSync(this.fd, bytes);
-    this.written += bytes.length;
-    this.pending = '';
+    if (this.pendingBytes === 0) return;
+    this.writeBytes(this.buffer.subarray(0, this.pendingBytes));
     this.pendingBytes = 0;
+  }
+
+  private writeBytes(bytes: Buffer): void {
+    for (let done = 0; done < bytes.length; ) done += writeSync(this.fd, bytes, done);
+    this.written += bytes.length;
   }
 
   /** Writes the previews as a JSON array to out (not ended), with replacements in their places. */

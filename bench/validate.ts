@@ -34,6 +34,8 @@ const CONTEXT = { currency: 'AUD', defaultCountry: 'AU', sourceLocale: 'en-AU' }
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const WARM_UP_LISTINGS = 2000;
+/** How each listing preview in the dry run's answer starts. */
+const MARKER = Buffer.from('{"listingKey"');
 
 const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
@@ -47,16 +49,16 @@ async function postFeed(url: string, path: string): Promise<{ seconds: number; b
     duplex: 'half',
   } as RequestInit);
   if (res.status !== 200) throw new Error(`POST /v1/validate answered ${res.status}: ${await res.text()}`);
-  // Count the previews as the answer streams in (each starts with {"listingKey").
+  // Count the previews as the answer streams in (each starts with {"listingKey"), in the bytes as
+  // they come (no decoding: this process shares the machine's cores with the service).
   let bytes = 0;
   let listings = 0;
-  const decoder = new TextDecoder();
-  let tail = '';
+  let tail: Buffer = Buffer.alloc(0);
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
     bytes += chunk.length;
-    const text = tail + decoder.decode(chunk, { stream: true });
-    listings += text.split('{"listingKey"').length - 1;
-    tail = text.slice(-12); // shorter than the marker, so no preview is counted twice
+    const data = tail.length ? Buffer.concat([tail, chunk]) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
+    for (let at = data.indexOf(MARKER); at >= 0; at = data.indexOf(MARKER, at + MARKER.length)) listings += 1;
+    tail = Buffer.from(data.subarray(-(MARKER.length - 1))); // shorter than the marker, so no preview is counted twice
   }
   return { seconds: Number(process.hrtime.bigint() - start) / 1e9, bytes, listings };
 }
