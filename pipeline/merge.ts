@@ -27,6 +27,15 @@ const REPLACED = [
 
 function mergeSlots<T extends { slot: string }>(stored: T[], delta: SlotMap<T> | undefined): T[] {
   if (!delta) return stored;
+  if (stored.length === 0) {
+    // Nothing to merge onto (a new listing): the delta's items, in its order, ranked.
+    const items: T[] = [];
+    for (const slot in delta) {
+      const value = delta[slot];
+      if (value !== null) items.push(value);
+    }
+    return items.sort((a, b) => slotRank(a.slot) - slotRank(b.slot));
+  }
   const bySlot = new Map(stored.map((item) => [item.slot, item]));
   for (const [slot, value] of Object.entries(delta)) {
     if (value === null) bySlot.delete(slot);

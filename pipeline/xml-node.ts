@@ -61,7 +61,10 @@ export function childText(node: XmlNode, name: string): string | undefined {
 export function attr(node: XmlNode, name: string): string | undefined {
   const direct = node.attrs[name];
   if (direct !== undefined) return direct;
-  const lower = name.toLowerCase();
-  for (const k in node.attrs) if (k.length === lower.length && k.toLowerCase() === lower) return node.attrs[k];
+  const keys = Object.keys(node.attrs);
+  for (let i = 0; i < keys.length; i += 1) {
+    const k = keys[i];
+    if (k.length === name.length && k.toLowerCase() === name.toLowerCase()) return node.attrs[k];
+  }
   return undefined;
 }
