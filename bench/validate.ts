@@ -19,9 +19,10 @@
  */
 import { spawn } from 'node:child_process';
 import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { type IncomingMessage, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../lib/free-port.js';
 import { decodeXmlBytes } from '../pipeline/decode.js';
@@ -39,24 +40,30 @@ const MARKER = Buffer.from('{"listingKey"');
 
 const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
-/** One dry run of the feed at path through POST /v1/validate (every preview kept), read to its end. */
+/**
+ * One dry run of the feed at path through POST /v1/validate (every preview kept), read to its end.
+ * The client is node:http piping the file up and counting the answer's previews in its bytes as
+ * they come (each starts with {"listingKey"), no decoding: this process shares the machine's two
+ * cores with the service, so the client is kept as light as it can be.
+ */
 async function postFeed(url: string, path: string): Promise<{ seconds: number; bytes: number; listings: number }> {
   const start = process.hrtime.bigint();
-  const res = await fetch(`${url}/v1/validate?format=reaxml&currency=AUD`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/xml' },
-    body: Readable.toWeb(createReadStream(path, { highWaterMark: 256 * 1024 })) as ReadableStream,
-    duplex: 'half',
-  } as RequestInit);
-  if (res.status !== 200) throw new Error(`POST /v1/validate answered ${res.status}: ${await res.text()}`);
-  // Count the previews as the answer streams in (each starts with {"listingKey"), in the bytes as
-  // they come (no decoding: this process shares the machine's cores with the service).
+  const res = await new Promise<IncomingMessage>((resolvePost, reject) => {
+    const req = request(`${url}/v1/validate?format=reaxml&currency=AUD`, { method: 'POST', headers: { 'content-type': 'application/xml' } }, resolvePost);
+    req.on('error', reject);
+    pipeline(createReadStream(path, { highWaterMark: 256 * 1024 }), req).catch(reject);
+  });
+  if (res.statusCode !== 200) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of res) chunks.push(chunk as Buffer);
+    throw new Error(`POST /v1/validate answered ${res.statusCode}: ${Buffer.concat(chunks).toString('utf8')}`);
+  }
   let bytes = 0;
   let listings = 0;
   let tail: Buffer = Buffer.alloc(0);
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+  for await (const chunk of res as AsyncIterable<Buffer>) {
     bytes += chunk.length;
-    const data = tail.length ? Buffer.concat([tail, chunk]) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
+    const data = tail.length ? Buffer.concat([tail, chunk]) : chunk;
     for (let at = data.indexOf(MARKER); at >= 0; at = data.indexOf(MARKER, at + MARKER.length)) listings += 1;
     tail = Buffer.from(data.subarray(-(MARKER.length - 1))); // shorter than the marker, so no preview is counted twice
   }
