@@ -75,7 +75,10 @@ async function postFeed(url: string, path: string): Promise<{ seconds: number; b
  * a warm-up run of the small feed: each round's seconds, the answer's size and listings, and the
  * server's RSS growth over its idle RSS (the highest of any round).
  */
-async function overHttp(path: string, warmUpPath: string): Promise<{ seconds: number[]; bytes: number; listings: number; rssGrowthMb: number }> {
+async function overHttp(
+  path: string,
+  warmUpPath: string,
+): Promise<{ seconds: number[]; bytes: number; listings: number; rssGrowthMb: number; growthByRound: number[] }> {
   const port = await freePort();
   const main = resolve(fileURLToPath(import.meta.url), '../../main.js');
   const child = spawn(process.execPath, ['--max-old-space-size=1024', main], {
@@ -105,11 +108,16 @@ async function overHttp(path: string, warmUpPath: string): Promise<{ seconds: nu
     let peak = idle;
     const timer = setInterval(() => (peak = Math.max(peak, rssOf(child.pid!))), 20);
     const runs: Awaited<ReturnType<typeof postFeed>>[] = [];
-    for (let r = 0; r < ROUNDS; r += 1) runs.push(await postFeed(url, path));
+    /** The server's RSS growth by the end of each round: a leak would keep it rising. */
+    const growthByRound: number[] = [];
+    for (let r = 0; r < ROUNDS; r += 1) {
+      runs.push(await postFeed(url, path));
+      growthByRound.push(peak - idle);
+    }
     clearInterval(timer);
     if (runs.some((run) => run.listings !== runs[0].listings))
       throw new Error(`the rounds counted different previews: ${runs.map((run) => run.listings).join(', ')}`);
-    return { seconds: runs.map((run) => run.seconds), bytes: runs[0].bytes, listings: runs[0].listings, rssGrowthMb: peak - idle };
+    return { seconds: runs.map((run) => run.seconds), bytes: runs[0].bytes, listings: runs[0].listings, rssGrowthMb: peak - idle, growthByRound };
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
@@ -173,6 +181,7 @@ async function main() {
     const growthNote =
       mb >= 95 ? `(target < 150 MB for a 100 MB feed) ${http.rssGrowthMb < 150 ? 'MET' : 'NOT MET'}` : '(run with 50000 listings for the 100 MB target)';
     console.log(`server RSS growth over HTTP: ${http.rssGrowthMb.toFixed(0)} MB ${growthNote}`);
+    console.log(`  highest growth by the end of each round: ${http.growthByRound.map((g) => g.toFixed(0)).join(', ')} MB`);
     const rssNote =
       mb >= 95 ? `(target < 300 MB on a 100 MB feed) ${pipeline.peakMb < 300 ? 'MET' : 'NOT MET'}` : '(run with 50000 listings for the 100 MB target)';
     console.log(`pipeline peak RSS: ${pipeline.peakMb.toFixed(0)} MB ${rssNote}`);
