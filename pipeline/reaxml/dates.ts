@@ -18,16 +18,29 @@ const parsed = new Map<string, DateResult>();
  * zone) and returned as ISO-8601 UTC; with `dateOnly` the calendar date is returned as is.
  */
 export function parseReaDate(raw: string, zone: string, options: { dateOnly?: boolean } = {}): DateResult {
+  const dateOnly = options.dateOnly === true;
+  // The images of a listing mostly carry one modTime, read one after another: the last answer is
+  // given again without building a cache key.
+  if (raw === last.raw && zone === last.zone && dateOnly === last.dateOnly) return last.result;
   // Feeds repeat the same few date strings (every image of a listing, every listing of an export).
-  const key = `${options.dateOnly ? 'd' : 't'}|${zone}|${raw}`;
+  const key = `${dateOnly ? 'd' : 't'}|${zone}|${raw}`;
   let result = parsed.get(key);
   if (result === undefined) {
     result = Object.freeze(readReaDate(raw, zone, options));
     if (parsed.size >= 50_000) parsed.clear();
     parsed.set(key, result);
   }
+  last = { raw, zone, dateOnly, result };
   return result;
 }
+
+/** The last date read, with what it was read as. */
+let last: { raw: string; zone: string; dateOnly: boolean; result: DateResult } = {
+  raw: '',
+  zone: '',
+  dateOnly: false,
+  result: { ok: false, code: 'invalid_date', reason: '' },
+};
 
 function readReaDate(raw: string, zone: string, options: { dateOnly?: boolean }): DateResult {
   const text = raw.trim();
