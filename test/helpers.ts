@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Express } from 'express';
@@ -42,4 +43,22 @@ export const ADDRESS =
 
 export function feed(...listings: string[]): string {
   return `<?xml version="1.0" encoding="utf-8"?>\n<propertyList>\n${listings.join('\n')}\n</propertyList>`;
+}
+
+/** The temporary directories named prefix* (a dry run's spool, an upload's body) in this process's temp directory. */
+export function tempDirs(prefix: string): Set<string> {
+  return new Set(readdirSync(tmpdir()).filter((name) => name.startsWith(prefix)));
+}
+
+/**
+ * The prefix* temporary directories made since `before` that are still there after waitMs: the
+ * requests that made them have ended, so each should have been removed.
+ */
+export async function leftTempDirs(prefix: string, before: Set<string>, waitMs = 3000): Promise<string[]> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const left = [...tempDirs(prefix)].filter((name) => !before.has(name));
+    if (left.length === 0 || Date.now() > deadline) return left;
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }

@@ -1,4 +1,5 @@
 import type { RequestHandler } from 'express';
+import { HttpError } from '../../lib/errors.js';
 
 /**
  * A request whose body stops arriving for idleMs is answered 408 and its connection closed, so a
@@ -9,18 +10,22 @@ export function bodyIdleTimeout(idleMs: number): RequestHandler {
   return (req, res, next) => {
     if (req.complete || idleMs <= 0) return next();
     const socket = req.socket;
+    const message = `the request body stopped arriving for ${Math.round(idleMs / 1000)} s; nothing was stored, send it again`;
     const onIdle = () => {
       clear();
       if (req.complete) return;
-      if (res.headersSent) {
+      // The request is destroyed with an error, not only its socket: a handler reading the body
+      // then sees it fail and ends (removing what it had spooled) instead of waiting for ever.
+      const stop = () => {
+        req.destroy(new HttpError(408, message));
         socket.destroy();
+      };
+      if (res.headersSent) {
+        stop();
         return;
       }
-      res.once('finish', () => socket.destroy());
-      res
-        .status(408)
-        .set('connection', 'close')
-        .json({ error: `the request body stopped arriving for ${Math.round(idleMs / 1000)} s; nothing was stored, send it again` });
+      res.once('finish', stop);
+      res.status(408).set('connection', 'close').json({ error: message });
     };
     const clear = () => {
       socket.setTimeout(0);

@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { expect } from 'chai';
 import { validatorFor } from '../../api/validators.js';
-import { feed, listingXml } from '../helpers.js';
+import { feed, leftTempDirs, listingXml, tempDirs } from '../helpers.js';
 import { startTestService, type TestService } from '../service.js';
 
 /** A raw dry run whose body arrives in two parts; the second is sent when finish() is called. */
@@ -115,10 +115,13 @@ describe('POST /v1/validate holds its slot only while the client keeps up', func
     return res.status;
   };
 
-  it('answers 408 to a body that stops arriving, and frees the slot', async () => {
+  it('answers 408 to a body that stops arriving, frees the slot, and removes what the dry run had spooled', async () => {
+    const before = tempDirs('dry-run-');
     const held = heldDryRun(svc.url);
     expect(await held.done).to.equal(408);
     expect(await slotIsFree()).to.equal(200);
+    // The handler reading the body must end too (not wait forever on a body that will never come).
+    expect(await leftTempDirs('dry-run-', before)).to.deep.equal([]);
   });
 
   it('drops an answer the client stops reading, and frees the slot', async () => {

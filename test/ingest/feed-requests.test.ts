@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { expect } from 'chai';
 import { validatorFor } from '../../api/validators.js';
-import { feed, postgresUrl } from '../helpers.js';
+import { feed, leftTempDirs, postgresUrl, tempDirs } from '../helpers.js';
 import { freePort, scratchDatabase, spawnRole } from '../processes.js';
 import { redisUrl, startTestService, type TestService } from '../service.js';
 import { startTcpProxy, type TcpProxy } from '../tcp-proxy.js';
@@ -40,6 +40,7 @@ describe('POST /v1/feeds as a request: slow senders, outages while waiting, shut
     after(() => svc.close());
 
     it('twelve slow-drip uploads hold no database connection: the site answers meanwhile, and each gets 408', async () => {
+      const before = tempDirs('feed-body-');
       const drips = Array.from({ length: 12 }, () => slowDrip(svc.url, key));
       await new Promise((r) => setTimeout(r, 300));
       // More uploads than the pool's 10 connections: reads and a real feed still go through.
@@ -58,6 +59,8 @@ describe('POST /v1/feeds as a request: slow senders, outages while waiting, shut
           .then(([r]) => Number(r.n)),
         'only the real feed was stored',
       ).to.equal(1);
+      // Each upload's handler ends too, and removes the part of the body it had received.
+      expect(await leftTempDirs('feed-body-', before)).to.deep.equal([]);
     });
 
     it('a 200 carries the feedId and a Location header naming its status URL', async () => {
