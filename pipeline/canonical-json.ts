@@ -14,8 +14,6 @@
 export interface Shape {
   /** The object's keys, sorted. */
   readonly keys: readonly string[];
-  /** The keys as JSON strings, in the same order. */
-  readonly quoted: readonly string[];
   /** The shapes of the values under some keys (for an array value, of each of its items). */
   readonly children?: Readonly<Record<string, Shape>>;
   /** Builds the sorted copy of an object that fits the shape; null when a key is an array index. */
@@ -32,10 +30,10 @@ export function shape(keys: string[], children?: Record<string, Shape>): Shape {
   // The keys are this module's callers' constants, written as JSON strings.
   const members = quoted.map((key) => `${key}: copy(object[${key}], children?.[${key}])`);
   const build = sorted.some(isIndexKey) ? null : (new Function('object', 'copy', 'children', `return { ${members.join(', ')} };`) as Shape['build']);
-  return { keys: sorted, quoted, children, build };
+  return { keys: sorted, children, build };
 }
 
-/** Thrown while copying when an object holds an array-index key: the value is then written by writeObject. */
+/** Thrown while copying when an object holds an array-index key: the value is then written by writeSorted. */
 class IndexKeyFound extends Error {}
 
 function copyValue(value: unknown, shapeOf: Shape | undefined): unknown {
@@ -75,63 +73,20 @@ function copyObject(object: Record<string, unknown>, shapeOf: Shape | undefined,
 
 const skipped = (value: unknown) => value === undefined || typeof value === 'function' || typeof value === 'symbol';
 
-function writeValue(value: unknown, shapeOf: Shape | undefined): string {
-  switch (typeof value) {
-    case 'string':
-      return JSON.stringify(value);
-    case 'number':
-      return Number.isFinite(value) ? String(value) : 'null';
-    case 'boolean':
-      return value ? 'true' : 'false';
-    case 'object':
-      if (value === null) return 'null';
-      if (Array.isArray(value)) {
-        let out = '[';
-        for (let i = 0; i < value.length; i += 1) {
-          if (i > 0) out += ',';
-          const item = value[i];
-          out += skipped(item) ? 'null' : writeValue(item, shapeOf);
-        }
-        return `${out}]`;
-      }
-      if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return writeValue((value as { toJSON(): unknown }).toJSON(), undefined);
-      return writeObject(value as Record<string, unknown>, shapeOf, null);
-    default:
-      return JSON.stringify(value) ?? 'null';
+/**
+ * The same text written piece by piece, sorting every object's keys as it goes: for the rare value
+ * with an array-index key, which a sorted copy cannot hold in sorted order.
+ */
+function writeSorted(value: unknown, excluded: ReadonlySet<string> | null = null): string {
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map((item) => (skipped(item) ? 'null' : writeSorted(item))).join(',')}]`;
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return writeSorted((value as { toJSON(): unknown }).toJSON());
+  const members: string[] = [];
+  for (const key of Object.keys(value).sort()) {
+    const item = (value as Record<string, unknown>)[key];
+    if (!excluded?.has(key) && !skipped(item)) members.push(`${JSON.stringify(key)}:${writeSorted(item)}`);
   }
-}
-
-/** An object's members in its shape's order; the sorted fallback when it does not fit. excluded: keys left out. */
-function writeObject(object: Record<string, unknown>, shapeOf: Shape | undefined, excluded: ReadonlySet<string> | null): string {
-  if (shapeOf) {
-    let out = '{';
-    let written = 0;
-    for (let i = 0; i < shapeOf.keys.length; i += 1) {
-      const key = shapeOf.keys[i];
-      const value = object[key];
-      if (value === undefined) continue;
-      if (skipped(value)) {
-        written = -1;
-        break;
-      }
-      out += `${written === 0 ? '' : ','}${shapeOf.quoted[i]}:${writeValue(value, shapeOf.children?.[key])}`;
-      written += 1;
-    }
-    let own = 0;
-    for (const key in object) if (excluded === null || !excluded.has(key)) own += 1;
-    if (written === own) return `${out}}`;
-  }
-  const keys = Object.keys(object).sort();
-  let out = '{';
-  let first = true;
-  for (const key of keys) {
-    if (excluded?.has(key)) continue;
-    const value = object[key];
-    if (skipped(value)) continue;
-    out += `${first ? '' : ','}${JSON.stringify(key)}:${writeValue(value, shapeOf?.children?.[key])}`;
-    first = false;
-  }
-  return `${out}}`;
+  return `{${members.join(',')}}`;
 }
 
 /** The canonical JSON of an object of the given shape, leaving out the excluded keys. */
@@ -140,6 +95,6 @@ export function canonicalJson(object: object, shapeOf?: Shape, excluded: Readonl
     return JSON.stringify(copyObject(object as Record<string, unknown>, shapeOf, excluded));
   } catch (err) {
     if (!(err instanceof IndexKeyFound)) throw err;
-    return writeObject(object as Record<string, unknown>, shapeOf, excluded);
+    return writeSorted(object, excluded);
   }
 }
