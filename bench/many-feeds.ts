@@ -12,45 +12,17 @@
  * Uses BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test; a scratch database is
  * created beside it) and BENCH_REDIS_URL (default redis://127.0.0.1:6379).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { createFeedKey } from '../db/feed-keys.js';
 import { createDb, type Db } from '../db/knex.js';
 import { freePort } from '../lib/free-port.js';
+import { startRole, stopRole } from './roles.js';
 
 const FEEDS = Number(process.argv[2] ?? 200);
 const PER_FEED = Number(process.argv[3] ?? 100);
 const KEYS = 20;
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const dist = resolve(fileURLToPath(import.meta.url), '../..');
-
-/** A role process (dist/<entry>); resolves once its output shows `ready`. */
-async function startRole(entry: string, env: Record<string, string>, ready: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--max-old-space-size=1024', resolve(dist, entry)], {
-    env: { PATH: process.env.PATH, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const collect = (d: Buffer) => {
-    output = (output + d).slice(-20000);
-  };
-  child.stdout!.on('data', collect);
-  child.stderr!.on('data', collect);
-  const deadline = Date.now() + 60_000;
-  while (!output.includes(ready)) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${entry} did not start:\n${output}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return child;
-}
-
-const stop = async (child: ChildProcess) => {
-  if (child.exitCode !== null) return;
-  child.kill('SIGTERM');
-  await new Promise((r) => child.once('exit', r));
-};
 
 function feedXml(feed: number, office: string): string {
   let xml = '<?xml version="1.0" encoding="utf-8"?><propertyList>';
@@ -130,7 +102,7 @@ async function run(workers: number): Promise<{ seconds: number; listingsPerSecon
     latencies.sort((a, b) => a - b);
     return { seconds, listingsPerSecond: expected / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
   } finally {
-    await Promise.all(roles.map(stop));
+    await Promise.all(roles.map(stopRole));
     await db?.destroy();
     await admin.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [name]);
     await admin.destroy();

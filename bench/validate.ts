@@ -17,17 +17,16 @@
  * The service uses BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test); the dry
  * run touches no table.
  */
-import { spawn } from 'node:child_process';
 import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { type IncomingMessage, request } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { fileURLToPath } from 'node:url';
 import { freePort } from '../lib/free-port.js';
 import { decodeXmlBytes } from '../pipeline/decode.js';
 import { warmGazetteers } from '../pipeline/geocode.js';
 import { validateFeed } from '../pipeline/validate-feed.js';
+import { startRole, stopRole } from './roles.js';
 import { bareSaxesPass, type Measured, measure, readerPass, readFeedFile, writeSyntheticFeed } from './synthetic-feed.js';
 
 const LISTINGS = Number(process.argv[2] ?? 50000);
@@ -80,26 +79,20 @@ async function overHttp(
   warmUpPath: string,
 ): Promise<{ seconds: number[]; bytes: number; listings: number; rssGrowthMb: number; growthByRound: number[] }> {
   const port = await freePort();
-  const main = resolve(fileURLToPath(import.meta.url), '../../main.js');
-  const child = spawn(process.execPath, ['--max-old-space-size=1024', main], {
-    env: {
-      PATH: process.env.PATH,
+  const child = await startRole(
+    'main.js',
+    {
       PORT: String(port),
       DATABASE_URL,
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'info',
       VALIDATE_MAX_PREVIEWS: '10000000',
       VALIDATE_MAX_ISSUES: '10000000',
       FEED_MAX_BYTES: String(1 << 30),
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+    '"listening"',
+  );
   try {
     const url = `http://127.0.0.1:${port}`;
-    for (let i = 0; ; i += 1) {
-      if ((await fetch(`${url}/healthz`).catch(() => null))?.ok) break;
-      if (i > 300) throw new Error('the service did not start');
-      await new Promise((r) => setTimeout(r, 100));
-    }
     // A small dry run first: what the first one loads (the gazetteer, compiled schemas) is not the feed's.
     const warm = await postFeed(url, warmUpPath);
     if (warm.listings !== WARM_UP_LISTINGS) throw new Error(`the warm-up dry run gave ${warm.listings} previews`);
@@ -119,8 +112,7 @@ async function overHttp(
       throw new Error(`the rounds counted different previews: ${runs.map((run) => run.listings).join(', ')}`);
     return { seconds: runs.map((run) => run.seconds), bytes: runs[0].bytes, listings: runs[0].listings, rssGrowthMb: peak - idle, growthByRound };
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
+    await stopRole(child);
   }
 }
 

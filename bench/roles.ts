@@ -1,0 +1,34 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const dist = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * A service role (dist/<entry>, with the heap limit the roles run with) started for a benchmark;
+ * resolves once its output shows `ready` (a log line's text, so the role must log at info).
+ */
+export async function startRole(entry: string, env: Record<string, string>, ready: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--max-old-space-size=1024', `${dist}${entry}`], {
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const collect = (d: Buffer) => {
+    output = (output + d).slice(-20000);
+  };
+  child.stdout!.on('data', collect);
+  child.stderr!.on('data', collect);
+  const deadline = Date.now() + 60_000;
+  while (!output.includes(ready)) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${entry} did not start:\n${output}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return child;
+}
+
+/** Stops a role started by startRole and waits until it has exited. */
+export async function stopRole(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+}
