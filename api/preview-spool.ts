@@ -9,6 +9,9 @@ import type { PreviewSink } from '../pipeline/validate-feed.js';
 /** Bytes gathered before they are written to the file. */
 const FLUSH_AT = 256 * 1024;
 
+/** A preview as the array holds it: after a comma, unless it is the first. */
+const pieceAt = (position: number, preview: CanonicalListing) => `${position === 0 ? '' : ','}${JSON.stringify(preview)}`;
+
 /**
  * A dry run's listing previews, spooled to a temporary file as they are produced, as the inside of
  * a JSON array (previews separated by commas), so memory does not grow with the feed. A later
@@ -31,7 +34,7 @@ export class PreviewSpool implements PreviewSink {
   add(preview: CanonicalListing): number {
     const position = this.starts.length;
     this.starts.push(this.written + this.pendingBytes);
-    const piece = `${position === 0 ? '' : ','}${JSON.stringify(preview)}`;
+    const piece = pieceAt(position, preview);
     // UTF-8 takes at most 3 bytes per UTF-16 code unit: a piece that may not fit is written after what is pending.
     if (this.pendingBytes + piece.length * 3 > FLUSH_AT) this.flush();
     if (piece.length * 3 > FLUSH_AT) this.writeBytes(Buffer.from(piece, 'utf8'));
@@ -63,7 +66,7 @@ export class PreviewSpool implements PreviewSink {
       const start = this.starts[position];
       const end = position + 1 < this.starts.length ? this.starts[position + 1] : this.written;
       await this.copy(from, start, out);
-      out.write(`${position === 0 ? '' : ','}${JSON.stringify(this.replaced.get(position))}`);
+      out.write(pieceAt(position, this.replaced.get(position)!));
       from = end;
     }
     await this.copy(from, this.written, out);
