@@ -72,11 +72,18 @@ function localisedText(ctx: MapContext, textNode: XmlNode): Record<string, strin
 }
 
 /** Maps one REAXML listing element to a canonical delta (DESIGN.md §3, §4). Pure. */
-export function mapReaxmlListing(node: XmlNode, index: number, feed: FeedContext, earlyIssues: ListingIssues = new ListingIssues(index)): MappedListing {
+export function mapReaxmlListing(
+  node: XmlNode,
+  index: number,
+  feed: FeedContext,
+  earlyIssues: ListingIssues = new ListingIssues(index),
+  /** The identity as the reader already read it (readIdentity), so it is not read twice. */
+  read: ReturnType<typeof readIdentity> = readIdentity(node, feed),
+): MappedListing {
   const issues = earlyIssues;
   const category = node.name as Category;
 
-  const { uniqueId, office, nested, identity } = readIdentity(node, feed);
+  const { uniqueId, office, nested, identity } = read;
   for (const el of nested) {
     issues.error('invalid_identity', `${el.name} must hold only text; it contains the element ${el.children[0].name}`, el.path);
   }

@@ -35,7 +35,8 @@ export async function* readReaxmlFeed(source: string | AsyncIterable<string>, fe
     onListing({ node, index, source: text }) {
       const issues: ListingIssues = pending?.listingIndex === index ? pending : new ListingIssues(index);
       pending = null;
-      const { identity } = readIdentity(node, feed);
+      const read = readIdentity(node, feed);
+      const { identity } = read;
       let delta: ListingDelta | null | undefined;
       let hash: string | undefined;
       ready.push({
@@ -45,7 +46,7 @@ export async function* readReaxmlFeed(source: string | AsyncIterable<string>, fe
         sourceHash: () => (hash ??= sourceFingerprint(salt, node.name, JSON.stringify(node.attrs), text)),
         issues,
         delta: () => {
-          if (delta === undefined) delta = mapReaxmlListing(node, index, feed, issues).delta;
+          if (delta === undefined) delta = mapReaxmlListing(node, index, feed, issues, read).delta;
           return delta;
         },
       });
