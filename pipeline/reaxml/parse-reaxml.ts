@@ -33,6 +33,17 @@ const ENTITIES: Readonly<Record<string, string>> = Object.freeze(
 
 const MAX_DEPTH = 64;
 
+/** What a reader of one piece of a feed (see split-feed.ts) starts from: the feed as read up to the piece. */
+export interface PieceStart {
+  /** Listings before the piece. */
+  listingsBefore: number;
+  /** Per name, root children before the piece. */
+  countsBefore: Map<string, number>;
+}
+
+/** The start tag a piece's reader is given before the piece: the state the feed is in at the cut. */
+export const PIECE_PREFIX = '<propertyList>';
+
 /**
  * Streaming REAXML reader: feed it text with write(), then close(). It accepts a propertyList
  * root or a single listing element as root, builds a small tree per listing and hands it on,
@@ -62,7 +73,11 @@ export class ReaxmlParser {
   /** The last entity name looked up that is not defined (saxes's error does not name it). */
   private undefinedEntity: string | null = null;
 
-  constructor(private readonly handlers: ReaxmlParserHandlers) {
+  /** piece: read a piece of a feed cut by FeedSplitter, from inside the root, as the whole feed's reader would. */
+  constructor(
+    private readonly handlers: ReaxmlParserHandlers,
+    piece?: PieceStart,
+  ) {
     // Lookups go through own properties only, and an unknown name is remembered for the error.
     this.sax.ENTITIES = new Proxy(ENTITIES, {
       get: (table, name) => {
@@ -87,6 +102,35 @@ export class ReaxmlParser {
       }
       this.fail(`XML is not well-formed: ${reason}`);
     });
+    if (piece) {
+      this.write(PIECE_PREFIX);
+      this.listingCount = piece.listingsBefore;
+      for (const [name, count] of piece.countsBefore) this.rootChildCounts.set(name, count);
+    }
+  }
+
+  /** Inside a propertyList root, between its children, with nothing wrong so far (where a feed's head ends). */
+  get insideRoot(): boolean {
+    return this.failure === null && this.rootName === 'propertyList' && this.depth === 1;
+  }
+
+  /** Where the parser is: 1-based line, 0-based column (code points), as saxes counts them. */
+  get position(): { line: number; column: number } {
+    return { line: this.sax.line, column: this.sax.column };
+  }
+
+  /**
+   * Ends a piece that is not the feed's last: true when it ended where the feed's reader would be
+   * between two root children (inside the root, no markup open); false when the cut was not there.
+   */
+  endPiece(): boolean {
+    if (this.failure || this.depth !== 1 || this.listingDepth >= 0) return false;
+    try {
+      this.sax.write('</propertyList>');
+    } catch {
+      return false;
+    }
+    return this.failure === null && (this.depth as number) === 0;
   }
 
   write(chunk: string): void {

@@ -1,0 +1,43 @@
+import { WorkerPool } from '../../lib/worker-pool.js';
+import type { FeedContext } from '../types.js';
+import type { PieceResult } from './read-piece.js';
+import type { FeedPiece } from './split-feed.js';
+
+export type ReadPool = WorkerPool<{ piece: FeedPiece; feed: FeedContext }, PieceResult>;
+
+export interface ReadThreadOptions {
+  /** A feed is read on the threads only past this many characters (smaller ones are read where they arrive). */
+  splitFrom: number;
+  /** Characters per piece: a piece ends at the first listing's end past this. */
+  pieceSize: number;
+}
+
+const DEFAULTS: ReadThreadOptions = { splitFrom: 1 << 20, pieceSize: 256 * 1024 };
+
+let threads = 0;
+let options = DEFAULTS;
+let pool: ReadPool | null = null;
+
+/**
+ * How many worker threads read large REAXML feeds (0: every feed is read on the thread it arrives
+ * on). Each process role sets it from READ_THREADS at start.
+ */
+export function configureReadThreads(count: number, tuning: Partial<ReadThreadOptions> = {}): void {
+  if (count !== threads && pool) void closeReadThreads();
+  threads = count;
+  options = { ...DEFAULTS, ...tuning };
+}
+
+/** Stops the reading threads (a later feed starts them again). */
+export async function closeReadThreads(): Promise<void> {
+  const stopping = pool;
+  pool = null;
+  await stopping?.close();
+}
+
+/** The pool and how to use it, or null when feeds are read on the thread they arrive on. */
+export function readThreads(): { pool: ReadPool; options: ReadThreadOptions } | null {
+  if (threads === 0) return null;
+  pool ??= new WorkerPool(new URL('./read-worker.js', import.meta.url), threads);
+  return { pool, options };
+}

@@ -1,0 +1,7 @@
+import { serveTasks } from '../../lib/worker-pool.js';
+import type { FeedContext } from '../types.js';
+import { readPiece } from './read-piece.js';
+import type { FeedPiece } from './split-feed.js';
+
+/** The script of the threads that read pieces of large REAXML feeds (see read-threads.ts). */
+serveTasks(({ piece, feed }: { piece: FeedPiece; feed: FeedContext }) => readPiece(piece, feed));

@@ -1,0 +1,134 @@
+import { readFileSync } from 'node:fs';
+import { expect } from 'chai';
+import { closeReadThreads, configureReadThreads } from '../../pipeline/reaxml/read-threads.js';
+import { FeedSplitter } from '../../pipeline/reaxml/split-feed.js';
+import { AU_CONTEXT } from '../helpers.js';
+import { corpusDigest, GOLDENS_PATH, mappingCorpus } from './mapping-corpus.js';
+import { mappingOutputs } from './mapping-outputs.js';
+import { random, variedFeed } from './varied-listings.js';
+
+/** What the feed maps to read on this thread (too small to split), and read in pieces on two worker threads. */
+async function bothWays(text: string, pieceSize: number): Promise<{ here: string[]; threads: string[] }> {
+  configureReadThreads(2, { splitFrom: Infinity });
+  const here = await mappingOutputs('reaxml', text, AU_CONTEXT);
+  configureReadThreads(2, { splitFrom: 0, pieceSize });
+  return { here, threads: await mappingOutputs('reaxml', text, AU_CONTEXT) };
+}
+
+/**
+ * Large REAXML feeds are read on worker threads in pieces cut between the root's children. What
+ * they map to must not change in any way: the same records, fingerprints, hashes and issues, in
+ * the same order, and for a feed that is not well-formed the same first error at the same line
+ * and column, with the same listings read before it.
+ */
+describe('reading a REAXML feed on worker threads', function () {
+  this.timeout(180000);
+  after(async () => {
+    configureReadThreads(0);
+    await closeReadThreads();
+  });
+
+  it('maps every corpus entry to exactly what the goldens record, in pieces of one listing and of 4 KB', async () => {
+    const goldens = JSON.parse(readFileSync(GOLDENS_PATH, 'utf8')) as Record<string, string>;
+    const corpus = mappingCorpus().filter((e) => e.format === 'reaxml');
+    for (const pieceSize of [1, 4096]) {
+      configureReadThreads(2, { splitFrom: 0, pieceSize });
+      const differing: string[] = [];
+      for (const entry of corpus) if ((await corpusDigest(entry)).digest !== goldens[entry.name]) differing.push(entry.name);
+      expect(differing, `pieces of ${pieceSize}`).to.deep.equal([]);
+    }
+    configureReadThreads(0);
+  });
+
+  it('gives the same result as one reader for feeds damaged at random: same error, line and column, same listings before it', async () => {
+    // Half on one line, so that errors fall on the line a piece starts on, too.
+    const bases = [variedFeed(0, 12), variedFeed(12, 24).replace(/\n/g, '')];
+    const marks = [
+      '<',
+      '>',
+      '/',
+      '"',
+      "'",
+      '&',
+      '!',
+      '-',
+      '[',
+      ']',
+      '?',
+      '=',
+      'x',
+      ' ',
+      '\n',
+      '\r',
+      '\u0001',
+      '<!--',
+      '-->',
+      '<![CDATA[',
+      ']]>',
+      '</residential>',
+      '<land>',
+      '/>',
+    ];
+    const r = random(7);
+    let errors = 0;
+    for (let n = 0; n < 400; n += 1) {
+      let text = bases[n % 2];
+      for (let k = 1 + Math.floor(r() * 3); k > 0; k -= 1) {
+        const at = Math.floor(r() * text.length);
+        const cut = r() < 0.5 ? Math.floor(r() * 4) : 0;
+        text = text.slice(0, at) + marks[Math.floor(r() * marks.length)] + text.slice(at + cut);
+      }
+      const { here, threads } = await bothWays(text, r() < 0.5 ? 1 : 600);
+      if (here.some((line) => line.startsWith('error '))) errors += 1;
+      expect(threads, `damaged feed ${n}:\n${text}`).to.deep.equal(here);
+    }
+    expect(errors).to.be.greaterThan(100);
+  });
+
+  it('reads feeds it does not split (another root, XML 1.1, an internal DTD subset, too small) on one reader, with the same result', async () => {
+    const listing = variedFeed(0, 3)
+      .replace(/^[\s\S]*?<propertyList[^>]*>/, '')
+      .replace('</propertyList>\n', '');
+    for (const text of [
+      `<residential modTime="2024-03-01-10:00:00" status="current"><uniqueID>A</uniqueID></residential>`,
+      `<?xml version="1.1"?><propertyList>${listing}</propertyList>`,
+      `<!DOCTYPE propertyList [<!ELEMENT propertyList ANY>]><propertyList>${listing}</propertyList>`,
+      `<!DOCTYPE propertyList SYSTEM "http://reaxml.realestate.com.au/propertyList.dtd">\n<!-- export -->\n<?pi x?>\n<propertyList username="u" password="p">${listing}</propertyList>`,
+      `\uFEFF<propertyList>${listing}</propertyList>trailing`,
+      `<propertyList>${listing}`,
+      `<propertyList>${listing}</propertylist>`,
+      `<propertyList><companyName>x</companyName><unknown/></propertyList>`,
+      '',
+      '   ',
+      `<propertyList attr="a > b">${listing}</propertyList>`,
+    ]) {
+      const { here, threads } = await bothWays(text, 1);
+      expect(threads, text).to.deep.equal(here);
+    }
+  });
+
+  it('cuts only between root children, past the piece size; never inside comments, CDATA or quoted attribute values', () => {
+    const head = '<?xml version="1.0"?>\n<propertyList date="x">';
+    const body =
+      '<residential a="</residential>"><x><![CDATA[</residential><land>]]></x><!-- </residential> --></residential>\n' +
+      "<land b='>'><?pi </land> ?></land><companyName/>\n" +
+      '<rental>text &amp; more</rental></propertyList>\n';
+    expect(FeedSplitter.head(`${head}${body}`)).to.deep.equal({ split: true, head });
+    for (let size = 1; size < body.length; size += 7) {
+      // Whatever the arrival in chunks, the same cuts.
+      for (const step of [1, 5, 64, body.length]) {
+        const splitter = new FeedSplitter(size);
+        const pieces = [];
+        for (let i = 0; i < body.length; i += step) pieces.push(...splitter.push(body.slice(i, i + step)));
+        pieces.push(splitter.end());
+        expect(pieces.map((p) => p.text).join('')).to.equal(body);
+        for (const cut of pieces.slice(0, -1).map((p) => p.text)) expect(cut).to.match(/(<\/residential>|<\/land>|<companyName\/>|<\/rental>)$/);
+        expect(pieces.at(-1)?.final).to.equal(true);
+        if (size === 1) {
+          expect(pieces.map((p) => p.listingsBefore)).to.deep.equal([0, 1, 2, 2, 3]);
+          expect(pieces.map((p) => p.countsBefore.get('land') ?? 0)).to.deep.equal([0, 0, 1, 1, 1]);
+        }
+      }
+    }
+  });
+});
