@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { createAjv, describeAjvErrors } from './ajv.js';
 
 /** Validated, frozen service configuration. Nothing else in the codebase reads process.env. */
@@ -29,6 +30,8 @@ export interface Config {
   feedSyncWaitMs: number;
   feedBodyIdleMs: number;
   validateConcurrency: number;
+  /** Worker threads that read large REAXML feeds in this process (0: read where they arrive). */
+  readThreads: number;
   validateRateLimit: number;
   validateMaxPreviews: number;
   validateMaxIssues: number;
@@ -44,6 +47,12 @@ export class ConfigError extends Error {
     super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
     this.name = 'ConfigError';
   }
+}
+
+/** One reading thread per core, at most 8; none on a single core, where they would only take turns with the main thread. */
+function defaultReadThreads(): number {
+  const cores = availableParallelism();
+  return cores > 1 ? Math.min(cores, 8) : 0;
 }
 
 const url = (schemes: string[]) => ({ type: 'string', pattern: `^(${schemes.join('|')})://` });
@@ -78,6 +87,7 @@ const envSchema = {
     FEED_SYNC_WAIT_MS: { ...int(0, 600000), default: 30000 },
     FEED_BODY_IDLE_MS: { ...int(100, 600000), default: 30000 },
     VALIDATE_CONCURRENCY: { ...int(1, 64), default: 2 },
+    READ_THREADS: { ...int(0, 64), default: defaultReadThreads() },
     VALIDATE_RATE_LIMIT: { ...int(1), default: 300 },
     VALIDATE_MAX_PREVIEWS: { ...int(0), default: 1000 },
     VALIDATE_MAX_ISSUES: { ...int(1), default: 10000 },
@@ -138,6 +148,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     feedSyncWaitMs: e.FEED_SYNC_WAIT_MS,
     feedBodyIdleMs: e.FEED_BODY_IDLE_MS,
     validateConcurrency: e.VALIDATE_CONCURRENCY,
+    readThreads: e.READ_THREADS,
     validateRateLimit: e.VALIDATE_RATE_LIMIT,
     validateMaxPreviews: e.VALIDATE_MAX_PREVIEWS,
     validateMaxIssues: e.VALIDATE_MAX_ISSUES,

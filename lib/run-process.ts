@@ -1,4 +1,5 @@
 import closeWithGrace from 'close-with-grace';
+import { closeReadThreads, configureReadThreads } from '../pipeline/reaxml/read-threads.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 
@@ -18,6 +19,7 @@ export async function runProcess(role: string, start: (config: Readonly<Config>,
     throw err;
   }
   const logger = createLogger(config.logLevel).child({ role });
+  configureReadThreads(config.readThreads);
   let handle: { close(): Promise<void> };
   try {
     handle = await start(config, logger);
@@ -29,6 +31,7 @@ export async function runProcess(role: string, start: (config: Readonly<Config>,
     if (err) logger.error({ err }, 'shutting down after an error');
     else logger.info({ signal }, 'shutting down');
     await handle.close();
+    await closeReadThreads();
     logger.info('stopped');
   });
 }

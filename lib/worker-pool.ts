@@ -1,4 +1,4 @@
-import { isMainThread, parentPort, Worker } from 'node:worker_threads';
+import { isMainThread, parentPort, type ResourceLimits, Worker } from 'node:worker_threads';
 
 interface Pending {
   resolve(result: unknown): void;
@@ -26,6 +26,7 @@ export class WorkerPool<Task, Result> {
   constructor(
     private readonly script: URL,
     readonly size: number,
+    private readonly resourceLimits: ResourceLimits = {},
   ) {}
 
   run(task: Task): Promise<Result> {
@@ -54,7 +55,7 @@ export class WorkerPool<Task, Result> {
   }
 
   private start(): PoolWorker {
-    const worker = new Worker(this.script);
+    const worker = new Worker(this.script, { resourceLimits: this.resourceLimits });
     const entry: PoolWorker = { worker, pending: new Map() };
     worker.unref();
     worker.on('message', (reply: Reply) => {

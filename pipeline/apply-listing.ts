@@ -48,3 +48,16 @@ export function applyListing(stored: CanonicalListing | null, item: FeedListing,
   }
   return { action: 'updated', listing: merged };
 }
+
+/** What a dry run keeps of a listing applied as new: whether it is valid, what decides duplicates, and its preview. */
+export type DryRunOutcome =
+  | { valid: false }
+  | { valid: true; listingKey: string; modTime: string; office: string; uniqueId: string; preview(): CanonicalListing };
+
+/** A listing applied as new, as a dry run does (hash: previews are kept, so they carry their content hash). */
+export function dryRunOutcome(item: FeedListing, hash: boolean): DryRunOutcome {
+  const applied = applyListing(null, item, { dryRun: true, hash });
+  if (applied.action === 'invalid') return { valid: false };
+  const listing = applied.listing;
+  return { valid: true, listingKey: listing.listingKey, modTime: listing.modTime, office: listing.office, uniqueId: listing.uniqueId, preview: () => listing };
+}

@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import type { DryRunOutcome } from './apply-listing.js';
 import type { ListingIssues } from './issues.js';
 import type { FeedContext, FeedFormat, ListingDelta } from './types.js';
 import type { FieldPaths } from './validate-listing.js';
@@ -25,6 +26,8 @@ export interface FeedListing {
   delta(): ListingDelta | null;
   /** Where the source keeps the fields validation names, when not under their canonical names. */
   fieldPaths?: FieldPaths;
+  /** The listing applied as new, when the reader was asked for it for a dry run and did it where it read the listing. */
+  dryRun?: DryRunOutcome;
 }
 
 /**

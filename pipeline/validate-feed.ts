@@ -1,4 +1,4 @@
-import { applyListing, isEarlier } from './apply-listing.js';
+import { dryRunOutcome, isEarlier } from './apply-listing.js';
 import { applyProject } from './project/apply-project.js';
 import { readFeed } from './read-feed.js';
 import type { CanonicalListing, CanonicalProject, FeedContext, FeedFormat, Issue } from './types.js';
@@ -69,7 +69,7 @@ export async function validateFeed(source: string | AsyncIterable<string>, feed:
 
   const format = options.format ?? 'reaxml';
   const projects = { counts: { parsed: 0, valid: 0, invalid: 0 }, previews: [] as CanonicalProject[] };
-  for await (const batch of readFeed(format, source, feed, issues)) {
+  for await (const batch of readFeed(format, source, feed, issues, { dryRun: { hash: keepPreviews } })) {
     for (const item of batch.projects) {
       projects.counts.parsed += 1;
       issues.push(...item.issues.list);
@@ -82,17 +82,21 @@ export async function validateFeed(source: string | AsyncIterable<string>, feed:
     }
     for (const item of batch.listings) {
       counts.parsed += 1;
-      const applied = applyListing(null, item, { dryRun: true, hash: keepPreviews });
+      const preview = item.dryRun ?? dryRunOutcome(item, keepPreviews);
       issues.push(...item.issues.list);
-      if (applied.action === 'invalid') {
+      if (!preview.valid) {
         counts.invalid += 1;
         continue;
       }
       counts.valid += 1;
-      const preview = applied.listing;
       const earlier = seen.get(preview.listingKey);
       if (!earlier) {
-        seen.set(preview.listingKey, { index: item.index, path: item.path, modTime: preview.modTime, preview: keep(seen.size, () => sink.add(preview)) });
+        seen.set(preview.listingKey, {
+          index: item.index,
+          path: item.path,
+          modTime: preview.modTime,
+          preview: keep(seen.size, () => sink.add(preview.preview())),
+        });
         continue;
       }
       // As ingestion decides: in feed order, an older record is stale; a newer or equal one wins.
@@ -108,7 +112,7 @@ export async function validateFeed(source: string | AsyncIterable<string>, feed:
         path: dropped.path,
       });
       if (older) continue;
-      if (earlier.preview >= 0) sink.replace(earlier.preview, preview);
+      if (earlier.preview >= 0) sink.replace(earlier.preview, preview.preview());
       seen.set(preview.listingKey, { index: item.index, path: item.path, modTime: preview.modTime, preview: earlier.preview });
     }
   }

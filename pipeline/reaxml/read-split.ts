@@ -5,7 +5,7 @@ import type { FeedContext, Issue } from '../types.js';
 import { type FeedPosition, feedPosition, feedSyntaxError, readReaxmlHere } from './listing-reader.js';
 import { ReaxmlParser } from './parse-reaxml.js';
 import { feedListingOf, type PieceResult } from './read-piece.js';
-import type { ReadPool, ReadThreadOptions } from './read-threads.js';
+import type { ReadOptions, ReadPool, ReadThreadOptions } from './read-threads.js';
 import { type FeedPiece, FeedSplitter, type HeadVerdict } from './split-feed.js';
 
 /**
@@ -23,7 +23,7 @@ export async function* readReaxmlSplit(
   feed: FeedContext,
   feedIssues: Issue[],
   pool: ReadPool,
-  options: ReadThreadOptions,
+  options: ReadThreadOptions & ReadOptions,
 ): AsyncGenerator<FeedListing[]> {
   const input = typeof source === 'string' ? toAsync(chunkString(source)) : source[Symbol.asyncIterator]();
   try {
@@ -58,28 +58,39 @@ export async function* readReaxmlSplit(
     const queue: FeedPiece[] = splitter.push(buffered.slice(verdict.head.length));
     buffered = '';
     let lastQueued = false;
+    let stuck = false;
     const inFlight: { piece: FeedPiece; result: Promise<PieceResult | Error> }[] = [];
     for (;;) {
       while (inFlight.length < pool.size * 2) {
         if (queue.length === 0) {
-          if (lastQueued) break;
+          if (lastQueued || stuck) break;
           const next = ended ? { done: true as const } : await input.next();
           if (next.done) {
             queue.push(splitter.end());
             lastQueued = true;
-          } else queue.push(...splitter.push(next.value));
+          } else {
+            queue.push(...splitter.push(next.value));
+            stuck = splitter.stuck;
+          }
           continue;
         }
         const piece = queue.shift()!;
-        inFlight.push({ piece, result: pool.run({ piece, feed }).catch((err: Error) => err) });
+        inFlight.push({ piece, result: pool.run({ piece, feed, dryRun: options.dryRun }).catch((err: Error) => err) });
       }
       const first = inFlight.shift();
-      if (!first) return;
+      if (!first) {
+        if (stuck) {
+          // No cut for many pieces' worth of text: read the rest here.
+          const rest = splitter.end();
+          yield* readReaxmlHere(join(rest.texts, input), feed, feedIssues, { ...rest, start });
+        }
+        return;
+      }
       const result = await first.result;
       if (result instanceof Error) throw result;
       if (result.miscut) {
         // Read on from this piece here, as the feed's reader would have.
-        const texts = [first.piece.text, ...inFlight.map((f) => f.piece.text), ...queue.map((p) => p.text), lastQueued ? '' : splitter.rest];
+        const texts = [first.piece, ...inFlight.map((f) => f.piece), ...queue].flatMap((p) => p.texts).concat(lastQueued ? [] : splitter.rest);
         yield* readReaxmlHere(join(texts, lastQueued ? null : input), feed, feedIssues, { ...first.piece, start });
         return;
       }

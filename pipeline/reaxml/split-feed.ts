@@ -2,8 +2,8 @@ import { LISTING_KINDS } from './listing-kinds.js';
 
 /** A run of the root's content cut between two of its children, to be read on its own. */
 export interface FeedPiece {
-  /** The text, from just after the root's start tag or a root child's end to just after another root child's end (the last piece: to the end of the feed). */
-  text: string;
+  /** The text, in parts as it arrived (joining them would copy it once more), from just after the root's start tag or a root child's end to just after another root child's end (the last piece: to the end of the feed). */
+  texts: string[];
   /** The last piece: it holds the root's end tag, if any, and whatever follows. */
   final: boolean;
   /** How many listings the feed has before this piece. */
@@ -25,29 +25,31 @@ const SQUOTE = 0x27;
 
 /**
  * Cuts a REAXML feed into pieces of whole root children, so that each piece can be parsed, mapped
- * and validated apart (on a worker thread) as if the feed had been read in one pass. It only finds
- * where markup starts and ends: `<` and `>` outside comments, CDATA, processing instructions and
- * quoted attribute values, and how deep the elements nest. It checks nothing else: every piece is
- * parsed in full by a reader that starts in the state the feed is in at the cut (inside the root),
- * and a piece that does not end in that state sends the rest of the feed back to one reader.
+ * and validated apart (on a worker thread) as if the feed had been read in one pass. Between the
+ * root's children it steps over comments, CDATA and processing instructions and reads each child's
+ * start tag (quotes included); a child that is not empty is taken to end at the first `</name>`
+ * that follows. It checks nothing else: every piece is parsed in full by a reader that starts in the
+ * state the feed is in at a cut (inside the root), and a piece that does not end in that state (a
+ * `</name>` inside CDATA, a comment or a namesake child; an end tag written `</name >`) sends the
+ * rest of the feed back to one reader, as does a piece that grows past 16 times the piece size.
  *
  * Only a feed whose root is `<propertyList>` and that is XML 1.0 is split; the head (everything up
  * to the end of the root's start tag) is read by the caller's own reader.
  */
 export class FeedSplitter {
-  /** Text since the last cut. */
-  private text = '';
-  /** How far text has been scanned (a construct not all here yet is scanned again when more comes). */
-  private scanned = 0;
-  private depth = 1;
+  /** Scanned text since the last cut, before tail. */
+  private parts: string[] = [];
+  private partsLength = 0;
+  /** The text being scanned, from where the last push's scan stopped. */
+  private tail = '';
+  private pos = 0;
+  /** The end tag of the root child being stepped over. */
+  private closing: string | null = null;
   private rootEnded = false;
   private listings = 0;
   private readonly counts = new Map<string, number>();
   private listingsAtCut = 0;
   private countsAtCut = new Map<string, number>();
-  /** Where the next double and single quote are at or after the scan position: -1 none in text, -2 not looked for yet. */
-  private nextDouble = -2;
-  private nextSingle = -2;
 
   /** pieceSize: a piece ends at the first root child's end past this many characters. */
   constructor(private readonly pieceSize: number) {}
@@ -89,112 +91,123 @@ export class FeedSplitter {
 
   /** Adds the text that follows what came before (first: what follows the head); returns the pieces now complete. */
   push(text: string): FeedPiece[] {
-    this.text += text;
-    this.nextDouble = this.nextSingle = -2;
     const pieces: FeedPiece[] = [];
-    while (!this.rootEnded) {
-      const cut = this.scan();
-      if (cut < 0) break;
-      pieces.push(this.cut(cut, false));
+    if (this.rootEnded) {
+      this.keep(text);
+      return pieces;
     }
+    this.tail = this.pos < this.tail.length ? this.tail.slice(this.pos) + text : text;
+    this.pos = 0;
+    for (let cut = this.scan(); cut >= 0; cut = this.scan()) pieces.push(this.cut(cut, false));
+    // What was scanned moves to parts (after the root's end, all of it); the rest is scanned again with the next text.
+    if (this.rootEnded) {
+      this.keep(this.tail);
+      this.tail = '';
+    } else if (this.pos > 0) {
+      this.keep(this.tail.slice(0, this.pos));
+      this.tail = this.tail.slice(this.pos);
+    }
+    this.pos = 0;
     return pieces;
   }
 
+  /** True when the text since the last cut has grown past 16 pieces without a cut: read the rest on one reader. */
+  get stuck(): boolean {
+    return this.partsLength + this.tail.length > 16 * this.pieceSize;
+  }
+
   /** Text pushed and not yet in a piece. */
-  get rest(): string {
-    return this.text;
+  get rest(): string[] {
+    return [...this.parts, this.tail];
   }
 
   /** The rest of the feed, as the last piece. */
   end(): FeedPiece {
-    return this.cut(this.text.length, true);
+    return this.cut(this.tail.length, true);
+  }
+
+  private keep(text: string): void {
+    this.parts.push(text);
+    this.partsLength += text.length;
   }
 
   private cut(end: number, final: boolean): FeedPiece {
-    const piece: FeedPiece = { text: this.text.slice(0, end), final, listingsBefore: this.listingsAtCut, countsBefore: this.countsAtCut };
-    this.text = this.text.slice(end);
-    this.scanned = 0;
-    this.nextDouble = this.nextSingle = -2;
+    if (end > 0) this.parts.push(this.tail.slice(0, end));
+    const piece: FeedPiece = { texts: this.parts, final, listingsBefore: this.listingsAtCut, countsBefore: this.countsAtCut };
+    this.parts = [];
+    this.partsLength = 0;
+    this.tail = this.tail.slice(end);
+    this.pos = 0;
     this.listingsAtCut = this.listings;
     this.countsAtCut = new Map(this.counts);
     return piece;
   }
 
-  /** Scans on from where it stopped: a cut position when a root child ends past pieceSize, else -1 (more text needed, or the root has ended). */
+  /** Scans the tail on from pos: a cut position when a root child ends past pieceSize, else -1 (more text needed, or the root has ended). */
   private scan(): number {
-    const text = this.text;
-    let pos = this.scanned;
+    const text = this.tail;
     for (;;) {
-      const lt = text.indexOf('<', pos);
+      if (this.closing !== null) {
+        const at = text.indexOf(this.closing, this.pos);
+        if (at < 0) {
+          this.pos = Math.max(this.pos, text.length - this.closing.length + 1);
+          return -1;
+        }
+        this.pos = at + this.closing.length;
+        this.closing = null;
+        if (this.partsLength + this.pos >= this.pieceSize) return this.pos;
+        continue;
+      }
+      const lt = text.indexOf('<', this.pos);
       if (lt < 0 || lt + 9 > text.length) {
         // Nothing more, or too little to tell what the markup is: wait for more text.
-        this.scanned = lt < 0 ? text.length : lt;
+        this.pos = lt < 0 ? text.length : lt;
         return -1;
       }
       const c = text.charCodeAt(lt + 1);
       let end: number;
-      let elementEnded = false;
       if (c === SLASH) {
-        end = text.indexOf('>', lt + 2);
-        if (end >= 0) {
-          this.depth -= 1;
-          elementEnded = true;
-        }
-      } else if (c === BANG) {
-        if (text.startsWith('<!--', lt)) end = after(text.indexOf('-->', lt + 4), 2);
-        else if (text.startsWith('<![CDATA[', lt)) end = after(text.indexOf(']]>', lt + 9), 2);
-        else end = lt + 1; // not well-formed here: the piece's reader says so
+        // The root's end tag: whatever follows belongs to the last piece.
+        this.rootEnded = true;
+        this.pos = lt;
+        return -1;
+      }
+      if (c === BANG) {
+        if (text.startsWith('<!--', lt)) end = after(text.indexOf('-->', lt + 4), 3);
+        else if (text.startsWith('<![CDATA[', lt)) end = after(text.indexOf(']]>', lt + 9), 3);
+        else end = lt + 2; // not well-formed here: the piece's reader says so
       } else if (c === QUESTION) {
-        end = after(text.indexOf('?>', lt + 2), 1);
+        end = after(text.indexOf('?>', lt + 2), 2);
       } else {
-        end = this.startTagEnd(lt + 1);
-        if (end >= 0) {
-          if (this.depth === 1) this.count(text, lt + 1);
-          if (text.charCodeAt(end - 1) === SLASH) elementEnded = true;
-          else this.depth += 1;
+        const gt = startTagEnd(text, lt + 1);
+        if (gt === -1) {
+          this.pos = lt;
+          return -1;
+        }
+        end = gt < 0 ? lt + 1 : gt + 1; // a `<` inside a start tag: not well-formed, the piece's reader says so
+        const name = this.count(text, lt + 1);
+        if (gt >= 0 && text.charCodeAt(gt - 1) !== SLASH) this.closing = `</${name}>`;
+        else if (gt >= 0 && this.partsLength + end >= this.pieceSize) {
+          this.pos = end;
+          return end;
         }
       }
       if (end < 0) {
-        this.scanned = lt;
+        this.pos = lt;
         return -1;
       }
-      pos = end + 1;
-      if (this.depth <= 0) {
-        // The root's end tag: whatever follows belongs to the last piece.
-        this.rootEnded = true;
-        this.scanned = text.length;
-        return -1;
-      }
-      if (elementEnded && this.depth === 1 && pos >= this.pieceSize) return pos;
-    }
-  }
-
-  /** startTagEnd with the next quotes' positions remembered, so the text is searched for quotes once. */
-  private startTagEnd(from: number): number {
-    const text = this.text;
-    let i = from;
-    for (;;) {
-      const gt = text.indexOf('>', i);
-      if (gt < 0) return -1;
-      if (this.nextDouble === -2 || (this.nextDouble >= 0 && this.nextDouble < i)) this.nextDouble = text.indexOf('"', i);
-      if (this.nextSingle === -2 || (this.nextSingle >= 0 && this.nextSingle < i)) this.nextSingle = text.indexOf("'", i);
-      const dq = this.nextDouble;
-      const sq = this.nextSingle;
-      const quote = dq >= 0 && (sq < 0 || dq < sq) ? dq : sq;
-      if (quote < 0 || quote > gt) return gt;
-      const close = text.indexOf(quote === dq ? '"' : "'", quote + 1);
-      if (close < 0) return -1;
-      i = close + 1;
+      this.pos = end;
     }
   }
 
   /** Counts a root child by name (a listing's path names its position among its namesakes), and listings. */
-  private count(text: string, from: number): void {
+  private count(text: string, from: number): string {
     let i = from;
     while (i < text.length && !isNameEnd(text.charCodeAt(i))) i++;
     const name = text.slice(from, i);
     this.counts.set(name, (this.counts.get(name) ?? 0) + 1);
     if (LISTING_KINDS.has(name)) this.listings += 1;
+    return name;
   }
 }
 

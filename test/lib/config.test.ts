@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { expect } from 'chai';
 import { ConfigError, loadConfig } from '../../lib/config.js';
 
@@ -24,6 +25,8 @@ describe('configuration', () => {
       keyRequestRateLimit: 10,
     });
     expect(Object.isFrozen(config)).to.equal(true);
+    const cores = availableParallelism();
+    expect(config.readThreads).to.equal(cores > 1 ? Math.min(cores, 8) : 0);
   });
 
   it('reads and coerces the variables it is given', () => {
@@ -34,8 +37,10 @@ describe('configuration', () => {
       FEED_MAX_BYTES: '2048',
       CIRCUIT_BREAKER_RATIO: '0.5',
       FX_SOURCE: 'live',
+      READ_THREADS: '0',
     });
     expect(config).to.include({
+      readThreads: 0,
       port: 8080,
       databaseUrl: 'postgres://u@h/db',
       redisUrl: 'redis://127.0.0.1:6379',
@@ -55,13 +60,14 @@ describe('configuration', () => {
         CIRCUIT_BREAKER_RATIO: '2',
         OPERATOR_TOKEN: 'short',
         SFTP_URL: 'sftp://u@h:22/root',
+        READ_THREADS: '-1',
       });
     } catch (e) {
       err = e;
     }
     expect(err).to.be.instanceOf(ConfigError);
     const problems = (err as ConfigError).problems.join('\n');
-    for (const name of ['PORT', 'DATABASE_URL', 'FX_SOURCE', 'CIRCUIT_BREAKER_RATIO', 'OPERATOR_TOKEN', 'SFTP_HOST_FINGERPRINT']) {
+    for (const name of ['PORT', 'DATABASE_URL', 'FX_SOURCE', 'CIRCUIT_BREAKER_RATIO', 'OPERATOR_TOKEN', 'SFTP_HOST_FINGERPRINT', 'READ_THREADS']) {
       expect(problems).to.include(name);
     }
   });
