@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { CanonicalListing } from '../pipeline/types.js';
+import type { Preview } from '../pipeline/apply-listing.js';
 import type { PreviewSink } from '../pipeline/validate-feed.js';
 
 /** Bytes gathered before they are written to the file. */
 const FLUSH_AT = 256 * 1024;
 
 /** A preview as the array holds it: after a comma, unless it is the first. */
-const pieceAt = (position: number, preview: CanonicalListing) => `${position === 0 ? '' : ','}${JSON.stringify(preview)}`;
+const pieceAt = (position: number, preview: Preview) => `${position === 0 ? '' : ','}${preview.json()}`;
 
 /**
  * A dry run's listing previews, spooled to a temporary file as they are produced, as the inside of
@@ -28,10 +28,10 @@ export class PreviewSpool implements PreviewSink {
   private written = 0;
   /** Byte offset of each preview in the file (its separator included). */
   private readonly starts: number[] = [];
-  private readonly replaced = new Map<number, CanonicalListing>();
+  private readonly replaced = new Map<number, Preview>();
   private closed = false;
 
-  add(preview: CanonicalListing): number {
+  add(preview: Preview): number {
     const position = this.starts.length;
     this.starts.push(this.written + this.pendingBytes);
     const piece = pieceAt(position, preview);
@@ -42,7 +42,7 @@ export class PreviewSpool implements PreviewSink {
     return position;
   }
 
-  replace(position: number, preview: CanonicalListing): void {
+  replace(position: number, preview: Preview): void {
     this.replaced.set(position, preview);
   }
 

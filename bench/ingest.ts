@@ -15,6 +15,8 @@
  * reader alone with zero rows written; peak RSS < 300 MB for a 100 MB feed. A bare saxes pass and
  * a COPY into a table without indexes are printed for context. The bare parse, the reader and the
  * unchanged re-send take turns over BENCH_ROUNDS rounds (default 3).
+ * Ingestion reads with the reading threads the worker role has by default on this machine
+ * (READ_THREADS; BENCH_THREADS=0 for none); the reader alone is one thread.
  * Uses BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), in a scratch schema.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -27,8 +29,10 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { storeFeedEvent } from '../db/feed-events.js';
 import { createDb, type Db, migrateToLatest } from '../db/knex.js';
 import { type ListingRow, upsertListingRows } from '../db/listings-store.js';
+import { loadConfig } from '../lib/config.js';
 import { createLogger } from '../lib/logger.js';
 import { warmGazetteers } from '../pipeline/geocode.js';
+import { closeReadThreads, configureReadThreads } from '../pipeline/reaxml/read-threads.js';
 import { processFeed } from '../workers/ingest/process-feed.js';
 import { bareSaxesPass, type Measured, measure, readerPass, readFeedFile, SYNTHETIC_OFFICES, writeSyntheticFeed } from './synthetic-feed.js';
 
@@ -37,6 +41,8 @@ const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.
 const CONTEXT = { currency: 'AUD', defaultCountry: 'AU', sourceLocale: 'en-AU' };
 /** Rounds of bare parse + unchanged re-send, taking turns (BENCH_ROUNDS, default 3). */
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+/** Reading threads, as the worker role has them by default on this machine (BENCH_THREADS to choose). */
+const THREADS = Number(process.env.BENCH_THREADS ?? loadConfig({}).readThreads);
 const deps = (db: Db) => ({ db, breaker: { ratio: 0.2, min: 5 }, logger: createLogger('silent') });
 
 /** Stores the file as a feed event (the web side's work, timed apart) and returns its id. */
@@ -149,6 +155,7 @@ async function main() {
     await migrateToLatest(db);
     // The worker loads a gazetteer once, when a listing first needs it; the feed is Australian.
     warmGazetteers({ world: false });
+    configureReadThreads(THREADS);
 
     const stored = await measure(() => store(db, feedPath));
     const first = await measure(() => ingest(db, stored.value));
@@ -183,7 +190,9 @@ async function main() {
     const rate = (s: number) => LISTINGS / s;
     const row = (name: string, seconds: number, extra = '') =>
       `${name.padEnd(30)} ${rate(seconds).toFixed(0).padStart(8)} listings/s  ${seconds.toFixed(2).padStart(6)} s  ${extra}`;
-    console.log(`feed: ${LISTINGS} listings, ${mb.toFixed(1)} MB, PostgreSQL ${DATABASE_URL.replace(/\/\/[^@]*@/, '//')}`);
+    console.log(
+      `feed: ${LISTINGS} listings, ${mb.toFixed(1)} MB, PostgreSQL ${DATABASE_URL.replace(/\/\/[^@]*@/, '//')}; ingestion reads on ${THREADS} reading threads (READ_THREADS; the reader alone on one)`,
+    );
     console.log(row('bare saxes pass (ceiling)', bare.seconds));
     console.log(row('reader alone', reader.seconds, '(ceiling of the unchanged re-send: the feed read with fingerprints, no database)'));
     console.log(row('upsert of pre-built rows', upsert.seconds, `(ceiling of the first load: ${upsert.rows} rows into the real table)`));
@@ -216,6 +225,7 @@ async function main() {
       `worker peak RSS:            ${peak.toFixed(0)} MB on ${mb.toFixed(0)} MB (target < 300 MB for 100 MB) ${mb >= 95 ? verdict(peak < 300) : '(run 50000 listings for the 100 MB figure)'}`,
     );
   } finally {
+    await closeReadThreads();
     await db.raw('DROP SCHEMA IF EXISTS ?? CASCADE', [schema]).catch(() => undefined);
     await db.destroy();
     rmSync(dir, { recursive: true, force: true });

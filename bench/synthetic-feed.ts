@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { SaxesParser } from 'saxes';
 import { decodeXmlBytes } from '../pipeline/decode.js';
-import { readFeed } from '../pipeline/read-feed.js';
+import { readReaxmlHere } from '../pipeline/reaxml/listing-reader.js';
 import type { FeedContext } from '../pipeline/types.js';
 
 const SUBURBS = [
@@ -61,14 +61,14 @@ export async function bareSaxesPass(path: string): Promise<number> {
 }
 
 /**
- * The pipeline's reading stage alone: the REAXML reader over the file (every listing's element
- * tree built, nothing mapped). fingerprints: also each listing's source fingerprint, as ingestion
+ * The pipeline's reading stage alone: the REAXML reader over the file on this thread (every
+ * listing's element tree built, nothing mapped), whatever reading threads are configured. fingerprints: also each listing's source fingerprint, as ingestion
  * reads an unchanged feed, without the database. Returns listings read.
  */
 export async function readerPass(path: string, context: FeedContext, fingerprints: boolean): Promise<number> {
   let count = 0;
-  for await (const batch of readFeed('reaxml', decodeXmlBytes(readFeedFile(path)), context, [])) {
-    for (const item of batch.listings) {
+  for await (const batch of readReaxmlHere(decodeXmlBytes(readFeedFile(path)), context, [])) {
+    for (const item of batch) {
       count += 1;
       if (fingerprints) item.sourceHash();
     }

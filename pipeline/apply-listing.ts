@@ -49,15 +49,30 @@ export function applyListing(stored: CanonicalListing | null, item: FeedListing,
   return { action: 'updated', listing: merged };
 }
 
+/** A dry run's preview of a listing: the record, or its JSON text, whichever is wanted (each made from the other on demand). */
+export interface Preview {
+  listing(): CanonicalListing;
+  json(): string;
+}
+
+export const previewOf = (listing: CanonicalListing): Preview => ({ listing: () => listing, json: () => JSON.stringify(listing) });
+
+export const previewOfJson = (json: string): Preview => ({ listing: () => JSON.parse(json) as CanonicalListing, json: () => json });
+
 /** What a dry run keeps of a listing applied as new: whether it is valid, what decides duplicates, and its preview. */
-export type DryRunOutcome =
-  | { valid: false }
-  | { valid: true; listingKey: string; modTime: string; office: string; uniqueId: string; preview(): CanonicalListing };
+export type DryRunOutcome = { valid: false } | { valid: true; listingKey: string; modTime: string; office: string; uniqueId: string; preview: Preview };
 
 /** A listing applied as new, as a dry run does (hash: previews are kept, so they carry their content hash). */
 export function dryRunOutcome(item: FeedListing, hash: boolean): DryRunOutcome {
   const applied = applyListing(null, item, { dryRun: true, hash });
   if (applied.action === 'invalid') return { valid: false };
   const listing = applied.listing;
-  return { valid: true, listingKey: listing.listingKey, modTime: listing.modTime, office: listing.office, uniqueId: listing.uniqueId, preview: () => listing };
+  return {
+    valid: true,
+    listingKey: listing.listingKey,
+    modTime: listing.modTime,
+    office: listing.office,
+    uniqueId: listing.uniqueId,
+    preview: previewOf(listing),
+  };
 }

@@ -1,4 +1,4 @@
-import { dryRunOutcome, isEarlier } from './apply-listing.js';
+import { dryRunOutcome, isEarlier, type Preview } from './apply-listing.js';
 import { applyProject } from './project/apply-project.js';
 import { readFeed } from './read-feed.js';
 import type { CanonicalListing, CanonicalProject, FeedContext, FeedFormat, Issue } from './types.js';
@@ -21,8 +21,8 @@ export interface ValidationResult {
  * memory does not grow with the feed.
  */
 export interface PreviewSink {
-  add(preview: CanonicalListing): number;
-  replace(position: number, preview: CanonicalListing): void;
+  add(preview: Preview): number;
+  replace(position: number, preview: Preview): void;
 }
 
 export interface ValidateOptions {
@@ -58,9 +58,9 @@ export async function validateFeed(source: string | AsyncIterable<string>, feed:
   const issues: Issue[] = [];
   const listings: CanonicalListing[] = [];
   const sink: PreviewSink = options.previewSink ?? {
-    add: (preview) => listings.push(preview) - 1,
+    add: (preview) => listings.push(preview.listing()) - 1,
     replace: (position, preview) => {
-      listings[position] = preview;
+      listings[position] = preview.listing();
     },
   };
   const counts = { parsed: 0, valid: 0, invalid: 0 };
@@ -95,7 +95,7 @@ export async function validateFeed(source: string | AsyncIterable<string>, feed:
           index: item.index,
           path: item.path,
           modTime: preview.modTime,
-          preview: keep(seen.size, () => sink.add(preview.preview())),
+          preview: keep(seen.size, () => sink.add(preview.preview)),
         });
         continue;
       }
@@ -112,7 +112,7 @@ export async function validateFeed(source: string | AsyncIterable<string>, feed:
         path: dropped.path,
       });
       if (older) continue;
-      if (earlier.preview >= 0) sink.replace(earlier.preview, preview.preview());
+      if (earlier.preview >= 0) sink.replace(earlier.preview, preview.preview);
       seen.set(preview.listingKey, { index: item.index, path: item.path, modTime: preview.modTime, preview: earlier.preview });
     }
   }

@@ -1,8 +1,8 @@
-import { dryRunOutcome } from '../apply-listing.js';
+import { dryRunOutcome, type Preview, previewOfJson } from '../apply-listing.js';
 import type { FeedListing } from '../feed-listing.js';
 import { FeedSyntaxError } from '../feed-syntax-error.js';
 import { ListingIssues } from '../issues.js';
-import type { CanonicalListing, FeedContext, Issue, ListingDelta } from '../types.js';
+import type { FeedContext, Issue, ListingDelta } from '../types.js';
 import { type FeedPosition, listingHandlers, reaxmlSalt } from './listing-reader.js';
 import { ReaxmlParser } from './parse-reaxml.js';
 import type { ReadOptions } from './read-threads.js';
@@ -71,7 +71,7 @@ function crossing(listing: FeedListing, options: ReadOptions): ReadListing {
   const read: ReadListing = { index: listing.index, path: listing.path, identity: listing.identity, issues: listing.issues.list, uniqueId: null };
   if (options.dryRun) {
     const outcome = dryRunOutcome(listing, options.dryRun.hash);
-    read.dryRun = outcome.valid ? { ...outcome, preview: options.dryRun.hash ? JSON.stringify(outcome.preview()) : null } : outcome;
+    read.dryRun = outcome.valid ? { ...outcome, preview: options.dryRun.hash ? outcome.preview.json() : null } : outcome;
   } else {
     read.sourceHash = listing.sourceHash();
     read.delta = JSON.stringify(listing.delta());
@@ -79,6 +79,16 @@ function crossing(listing: FeedListing, options: ReadOptions): ReadListing {
   read.uniqueId = listing.issues.uniqueId;
   return read;
 }
+
+/** The preview of a dry run that keeps none (its reading thread made none). */
+const NOT_KEPT: Preview = {
+  listing: () => {
+    throw new Error('this dry run keeps no previews');
+  },
+  json: () => {
+    throw new Error('this dry run keeps no previews');
+  },
+};
 
 /** A listing read on another thread, as the feed's readers hand listings on. */
 export function feedListingOf(read: ReadListing): FeedListing {
@@ -102,17 +112,7 @@ export function feedListingOf(read: ReadListing): FeedListing {
     },
   };
   const outcome = read.dryRun;
-  if (outcome) {
-    const preview = outcome.valid && outcome.preview !== null ? outcome.preview : null;
-    listing.dryRun = outcome.valid
-      ? {
-          ...outcome,
-          preview: () => {
-            if (preview === null) throw new Error('this dry run keeps no previews');
-            return JSON.parse(preview) as CanonicalListing;
-          },
-        }
-      : outcome;
-  }
+  if (outcome?.valid) listing.dryRun = { ...outcome, preview: outcome.preview === null ? NOT_KEPT : previewOfJson(outcome.preview) };
+  else if (outcome) listing.dryRun = outcome;
   return listing;
 }

@@ -34,7 +34,7 @@ export async function* readReaxmlSplit(
       const next = await input.next();
       if (next.done) ended = true;
       else buffered += next.value;
-      verdict ??= FeedSplitter.head(buffered);
+      verdict ??= buffered.length > HEAD_MAX ? { split: false } : FeedSplitter.head(buffered);
     }
     if (!verdict?.split || buffered.length < options.splitFrom) {
       yield* readReaxmlHere(join([buffered], input), feed, feedIssues);
@@ -103,6 +103,9 @@ export async function* readReaxmlSplit(
     await input.return?.();
   }
 }
+
+/** A feed whose root's start tag has not ended this far in is read on one reader (the head is looked for again as each chunk comes). */
+const HEAD_MAX = 256 * 1024;
 
 /** Texts already taken from the feed, then the rest of it. */
 async function* join(texts: string[], rest: AsyncIterator<string> | null): AsyncGenerator<string> {

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { expect } from 'chai';
 import { PreviewSpool } from '../../api/preview-spool.js';
+import { previewOf, previewOfJson } from '../../pipeline/apply-listing.js';
 import type { CanonicalListing } from '../../pipeline/types.js';
 
 /** The array the spool writes, read back. */
@@ -22,7 +23,7 @@ describe('PreviewSpool', () => {
     try {
       const expected: unknown[] = [];
       const add = (p: CanonicalListing) => {
-        expect(spool.add(p)).to.equal(expected.length);
+        expect(spool.add(previewOf(p))).to.equal(expected.length);
         expected.push(p);
       };
       // Small previews in multi-byte text fill the buffer many times over; the large ones (over
@@ -32,7 +33,7 @@ describe('PreviewSpool', () => {
       add(preview('large-2', 'x'.repeat(300_000)));
       for (let i = 0; i < 10; i += 1) add(preview(`tail-${i}`, 'ü'));
       const replacement = preview('small-7', 'the newer record');
-      spool.replace(7, replacement);
+      spool.replace(7, previewOfJson(JSON.stringify(replacement)));
       expected[7] = replacement;
       expect(await arrayOf(spool)).to.deep.equal(expected);
     } finally {
