@@ -17,6 +17,16 @@ export async function loadVersions(db: Knex, keys: string[]): Promise<Map<string
   return new Map(rows.map((row: any) => [row.listing_key, { sourceHash: row.source_hash, status: row.status }]));
 }
 
+/** The source fingerprints of the offices' stored listings, archived ones left out (a reappearance is mapped to restore them). */
+export async function storedSourceHashes(db: Knex, offices: readonly string[]): Promise<string[]> {
+  if (offices.length === 0) return [];
+  return db('listings')
+    .whereRaw('office = ANY(?::text[])', [[...offices]])
+    .whereNot('status', 'archived')
+    .whereNotNull('source_hash')
+    .pluck('source_hash');
+}
+
 /** Stored listings by key (one query). With forUpdate the rows are locked in key order. */
 export async function loadListings(db: Knex, keys: string[], options: { forUpdate?: boolean } = {}): Promise<Map<string, CanonicalListing>> {
   if (keys.length === 0) return new Map();

@@ -56,6 +56,15 @@ export async function validateFeed(source: string | AsyncIterable<string>, feed:
     return -1;
   };
   const issues: Issue[] = [];
+  let sawError = false;
+  /** Keeps issues up to the cap (the reader adds the feed's own issues to the same list); past it, only whether one was an error. */
+  const report = (found: Issue[]) => {
+    for (const issue of found) {
+      if (issue.level === 'error') sawError = true;
+      if (issues.length < maxIssues) issues.push(issue);
+      else truncated = true;
+    }
+  };
   const listings: CanonicalListing[] = [];
   const sink: PreviewSink = options.previewSink ?? {
     add: (preview) => listings.push(preview.listing()) - 1,
@@ -72,7 +81,7 @@ export async function validateFeed(source: string | AsyncIterable<string>, feed:
   for await (const batch of readFeed(format, source, feed, issues, { dryRun: { hash: keepPreviews } })) {
     for (const item of batch.projects) {
       projects.counts.parsed += 1;
-      issues.push(...item.issues.list);
+      report(item.issues.list);
       const applied = applyProject(null, item.draft);
       if (applied.action === 'invalid') projects.counts.invalid += 1;
       else {
@@ -83,7 +92,7 @@ export async function validateFeed(source: string | AsyncIterable<string>, feed:
     for (const item of batch.listings) {
       counts.parsed += 1;
       const preview = item.dryRun ?? dryRunOutcome(item, keepPreviews);
-      issues.push(...item.issues.list);
+      report(item.issues.list);
       if (!preview.valid) {
         counts.invalid += 1;
         continue;
@@ -103,20 +112,22 @@ export async function validateFeed(source: string | AsyncIterable<string>, feed:
       const older = isEarlier(preview.modTime, earlier.modTime);
       const rule = older || isEarlier(earlier.modTime, preview.modTime) ? 'the newer modTime' : 'equal modTimes, the later in the feed';
       const [dropped, kept] = older ? [{ index: item.index, path: item.path }, earlier] : [earlier, { index: item.index, path: item.path }];
-      issues.push({
-        level: 'warning',
-        code: 'duplicate_listing',
-        message: `the feed carries ${preview.office}/${preview.uniqueId} more than once; listing ${kept.index} is kept (${rule}), this one is not`,
-        listingIndex: dropped.index,
-        uniqueId: preview.uniqueId,
-        path: dropped.path,
-      });
+      report([
+        {
+          level: 'warning',
+          code: 'duplicate_listing',
+          message: `the feed carries ${preview.office}/${preview.uniqueId} more than once; listing ${kept.index} is kept (${rule}), this one is not`,
+          listingIndex: dropped.index,
+          uniqueId: preview.uniqueId,
+          path: dropped.path,
+        },
+      ]);
       if (older) continue;
       if (earlier.preview >= 0) sink.replace(earlier.preview, preview.preview);
       seen.set(preview.listingKey, { index: item.index, path: item.path, modTime: preview.modTime, preview: earlier.preview });
     }
   }
-  const ok = counts.invalid === 0 && projects.counts.invalid === 0 && !issues.some((i) => i.level === 'error');
+  const ok = counts.invalid === 0 && projects.counts.invalid === 0 && !sawError && !issues.some((i) => i.level === 'error');
   if (issues.length > maxIssues) {
     issues.length = maxIssues;
     truncated = true;

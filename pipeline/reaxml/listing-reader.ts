@@ -38,7 +38,19 @@ export function feedSyntaxError(err: FeedSyntaxError, start: FeedPosition): Feed
  * over; mapping the tree is left to the first delta() call, so ingestion maps only listings whose
  * fingerprint it does not know. Issues that belong to no listing go to feedIssues.
  */
-export function listingHandlers(feed: FeedContext, salt: SourceSalt, feedIssues: Issue[], ready: FeedListing[]): ReaxmlParserHandlers {
+/** A REAXML listing as read: a FeedListing that can also give its source (the element's name, attributes and text after its start tag). */
+export interface ReaxmlListing extends FeedListing {
+  source(): ListingSource;
+}
+
+export interface ListingSource {
+  name: string;
+  attrs: Record<string, string>;
+  /** From after the start tag to the end of the end tag, as read (characters XML does not allow already removed). */
+  text: string;
+}
+
+export function listingHandlers(feed: FeedContext, salt: SourceSalt, feedIssues: Issue[], ready: ReaxmlListing[]): ReaxmlParserHandlers {
   let pending: ListingIssues | null = null;
   return {
     onIssue(issue, listingIndex) {
@@ -66,6 +78,7 @@ export function listingHandlers(feed: FeedContext, salt: SourceSalt, feedIssues:
           if (delta === undefined) delta = mapReaxmlListing(node, index, feed, issues, read).delta;
           return delta;
         },
+        source: () => ({ name: node.name, attrs: node.attrs, text }),
       });
     },
   };
@@ -85,7 +98,7 @@ export async function* readReaxmlHere(
   feedIssues: Issue[],
   piece?: PieceStart & { start: FeedPosition },
 ): AsyncGenerator<FeedListing[]> {
-  const ready: FeedListing[] = [];
+  const ready: ReaxmlListing[] = [];
   const parser = new ReaxmlParser(listingHandlers(feed, reaxmlSalt(feed), feedIssues, ready), piece);
   const placed = (err: unknown) => (piece && err instanceof FeedSyntaxError ? feedSyntaxError(err, piece.start) : err);
   let sinceYield = 0;

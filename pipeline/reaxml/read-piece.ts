@@ -2,10 +2,13 @@ import { dryRunOutcome, type Preview, previewOfJson } from '../apply-listing.js'
 import type { FeedListing } from '../feed-listing.js';
 import { FeedSyntaxError } from '../feed-syntax-error.js';
 import { ListingIssues } from '../issues.js';
+import { isKnown } from '../known-fingerprints.js';
 import type { FeedContext, Issue, ListingDelta } from '../types.js';
-import { type FeedPosition, listingHandlers, reaxmlSalt } from './listing-reader.js';
+import type { XmlNode } from '../xml-node.js';
+import { type FeedPosition, type ListingSource, listingHandlers, type ReaxmlListing, reaxmlSalt } from './listing-reader.js';
+import { mapReaxmlListing, readIdentity } from './map-listing.js';
 import { ReaxmlParser } from './parse-reaxml.js';
-import type { ReadOptions } from './read-threads.js';
+import type { PieceOptions } from './read-threads.js';
 import type { FeedPiece } from './split-feed.js';
 
 /** A listing read, fingerprinted and mapped apart from the feed's other pieces, as it crosses between threads. */
@@ -15,8 +18,12 @@ export interface ReadListing {
   identity: FeedListing['identity'];
   /** Absent when a dry run was asked for (nothing compares it). */
   sourceHash?: string;
-  /** The delta as JSON (parsed when asked for: ingestion does not ask for an unchanged listing's); absent when a dry run was asked for. */
+  /** The delta as JSON (parsed when asked for); absent for a dry run, and for a source the store already has (then source is given). */
   delta?: string;
+  /** When mapped for ingestion: the issues as they were read, before mapping (issues then holds them after mapping, and the mapping's own). */
+  readIssues?: { list: Issue[]; uniqueId: string | null };
+  /** A source the store already has was not mapped: its source, should the listing have to be mapped after all. */
+  source?: ListingSource & { position: number };
   issues: Issue[];
   uniqueId: string | null;
   /** When a dry run was asked for: the listing applied as new, its preview as JSON when previews are hashed. */
@@ -38,8 +45,8 @@ export interface PieceResult {
 }
 
 /** Reads, fingerprints and maps one piece of a feed cut by FeedSplitter (and applies each listing as new, when a dry run asks). */
-export function readPiece(piece: FeedPiece, feed: FeedContext, options: ReadOptions = {}): PieceResult {
-  const ready: FeedListing[] = [];
+export function readPiece(piece: FeedPiece, feed: FeedContext, options: PieceOptions = {}): PieceResult {
+  const ready: ReaxmlListing[] = [];
   const feedIssues: Issue[] = [];
   const parser = new ReaxmlParser(listingHandlers(feed, reaxmlSalt(feed), feedIssues, ready), piece);
   const result: PieceResult = { listings: [], feedIssues };
@@ -67,17 +74,41 @@ export function readPiece(piece: FeedPiece, feed: FeedContext, options: ReadOpti
 }
 
 /** A listing read here, fingerprinted and mapped (applied as new, for a dry run), as it crosses to the thread that asked. */
-function crossing(listing: FeedListing, options: ReadOptions): ReadListing {
+function crossing(listing: ReaxmlListing, options: PieceOptions): ReadListing {
   const read: ReadListing = { index: listing.index, path: listing.path, identity: listing.identity, issues: listing.issues.list, uniqueId: null };
   if (options.dryRun) {
     const outcome = dryRunOutcome(listing, options.dryRun.hash);
     read.dryRun = outcome.valid ? { ...outcome, preview: options.dryRun.hash ? outcome.preview.json() : null } : outcome;
   } else {
     read.sourceHash = listing.sourceHash();
-    read.delta = JSON.stringify(listing.delta());
+    if (options.known && isKnown(options.known, read.sourceHash)) {
+      const position = Number(/\[(\d+)\]$/.exec(listing.path)?.[1] ?? 1);
+      read.source = { ...listing.source(), position };
+    } else {
+      // Ingestion may not ask for the delta (a source the store has): until it does, the listing carries only what reading found.
+      read.readIssues = { list: listing.issues.list.map((issue) => ({ ...issue })), uniqueId: listing.issues.uniqueId };
+      read.delta = JSON.stringify(listing.delta());
+    }
   }
   read.uniqueId = listing.issues.uniqueId;
   return read;
+}
+
+/**
+ * The issues a listing mapped on its reading thread has once it is asked for its delta, as if it
+ * had been mapped here: what reading found, then what was added since (stamped with the uniqueId,
+ * as mapping stamps every issue it finds), then the mapping's own.
+ */
+function mapped(issues: ListingIssues, readCount: number, read: ReadListing): void {
+  const added = issues.list.slice(readCount);
+  issues.list.length = 0;
+  issues.list.push(...read.issues.slice(0, readCount));
+  for (const issue of added) {
+    issue.uniqueId ??= read.uniqueId;
+    issues.list.push(issue);
+  }
+  issues.list.push(...read.issues.slice(readCount));
+  issues.uniqueId = read.uniqueId;
 }
 
 /** The preview of a dry run that keeps none (its reading thread made none). */
@@ -91,10 +122,11 @@ const NOT_KEPT: Preview = {
 };
 
 /** A listing read on another thread, as the feed's readers hand listings on. */
-export function feedListingOf(read: ReadListing): FeedListing {
+export function feedListingOf(read: ReadListing, feed: FeedContext): FeedListing {
   const issues = new ListingIssues(read.index);
-  issues.uniqueId = read.uniqueId;
-  for (const issue of read.issues) issues.list.push(issue);
+  const asRead = read.readIssues ?? { list: read.issues, uniqueId: read.uniqueId };
+  issues.uniqueId = asRead.uniqueId;
+  for (const issue of asRead.list) issues.list.push(issue);
   let delta: ListingDelta | null | undefined;
   const listing: FeedListing = {
     index: read.index,
@@ -106,8 +138,12 @@ export function feedListingOf(read: ReadListing): FeedListing {
     },
     issues,
     delta: () => {
-      if (read.delta === undefined) throw new Error('this listing was read for a dry run: its delta stayed on the reading thread');
-      if (delta === undefined) delta = JSON.parse(read.delta) as ListingDelta | null;
+      if (delta !== undefined) return delta;
+      if (read.delta !== undefined) {
+        delta = JSON.parse(read.delta) as ListingDelta | null;
+        if (read.readIssues) mapped(issues, read.readIssues.list.length, read);
+      } else if (read.source) delta = mapSource(read.source, read.index, feed, issues);
+      else throw new Error('this listing was read for a dry run: its delta stayed on the reading thread');
       return delta;
     },
   };
@@ -116,3 +152,34 @@ export function feedListingOf(read: ReadListing): FeedListing {
   else if (outcome) listing.dryRun = outcome;
   return listing;
 }
+
+/**
+ * Maps, here, a listing its reading thread did not map (its source was one the store had): the
+ * source is read again as the one element it is, at its place in the feed (same index and path),
+ * and the mapping's issues go to the listing's own; what reading it finds again was reported when
+ * it was first read.
+ */
+function mapSource(source: ListingSource & { position: number }, index: number, feed: FeedContext, issues: ListingIssues): ListingDelta | null {
+  let node: XmlNode | null = null;
+  const parser = new ReaxmlParser(
+    {
+      onIssue: () => {},
+      onListing: (listing) => {
+        node = listing.node;
+      },
+    },
+    { listingsBefore: index, countsBefore: new Map([[source.name, source.position - 1]]) },
+  );
+  parser.write(`<${source.name}${attributesXml(source.attrs)}>`);
+  parser.write(source.text);
+  if (node === null) throw new Error(`listing ${index} could not be read again to be mapped`);
+  return mapReaxmlListing(node, index, feed, issues, readIdentity(node, feed)).delta;
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '"': '&quot;', '\t': '&#9;', '\n': '&#10;', '\r': '&#13;' };
+
+/** Attributes written so that reading them gives back exactly these values (whitespace kept as references, which attribute normalisation leaves alone). */
+const attributesXml = (attrs: Record<string, string>) =>
+  Object.entries(attrs)
+    .map(([name, value]) => ` ${name}="${value.replace(/[&<"\t\n\r]/g, (c) => ESCAPES[c])}"`)
+    .join('');

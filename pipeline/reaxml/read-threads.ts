@@ -1,4 +1,5 @@
 import { WorkerPool } from '../../lib/worker-pool.js';
+import type { KnownFingerprints } from '../known-fingerprints.js';
 import type { FeedContext } from '../types.js';
 import type { PieceResult } from './read-piece.js';
 import type { FeedPiece } from './split-feed.js';
@@ -7,9 +8,21 @@ import type { FeedPiece } from './split-feed.js';
 export interface ReadOptions {
   /** Also apply each listing as new, as a dry run does (hash: with its content hash), where the listing is read. */
   dryRun?: { hash: boolean };
+  /**
+   * Ingestion: the fingerprints of the sources the store has for the feed's offices, asked for
+   * only when the feed is read on the reading threads, which then leave those listings unmapped
+   * (mapped later, should ingestion need them after all).
+   */
+  knownSources?: () => Promise<KnownFingerprints>;
 }
 
-export type ReadPool = WorkerPool<{ piece: FeedPiece; feed: FeedContext } & ReadOptions, PieceResult>;
+/** What a reading thread is told with each piece. */
+export interface PieceOptions {
+  dryRun?: { hash: boolean };
+  known?: KnownFingerprints;
+}
+
+export type ReadPool = WorkerPool<{ piece: FeedPiece; feed: FeedContext } & PieceOptions, PieceResult>;
 
 export interface ReadThreadOptions {
   /** A feed is read on the threads only past this many characters (smaller ones are read where they arrive). */

@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
+import { type KnownFingerprints, knownFingerprints } from '../../pipeline/known-fingerprints.js';
+import { readFeed } from '../../pipeline/read-feed.js';
 import { closeReadThreads, configureReadThreads } from '../../pipeline/reaxml/read-threads.js';
 import { FeedSplitter } from '../../pipeline/reaxml/split-feed.js';
 import { validateFeed } from '../../pipeline/validate-feed.js';
@@ -106,6 +108,43 @@ describe('reading a REAXML feed on worker threads', function () {
     ]) {
       const { here, threads } = await bothWays(text, 1);
       expect(threads, text).to.deep.equal(here);
+    }
+  });
+
+  it('leaves listings whose sources the store has unmapped on the threads, and maps them as one reader would when asked', async () => {
+    /** Each listing as ingestion sees it: fingerprint, identity, maybe a warning of its own, then (for every other one, as if the store had changed) the delta; and the issues. */
+    const listingsOf = async (text: string, known?: () => Promise<KnownFingerprints>) => {
+      const lines: string[] = [];
+      try {
+        for await (const batch of readFeed('reaxml', text, AU_CONTEXT, [], { knownSources: known })) {
+          for (const item of batch.listings) {
+            // As ingestion warns of a repeated key before it maps the listing.
+            if (item.index % 3 === 0) item.issues.warning('added_before_mapping', 'a warning added after reading', item.path);
+            const mapped = item.index % 2 === 0 ? JSON.stringify(item.delta()) : '-';
+            lines.push(`${item.index} ${item.path} ${item.sourceHash()} ${JSON.stringify(item.identity)} ${mapped} ${JSON.stringify(item.issues.list)}`);
+          }
+        }
+      } catch (err) {
+        lines.push(`error ${(err as Error).message}`);
+      }
+      return lines;
+    };
+    const corpus = mappingCorpus().filter((e) => e.format === 'reaxml');
+    // Sources with attributes that need escaping to be read again as they were.
+    const awkward = variedFeed(0, 4).replace(/<residential /g, '<residential note="a &amp; b &lt; &quot;c&quot; &#9;tab &#10;line \'q\'" ');
+    for (const text of [...corpus.map((e) => e.text()), awkward]) {
+      configureReadThreads(2, { splitFrom: Infinity });
+      const here = await listingsOf(text);
+      const fingerprints = here.map((line) => line.split(' ')[2]).filter((f) => f?.startsWith('reaxml'));
+      configureReadThreads(2, { splitFrom: 0, pieceSize: 1 });
+      // Every source known, half of them, none.
+      for (const share of [1, 2, 0]) {
+        const known = share === 0 ? [] : fingerprints.filter((_, i) => i % share === 0);
+        const threads = await listingsOf(text, async () => knownFingerprints(known));
+        const differs = threads.findIndex((line, i) => line !== here[i]);
+        expect(threads[differs], `with ${known.length} of ${fingerprints.length} sources known`).to.equal(here[differs]);
+        expect(threads.length).to.equal(here.length);
+      }
     }
   });
 

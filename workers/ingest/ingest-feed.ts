@@ -1,9 +1,11 @@
 import { refreshDirectory } from '../../db/directory.js';
 import type { Db } from '../../db/knex.js';
+import { storedSourceHashes } from '../../db/listings-store.js';
 import { type OfficeReconcile, reconcileOffice } from '../../db/reconcile.js';
 import type { UpsertAction } from '../../pipeline/apply-listing.js';
 import type { FeedListing } from '../../pipeline/feed-listing.js';
 import { FeedSyntaxError } from '../../pipeline/feed-syntax-error.js';
+import { knownFingerprints } from '../../pipeline/known-fingerprints.js';
 import { listingKey, officeOfKey } from '../../pipeline/listing-key.js';
 import type { FeedProject } from '../../pipeline/project/read-project-feed.js';
 import { readFeed } from '../../pipeline/read-feed.js';
@@ -119,7 +121,9 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
 
   let syntaxError: FeedSyntaxError | null = null;
   try {
-    for await (const batch of readFeed(input.format, input.source, input.context, issues)) {
+    // Read on the reading threads, a large feed's listings whose sources the store has are not mapped there.
+    const knownSources = async () => knownFingerprints(await storedSourceHashes(db, input.officeScope));
+    for await (const batch of readFeed(input.format, input.source, input.context, issues, { knownSources })) {
       for (const item of batch.projects) {
         if (item.identity && !scope.has(item.identity.office)) notInScope(item.identity.office, item.path, item.issues);
         else if (full && item.identity) note(presentProjects, item.identity.office, listingKey(item.identity.office, item.identity.uniqueId));

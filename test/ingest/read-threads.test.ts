@@ -1,0 +1,79 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { createDb, type Db, migrateToLatest } from '../../db/knex.js';
+import { chunkString } from '../../pipeline/decode.js';
+import { closeReadThreads, configureReadThreads } from '../../pipeline/reaxml/read-threads.js';
+import { type IngestionResult, ingestFeed } from '../../workers/ingest/ingest-feed.js';
+import { AU_CONTEXT, postgresUrl } from '../helpers.js';
+import { variedFeed, variedListing } from '../pipeline/varied-listings.js';
+
+const OFFICES = Array.from({ length: 13 }, (_, i) => `OFF${i}`);
+
+async function* chunks(text: string): AsyncGenerator<string> {
+  yield* chunkString(text, 4096);
+}
+
+/** A propertyList of the given listings' text. */
+const feedOf = (listings: string[]) => `<?xml version="1.0"?>\n<propertyList>\n${listings.join('')}</propertyList>\n`;
+
+/**
+ * Ingestion of feeds read on the reading threads, where listings whose sources the store has are
+ * not mapped: the same results and the same stored rows as reading on one thread, across a first
+ * load, an unchanged re-send, a re-send with changes, repeated keys (mapped after all) and a full
+ * feed that archives and then restores.
+ */
+describe('ingestion with reading threads (PostgreSQL)', function () {
+  this.timeout(120_000);
+  const dir = mkdtempSync(join(tmpdir(), 'ingest-threads-'));
+  const dbs: Db[] = [];
+  const database = async (name: string) => {
+    const db = createDb({ databaseUrl: postgresUrl, dataDir: dir, schema: `${name}_${process.pid}_${Date.now()}` });
+    await migrateToLatest(db);
+    dbs.push(db);
+    return db;
+  };
+  after(async () => {
+    configureReadThreads(0);
+    await closeReadThreads();
+    for (const db of dbs) {
+      const schema = db.client.config.searchPath[0] as string;
+      await db.raw('DROP SCHEMA IF EXISTS ?? CASCADE', [schema]);
+      await db.destroy();
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const ingest = (db: Db, text: string, mode: 'full' | 'incremental' = 'incremental') =>
+    ingestFeed(
+      db,
+      { ratio: 1, min: 0 },
+      { feedId: '00000000-0000-4000-8000-000000000000', format: 'reaxml', source: chunks(text), context: AU_CONTEXT, mode, officeScope: OFFICES },
+    );
+  const rows = (db: Db) => db('listings').orderBy('listing_key').select('listing_key', 'status', 'mod_time', 'content_hash', 'source_hash', 'data', 'hidden');
+  /** What a result says, the issues in a stable order (threads hand on feed-level issues piece by piece). */
+  const summary = (r: IngestionResult) => ({ ...r, issues: [...r.issues].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))) });
+
+  it('stores and answers exactly as reading on one thread does', async () => {
+    const [here, threads] = [await database('one_reader'), await database('threads')];
+    const listings = Array.from({ length: 300 }, (_, i) => variedListing(i));
+    const changed = listings.map((l, i) => (i % 7 === 0 ? l.replace(/<headline>[^<]*<\/headline>/, '<headline>Changed</headline>') : l));
+    const feeds: [string, 'full' | 'incremental'][] = [
+      [feedOf(listings), 'incremental'], // first load
+      [feedOf(listings), 'incremental'], // unchanged: every source known
+      [feedOf(changed), 'incremental'], // some changed
+      [feedOf([...changed.slice(0, 50), ...changed.slice(0, 50)]), 'incremental'], // every key twice: known sources mapped after all
+      [feedOf(changed.slice(100)), 'full'], // archives the first 100
+      [variedFeed(0, 300), 'full'], // restores them
+    ];
+    for (const [n, [text, mode]] of feeds.entries()) {
+      configureReadThreads(0);
+      const one = await ingest(here, text, mode);
+      configureReadThreads(2, { splitFrom: 0, pieceSize: 2048 });
+      const split = await ingest(threads, text, mode);
+      expect(summary(split), `feed ${n}`).to.deep.equal(summary(one));
+      expect(await rows(threads), `feed ${n}: stored rows`).to.deep.equal(await rows(here));
+    }
+  });
+});
