@@ -28,6 +28,7 @@ export function isEarlier(a: string, b: string): boolean {
  * hash: false (a dry run keeping no previews) skips the content hash, which nothing then reads.
  */
 export function applyListing(stored: CanonicalListing | null, item: FeedListing, options: { dryRun?: boolean; hash?: boolean } = {}): Applied {
+  if (!stored && item.appliedAsNew && !options.dryRun && options.hash !== false) return item.appliedAsNew();
   const delta = item.delta();
   if (!delta || item.issues.hasErrors) return { action: 'invalid' };
   // The identity the feed's scope was checked on is the one stored under, or nothing is stored.

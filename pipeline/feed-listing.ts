@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { DryRunOutcome } from './apply-listing.js';
+import type { Applied, DryRunOutcome } from './apply-listing.js';
 import type { ListingIssues } from './issues.js';
 import type { FeedContext, FeedFormat, ListingDelta } from './types.js';
 import type { FieldPaths } from './validate-listing.js';
@@ -28,6 +28,12 @@ export interface FeedListing {
   fieldPaths?: FieldPaths;
   /** The listing applied as new, when the reader was asked for it for a dry run and did it where it read the listing. */
   dryRun?: DryRunOutcome;
+  /**
+   * The listing applied as new (no stored version) as ingestion applies it, when the reader worked
+   * it out where it read the listing (a reading thread). applyListing uses it instead of merging,
+   * validating and hashing again.
+   */
+  appliedAsNew?(): Applied;
 }
 
 /**

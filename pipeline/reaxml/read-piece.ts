@@ -1,9 +1,9 @@
-import { dryRunOutcome, type Preview, previewOfJson } from '../apply-listing.js';
+import { type Applied, applyListing, dryRunOutcome, type Preview, previewOfJson } from '../apply-listing.js';
 import type { FeedListing } from '../feed-listing.js';
 import { FeedSyntaxError } from '../feed-syntax-error.js';
 import { ListingIssues } from '../issues.js';
 import { isKnown } from '../known-fingerprints.js';
-import type { FeedContext, Issue, ListingDelta } from '../types.js';
+import type { CanonicalListing, FeedContext, Issue, ListingDelta } from '../types.js';
 import type { XmlNode } from '../xml-node.js';
 import { type FeedPosition, type ListingSource, listingHandlers, type ReaxmlListing, reaxmlSalt } from './listing-reader.js';
 import { mapReaxmlListing, readIdentity } from './map-listing.js';
@@ -22,6 +22,8 @@ export interface ReadListing {
   delta?: string;
   /** When mapped for ingestion: the issues as they were read, before mapping (issues then holds them after mapping, and the mapping's own). */
   readIssues?: { list: Issue[]; uniqueId: string | null };
+  /** When mapped for ingestion: what applying it as new added to its issues, and the record (JSON) unless it is invalid. */
+  asNew?: { added: Issue[]; record: string | null };
   /** A source the store already has was not mapped: its source, should the listing have to be mapped after all. */
   source?: ListingSource & { position: number };
   issues: Issue[];
@@ -88,6 +90,11 @@ function crossing(listing: ReaxmlListing, options: PieceOptions): ReadListing {
       // Ingestion may not ask for the delta (a source the store has): until it does, the listing carries only what reading found.
       read.readIssues = { list: listing.issues.list.map((issue) => ({ ...issue })), uniqueId: listing.issues.uniqueId };
       read.delta = JSON.stringify(listing.delta());
+      // A new listing (a first load's every one) is then applied without merging, validating and hashing it again.
+      const trial: FeedListing = { ...listing, issues: listing.issues.copy() };
+      const before = trial.issues.list.length;
+      const applied = applyListing(null, trial);
+      read.asNew = { added: trial.issues.list.slice(before), record: applied.action === 'inserted' ? JSON.stringify(applied.listing) : null };
     }
   }
   read.uniqueId = listing.issues.uniqueId;
@@ -141,12 +148,35 @@ export function feedListingOf(read: ReadListing, feed: FeedContext): FeedListing
       if (delta !== undefined) return delta;
       if (read.delta !== undefined) {
         delta = JSON.parse(read.delta) as ListingDelta | null;
-        if (read.readIssues) mapped(issues, read.readIssues.list.length, read);
+        takeMappingIssues();
       } else if (read.source) delta = mapSource(read.source, read.index, feed, issues);
       else throw new Error('this listing was read for a dry run: its delta stayed on the reading thread');
       return delta;
     },
   };
+  let issuesMapped = false;
+  /** The issues as mapping left them, once. */
+  const takeMappingIssues = () => {
+    if (issuesMapped || !read.readIssues) return;
+    issuesMapped = true;
+    mapped(issues, read.readIssues.list.length, read);
+  };
+  const asNew = read.asNew;
+  if (asNew) {
+    // Worked out once: deciding a batch again (on copies of its listings) adds nothing to the issues twice.
+    let applied: Applied | undefined;
+    listing.appliedAsNew = () => {
+      if (applied) return applied;
+      takeMappingIssues();
+      // As applyListing decides: a listing with an error (one added here since it was read included) is not validated.
+      if (issues.hasErrors) applied = { action: 'invalid' };
+      else {
+        issues.list.push(...asNew.added);
+        applied = asNew.record === null ? { action: 'invalid' } : { action: 'inserted', listing: JSON.parse(asNew.record) as CanonicalListing };
+      }
+      return applied;
+    };
+  }
   const outcome = read.dryRun;
   if (outcome?.valid) listing.dryRun = { ...outcome, preview: outcome.preview === null ? NOT_KEPT : previewOfJson(outcome.preview) };
   else if (outcome) listing.dryRun = outcome;
