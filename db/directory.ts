@@ -12,19 +12,23 @@ const PARALLEL_FROM = 100;
 export async function refreshDirectory(db: Knex, offices: Iterable<string>): Promise<void> {
   const list = [...new Set(offices)];
   if (list.length === 0) return;
-  // Many offices (a large multi-office feed) are rebuilt in two halves at once, each in its own
-  // transaction, so the database's cores share the work; inside a caller's transaction, in one.
-  if (db.isTransaction || list.length < PARALLEL_FROM) return rebuildOffices(db, list);
-  const half = Math.ceil(list.length / 2);
-  await Promise.all([rebuildOffices(db, list.slice(0, half)), rebuildOffices(db, list.slice(half))]);
+  // Inside a caller's transaction, in it, one table after the other. Otherwise the office rows and
+  // the agent rows are rebuilt at once, each in a transaction of its own (and many offices, a large
+  // multi-office feed's, in two halves each), so the database's cores share the work.
+  if (db.isTransaction) {
+    await rebuildOfficeRows(db, list);
+    await rebuildAgentRows(db, list);
+    return;
+  }
+  const parts = list.length < PARALLEL_FROM ? [list] : [list.slice(0, Math.ceil(list.length / 2)), list.slice(Math.ceil(list.length / 2))];
+  await Promise.all(parts.flatMap((part) => [db.transaction((trx) => rebuildOfficeRows(trx, part)), db.transaction((trx) => rebuildAgentRows(trx, part))]));
 }
 
-async function rebuildOffices(db: Knex, list: string[]): Promise<void> {
-  await db.transaction(async (trx) => {
-    await trx('directory_offices').whereRaw('office = ANY(?::text[])', [list]).del();
-    await trx('directory_agents').whereRaw('office = ANY(?::text[])', [list]).del();
-    await trx.raw(
-      `INSERT INTO directory_offices (office, listing_count, countries, country_counts, localities, lat, lng, search_text)
+/** The offices' rows of directory_offices, rebuilt. */
+async function rebuildOfficeRows(trx: Knex, list: string[]): Promise<void> {
+  await trx('directory_offices').whereRaw('office = ANY(?::text[])', [list]).del();
+  await trx.raw(
+    `INSERT INTO directory_offices (office, listing_count, countries, country_counts, localities, lat, lng, search_text)
        SELECT o.office, o.n, o.countries, c.counts, o.localities, o.lat, o.lng,
               lower(o.office || ' ' || array_to_string(o.localities, ' '))
        FROM (
@@ -38,10 +42,15 @@ async function rebuildOffices(db: Knex, list: string[]): Promise<void> {
          SELECT coalesce(jsonb_object_agg(country, n), '{}'::jsonb) AS counts
          FROM (SELECT country, count(*)::int AS n FROM listings WHERE is_public AND office = o.office AND country IS NOT NULL GROUP BY country) per
        ) c ON true`,
-      [list],
-    );
-    await trx.raw(
-      `INSERT INTO directory_agents (office, agent_key, name, email, phones, listing_count, countries, localities, search_text)
+    [list],
+  );
+}
+
+/** The offices' rows of directory_agents, rebuilt. */
+async function rebuildAgentRows(trx: Knex, list: string[]): Promise<void> {
+  await trx('directory_agents').whereRaw('office = ANY(?::text[])', [list]).del();
+  await trx.raw(
+    `INSERT INTO directory_agents (office, agent_key, name, email, phones, listing_count, countries, localities, search_text)
        SELECT office, agent_key, name, email, phones, n, countries, localities,
               lower(coalesce(name, '') || ' ' || coalesce(email, '') || ' ' || array_to_string(localities, ' '))
        FROM (
@@ -57,9 +66,8 @@ async function rebuildOffices(db: Knex, list: string[]): Promise<void> {
          WHERE l.is_public AND l.office = ANY(?::text[]) AND (nullif(a->>'email', '') IS NOT NULL OR nullif(a->>'name', '') IS NOT NULL)
          GROUP BY 1, 2
        ) agents`,
-      [list],
-    );
-  });
+    [list],
+  );
 }
 
 /** Every office that has listings (for a full rebuild, e.g. after a bulk load). */
