@@ -142,20 +142,23 @@ async function main() {
         }
       },
     };
-    for (const pass of Object.values(passes)) await pass(warmUpPath);
+    // The reading threads start (and warm up) only after the first round's pipeline, whose peak RSS
+    // is the single-thread figure: memory the threads took is not all given back to the system.
+    for (const pass of [passes.bare, passes.reader, passes.pipeline]) await pass(warmUpPath);
     const rounds: Record<keyof typeof passes, Measured<number>>[] = [];
     for (let r = 0; r < ROUNDS; r += 1) {
-      rounds.push({
-        bare: await measure(() => passes.bare(path)),
-        reader: await measure(() => passes.reader(path)),
-        pipeline: await measure(() => passes.pipeline(path)),
-        threads: await measure(() => passes.threads(path)),
-      });
+      const bare = await measure(() => passes.bare(path));
+      const reader = await measure(() => passes.reader(path));
+      const pipeline = await measure(() => passes.pipeline(path));
+      if (r === 0) await passes.threads(warmUpPath);
+      rounds.push({ bare, reader, pipeline, threads: await measure(() => passes.threads(path)) });
     }
     const mean = (name: keyof typeof passes) => {
       const counted = rounds.map((r) => r[name].value);
       if (counted.some((n) => n !== LISTINGS)) throw new Error(`expected ${LISTINGS} listings, the ${name} pass counted ${counted.join(', ')}`);
-      return { seconds: rounds.reduce((n, r) => n + r[name].seconds, 0) / ROUNDS, peakMb: Math.max(...rounds.map((r) => r[name].peakMb)) };
+      // Peak RSS: a one-thread pass's in the first round (the threads had not started), the threaded pass's highest.
+      const peakMb = name === 'threads' ? Math.max(...rounds.map((r) => r[name].peakMb)) : rounds[0][name].peakMb;
+      return { seconds: rounds.reduce((n, r) => n + r[name].seconds, 0) / ROUNDS, peakMb };
     };
     const [bare, reader, pipeline, threaded] = [mean('bare'), mean('reader'), mean('pipeline'), mean('threads')];
     await closeReadThreads();
@@ -193,10 +196,11 @@ async function main() {
       mb >= 95 ? `(target < 150 MB for a 100 MB feed) ${http.rssGrowthMb < 150 ? 'MET' : 'NOT MET'}` : '(run with 50000 listings for the 100 MB target)';
     console.log(`server RSS growth over HTTP: ${http.rssGrowthMb.toFixed(0)} MB ${growthNote}`);
     console.log(`  highest growth by the end of each round: ${http.growthByRound.map((g) => g.toFixed(0)).join(', ')} MB`);
+    const singlePeak = rounds[0].pipeline.peakMb;
     const rssNote =
-      mb >= 95 ? `(target < 300 MB on a 100 MB feed) ${pipeline.peakMb < 300 ? 'MET' : 'NOT MET'}` : '(run with 50000 listings for the 100 MB target)';
-    console.log(`pipeline peak RSS: ${pipeline.peakMb.toFixed(0)} MB ${rssNote}`);
-    console.log(`  on ${THREADS} reading threads: ${threaded.peakMb.toFixed(0)} MB`);
+      mb >= 95 ? `(target < 300 MB on a 100 MB feed) ${singlePeak < 300 ? 'MET' : 'NOT MET'}` : '(run with 50000 listings for the 100 MB target)';
+    console.log(`pipeline peak RSS (first round, before any reading thread started): ${singlePeak.toFixed(0)} MB ${rssNote}`);
+    console.log(`  on ${THREADS} reading threads: ${threaded.peakMb.toFixed(0)} MB (the process, threads included)`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
