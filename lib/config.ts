@@ -58,7 +58,7 @@ function defaultReadThreads(): number {
 const url = (schemes: string[]) => ({ type: 'string', pattern: `^(${schemes.join('|')})://` });
 const int = (minimum: number, maximum?: number) => ({ type: 'integer', minimum, ...(maximum === undefined ? {} : { maximum }) });
 
-/** Environment variables of DESIGN.md §2 (plus LOG_LEVEL), with their rules and defaults. */
+/** Environment variables of DESIGN.md §2 (plus LOG_LEVEL and READ_THREADS), with their rules and defaults. */
 const envSchema = {
   type: 'object',
   properties: {
