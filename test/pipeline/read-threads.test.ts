@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { type KnownFingerprints, knownFingerprints } from '../../pipeline/known-fingerprints.js';
+import { chunkString } from '../../pipeline/decode.js';
 import { readFeed } from '../../pipeline/read-feed.js';
 import { closeReadThreads, configureReadThreads } from '../../pipeline/reaxml/read-threads.js';
 import { FeedSplitter } from '../../pipeline/reaxml/split-feed.js';
@@ -182,6 +183,33 @@ describe('reading a REAXML feed on worker threads', function () {
     const { here, threads } = await bothWays(spaced, 1000);
     expect(here.filter((line) => line.startsWith('full ')).length).to.equal(30);
     expect(threads).to.deep.equal(here);
+  });
+
+  it('passes on a feed that fails to arrive after the listings read before, and lets go of a feed its reader stops reading', async () => {
+    const text = variedFeed(0, 200);
+    const broken = new Error('the connection was reset');
+    let closed = false;
+    async function* arriving(upTo: number) {
+      try {
+        for (const chunk of chunkString(text.slice(0, upTo), 4096)) yield chunk;
+        if (upTo < text.length) throw broken;
+      } finally {
+        closed = true;
+      }
+    }
+    configureReadThreads(2, { splitFrom: 0, pieceSize: 4096 });
+    for (const upTo of [text.length / 2, text.length / 3 + 1234]) {
+      const read: number[] = [];
+      const failure = await (async () => {
+        for await (const batch of readFeed('reaxml', arriving(upTo), AU_CONTEXT, [])) read.push(...batch.listings.map((l) => l.index));
+      })().catch((err: unknown) => err);
+      expect(failure).to.equal(broken);
+      expect(read).to.deep.equal(read.map((_, i) => i));
+      expect(read.length).to.be.greaterThan(20);
+    }
+    closed = false;
+    for await (const batch of readFeed('reaxml', arriving(text.length), AU_CONTEXT, [])) if (batch.listings.length > 0) break;
+    expect(closed, 'the feed was let go').to.equal(true);
   });
 
   it('cuts between root children past the piece size, stepping over comments, CDATA, instructions and quoted attribute values', () => {
