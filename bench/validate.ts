@@ -197,8 +197,7 @@ async function main() {
     console.log(`server RSS growth over HTTP: ${http.rssGrowthMb.toFixed(0)} MB ${growthNote}`);
     console.log(`  highest growth by the end of each round: ${http.growthByRound.map((g) => g.toFixed(0)).join(', ')} MB`);
     const singlePeak = rounds[0].pipeline.peakMb;
-    const rssNote =
-      mb >= 95 ? `(target < 300 MB on a 100 MB feed) ${singlePeak < 300 ? 'MET' : 'NOT MET'}` : '(run with 50000 listings for the 100 MB target)';
+    const rssNote = mb >= 95 ? `(target < 300 MB on a 100 MB feed) ${singlePeak < 300 ? 'MET' : 'NOT MET'}` : '(run with 50000 listings for the 100 MB target)';
     console.log(`pipeline peak RSS (first round, before any reading thread started): ${singlePeak.toFixed(0)} MB ${rssNote}`);
     console.log(`  on ${THREADS} reading threads: ${threaded.peakMb.toFixed(0)} MB (the process, threads included)`);
   } finally {

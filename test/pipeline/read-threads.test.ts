@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { type KnownFingerprints, knownFingerprints } from '../../pipeline/known-fingerprints.js';
 import { chunkString } from '../../pipeline/decode.js';
+import { type KnownFingerprints, knownFingerprints } from '../../pipeline/known-fingerprints.js';
 import { readFeed } from '../../pipeline/read-feed.js';
 import { closeReadThreads, configureReadThreads } from '../../pipeline/reaxml/read-threads.js';
 import { FeedSplitter } from '../../pipeline/reaxml/split-feed.js';
