@@ -34,10 +34,11 @@ export interface ReadThreadOptions {
 const DEFAULTS: ReadThreadOptions = { splitFrom: 1 << 20, pieceSize: 256 * 1024 };
 
 /**
- * Each reading thread's young generation. Left to V8, a thread's heap grew to about 250 MB over a
- * 100 MB feed; at 32 MB the threads together stay near 100 MB, no slower (bench/validate).
+ * Each reading thread's young generation. Left to V8, two threads' heaps grew to about 245 MB
+ * together over a 100 MB feed (the process peaked near 600 MB, against 360 MB at 32 MB), and were
+ * no faster; at 16 or 24 MB they were 30-50% slower.
  */
-const YOUNG_GENERATION_MB = Number(process.env.READ_THREAD_YOUNG_MB ?? 32);
+const YOUNG_GENERATION_MB = 32;
 
 let threads = 0;
 let options = DEFAULTS;
