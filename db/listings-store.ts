@@ -17,14 +17,20 @@ export async function loadVersions(db: Knex, keys: string[]): Promise<Map<string
   return new Map(rows.map((row: any) => [row.listing_key, { sourceHash: row.source_hash, status: row.status }]));
 }
 
-/** The source fingerprints of the offices' stored listings, archived ones left out (a reappearance is mapped to restore them). */
-export async function storedSourceHashes(db: Knex, offices: readonly string[]): Promise<string[]> {
+/**
+ * The source fingerprints of the offices' stored listings, archived ones left out (a reappearance
+ * is mapped to restore them). None when the offices hold more than `limit` of them: a feed (at most
+ * FEED_MAX_BYTES) holds far fewer listings, and reading them all would cost more than it saves.
+ */
+export async function storedSourceHashes(db: Knex, offices: readonly string[], limit = 500_000): Promise<string[]> {
   if (offices.length === 0) return [];
-  return db('listings')
+  const hashes: string[] = await db('listings')
     .whereRaw('office = ANY(?::text[])', [[...offices]])
     .whereNot('status', 'archived')
     .whereNotNull('source_hash')
+    .limit(limit + 1)
     .pluck('source_hash');
+  return hashes.length > limit ? [] : hashes;
 }
 
 /** Stored listings by key (one query). With forUpdate the rows are locked in key order. */

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { createDb, type Db, migrateToLatest } from '../../db/knex.js';
+import { storedSourceHashes } from '../../db/listings-store.js';
 import { chunkString } from '../../pipeline/decode.js';
 import { closeReadThreads, configureReadThreads } from '../../pipeline/reaxml/read-threads.js';
 import { type IngestionResult, ingestFeed } from '../../workers/ingest/ingest-feed.js';
@@ -54,6 +55,19 @@ describe('ingestion with reading threads (PostgreSQL)', function () {
   const rows = (db: Db) => db('listings').orderBy('listing_key').select('listing_key', 'status', 'mod_time', 'content_hash', 'source_hash', 'data', 'hidden');
   /** What a result says, the issues in a stable order (threads hand on feed-level issues piece by piece). */
   const summary = (r: IngestionResult) => ({ ...r, issues: [...r.issues].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))) });
+
+  it("gives the threads the fingerprints of the key's offices' stored listings, archived ones left out, and none past the limit", async () => {
+    const db = await database('known');
+    configureReadThreads(2, { splitFrom: 0, pieceSize: 2048 });
+    await ingest(db, variedFeed(0, 60));
+    await db('listings').where({ listing_key: 'OFF1/V-1' }).update({ status: 'archived' });
+    const stored = await db('listings').whereNot('status', 'archived').whereIn('office', ['OFF1', 'OFF2']).pluck('source_hash');
+    expect(stored.length).to.be.greaterThan(5);
+    expect((await storedSourceHashes(db, ['OFF1', 'OFF2'])).sort()).to.deep.equal(stored.sort());
+    expect(await storedSourceHashes(db, ['OFF1', 'OFF2'], stored.length)).to.have.length(stored.length);
+    expect(await storedSourceHashes(db, ['OFF1', 'OFF2'], stored.length - 1)).to.deep.equal([]);
+    expect(await storedSourceHashes(db, [])).to.deep.equal([]);
+  });
 
   it('stores and answers exactly as reading on one thread does', async () => {
     const [here, threads] = [await database('one_reader'), await database('threads')];
