@@ -1,6 +1,7 @@
 import { chunkString } from '../decode.js';
 import type { FeedListing } from '../feed-listing.js';
 import { FeedSyntaxError } from '../feed-syntax-error.js';
+import type { KnownFingerprints } from '../known-fingerprints.js';
 import type { FeedContext, Issue } from '../types.js';
 import { type FeedPosition, feedPosition, feedSyntaxError, readReaxmlHere } from './listing-reader.js';
 import { ReaxmlParser } from './parse-reaxml.js';
@@ -56,7 +57,15 @@ export async function* readReaxmlSplit(
     feedIssues.push(...headIssues);
     let start: FeedPosition = head.position;
 
-    const known = options.knownSources ? await options.knownSources() : undefined;
+    // The known sources arrive while the first pieces are read (those are mapped whole): a hint, so
+    // one that cannot be had (the database away) only means every listing is mapped.
+    let known: KnownFingerprints | undefined;
+    options.knownSources?.().then(
+      (set) => {
+        known = set;
+      },
+      () => undefined,
+    );
     const splitter = new FeedSplitter(options.pieceSize);
     pump = new PiecePump(splitter, input, ended, buffered.slice(verdict.head.length), (piece) =>
       pool.run({ piece, feed, dryRun: options.dryRun, known }).catch((err: Error) => err),
