@@ -62,8 +62,9 @@ export async function bareSaxesPass(path: string): Promise<number> {
 
 /**
  * The pipeline's reading stage alone: the REAXML reader over the file on this thread (every
- * listing's element tree built, nothing mapped), whatever reading threads are configured. fingerprints: also each listing's source fingerprint, as ingestion
- * reads an unchanged feed, without the database. Returns listings read.
+ * listing's element tree built, nothing mapped), whatever reading threads are configured.
+ * fingerprints: also each listing's source fingerprint, as ingestion reads an unchanged feed,
+ * without the database. Returns listings read.
  */
 export async function readerPass(path: string, context: FeedContext, fingerprints: boolean): Promise<number> {
   let count = 0;

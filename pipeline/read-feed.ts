@@ -16,7 +16,8 @@ export interface FeedBatch {
  * Every format behind one reader. REAXML streams (batches as the text arrives); RESO and project
  * documents are JSON, read whole and yielded in one batch. Issues outside any listing go to
  * feedIssues. Throws FeedSyntaxError when the feed cannot be read. options.dryRun: a reader that
- * can also applies each listing as new where it reads it (FeedListing.dryRun).
+ * can also apply each listing as new where it reads it (FeedListing.dryRun); options.knownSources:
+ * see ReadOptions.
  */
 export async function* readFeed(
   format: FeedFormat,
