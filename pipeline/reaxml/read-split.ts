@@ -66,7 +66,7 @@ export async function* readReaxmlSplit(
       },
       () => undefined,
     );
-    const splitter = new FeedSplitter(options.pieceSize);
+    const splitter = new FeedSplitter(options.pieceSize, options.stuckAfter);
     pump = new PiecePump(splitter, input, ended, buffered.slice(verdict.head.length), (piece) =>
       pool.run({ piece, feed, dryRun: options.dryRun, known }).catch((err: Error) => err),
     );

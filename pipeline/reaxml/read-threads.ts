@@ -16,11 +16,8 @@ export interface ReadOptions {
   knownSources?: () => Promise<KnownFingerprints>;
 }
 
-/** What a reading thread is told with each piece. */
-export interface PieceOptions {
-  dryRun?: { hash: boolean };
-  known?: KnownFingerprints;
-}
+/** What a reading thread is told with each piece: the dry run's ask, and the known sources once they have come. */
+export type PieceOptions = Pick<ReadOptions, 'dryRun'> & { known?: KnownFingerprints };
 
 export type ReadPool = WorkerPool<{ piece: FeedPiece; feed: FeedContext } & PieceOptions, PieceResult>;
 
@@ -29,9 +26,11 @@ export interface ReadThreadOptions {
   splitFrom: number;
   /** Characters per piece: a piece ends at the first listing's end past this. */
   pieceSize: number;
+  /** Past this many characters without a cut, the rest of the feed is read on one thread (memory stays bounded). */
+  stuckAfter: number;
 }
 
-const DEFAULTS: ReadThreadOptions = { splitFrom: 1 << 20, pieceSize: 256 * 1024 };
+const DEFAULTS: ReadThreadOptions = { splitFrom: 1 << 20, pieceSize: 256 * 1024, stuckAfter: 4 << 20 };
 
 /**
  * Each reading thread's young generation. Left to V8, two threads' heaps grew to about 245 MB

@@ -31,7 +31,7 @@ const SQUOTE = 0x27;
  * that follows. It checks nothing else: every piece is parsed in full by a reader that starts in the
  * state the feed is in at a cut (inside the root), and a piece that does not end in that state (a
  * `</name>` inside CDATA, a comment or a namesake child; an end tag written `</name >`) sends the
- * rest of the feed back to one reader, as does a piece that grows past 16 times the piece size.
+ * rest of the feed back to one reader, as does text that grows past stuckAfter characters without a cut.
  *
  * Only a feed whose root is `<propertyList>` and that is XML 1.0 is split; the head (everything up
  * to the end of the root's start tag) is read by the caller's own reader.
@@ -51,8 +51,11 @@ export class FeedSplitter {
   private listingsAtCut = 0;
   private countsAtCut = new Map<string, number>();
 
-  /** pieceSize: a piece ends at the first root child's end past this many characters. */
-  constructor(private readonly pieceSize: number) {}
+  /** pieceSize: a piece ends at the first root child's end past this many characters; stuckAfter: past this many without a cut, the splitter is stuck. */
+  constructor(
+    private readonly pieceSize: number,
+    private readonly stuckAfter: number,
+  ) {}
 
   /**
    * Looks at the start of a feed (the text so far): whether it can be split, and the head (up to
@@ -111,9 +114,9 @@ export class FeedSplitter {
     return pieces;
   }
 
-  /** True when the text since the last cut has grown past 16 pieces without a cut: read the rest on one reader. */
+  /** True when the text since the last cut has grown past stuckAfter without a cut: read the rest on one reader. */
   get stuck(): boolean {
-    return this.partsLength + this.tail.length > 16 * this.pieceSize;
+    return this.partsLength + this.tail.length > this.stuckAfter;
   }
 
   /** Text pushed and not yet in a piece. */

@@ -9,13 +9,16 @@ import { validateFeed } from '../../pipeline/validate-feed.js';
 import { AU_CONTEXT } from '../helpers.js';
 import { corpusDigest, GOLDENS_PATH, mappingCorpus } from './mapping-corpus.js';
 import { mappingOutputs } from './mapping-outputs.js';
-import { random, variedFeed } from './varied-listings.js';
+import { random, variedFeed, variedListing } from './varied-listings.js';
+
+/** The varied listings from..to (exclusive), with no propertyList around them. */
+const listingsText = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => variedListing(from + i)).join('');
 
 /** What the feed maps to read on this thread (too small to split), and read in pieces on two worker threads. */
-async function bothWays(text: string, pieceSize: number): Promise<{ here: string[]; threads: string[] }> {
+async function bothWays(text: string, pieceSize: number, stuckAfter?: number): Promise<{ here: string[]; threads: string[] }> {
   configureReadThreads(2, { splitFrom: Infinity });
   const here = await mappingOutputs('reaxml', text, AU_CONTEXT);
-  configureReadThreads(2, { splitFrom: 0, pieceSize });
+  configureReadThreads(2, { splitFrom: 0, pieceSize, ...(stuckAfter ? { stuckAfter } : {}) });
   return { here, threads: await mappingOutputs('reaxml', text, AU_CONTEXT) };
 }
 
@@ -90,9 +93,7 @@ describe('reading a REAXML feed on worker threads', function () {
   });
 
   it('reads feeds it does not split (another root, XML 1.1, an internal DTD subset, a head past 256 KB) on one reader, with the same result', async () => {
-    const listing = variedFeed(0, 3)
-      .replace(/^[\s\S]*?<propertyList[^>]*>/, '')
-      .replace('</propertyList>\n', '');
+    const listing = listingsText(0, 3);
     for (const text of [
       `<residential modTime="2024-03-01-10:00:00" status="current"><uniqueID>A</uniqueID></residential>`,
       `<?xml version="1.1"?><propertyList>${listing}</propertyList>`,
@@ -164,9 +165,7 @@ describe('reading a REAXML feed on worker threads', function () {
   });
 
   it('reads on one reader from where a cut went wrong (an end tag in CDATA, a comment or a namesake child, or written with a space)', async () => {
-    const listings = variedFeed(0, 6)
-      .replace(/^[\s\S]*?<propertyList[^>]*>/, '')
-      .replace('</propertyList>\n', '');
+    const listings = listingsText(0, 6);
     const [first, ...rest] = listings.split('\n</residential>');
     const tricky = [
       `${first}<description><![CDATA[ends </residential> here]]></description>`,
@@ -174,13 +173,13 @@ describe('reading a REAXML feed on worker threads', function () {
       `${first}<residential>nested</residential>`,
     ];
     for (const inner of tricky) {
-      const text = `<propertyList>${[inner, ...rest].join('\n</residential>')}${variedFeed(6, 9).replace(/^[\s\S]*?<propertyList[^>]*>/, '')}`;
+      const text = `<propertyList>${[inner, ...rest].join('\n</residential>')}${listingsText(6, 9)}</propertyList>\n`;
       const { here, threads } = await bothWays(text, 1);
       expect(threads, inner.slice(-60)).to.deep.equal(here);
     }
-    // Every end tag written with a space: no cut is ever found, and past 16 pieces the rest is read here.
+    // Every end tag written with a space: no cut is ever found, and past 16 KB the rest is read here.
     const spaced = variedFeed(0, 30).replace(/<\/(residential|rental|land|rural|commercial|holidayRental|business)>/g, '</$1 >');
-    const { here, threads } = await bothWays(spaced, 1000);
+    const { here, threads } = await bothWays(spaced, 1000, 16_000);
     expect(here.filter((line) => line.startsWith('full ')).length).to.equal(30);
     expect(threads).to.deep.equal(here);
   });
@@ -222,7 +221,7 @@ describe('reading a REAXML feed on worker threads', function () {
     for (let size = 1; size < body.length; size += 7) {
       // Whatever the arrival in chunks, the same cuts.
       for (const step of [1, 5, 64, body.length]) {
-        const splitter = new FeedSplitter(size);
+        const splitter = new FeedSplitter(size, Infinity);
         const pieces = [];
         for (let i = 0; i < body.length; i += step) pieces.push(...splitter.push(body.slice(i, i + step)));
         pieces.push(splitter.end());
