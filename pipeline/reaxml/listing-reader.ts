@@ -32,12 +32,6 @@ export function feedSyntaxError(err: FeedSyntaxError, start: FeedPosition): Feed
   return new FeedSyntaxError(err.reason, line, column + 1);
 }
 
-/**
- * The handlers that turn what a REAXML reader reads into FeedListings (pushed to ready): each
- * listing is read once, its element tree kept with its source text, which its fingerprint is taken
- * over; mapping the tree is left to the first delta() call, so ingestion maps only listings whose
- * fingerprint it does not know. Issues that belong to no listing go to feedIssues.
- */
 /** A REAXML listing as read: a FeedListing that can also give its source (the element's name, attributes and text after its start tag). */
 export interface ReaxmlListing extends FeedListing {
   source(): ListingSource;
@@ -50,6 +44,12 @@ export interface ListingSource {
   text: string;
 }
 
+/**
+ * The handlers that turn what a REAXML reader reads into FeedListings (pushed to ready): each
+ * listing is read once, its element tree kept with its source text, which its fingerprint is taken
+ * over; mapping the tree is left to the first delta() call, so ingestion maps only listings whose
+ * fingerprint it does not know. Issues that belong to no listing go to feedIssues.
+ */
 export function listingHandlers(feed: FeedContext, salt: SourceSalt, feedIssues: Issue[], ready: ReaxmlListing[]): ReaxmlParserHandlers {
   let pending: ListingIssues | null = null;
   return {

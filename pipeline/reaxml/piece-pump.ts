@@ -19,7 +19,6 @@ export class PiecePump {
   private wakeConsumer: (() => void) | null = null;
   private running: Promise<void> = Promise.resolve();
   private lastQueued = false;
-  private stuck = false;
   private stopping = false;
   private failure: unknown = null;
   private done = false;
@@ -32,7 +31,6 @@ export class PiecePump {
     private readonly send: (piece: FeedPiece) => Promise<PieceResult | Error>,
   ) {
     this.queue.push(...splitter.push(first));
-    this.stuck = splitter.stuck;
   }
 
   start(limit: number): void {
@@ -61,7 +59,7 @@ export class PiecePump {
   /** After next() gave null: the text not cut into pieces (the splitter found no cut for too long), or null. */
   async rest(): Promise<FeedPiece | null> {
     await this.running;
-    return this.stuck && !this.lastQueued ? this.splitter.end() : null;
+    return this.splitter.stuck && !this.lastQueued ? this.splitter.end() : null;
   }
 
   /**
@@ -85,7 +83,7 @@ export class PiecePump {
   private async run(limit: number): Promise<void> {
     while (!this.stopping) {
       if (this.queue.length === 0) {
-        if (this.lastQueued || this.stuck) return;
+        if (this.lastQueued || this.splitter.stuck) return;
         const next = this.inputEnded ? { done: true as const } : await this.input.next();
         if (this.stopping) {
           if (!next.done) this.queue.push(...this.splitter.push(next.value));
@@ -94,10 +92,7 @@ export class PiecePump {
         if (next.done) {
           this.queue.push(this.splitter.end());
           this.lastQueued = true;
-        } else {
-          this.queue.push(...this.splitter.push(next.value));
-          this.stuck = this.splitter.stuck;
-        }
+        } else this.queue.push(...this.splitter.push(next.value));
         continue;
       }
       if (this.sent.length >= limit) {

@@ -7,7 +7,7 @@ import { storedSourceHashes } from '../../db/listings-store.js';
 import { chunkString } from '../../pipeline/decode.js';
 import { closeReadThreads, configureReadThreads } from '../../pipeline/reaxml/read-threads.js';
 import { type IngestionResult, ingestFeed } from '../../workers/ingest/ingest-feed.js';
-import { AU_CONTEXT, postgresUrl } from '../helpers.js';
+import { AU_CONTEXT, feed, postgresUrl } from '../helpers.js';
 import { variedFeed, variedListing } from '../pipeline/varied-listings.js';
 
 const OFFICES = Array.from({ length: 13 }, (_, i) => `OFF${i}`);
@@ -15,9 +15,6 @@ const OFFICES = Array.from({ length: 13 }, (_, i) => `OFF${i}`);
 async function* chunks(text: string): AsyncGenerator<string> {
   yield* chunkString(text, 4096);
 }
-
-/** A propertyList of the given listings' text. */
-const feedOf = (listings: string[]) => `<?xml version="1.0"?>\n<propertyList>\n${listings.join('')}</propertyList>\n`;
 
 /**
  * Ingestion of feeds read on the reading threads, where listings whose sources the store has are
@@ -74,11 +71,11 @@ describe('ingestion with reading threads (PostgreSQL)', function () {
     const listings = Array.from({ length: 300 }, (_, i) => variedListing(i));
     const changed = listings.map((l, i) => (i % 7 === 0 ? l.replace(/<headline>[^<]*<\/headline>/, '<headline>Changed</headline>') : l));
     const feeds: [string, 'full' | 'incremental'][] = [
-      [feedOf(listings), 'incremental'], // first load
-      [feedOf(listings), 'incremental'], // unchanged: every source known
-      [feedOf(changed), 'incremental'], // some changed
-      [feedOf([...changed.slice(0, 50), ...changed.slice(0, 50)]), 'incremental'], // every key twice: known sources mapped after all
-      [feedOf(changed.slice(100)), 'full'], // archives the first 100
+      [feed(...listings), 'incremental'], // first load
+      [feed(...listings), 'incremental'], // unchanged: every source known
+      [feed(...changed), 'incremental'], // some changed
+      [feed(...changed.slice(0, 50), ...changed.slice(0, 50)), 'incremental'], // every key twice: known sources mapped after all
+      [feed(...changed.slice(100)), 'full'], // archives the first 100
       [variedFeed(0, 300), 'full'], // restores them
     ];
     for (const [n, [text, mode]] of feeds.entries()) {
