@@ -193,4 +193,12 @@ describe('Public reads: search, single listing, agents, offices, countries (Post
       await svc.db('listings').where({ listing_key: 'OFF2/L1' }).update({ hidden: false });
     }
   });
+
+  it("takes an agent's contact from the latest listing, the greater listing key between listings of the same modTime", async () => {
+    const listing = (id: string, name: string) => xml({ office: 'OFF2', id, day: 21, price: 400000, agent: [name, 'dee@agency.example'] });
+    const res = await pushFeed(svc.url, key, feed(listing('T1', 'Dee Earlier'), listing('T2', 'Dee Later'), listing('T0', 'Dee First')));
+    expect(res.status).to.equal(200);
+    const agents = (await get('/v1/agents?query=dee')).body.agents;
+    expect(agents.map((a: { name: string; listingCount: number }) => [a.name, a.listingCount])).to.deep.equal([['Dee Later', 3]]);
+  });
 });
