@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { StoredRow } from '../pipeline/stored-row.js';
 import type { CanonicalListing } from '../pipeline/types.js';
 
 /** The stored record; the hidden column is the truth for the operator flag. */
@@ -41,33 +42,9 @@ export async function loadListings(db: Knex, keys: string[], options: { forUpdat
   return new Map(rows.map((row: any) => [row.listing_key, toListing(row)]));
 }
 
-/** A listings row as writeListings stores it: the record (without the operator's hidden flag) as JSON text. */
-export interface ListingRow {
-  listing_key: string;
-  office: string;
-  unique_id: string;
-  format: string;
-  status: string;
-  mod_time: string;
-  content_hash: string;
+/** A listings row as writeListings stores it: the stored row of the record, and the fingerprint of the source it came from. */
+export interface ListingRow extends StoredRow {
   source_hash: string | null;
-  hidden: boolean;
-  data: string;
-}
-
-function listingRow(listing: CanonicalListing, sourceHash: string | null): ListingRow {
-  return {
-    listing_key: listing.listingKey,
-    office: listing.office,
-    unique_id: listing.uniqueId,
-    format: listing.format,
-    status: listing.status,
-    mod_time: listing.modTime,
-    content_hash: listing.contentHash,
-    source_hash: sourceHash,
-    hidden: listing.hidden,
-    data: JSON.stringify({ ...listing, hidden: undefined }),
-  };
 }
 
 /**
@@ -94,11 +71,11 @@ export async function upsertListingRows(db: Knex, rows: ListingRow[]): Promise<S
   return new Set(written.map((r) => r.listing_key));
 }
 
-/** Inserts or updates whole records, each with the fingerprint of the source it came from (upsertListingRows). */
-export async function writeListings(db: Knex, listings: { listing: CanonicalListing; sourceHash: string | null }[]): Promise<Set<string>> {
+/** Inserts or updates whole records (their stored rows), each with the fingerprint of the source it came from (upsertListingRows). */
+export async function writeListings(db: Knex, listings: { row: StoredRow; sourceHash: string | null }[]): Promise<Set<string>> {
   return upsertListingRows(
     db,
-    listings.map(({ listing, sourceHash }) => listingRow(listing, sourceHash)),
+    listings.map(({ row, sourceHash }) => ({ ...row, source_hash: sourceHash })),
   );
 }
 

@@ -3,7 +3,8 @@ import type { FeedListing } from '../feed-listing.js';
 import { FeedSyntaxError } from '../feed-syntax-error.js';
 import { ListingIssues } from '../issues.js';
 import { isKnown } from '../known-fingerprints.js';
-import type { CanonicalListing, FeedContext, Issue, ListingDelta } from '../types.js';
+import { insertedOnThread, type StoredRow, storedRowOf } from '../stored-row.js';
+import type { FeedContext, Issue, ListingDelta } from '../types.js';
 import type { XmlNode } from '../xml-node.js';
 import { type FeedPosition, type ListingSource, listingHandlers, type ReaxmlListing, reaxmlSalt } from './listing-reader.js';
 import { mapReaxmlListing, readIdentity } from './map-listing.js';
@@ -22,8 +23,8 @@ export interface ReadListing {
   delta?: string;
   /** When mapped for ingestion: the issues as they were read, before mapping (issues then holds them after mapping, and the mapping's own). */
   readIssues?: { list: Issue[]; uniqueId: string | null };
-  /** When mapped for ingestion: what applying it as new added to its issues, and the record (JSON) unless it is invalid. */
-  asNew?: { added: Issue[]; record: string | null };
+  /** When mapped for ingestion: what applying it as new added to its issues, and unless it is invalid the record (JSON) and its stored row. */
+  asNew?: { added: Issue[]; record: null } | { added: Issue[]; record: string; row: StoredRow };
   /** A source the store already has was not mapped: its source, should the listing have to be mapped after all. */
   source?: ListingSource & { position: number };
   issues: Issue[];
@@ -94,7 +95,9 @@ function crossing(listing: ReaxmlListing, options: PieceOptions): ReadListing {
       const trial: FeedListing = { ...listing, issues: listing.issues.copy() };
       const before = trial.issues.list.length;
       const applied = applyListing(null, trial);
-      read.asNew = { added: trial.issues.list.slice(before), record: applied.action === 'inserted' ? JSON.stringify(applied.listing) : null };
+      const added = trial.issues.list.slice(before);
+      read.asNew =
+        applied.action === 'inserted' ? { added, record: JSON.stringify(applied.listing), row: storedRowOf(applied.listing) } : { added, record: null };
     }
   }
   read.uniqueId = listing.issues.uniqueId;
@@ -172,7 +175,7 @@ export function feedListingOf(read: ReadListing, feed: FeedContext): FeedListing
       if (issues.hasErrors) applied = { action: 'invalid' };
       else {
         issues.list.push(...asNew.added);
-        applied = asNew.record === null ? { action: 'invalid' } : { action: 'inserted', listing: JSON.parse(asNew.record) as CanonicalListing };
+        applied = asNew.record === null ? { action: 'invalid' } : insertedOnThread(asNew.record, asNew.row);
       }
       return applied;
     };

@@ -1,8 +1,9 @@
 import type { Knex } from 'knex';
 import { advanceModTimes, loadListings, loadVersions, refreshSourceHashes, type StoredVersion, writeListings } from '../../db/listings-store.js';
-import { applyListing, type UpsertAction } from '../../pipeline/apply-listing.js';
+import { type Applied, applyListing, type UpsertAction } from '../../pipeline/apply-listing.js';
 import { type FeedListing, fingerprintMapping } from '../../pipeline/feed-listing.js';
 import { keyOfIdentity } from '../../pipeline/listing-key.js';
+import { storedRowOfApplied } from '../../pipeline/stored-row.js';
 import type { CanonicalListing } from '../../pipeline/types.js';
 
 export interface BatchOutcome {
@@ -12,7 +13,7 @@ export interface BatchOutcome {
 }
 
 type Decision = { key: string | null; action: UpsertAction | 'invalid' };
-type Write = { listing: CanonicalListing; sourceHash: string };
+type Write = { applied: Extract<Applied, { listing: CanonicalListing }>; sourceHash: string };
 /** An unchanged listing seen with a newer modTime: only its modTime and fingerprint are written. */
 type Advance = { key: string; modTime: string; sourceHash: string; contentHash: string };
 
@@ -28,20 +29,31 @@ function isKnownSource(item: FeedListing, stored: StoredVersion | undefined, occ
   return stored !== undefined && occurrences === 1 && stored.status !== 'archived' && stored.sourceHash === item.sourceHash();
 }
 
-/** Applies listings in feed order onto a starting state; duplicates see the earlier one's result. */
+/**
+ * Applies listings in feed order onto a starting state; duplicates see the earlier one's result.
+ * A record is read only where a later listing of the batch has its key: a listing applied as new on
+ * a reading thread is written from the row made there, its record never parsed here.
+ */
 function applyAll(items: FeedListing[], start: Map<string, CanonicalListing>) {
   const state = new Map(start);
+  const keys = items.map(keyOf);
+  const seen = new Set<string>();
+  const repeated = new Set<string>();
+  for (const key of keys) {
+    if (key && seen.has(key)) repeated.add(key);
+    else if (key) seen.add(key);
+  }
   const decisions = new Map<FeedListing, Decision>();
   const toWrite = new Map<string, Write>();
   const toAdvance = new Map<string, Advance>();
-  for (const item of items) {
-    const key = keyOf(item);
+  for (const [i, item] of items.entries()) {
+    const key = keys[i];
     const applied = applyListing(key ? (state.get(key) ?? null) : null, item);
     decisions.set(item, { key, action: applied.action });
     if (!key) continue;
     if (applied.action === 'inserted' || applied.action === 'updated' || (applied.action === 'unchanged' && applied.advanced)) {
-      state.set(key, applied.listing);
-      const write = { listing: applied.listing, sourceHash: item.sourceHash() };
+      if (repeated.has(key)) state.set(key, applied.listing);
+      const write = { applied, sourceHash: item.sourceHash() };
       if (applied.action !== 'unchanged' || toWrite.has(key)) {
         toWrite.set(key, write);
         toAdvance.delete(key);
@@ -121,7 +133,10 @@ export async function writeBatch(db: Knex, batch: DecidedBatch): Promise<BatchOu
           decisions: new Map(rest.map((item, i) => [item, redecided.decisions.get(again[i])!])),
         };
       }
-      const written = await writeListings(trx, [...final.toWrite.values()]);
+      const written = await writeListings(
+        trx,
+        [...final.toWrite.values()].map((w) => ({ row: storedRowOfApplied(w.applied), sourceHash: w.sourceHash })),
+      );
       // A record the guard refused was overtaken by a newer one from another feed.
       for (const d of final.decisions.values()) if ((d.action === 'inserted' || d.action === 'updated') && !written.has(d.key!)) d.action = 'stale_ignored';
       return final;
