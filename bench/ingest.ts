@@ -108,7 +108,7 @@ async function emptyListings(db: Db): Promise<void> {
  */
 async function upsertAlone(schema: string): Promise<{ seconds: number; rows: number }> {
   const script = fileURLToPath(new URL('upsert-alone.js', import.meta.url));
-  const { stdout } = await promisify(execFile)(process.execPath, ['--max-old-space-size=1024', script, DATABASE_URL, schema], { maxBuffer: 1 << 20 });
+  const { stdout } = await promisify(execFile)(process.execPath, ['--max-old-space-size=1024', '--max-semi-space-size=32', script, DATABASE_URL, schema], { maxBuffer: 1 << 20 });
   return JSON.parse(stdout.trim().split('\n').pop()!);
 }
 

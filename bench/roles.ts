@@ -8,7 +8,7 @@ const dist = fileURLToPath(new URL('..', import.meta.url));
  * resolves once its output shows `ready` (a log line's text, so the role must log at info).
  */
 export async function startRole(entry: string, env: Record<string, string>, ready: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--max-old-space-size=1024', `${dist}${entry}`], {
+  const child = spawn(process.execPath, ['--max-old-space-size=1024', '--max-semi-space-size=32', `${dist}${entry}`], {
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
