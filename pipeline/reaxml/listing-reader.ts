@@ -42,6 +42,8 @@ export interface ListingSource {
   attrs: Record<string, string>;
   /** From after the start tag to the end of the end tag, as read (characters XML does not allow already removed). */
   text: string;
+  /** Where text starts in the text the reader was given, when it is exactly that slice of it (nothing was removed from it); else null. */
+  at: number | null;
 }
 
 /**
@@ -61,7 +63,7 @@ export function listingHandlers(feed: FeedContext, salt: SourceSalt, feedIssues:
       if (!pending || pending.listingIndex !== listingIndex) pending = new ListingIssues(listingIndex);
       pending.add(issue);
     },
-    onListing({ node, index, source: text }) {
+    onListing({ node, index, source: text, sourceAt }) {
       const issues: ListingIssues = pending?.listingIndex === index ? pending : new ListingIssues(index);
       pending = null;
       const read = readIdentity(node, feed);
@@ -78,7 +80,7 @@ export function listingHandlers(feed: FeedContext, salt: SourceSalt, feedIssues:
           if (delta === undefined) delta = mapReaxmlListing(node, index, feed, issues, read).delta;
           return delta;
         },
-        source: () => ({ name: node.name, attrs: node.attrs, text }),
+        source: () => ({ name: node.name, attrs: node.attrs, text, at: sourceAt }),
       });
     },
   };

@@ -13,6 +13,11 @@ export interface ParsedListing {
   index: number;
   /** The listing's text as sent, from after its start tag to the end of its end tag (attributes are on node). */
   source: string;
+  /**
+   * Where source starts in the text this parser was given, when source is exactly that slice of it;
+   * null when characters were removed from it (those XML does not allow).
+   */
+  sourceAt: number | null;
 }
 
 export interface ReaxmlParserHandlers {
@@ -65,6 +70,15 @@ export class ReaxmlParser {
   /** Offsets (in the cleaned stream) of U+FFFD, the decoder's mark for bytes it could not read, not yet reported. */
   private readonly replacedAt: number[] = [];
   private cleanedOffset = 0;
+  /**
+   * Characters removed from the text given (a byte-order mark, those XML does not allow), so that a
+   * listing's source can be placed in it: how many were removed before the open listing's source;
+   * where (in the cleaned stream) those removed from the chunk being read sat, in order, not yet
+   * counted; and whether any was removed from the open listing's source.
+   */
+  private removedBefore = 0;
+  private readonly removedAt: number[] = [];
+  private removedInListing = false;
   private started = false;
   /** Text of the stream from windowStart on, kept while a listing is open so its source can be sliced out. */
   private window = '';
@@ -137,7 +151,10 @@ export class ReaxmlParser {
     if (this.failure) throw this.failure;
     if (!this.started) {
       this.started = true;
-      if (chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(1); // byte-order mark
+      if (chunk.charCodeAt(0) === 0xfeff) {
+        chunk = chunk.slice(1); // byte-order mark
+        this.removedBefore += 1;
+      }
     }
     if (chunk.length === 0) return;
     if (hasControlCharacters(chunk)) chunk = this.strip(chunk);
@@ -146,6 +163,12 @@ export class ReaxmlParser {
     this.window += chunk;
     this.sax.write(chunk);
     if (this.failure) throw this.failure;
+    if (this.removedAt.length > 0) {
+      // What was removed from this chunk and not yet placed lies in the open listing, or before the next.
+      if (this.listingDepth >= 0) this.removedInListing = true;
+      else this.removedBefore += this.removedAt.length;
+      this.removedAt.length = 0;
+    }
     if (this.listingDepth < 0) {
       this.window = '';
       this.windowStart = this.cleanedOffset;
@@ -178,6 +201,7 @@ export class ReaxmlParser {
     let removed = 0;
     return chunk.replace(CONTROL_CHARACTERS, (_m, offset: number) => {
       this.strippedAt.push(this.cleanedOffset + offset - removed);
+      this.removedAt.push(this.cleanedOffset + offset - removed);
       removed += 1;
       return '';
     });
@@ -210,7 +234,8 @@ export class ReaxmlParser {
   private takePassed(offsets: number[]): number[] {
     const upTo = this.sax.position;
     let n = 0;
-    while (n < offsets.length && offsets[n] <= upTo) n += 1;
+    // A character removed at upTo sat after what the parser has passed (right after an end tag, say).
+    while (n < offsets.length && offsets[n] < upTo) n += 1;
     return offsets.splice(0, n);
   }
 
@@ -276,6 +301,12 @@ export class ReaxmlParser {
       }
       this.listingDepth = this.depth;
       this.listingStart = this.sax.position;
+      // Characters removed up to here sat before the source (a character removed at p sat just before the cleaned stream's p-th).
+      let folded = 0;
+      while (folded < this.removedAt.length && this.removedAt[folded] <= this.listingStart) folded += 1;
+      this.removedBefore += folded;
+      this.removedAt.splice(0, folded);
+      this.removedInListing = false;
       const node = new ElementNode(name, tag.attributes, null, path);
       this.stack.push(node);
       this.reportStripped(node);
@@ -303,7 +334,9 @@ export class ReaxmlParser {
         const index = this.listingCount;
         this.listingCount += 1;
         const source = this.window.slice(this.listingStart - this.windowStart, this.sax.position - this.windowStart);
-        this.handlers.onListing({ node, index, source });
+        const removedInside = this.removedInListing || (this.removedAt.length > 0 && this.removedAt[0] < this.sax.position);
+        const sourceAt = removedInside ? null : this.listingStart + this.removedBefore;
+        this.handlers.onListing({ node, index, source, sourceAt });
       }
     }
     this.depth -= 1;

@@ -8,7 +8,7 @@ import type { FeedContext, Issue, ListingDelta } from '../types.js';
 import type { XmlNode } from '../xml-node.js';
 import { type FeedPosition, type ListingSource, listingHandlers, type ReaxmlListing, reaxmlSalt } from './listing-reader.js';
 import { mapReaxmlListing, readIdentity } from './map-listing.js';
-import { ReaxmlParser } from './parse-reaxml.js';
+import { PIECE_PREFIX, ReaxmlParser } from './parse-reaxml.js';
 import type { PieceOptions } from './read-threads.js';
 import type { FeedPiece } from './split-feed.js';
 
@@ -25,13 +25,20 @@ export interface ReadListing {
   readIssues?: { list: Issue[]; uniqueId: string | null };
   /** When mapped for ingestion: what applying it as new added to its issues, and unless it is invalid the record (JSON) and its stored row. */
   asNew?: { added: Issue[]; record: null } | { added: Issue[]; record: string; row: StoredRow };
-  /** A source the store already has was not mapped: its source, should the listing have to be mapped after all. */
-  source?: ListingSource & { position: number };
+  /**
+   * A source the store already has was not mapped: its source, should the listing have to be mapped
+   * after all. Its text does not cross back when it is a slice of the piece's own (the thread that
+   * asked has that): only where it lies.
+   */
+  source?: CrossingSource;
   issues: Issue[];
   uniqueId: string | null;
   /** When a dry run was asked for: the listing applied as new, its preview as JSON when previews are hashed. */
   dryRun?: { valid: false } | { valid: true; listingKey: string; modTime: string; office: string; uniqueId: string; preview: string | null };
 }
+
+/** A listing's source as it crosses: its text, or where that lies in the piece's text. */
+export type CrossingSource = { name: string; attrs: Record<string, string>; position: number } & ({ text: string } | { span: [number, number] });
 
 /** What reading a piece found, with positions as the piece's reader counts them (see feedPosition). */
 export interface PieceResult {
@@ -86,7 +93,10 @@ function crossing(listing: ReaxmlListing, options: PieceOptions): ReadListing {
     read.sourceHash = listing.sourceHash();
     if (options.known && isKnown(options.known, read.sourceHash)) {
       const position = Number(/\[(\d+)\]$/.exec(listing.path)?.[1] ?? 1);
-      read.source = { ...listing.source(), position };
+      const { name, attrs, text, at } = listing.source();
+      // The piece's reader was given PIECE_PREFIX, then the piece's text.
+      const from = at === null ? -1 : at - PIECE_PREFIX.length;
+      read.source = from < 0 ? { name, attrs, position, text } : { name, attrs, position, span: [from, from + text.length] };
     } else {
       // Ingestion may not ask for the delta (a source the store has): until it does, the listing carries only what reading found.
       read.readIssues = { list: listing.issues.list.map((issue) => ({ ...issue })), uniqueId: listing.issues.uniqueId };
@@ -131,8 +141,11 @@ const NOT_KEPT: Preview = {
   },
 };
 
-/** A listing read on another thread, as the feed's readers hand listings on. */
-export function feedListingOf(read: ReadListing, feed: FeedContext): FeedListing {
+/**
+ * A listing read on another thread, as the feed's readers hand listings on. pieceText: the text of
+ * the piece it was read from, for a source that crossed as where it lies.
+ */
+export function feedListingOf(read: ReadListing, feed: FeedContext, pieceText: () => string): FeedListing {
   const issues = new ListingIssues(read.index);
   const asRead = read.readIssues ?? { list: read.issues, uniqueId: read.uniqueId };
   issues.uniqueId = asRead.uniqueId;
@@ -152,7 +165,7 @@ export function feedListingOf(read: ReadListing, feed: FeedContext): FeedListing
       if (read.delta !== undefined) {
         delta = JSON.parse(read.delta) as ListingDelta | null;
         takeMappingIssues();
-      } else if (read.source) delta = mapSource(read.source, read.index, feed, issues);
+      } else if (read.source) delta = mapSource(sourceOf(read.source, pieceText), read.index, feed, issues);
       else throw new Error('this listing was read for a dry run: its delta stayed on the reading thread');
       return delta;
     },
@@ -184,6 +197,12 @@ export function feedListingOf(read: ReadListing, feed: FeedContext): FeedListing
   if (outcome?.valid) listing.dryRun = { ...outcome, preview: outcome.preview === null ? NOT_KEPT : previewOfJson(outcome.preview) };
   else if (outcome) listing.dryRun = outcome;
   return listing;
+}
+
+/** A source that crossed, with its text. */
+function sourceOf(source: CrossingSource, pieceText: () => string): ListingSource & { position: number } {
+  const text = 'text' in source ? source.text : pieceText().slice(source.span[0], source.span[1]);
+  return { name: source.name, attrs: source.attrs, position: source.position, text, at: null };
 }
 
 /**

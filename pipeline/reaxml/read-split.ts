@@ -88,7 +88,12 @@ export async function* readReaxmlSplit(
         return;
       }
       feedIssues.push(...result.feedIssues);
-      if (result.listings.length > 0) yield result.listings.map((read) => feedListingOf(read, feed));
+      if (result.listings.length > 0) {
+        const texts = first.piece.texts;
+        let joined: string | undefined;
+        const pieceText = () => (joined ??= texts.join(''));
+        yield result.listings.map((read) => feedListingOf(read, feed, pieceText));
+      }
       if (result.error) throw feedSyntaxError(new FeedSyntaxError(result.error.reason, result.error.line, result.error.column), start);
       if (result.end) start = feedPosition(result.end, start);
     }
