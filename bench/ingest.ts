@@ -2,9 +2,9 @@
  * bench/ingest: live ingestion of a synthetic REAXML feed into PostgreSQL, as the ingest worker
  * runs it (stored feed event in, result out), against what the work really costs, measured in the
  * same run:
- * - first load against the write alone: the same rows, built before timing, upserted into the
- *   real listings table (its indexes and generated columns) with the statement ingestion uses, in
- *   batches of the same size;
+ * - first load against the write alone: the same rows, built before timing, inserted into the
+ *   real listings table (its indexes and generated columns) with the statement a first load writes
+ *   with (INSERT … ON CONFLICT), in batches of the same size;
  * - the unchanged re-send against the reader alone: the feed read from the file with every
  *   listing's fingerprint taken, no database.
  *

@@ -2,13 +2,14 @@
  * The ceiling of bench/ingest's first load, run in a process of its own so that its pre-built rows
  * never weigh on the bench's memory or its garbage collector: every stored row of the schema's
  * listings table is read back and built before timing (the record as JSON text), the table is
- * emptied, and the rows are upserted again in batches of 500 (as ingestion writes them) with the
- * statement ingestion uses. The table ends as it started. Prints `{ "seconds", "rows" }`.
+ * emptied, and the rows are inserted again in batches of 500 with the statement a first load writes
+ * them with (INSERT … ON CONFLICT DO NOTHING). The table ends as it started. Prints
+ * `{ "seconds", "rows" }`.
  *
  *   node dist/bench/upsert-alone.js <database url> <schema>
  */
 import { createDb } from '../db/knex.js';
-import { type ListingRow, upsertListingRows } from '../db/listings-store.js';
+import { insertNewListings, type ListingRow } from '../db/listings-store.js';
 import { measure } from './synthetic-feed.js';
 
 const [databaseUrl, schema] = process.argv.slice(2);
@@ -32,7 +33,11 @@ try {
   await db.raw('VACUUM ANALYZE listings');
   await db.raw('CHECKPOINT').catch(() => undefined);
   const m = await measure(async () => {
-    for (let i = 0; i < rows.length; i += 500) await upsertListingRows(db, rows.slice(i, i + 500));
+    for (let i = 0; i < rows.length; i += 500)
+      await insertNewListings(
+        db,
+        rows.slice(i, i + 500).map((row) => ({ row, sourceHash: row.source_hash })),
+      );
   });
   console.log(JSON.stringify({ seconds: m.seconds, rows: rows.length }));
 } finally {

@@ -1,5 +1,13 @@
 import type { Knex } from 'knex';
-import { advanceModTimes, loadListings, loadVersions, refreshSourceHashes, type StoredVersion, writeListings } from '../../db/listings-store.js';
+import {
+  advanceModTimes,
+  insertNewListings,
+  loadListings,
+  loadVersions,
+  refreshSourceHashes,
+  type StoredVersion,
+  writeListings,
+} from '../../db/listings-store.js';
 import { type Applied, applyListing, type UpsertAction } from '../../pipeline/apply-listing.js';
 import { type FeedListing, fingerprintMapping } from '../../pipeline/feed-listing.js';
 import { keyOfIdentity } from '../../pipeline/listing-key.js';
@@ -108,43 +116,53 @@ export async function decideBatch(db: Knex, items: FeedListing[]): Promise<Decid
 }
 
 /**
- * Second half: only changed records are written, in one transaction that locks them first.
- * Should another feed (or an earlier batch of this one) have changed one of them since the batch
- * was decided, it is decided again on the locked rows, so nothing written in between is lost. An
- * unchanged batch writes nothing, except the newer modTime (and fingerprint) of listings re-sent
- * with one, and, once after a mapping change, the new fingerprints of its listings.
+ * Second half: only changed records are written. A key the store did not have when the batch was
+ * decided is inserted only if it is still absent (a row that does not exist yet cannot be locked);
+ * the rest, and any such key another feed inserted meanwhile, are written in one transaction that
+ * locks their rows first. Should another feed (or an earlier batch of this one) have changed one of
+ * them since the batch was decided, its listings are decided again on the locked rows, so nothing
+ * written in between is lost. An unchanged batch writes nothing, except the newer modTime (and
+ * fingerprint) of listings re-sent with one, and, once after a mapping change, the new
+ * fingerprints of its listings.
  */
 export async function writeBatch(db: Knex, batch: DecidedBatch): Promise<BatchOutcome> {
   const { items, keys, occurrences, versions, known, rest, snapshot } = batch;
-  let decided = batch.decided;
-  if (decided.toWrite.size > 0) {
-    const writeKeys = [...decided.toWrite.keys()];
-    decided = await db.transaction(async (trx) => {
-      const locked = await loadListings(trx, writeKeys, { forUpdate: true });
-      const moved = writeKeys.some((k) => locked.get(k)?.contentHash !== snapshot.get(k)?.contentHash || locked.get(k)?.modTime !== snapshot.get(k)?.modTime);
-      let final = decided;
+  const decisions = batch.decided.decisions;
+  const toAdvance = batch.decided.toAdvance;
+  const rowOf = (w: Write) => ({ row: storedRowOfApplied(w.applied), sourceHash: w.sourceHash });
+  const writes = [...batch.decided.toWrite];
+  const written = await insertNewListings(
+    db,
+    writes.filter(([key]) => !versions.has(key)).map(([, w]) => rowOf(w)),
+  );
+  const lockKeys = writes.map(([key]) => key).filter((key) => !written.has(key));
+  if (lockKeys.length > 0) {
+    await db.transaction(async (trx) => {
+      const locked = await loadListings(trx, lockKeys, { forUpdate: true });
+      const moved = lockKeys.some((k) => locked.get(k)?.contentHash !== snapshot.get(k)?.contentHash || locked.get(k)?.modTime !== snapshot.get(k)?.modTime);
+      let toWrite = lockKeys.map((key) => batch.decided.toWrite.get(key)!);
       if (moved) {
-        // Decide again from the rows as they are now; issue lists are not added to twice.
-        const again = rest.map((item) => ({ ...item, issues: item.issues.copy() }));
+        // Decide their listings again from the rows as they are now; issue lists are not added to twice.
+        const lockedKeys = new Set(lockKeys);
+        const redo = rest.filter((item) => lockedKeys.has(keys.get(item) ?? ''));
+        const again = redo.map((item) => ({ ...item, issues: item.issues.copy() }));
         const redecided = applyAll(again, new Map([...snapshot, ...locked]));
-        final = {
-          toWrite: redecided.toWrite,
-          toAdvance: redecided.toAdvance,
-          decisions: new Map(rest.map((item, i) => [item, redecided.decisions.get(again[i])!])),
-        };
+        redo.forEach((item, i) => decisions.set(item, redecided.decisions.get(again[i])!));
+        for (const key of lockKeys) {
+          toAdvance.delete(key);
+          const advance = redecided.toAdvance.get(key);
+          if (advance) toAdvance.set(key, advance);
+        }
+        toWrite = [...redecided.toWrite.values()];
       }
-      const written = await writeListings(
-        trx,
-        [...final.toWrite.values()].map((w) => ({ row: storedRowOfApplied(w.applied), sourceHash: w.sourceHash })),
-      );
-      // A record the guard refused was overtaken by a newer one from another feed.
-      for (const d of final.decisions.values()) if ((d.action === 'inserted' || d.action === 'updated') && !written.has(d.key!)) d.action = 'stale_ignored';
-      return final;
+      for (const key of await writeListings(trx, toWrite.map(rowOf))) written.add(key);
     });
   }
+  // A record not written was overtaken by a newer one from another feed (the guard refused it).
+  for (const d of decisions.values()) if ((d.action === 'inserted' || d.action === 'updated') && !written.has(d.key!)) d.action = 'stale_ignored';
 
   // Unchanged listings that came with a newer modTime: it becomes the stored one (with their fingerprint).
-  await advanceModTimes(db, [...decided.toAdvance.values()]);
+  await advanceModTimes(db, [...toAdvance.values()]);
 
   // Unchanged listings whose stored fingerprint an older mapping (or another format) made: stamp
   // the current one, or they would be mapped again on every re-send. A fingerprint that differs
@@ -155,8 +173,7 @@ export async function writeBatch(db: Knex, batch: DecidedBatch): Promise<BatchOu
       const key = keys.get(item);
       const stored = key ? versions.get(key) : undefined;
       const compared = key ? snapshot.get(key) : undefined;
-      if (!key || !stored || !compared || occurrences.get(key) !== 1 || decided.decisions.get(item)?.action !== 'unchanged' || decided.toAdvance.has(key))
-        return [];
+      if (!key || !stored || !compared || occurrences.get(key) !== 1 || decisions.get(item)?.action !== 'unchanged' || toAdvance.has(key)) return [];
       if (fingerprintMapping(stored.sourceHash ?? '') === fingerprintMapping(item.sourceHash())) return [];
       return [{ key, sourceHash: item.sourceHash(), contentHash: compared.contentHash }];
     }),
@@ -165,7 +182,7 @@ export async function writeBatch(db: Knex, batch: DecidedBatch): Promise<BatchOu
   const upserts: BatchOutcome['upserts'] = [];
   let invalid = 0;
   for (const item of items) {
-    const decision: Decision = known.has(item) ? { key: keys.get(item)!, action: 'unchanged' } : decided.decisions.get(item)!;
+    const decision: Decision = known.has(item) ? { key: keys.get(item)!, action: 'unchanged' } : decisions.get(item)!;
     if (decision.action === 'invalid') invalid += 1;
     else upserts.push({ listingKey: decision.key!, action: decision.action });
   }
