@@ -147,7 +147,7 @@ export async function writeBatch(db: Knex, batch: DecidedBatch): Promise<BatchOu
         const redo = rest.filter((item) => lockedKeys.has(keys.get(item) ?? ''));
         const again = redo.map((item) => ({ ...item, issues: item.issues.copy() }));
         const redecided = applyAll(again, new Map([...snapshot, ...locked]));
-        redo.forEach((item, i) => decisions.set(item, redecided.decisions.get(again[i])!));
+        for (const [i, item] of redo.entries()) decisions.set(item, redecided.decisions.get(again[i])!);
         for (const key of lockKeys) {
           toAdvance.delete(key);
           const advance = redecided.toAdvance.get(key);
