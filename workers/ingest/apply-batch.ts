@@ -39,28 +39,22 @@ function isKnownSource(item: FeedListing, stored: StoredVersion | undefined, occ
 
 /**
  * Applies listings in feed order onto a starting state; duplicates see the earlier one's result.
- * A record is read only where a later listing of the batch has its key: a listing applied as new on
- * a reading thread is written from the row made there, its record never parsed here.
+ * occurrences: how many listings of the batch carry each key. A record is read only where another
+ * listing of the batch has its key: a listing applied as new on a reading thread is written from
+ * the row made there, its record never parsed here.
  */
-function applyAll(items: FeedListing[], start: Map<string, CanonicalListing>) {
+function applyAll(items: FeedListing[], start: Map<string, CanonicalListing>, occurrences: Map<string, number>) {
   const state = new Map(start);
-  const keys = items.map(keyOf);
-  const seen = new Set<string>();
-  const repeated = new Set<string>();
-  for (const key of keys) {
-    if (key && seen.has(key)) repeated.add(key);
-    else if (key) seen.add(key);
-  }
   const decisions = new Map<FeedListing, Decision>();
   const toWrite = new Map<string, Write>();
   const toAdvance = new Map<string, Advance>();
-  for (const [i, item] of items.entries()) {
-    const key = keys[i];
+  for (const item of items) {
+    const key = keyOf(item);
     const applied = applyListing(key ? (state.get(key) ?? null) : null, item);
     decisions.set(item, { key, action: applied.action });
     if (!key) continue;
     if (applied.action === 'inserted' || applied.action === 'updated' || (applied.action === 'unchanged' && applied.advanced)) {
-      if (repeated.has(key)) state.set(key, applied.listing);
+      if (occurrences.get(key)! > 1) state.set(key, applied.listing);
       const write = { applied, sourceHash: item.sourceHash() };
       if (applied.action !== 'unchanged' || toWrite.has(key)) {
         toWrite.set(key, write);
@@ -112,7 +106,7 @@ export async function decideBatch(db: Knex, items: FeedListing[]): Promise<Decid
 
   const restKeys = [...new Set(rest.map((item) => keys.get(item)).filter((k): k is string => k != null && versions.has(k)))];
   const snapshot = await loadListings(db, restKeys);
-  return { items, keys, occurrences, versions, known, rest, snapshot, decided: applyAll(rest, snapshot) };
+  return { items, keys, occurrences, versions, known, rest, snapshot, decided: applyAll(rest, snapshot, occurrences) };
 }
 
 /**
@@ -146,7 +140,7 @@ export async function writeBatch(db: Knex, batch: DecidedBatch): Promise<BatchOu
         const lockedKeys = new Set(lockKeys);
         const redo = rest.filter((item) => lockedKeys.has(keys.get(item) ?? ''));
         const again = redo.map((item) => ({ ...item, issues: item.issues.copy() }));
-        const redecided = applyAll(again, new Map([...snapshot, ...locked]));
+        const redecided = applyAll(again, new Map([...snapshot, ...locked]), occurrences);
         for (const [i, item] of redo.entries()) decisions.set(item, redecided.decisions.get(again[i])!);
         for (const key of lockKeys) {
           toAdvance.delete(key);
