@@ -9,7 +9,7 @@
  *   node dist/bench/upsert-alone.js <database url> <schema>
  */
 import { createDb } from '../db/knex.js';
-import { insertNewListings, type ListingRow } from '../db/listings-store.js';
+import { insertListingRows, type ListingRow } from '../db/listings-store.js';
 import { measure } from './synthetic-feed.js';
 
 const [databaseUrl, schema] = process.argv.slice(2);
@@ -33,11 +33,7 @@ try {
   await db.raw('VACUUM ANALYZE listings');
   await db.raw('CHECKPOINT').catch(() => undefined);
   const m = await measure(async () => {
-    for (let i = 0; i < rows.length; i += 500)
-      await insertNewListings(
-        db,
-        rows.slice(i, i + 500).map((row) => ({ row, sourceHash: row.source_hash })),
-      );
+    for (let i = 0; i < rows.length; i += 500) await insertListingRows(db, rows.slice(i, i + 500));
   });
   console.log(JSON.stringify({ seconds: m.seconds, rows: rows.length }));
 } finally {

@@ -71,28 +71,23 @@ export async function upsertListingRows(db: Knex, rows: ListingRow[]): Promise<S
   return new Set(written.map((r) => r.listing_key));
 }
 
-/**
- * Inserts whole records (their stored rows) whose keys the store does not have, each with the
- * fingerprint of the source it came from; a key it has by now (another feed inserted it) is left
- * alone. Returns the keys inserted.
- */
-export async function insertNewListings(db: Knex, listings: { row: StoredRow; sourceHash: string | null }[]): Promise<Set<string>> {
-  if (listings.length === 0) return new Set();
-  const inserted: { listing_key: string }[] = await db('listings')
-    .insert(listings.map(({ row, sourceHash }) => ({ ...row, source_hash: sourceHash })))
-    .onConflict('listing_key')
-    .ignore()
-    .returning('listing_key');
+/** Inserts rows whose keys the store does not have; a key it has by now (another feed inserted it) is left alone. Returns the keys inserted. */
+export async function insertListingRows(db: Knex, rows: ListingRow[]): Promise<Set<string>> {
+  if (rows.length === 0) return new Set();
+  const inserted: { listing_key: string }[] = await db('listings').insert(rows).onConflict('listing_key').ignore().returning('listing_key');
   return new Set(inserted.map((r) => r.listing_key));
 }
 
-/** Inserts or updates whole records (their stored rows), each with the fingerprint of the source it came from (upsertListingRows). */
-export async function writeListings(db: Knex, listings: { row: StoredRow; sourceHash: string | null }[]): Promise<Set<string>> {
-  return upsertListingRows(
-    db,
-    listings.map(({ row, sourceHash }) => ({ ...row, source_hash: sourceHash })),
-  );
-}
+/** Records (their stored rows) to write, each with the fingerprint of the source it came from. */
+type RecordsToWrite = { row: StoredRow; sourceHash: string | null }[];
+
+const listingRows = (listings: RecordsToWrite): ListingRow[] => listings.map(({ row, sourceHash }) => ({ ...row, source_hash: sourceHash }));
+
+/** Inserts whole records whose keys the store does not have (insertListingRows). */
+export const insertNewListings = (db: Knex, listings: RecordsToWrite): Promise<Set<string>> => insertListingRows(db, listingRows(listings));
+
+/** Inserts or updates whole records (upsertListingRows). */
+export const writeListings = (db: Knex, listings: RecordsToWrite): Promise<Set<string>> => upsertListingRows(db, listingRows(listings));
 
 /**
  * Stamps the fingerprint of the source each listing was just found unchanged from, where its stored
