@@ -3,12 +3,15 @@ import { fileURLToPath } from 'node:url';
 
 const dist = fileURLToPath(new URL('..', import.meta.url));
 
+/** The V8 flags the service's processes run with (Procfile), for the processes a benchmark starts. */
+export const NODE_FLAGS = ['--max-old-space-size=1024', '--max-semi-space-size=32'];
+
 /**
  * A service role (dist/<entry>, with the heap limit the roles run with) started for a benchmark;
  * resolves once its output shows `ready` (a log line's text, so the role must log at info).
  */
 export async function startRole(entry: string, env: Record<string, string>, ready: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--max-old-space-size=1024', '--max-semi-space-size=32', `${dist}${entry}`], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, `${dist}${entry}`], {
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

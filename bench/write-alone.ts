@@ -6,7 +6,7 @@
  * them with (INSERT … ON CONFLICT DO NOTHING). The table ends as it started. Prints
  * `{ "seconds", "rows" }`.
  *
- *   node dist/bench/upsert-alone.js <database url> <schema>
+ *   node dist/bench/write-alone.js <database url> <schema>
  */
 import { createDb } from '../db/knex.js';
 import { insertListingRows, type ListingRow } from '../db/listings-store.js';
