@@ -95,8 +95,8 @@ function crossing(listing: ReaxmlListing, options: PieceOptions): ReadListing {
       const position = Number(/\[(\d+)\]$/.exec(listing.path)?.[1] ?? 1);
       const { name, attrs, text, at } = listing.source();
       // The piece's reader was given PIECE_PREFIX, then the piece's text.
-      const from = at === null ? -1 : at - PIECE_PREFIX.length;
-      read.source = from < 0 ? { name, attrs, position, text } : { name, attrs, position, span: [from, from + text.length] };
+      const from = at === null ? null : at - PIECE_PREFIX.length;
+      read.source = from === null ? { name, attrs, position, text } : { name, attrs, position, span: [from, from + text.length] };
     } else {
       // Ingestion may not ask for the delta (a source the store has): until it does, the listing carries only what reading found.
       read.readIssues = { list: listing.issues.list.map((issue) => ({ ...issue })), uniqueId: listing.issues.uniqueId };
