@@ -1,8 +1,8 @@
-import { closeSync, createReadStream, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { Preview } from '../pipeline/apply-listing.js';
 import type { PreviewSink } from '../pipeline/validate-feed.js';
 
@@ -57,25 +57,31 @@ export class PreviewSpool implements PreviewSink {
     this.written += bytes.length;
   }
 
-  /** Writes the previews as a JSON array to out (not ended), with replacements in their places. */
+  /**
+   * Writes the previews as a JSON array to out (not ended), with replacements in their places.
+   * The file is copied through two buffers used in turn, each refilled once out's write callback
+   * says it is done with it (as a socket is), so out must not keep a chunk past that callback.
+   * Fresh buffers per chunk would be garbage V8 collects only after some 64 MB of them.
+   */
   async writeArray(out: Writable): Promise<void> {
     this.flush();
-    out.write('[');
-    let from = 0;
-    for (const position of [...this.replaced.keys()].sort((a, b) => a - b)) {
-      const start = this.starts[position];
-      const end = position + 1 < this.starts.length ? this.starts[position + 1] : this.written;
-      await this.copy(from, start, out);
-      out.write(pieceAt(position, this.replaced.get(position)!));
-      from = end;
+    const file = await open(this.path, 'r');
+    try {
+      const copier = new Copier(file, out);
+      out.write('[');
+      let from = 0;
+      for (const position of [...this.replaced.keys()].sort((a, b) => a - b)) {
+        const start = this.starts[position];
+        const end = position + 1 < this.starts.length ? this.starts[position + 1] : this.written;
+        await copier.copy(from, start);
+        out.write(pieceAt(position, this.replaced.get(position)!));
+        from = end;
+      }
+      await copier.copy(from, this.written);
+      out.write(']');
+    } finally {
+      await file.close();
     }
-    await this.copy(from, this.written, out);
-    out.write(']');
-  }
-
-  private async copy(start: number, end: number, out: Writable): Promise<void> {
-    if (end <= start) return;
-    await pipeline(createReadStream(this.path, { start, end: end - 1, highWaterMark: 256 * 1024 }), out, { end: false });
   }
 
   close(): void {
@@ -84,4 +90,45 @@ export class PreviewSpool implements PreviewSink {
     closeSync(this.fd);
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/** Copies byte ranges of a file to a writable through two buffers used in turn. */
+class Copier {
+  private readonly buffers = [Buffer.allocUnsafe(FLUSH_AT), Buffer.allocUnsafe(FLUSH_AT)];
+  /** Each buffer's write still under way. */
+  private readonly inFlight: Promise<void>[] = [Promise.resolve(), Promise.resolve()];
+  private turn = 0;
+
+  constructor(
+    private readonly file: FileHandle,
+    private readonly out: Writable,
+  ) {}
+
+  /** Bytes start to end (exclusive) of the file, written to out; resolves once out is done with them. */
+  async copy(start: number, end: number): Promise<void> {
+    for (let at = start; at < end; this.turn ^= 1) {
+      const buffer = this.buffers[this.turn];
+      await this.inFlight[this.turn];
+      const { bytesRead } = await this.file.read(buffer, 0, Math.min(buffer.length, end - at), at);
+      if (bytesRead === 0) throw new Error(`the preview file ended at byte ${at} of ${end}`);
+      at += bytesRead;
+      const writing = writeChunk(this.out, buffer.subarray(0, bytesRead));
+      writing.catch(() => {}); // awaited when the buffer comes round again or at the end, not left unhandled meanwhile
+      this.inFlight[this.turn] = writing;
+    }
+    await Promise.all(this.inFlight);
+  }
+}
+
+/** Writes chunk to out; resolves when out's write callback says it is done with it, rejects if out fails or closes first. */
+function writeChunk(out: Writable, chunk: Buffer): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const closed = () => reject(new Error('the answer was closed before the previews were written'));
+    out.once('close', closed);
+    out.write(chunk, (err) => {
+      out.off('close', closed);
+      if (err) reject(err);
+      else resolve();
+    });
+  });
 }

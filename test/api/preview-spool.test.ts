@@ -5,11 +5,14 @@ import { PreviewSpool } from '../../api/preview-spool.js';
 import { previewOf, previewOfJson } from '../../pipeline/apply-listing.js';
 import type { CanonicalListing } from '../../pipeline/types.js';
 
-/** The array the spool writes, read back. */
+/**
+ * The array the spool writes, read back. Each chunk is copied as it comes, as a socket copies it
+ * into the kernel: the spool refills its buffers once a write is done.
+ */
 async function arrayOf(spool: PreviewSpool): Promise<unknown[]> {
   const out = new PassThrough();
   const chunks: Buffer[] = [];
-  out.on('data', (chunk: Buffer) => chunks.push(chunk));
+  out.on('data', (chunk: Buffer) => chunks.push(Buffer.from(chunk)));
   await spool.writeArray(out);
   out.end();
   return JSON.parse(Buffer.concat(chunks).toString('utf8'));
@@ -48,5 +51,33 @@ describe('PreviewSpool', () => {
     expect(existsSync(path)).to.equal(true);
     spool.close();
     expect(existsSync(path)).to.equal(false);
+  });
+
+  it('fails, leaving no rejection unhandled, when the answer is closed while previews are being written', async () => {
+    const spool = new PreviewSpool();
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      for (let i = 0; i < 20_000; i += 1) spool.add(previewOf(preview(`p-${i}`, 'a description of some length '.repeat(4))));
+      const out = new PassThrough();
+      let seen = 0;
+      // The client goes away after the '[' and the first chunk of previews.
+      out.on('data', () => {
+        seen += 1;
+        if (seen === 2) out.destroy();
+      });
+      let failure: unknown = null;
+      await spool.writeArray(out).catch((err: unknown) => {
+        failure = err;
+      });
+      await new Promise((r) => setTimeout(r, 50));
+      expect(failure).to.be.instanceOf(Error);
+      expect(seen).to.equal(2);
+      expect(unhandled).to.deep.equal([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      spool.close();
+    }
   });
 });
