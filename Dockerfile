@@ -24,4 +24,4 @@ USER node
 ENV DATA_DIR=/app/data PORT=3000
 EXPOSE 3000
 # The web role; compose.yaml starts the worker and sftp roles from the same image.
-CMD ["node", "--max-old-space-size=1024", "--max-semi-space-size=32", "dist/api/main.js"]
+CMD ["node", "--max-old-space-size=1024", "--max-semi-space-size=16", "dist/api/main.js"]

@@ -3,15 +3,20 @@ import { fileURLToPath } from 'node:url';
 
 const dist = fileURLToPath(new URL('..', import.meta.url));
 
-/** The V8 flags the service's processes run with (Procfile), for the processes a benchmark starts. */
-export const NODE_FLAGS = ['--max-old-space-size=1024', '--max-semi-space-size=32'];
+/**
+ * The V8 flags the service's processes run with (Procfile), for the processes a benchmark starts:
+ * the worker's (ingestion), and every other role's.
+ */
+export const WORKER_FLAGS = ['--max-old-space-size=1024', '--max-semi-space-size=32'];
+export const NODE_FLAGS = ['--max-old-space-size=1024', '--max-semi-space-size=16'];
 
 /**
  * A service role (dist/<entry>, with the heap limit the roles run with) started for a benchmark;
  * resolves once its output shows `ready` (a log line's text, so the role must log at info).
  */
 export async function startRole(entry: string, env: Record<string, string>, ready: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...NODE_FLAGS, `${dist}${entry}`], {
+  const flags = entry === 'workers/main.js' ? WORKER_FLAGS : NODE_FLAGS;
+  const child = spawn(process.execPath, [...flags, `${dist}${entry}`], {
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
