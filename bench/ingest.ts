@@ -12,7 +12,8 @@
  *   npm run bench:ingest -- 20000         # a quicker run
  *
  * Targets (issue 16): first load >= 0.5 of the write alone; unchanged re-send >= 0.8 of the
- * reader alone with zero rows written; peak RSS < 300 MB for a 100 MB feed. A bare saxes pass and
+ * reader alone with zero rows written. The bench's own goal besides: the worker's peak RSS < 300 MB
+ * for a 100 MB feed (issue 16 sets that for bench/validate's one-thread dry run). A bare saxes pass and
  * a COPY into a table without indexes are printed for context. The first load and the write alone
  * take turns over BENCH_ROUNDS rounds (default 3), and so do the bare parse, the reader and the
  * unchanged re-send.
@@ -241,7 +242,7 @@ async function main() {
       `  context: reader / bare parse ${(bare.seconds / reader.seconds).toFixed(2)}; unchanged / bare parse ${(bare.seconds / unchanged.seconds).toFixed(2)}; first load spends ${((first.seconds / LISTINGS) * 1e6).toFixed(0)} µs per listing, the insert ${((write.seconds / write.rows) * 1e6).toFixed(0)} µs per row, COPY ${((copy.seconds / copy.rows) * 1e6).toFixed(0)} µs per row`,
     );
     console.log(
-      `worker peak RSS:            ${peak.toFixed(0)} MB on ${mb.toFixed(0)} MB (target < 300 MB for 100 MB) ${mb >= 95 ? verdict(peak < 300) : '(run 50000 listings for the 100 MB figure)'}`,
+      `worker peak RSS:            ${peak.toFixed(0)} MB on ${mb.toFixed(0)} MB (the bench's goal: < 300 MB for 100 MB) ${mb >= 95 ? verdict(peak < 300) : '(run 50000 listings for the 100 MB figure)'}`,
     );
   } finally {
     await closeReadThreads();
