@@ -65,6 +65,15 @@ function directoryFilters(db: Knex, table: 'directory_agents' | 'directory_offic
   return q;
 }
 
+/**
+ * What a total is cached under: what is counted and the filters given, by name (the order the
+ * query string gave them in does not matter), paging left out.
+ */
+function totalKey(what: string, filters: object): string {
+  const given = Object.entries(filters).filter(([name, value]) => value !== undefined && name !== 'limit' && name !== 'offset');
+  return JSON.stringify([what, given.sort(([a], [b]) => (a < b ? -1 : 1))]);
+}
+
 /** Data access for the public read routes (DESIGN.md §3, §6). */
 export function createPublicReads(db: Knex, options: { totalTtlMs?: number } = {}): PublicReads {
   /** Totals by what is counted and the filters (paging excluded). */
@@ -81,7 +90,7 @@ export function createPublicReads(db: Knex, options: { totalTtlMs?: number } = {
     },
   });
   const total = async (what: string, filters: { limit: number; offset: number }, filtered: () => Knex.QueryBuilder) =>
-    (await totals.fetch(JSON.stringify([what, { ...filters, limit: 0, offset: 0 }]), { context: filtered })) ?? 0;
+    (await totals.fetch(totalKey(what, filters), { context: filtered })) ?? 0;
 
   return {
     async searchListings(search) {

@@ -194,6 +194,21 @@ describe('Public reads: search, single listing, agents, offices, countries (Post
     }
   });
 
+  it('counts a filter set once whatever the order of its parameters and the page asked for', async () => {
+    const reads = createPublicReads(svc.db);
+    expect((await reads.searchListings({ office: 'OFF2', saleMode: 'both', limit: 10, offset: 0 })).total).to.equal(2);
+    await svc.db('listings').where({ listing_key: 'OFF2/L1' }).update({ hidden: true });
+    try {
+      // The same filters in another order (as ?saleMode=both&offset=1&office=OFF2 gives them), another page.
+      const reordered: ListingSearch = { saleMode: 'both', limit: 5, offset: 1, office: 'OFF2' };
+      expect((await reads.searchListings(reordered)).total, 'the cached count').to.equal(2);
+      const other: ListingSearch = { office: 'OFF2', saleMode: 'both', minPrice: 1, limit: 10, offset: 0 };
+      expect((await reads.searchListings(other)).total, 'another filter set is counted').to.equal(1);
+    } finally {
+      await svc.db('listings').where({ listing_key: 'OFF2/L1' }).update({ hidden: false });
+    }
+  });
+
   it("takes an agent's contact from the latest listing, the greater listing key between listings of the same modTime", async () => {
     const listing = (id: string, name: string) => xml({ office: 'OFF2', id, day: 21, price: 400000, agent: [name, 'dee@agency.example'] });
     const res = await pushFeed(svc.url, key, feed(listing('T1', 'Dee Earlier'), listing('T2', 'Dee Later'), listing('T0', 'Dee First')));
