@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 const PARALLEL_FROM = 100;
 
 /**
- * Rebuilds the directory rows of the given offices from their public listings (DESIGN.md §6):
+ * Brings the directory rows of the given offices up to date with their public listings (DESIGN.md §6):
  * one office row (listing count, countries, localities, centroid of located listings) and one
  * row per distinct agent (by email, or by name without one) with contact and listing count.
  * Called after every feed for the offices it changed, and after visibility changes.
@@ -13,26 +13,57 @@ export async function refreshDirectory(db: Knex, offices: Iterable<string>): Pro
   const list = [...new Set(offices)];
   if (list.length === 0) return;
   // Inside a caller's transaction, in it, one table after the other. Otherwise the office rows and
-  // the agent rows are rebuilt at once, each in a transaction of its own (and many offices, a large
+  // the agent rows are refreshed at once, each in a transaction of its own (and many offices, a large
   // multi-office feed's, in two halves each), so the database's cores share the work.
   if (db.isTransaction) {
-    await rebuildOfficeRows(db, list);
-    await rebuildAgentRows(db, list);
+    await refreshOfficeRows(db, list);
+    await refreshAgentRows(db, list);
     return;
   }
   const parts = list.length < PARALLEL_FROM ? [list] : [list.slice(0, Math.ceil(list.length / 2)), list.slice(Math.ceil(list.length / 2))];
-  await Promise.all(parts.flatMap((part) => [db.transaction((trx) => rebuildOfficeRows(trx, part)), db.transaction((trx) => rebuildAgentRows(trx, part))]));
+  await Promise.all(parts.flatMap((part) => [db.transaction((trx) => refreshOfficeRows(trx, part)), db.transaction((trx) => refreshAgentRows(trx, part))]));
+}
+
+type DirectoryTable = 'directory_offices' | 'directory_agents';
+
+/**
+ * Brings the given offices' rows of a directory table to `fresh` (a CTE named fresh, of the rows
+ * they should have, bound to the office list once). Refreshes of the same office take turns (a
+ * transaction-scoped advisory lock per table and office, taken in office order). Offices with no
+ * rows yet (a first load) have theirs inserted. Otherwise, in one statement, rows no longer in
+ * fresh are deleted, new ones inserted and the others updated only where they differ, so a feed
+ * that changes little of an office's directory rewrites little of it (and of its trigram index).
+ */
+async function syncRows(trx: Knex, table: DirectoryTable, key: string[], columns: string[], fresh: string, list: string[]): Promise<void> {
+  await trx.raw('SELECT pg_advisory_xact_lock(hashtext(? || o)) FROM (SELECT o FROM unnest(?::text[]) o ORDER BY o) offices', [`${table}:`, list]);
+  const held = await trx(table).whereRaw('office = ANY(?::text[])', [list]).first(trx.raw('1'));
+  const insert = `INSERT INTO ${table} AS d (${columns.join(', ')}) SELECT ${columns.join(', ')} FROM fresh`;
+  if (!held) {
+    await trx.raw(`WITH ${fresh} ${insert}`, [list]);
+    return;
+  }
+  const values = columns.filter((c) => !key.includes(c));
+  const touch = table === 'directory_offices' ? ', updated_at = now()' : '';
+  await trx.raw(
+    `WITH ${fresh},
+     gone AS (
+       DELETE FROM ${table} d WHERE d.office = ANY(?::text[])
+         AND NOT EXISTS (SELECT 1 FROM fresh f WHERE ${key.map((k) => `f.${k} = d.${k}`).join(' AND ')})
+     )
+     ${insert}
+     ON CONFLICT (${key.join(', ')}) DO UPDATE SET ${values.map((c) => `${c} = excluded.${c}`).join(', ')}${touch}
+       WHERE (${values.map((c) => `d.${c}`).join(', ')}) IS DISTINCT FROM (${values.map((c) => `excluded.${c}`).join(', ')})`,
+    [list, list],
+  );
 }
 
 /**
- * The offices' rows of directory_offices, rebuilt. What is read of each listing is taken from its
- * record once, into a materialized CTE, so the records are not carried through the sort that
- * groups them (it spilled to disk: half the statement's time for 50,000 listings).
+ * The offices' rows of directory_offices, brought up to date. What is read of each listing is
+ * taken from its record once, into a materialized CTE, so the records are not carried through the
+ * sort that groups them (it spilled to disk: half the statement's time for 50,000 listings).
  */
-async function rebuildOfficeRows(trx: Knex, list: string[]): Promise<void> {
-  await trx('directory_offices').whereRaw('office = ANY(?::text[])', [list]).del();
-  await trx.raw(
-    `WITH l AS MATERIALIZED (
+async function refreshOfficeRows(trx: Knex, list: string[]): Promise<void> {
+  const fresh = `l AS MATERIALIZED (
        SELECT office, country, data->'address'->>'locality' AS locality, data->'location' AS location
        FROM listings WHERE is_public AND office = ANY(?::text[])
      ),
@@ -40,10 +71,10 @@ async function rebuildOfficeRows(trx: Knex, list: string[]): Promise<void> {
        SELECT office, jsonb_object_agg(country, n) AS counts
        FROM (SELECT office, country, count(*)::int AS n FROM l WHERE country IS NOT NULL GROUP BY office, country) c
        GROUP BY office
-     )
-     INSERT INTO directory_offices (office, listing_count, countries, country_counts, localities, lat, lng, search_text)
-       SELECT o.office, o.n, o.countries, coalesce(per_country.counts, '{}'::jsonb), o.localities, o.lat, o.lng,
-              lower(o.office || ' ' || array_to_string(o.localities, ' '))
+     ),
+     fresh AS MATERIALIZED (
+       SELECT o.office, o.n AS listing_count, o.countries, coalesce(per_country.counts, '{}'::jsonb) AS country_counts,
+              o.localities, o.lat, o.lng, lower(o.office || ' ' || array_to_string(o.localities, ' ')) AS search_text
        FROM (
          SELECT office, count(*)::int AS n,
                 coalesce(array_agg(DISTINCT country ORDER BY country) FILTER (WHERE country IS NOT NULL), '{}') AS countries,
@@ -51,22 +82,21 @@ async function rebuildOfficeRows(trx: Knex, list: string[]): Promise<void> {
                 avg((location->>'lat')::float8) AS lat, avg((location->>'lng')::float8) AS lng
          FROM l GROUP BY office
        ) o
-       LEFT JOIN per_country USING (office)`,
-    [list],
-  );
+       LEFT JOIN per_country USING (office)
+     )`;
+  const columns = ['office', 'listing_count', 'countries', 'country_counts', 'localities', 'lat', 'lng', 'search_text'];
+  await syncRows(trx, 'directory_offices', ['office'], columns, fresh, list);
 }
 
 /**
- * The offices' rows of directory_agents, rebuilt. An agent's name, email and phones are those of
- * its latest listing by modTime that has them; between listings of the same modTime, the one with
- * the greater listing key (so the rows do not depend on the plan the database picks).
+ * The offices' rows of directory_agents, brought up to date. An agent's name, email and phones
+ * are those of its latest listing by modTime that has them; between listings of the same modTime,
+ * the one with the greater listing key (so the rows do not depend on the plan the database picks).
  */
-async function rebuildAgentRows(trx: Knex, list: string[]): Promise<void> {
-  await trx('directory_agents').whereRaw('office = ANY(?::text[])', [list]).del();
-  await trx.raw(
-    `INSERT INTO directory_agents (office, agent_key, name, email, phones, listing_count, countries, localities, search_text)
-       SELECT office, agent_key, name, email, phones, n, countries, localities,
-              lower(coalesce(name, '') || ' ' || coalesce(email, '') || ' ' || array_to_string(localities, ' '))
+async function refreshAgentRows(trx: Knex, list: string[]): Promise<void> {
+  const fresh = `fresh AS MATERIALIZED (
+       SELECT office, agent_key, name, email, phones, n AS listing_count, countries, localities,
+              lower(coalesce(name, '') || ' ' || coalesce(email, '') || ' ' || array_to_string(localities, ' ')) AS search_text
        FROM (
          SELECT l.office,
                 coalesce(lower(nullif(a->>'email', '')), 'name:' || lower(a->>'name')) AS agent_key,
@@ -79,9 +109,10 @@ async function rebuildAgentRows(trx: Knex, list: string[]): Promise<void> {
          FROM listings l CROSS JOIN LATERAL jsonb_array_elements(coalesce(l.data->'agents', '[]'::jsonb)) a
          WHERE l.is_public AND l.office = ANY(?::text[]) AND (nullif(a->>'email', '') IS NOT NULL OR nullif(a->>'name', '') IS NOT NULL)
          GROUP BY 1, 2
-       ) agents`,
-    [list],
-  );
+       ) agents
+     )`;
+  const columns = ['office', 'agent_key', 'name', 'email', 'phones', 'listing_count', 'countries', 'localities', 'search_text'];
+  await syncRows(trx, 'directory_agents', ['office', 'agent_key'], columns, fresh, list);
 }
 
 /** Every office that has listings (for a full rebuild, e.g. after a bulk load). */

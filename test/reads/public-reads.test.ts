@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { validatorFor } from '../../api/validators.js';
+import { refreshDirectory } from '../../db/directory.js';
 import { createPublicReads, type ListingSearch } from '../../db/public-reads.js';
 import { feed } from '../helpers.js';
 import { activeKey, pushFeed } from '../ingest/client.js';
@@ -207,6 +208,43 @@ describe('Public reads: search, single listing, agents, offices, countries (Post
     } finally {
       await svc.db('listings').where({ listing_key: 'OFF2/L1' }).update({ hidden: false });
     }
+  });
+
+  it('rewrites only the directory rows that change, and removes an agent whose listings are gone', async () => {
+    /** Each directory row's version (xmin): a row written again gets a new one. */
+    const versions = async () => {
+      const rows = await svc.db.raw(
+        `SELECT 'office:' || office AS id, xmin::text AS v FROM directory_offices UNION ALL SELECT office || '/' || agent_key, xmin::text FROM directory_agents ORDER BY 1`,
+      );
+      return Object.fromEntries(rows.rows.map((r: { id: string; v: string }) => [r.id, r.v]));
+    };
+    const before = await versions();
+    await refreshDirectory(svc.db, ['OFF1', 'OFF2']);
+    expect(await versions(), 'nothing changed: nothing written').to.deep.equal(before);
+
+    // Cy's one listing leaves the public listings: his row goes, OFF2's counts change, the rest stays.
+    await svc.db('listings').where({ listing_key: 'OFF2/L1' }).update({ hidden: true });
+    try {
+      await refreshDirectory(svc.db, ['OFF1', 'OFF2']);
+      const after = await versions();
+      const changed = Object.keys({ ...before, ...after }).filter((id) => before[id] !== after[id]);
+      expect(changed.sort()).to.deep.equal(['OFF2/cy@other.example', 'office:OFF2']);
+      expect(after).not.to.have.property('OFF2/cy@other.example');
+      expect((await get('/v1/offices?office=OFF2')).body.offices[0].listingCount).to.equal(1);
+    } finally {
+      await svc.db('listings').where({ listing_key: 'OFF2/L1' }).update({ hidden: false });
+      await refreshDirectory(svc.db, ['OFF2']);
+    }
+    expect((await get('/v1/agents?office=OFF2')).body.agents.map((a: { name: string }) => a.name)).to.deep.equal(['Cy Lee']);
+  });
+
+  it('lets refreshes of the same office run at once', async () => {
+    const agents = async () => await svc.db('directory_agents').where({ office: 'OFF1' }).orderBy('agent_key').select('agent_key', 'listing_count');
+    const expected = await agents();
+    expect(expected).to.have.length.greaterThan(0);
+    await svc.db('directory_agents').where({ office: 'OFF1' }).delete();
+    await Promise.all(Array.from({ length: 6 }, () => refreshDirectory(svc.db, ['OFF1'])));
+    expect(await agents()).to.deep.equal(expected);
   });
 
   it("takes an agent's contact from the latest listing, the greater listing key between listings of the same modTime", async () => {
