@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Express } from 'express';
+import { type FeedEvent, type FeedEventInput, storeFeedEvent } from '../db/feed-events.js';
+import { createDb, type Db, migrateToLatest } from '../db/knex.js';
 import { createLogger } from '../lib/logger.js';
 import type { FeedContext } from '../pipeline/types.js';
 
@@ -21,6 +23,41 @@ export const postgresUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres
 export const silentLogger = createLogger('silent');
 
 export const AU_CONTEXT: FeedContext = { currency: 'AUD', defaultCountry: 'AU', sourceLocale: 'en-AU' };
+
+/** A migrated database in a PostgreSQL schema of its own (named after name); drop() removes the schema and closes it. */
+export async function scratchDatabase(name: string): Promise<{ db: Db; drop(): Promise<void> }> {
+  const schema = `${name}_${process.pid}_${Date.now()}`;
+  const db = createDb({ databaseUrl: postgresUrl, dataDir: '', schema });
+  await migrateToLatest(db);
+  return {
+    db,
+    async drop() {
+      await db.raw('DROP SCHEMA IF EXISTS ?? CASCADE', [schema]);
+      await db.destroy();
+    },
+  };
+}
+
+/** A raw REAXML feed for the offices, stored as an API feed event (incremental, Australian context) from the pieces given. */
+export function storeTestFeedEvent(db: Db, officeScope: string[], pieces: Buffer[]): Promise<FeedEvent> {
+  const input: FeedEventInput = {
+    source: 'api',
+    keyId: null,
+    officeScope,
+    alertEmail: null,
+    format: 'reaxml',
+    mode: 'incremental',
+    context: { ...AU_CONTEXT },
+    bodyKind: 'bytes',
+  };
+  return storeFeedEvent(
+    db,
+    input,
+    (async function* () {
+      yield* pieces;
+    })(),
+  );
+}
 
 /** Starts an app on a free loopback port. */
 export async function listen(app: Express): Promise<{ url: string; close(): Promise<void> }> {

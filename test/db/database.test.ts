@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { readFeedBody, storeFeedEvent } from '../../db/feed-events.js';
+import { readFeedBody } from '../../db/feed-events.js';
 import { databaseAnswers } from '../../db/health.js';
 import { createDb, type Db, migrateDown, migrateToLatest } from '../../db/knex.js';
 import { refreshSourceHashes } from '../../db/listings-store.js';
-import { postgresUrl } from '../helpers.js';
+import { postgresUrl, storeTestFeedEvent } from '../helpers.js';
 import { startTestService } from '../service.js';
 
 const backends: { name: string; make(): { db: Db; cleanup(): Promise<void> } }[] = [
@@ -89,22 +89,7 @@ for (const backend of backends) {
       const body = Buffer.alloc(2_500_000);
       for (let i = 0; i < body.length; i += 1) body[i] = (i * 131 + (i >> 8)) & 0xff;
       const pieces = [body.subarray(0, 70_001), body.subarray(70_001, 1_800_000), body.subarray(1_800_000)];
-      const event = await storeFeedEvent(
-        db,
-        {
-          source: 'api',
-          keyId: null,
-          officeScope: ['OFF1'],
-          alertEmail: null,
-          format: 'reaxml',
-          mode: 'incremental',
-          context: { currency: 'AUD', defaultCountry: 'AU', sourceLocale: 'en-AU' },
-          bodyKind: 'bytes',
-        },
-        (async function* () {
-          yield* pieces;
-        })(),
-      );
+      const event = await storeTestFeedEvent(db, ['OFF1'], pieces);
       expect(event.bodyBytes).to.equal(body.length);
       expect(event.bodySha256).to.equal(createHash('sha256').update(body).digest('hex'));
       const chunks: Buffer[] = [];

@@ -1,8 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'chai';
-import { createDb, type Db, migrateToLatest } from '../../db/knex.js';
+import type { Db } from '../../db/knex.js';
 import { writeListings } from '../../db/listings-store.js';
 import { applyListing } from '../../pipeline/apply-listing.js';
 import type { FeedListing } from '../../pipeline/feed-listing.js';
@@ -10,7 +7,7 @@ import { readFeed } from '../../pipeline/read-feed.js';
 import { configureReadThreads } from '../../pipeline/reaxml/read-threads.js';
 import { storedRowOf } from '../../pipeline/stored-row.js';
 import { decideBatch, writeBatch } from '../../workers/ingest/apply-batch.js';
-import { AU_CONTEXT, feed, postgresUrl } from '../helpers.js';
+import { AU_CONTEXT, feed, scratchDatabase } from '../helpers.js';
 import { officeListing } from './client.js';
 
 const ADDRESS =
@@ -24,18 +21,13 @@ async function listingsOf(text: string): Promise<FeedListing[]> {
 
 describe('writing a batch while another feed writes the same listings (PostgreSQL)', function () {
   this.timeout(30_000);
-  const dir = mkdtempSync(join(tmpdir(), 'apply-batch-'));
   let db: Db;
+  let drop: () => Promise<void>;
   before(async () => {
     configureReadThreads(0);
-    db = createDb({ databaseUrl: postgresUrl, dataDir: dir, schema: `apply_batch_${process.pid}_${Date.now()}` });
-    await migrateToLatest(db);
+    ({ db, drop } = await scratchDatabase('apply_batch'));
   });
-  after(async () => {
-    await db.raw('DROP SCHEMA IF EXISTS ?? CASCADE', [db.client.config.searchPath[0]]);
-    await db.destroy();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => drop());
 
   it('merges onto a listing another feed inserted after the batch was decided, even while that feed had not committed yet', async () => {
     // This feed's records, decided as new; K's has a newer modTime and price, and no headline or description (so the stored ones stay).

@@ -1,48 +1,24 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'chai';
-import { storeFeedEvent } from '../../db/feed-events.js';
-import { createDb, type Db, migrateToLatest } from '../../db/knex.js';
+import type { Db } from '../../db/knex.js';
 import { configureReadThreads } from '../../pipeline/reaxml/read-threads.js';
 import { processFeed } from '../../workers/ingest/process-feed.js';
-import { AU_CONTEXT, feed, postgresUrl, silentLogger } from '../helpers.js';
+import { feed, scratchDatabase, silentLogger, storeTestFeedEvent } from '../helpers.js';
 import { officeListing } from './client.js';
 
 describe("a running feed's progress (PostgreSQL)", function () {
   this.timeout(60_000);
-  const dir = mkdtempSync(join(tmpdir(), 'progress-'));
   let db: Db;
+  let drop: () => Promise<void>;
   before(async () => {
     configureReadThreads(0);
-    db = createDb({ databaseUrl: postgresUrl, dataDir: dir, schema: `progress_${process.pid}_${Date.now()}` });
-    await migrateToLatest(db);
+    ({ db, drop } = await scratchDatabase('progress'));
   });
-  after(async () => {
-    await db.raw('DROP SCHEMA IF EXISTS ?? CASCADE', [db.client.config.searchPath[0]]);
-    await db.destroy();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => drop());
 
   it('is reported at most once a second while the feed is written, not after every batch, and the job ends with the final counts', async () => {
     const listings = 6000; // twelve batches of 500
     const xml = feed(...Array.from({ length: listings }, (_, i) => officeListing('OFF1', `P${i}`)));
-    const event = await storeFeedEvent(
-      db,
-      {
-        source: 'api',
-        keyId: null,
-        officeScope: ['OFF1'],
-        alertEmail: null,
-        format: 'reaxml',
-        mode: 'incremental',
-        context: { ...AU_CONTEXT },
-        bodyKind: 'bytes',
-      },
-      (async function* () {
-        yield Buffer.from(xml);
-      })(),
-    );
+    const event = await storeTestFeedEvent(db, ['OFF1'], [Buffer.from(xml)]);
     const reports: { at: number; progress: Record<string, number> }[] = [];
     const started = Date.now();
     const summary = await processFeed({ db, breaker: { ratio: 0.2, min: 5 }, logger: silentLogger }, event.id, {

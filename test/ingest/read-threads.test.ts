@@ -1,13 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'chai';
-import { createDb, type Db, migrateToLatest } from '../../db/knex.js';
+import type { Db } from '../../db/knex.js';
 import { storedSourceHashes } from '../../db/listings-store.js';
 import { chunkString } from '../../pipeline/decode.js';
 import { closeReadThreads, configureReadThreads } from '../../pipeline/reaxml/read-threads.js';
 import { type IngestionResult, ingestFeed } from '../../workers/ingest/ingest-feed.js';
-import { AU_CONTEXT, feed, postgresUrl } from '../helpers.js';
+import { AU_CONTEXT, feed, scratchDatabase } from '../helpers.js';
 import { variedFeed, variedListing } from '../pipeline/varied-listings.js';
 
 const OFFICES = Array.from({ length: 13 }, (_, i) => `OFF${i}`);
@@ -24,23 +21,16 @@ async function* chunks(text: string): AsyncGenerator<string> {
  */
 describe('ingestion with reading threads (PostgreSQL)', function () {
   this.timeout(120_000);
-  const dir = mkdtempSync(join(tmpdir(), 'ingest-threads-'));
-  const dbs: Db[] = [];
+  const drops: (() => Promise<void>)[] = [];
   const database = async (name: string) => {
-    const db = createDb({ databaseUrl: postgresUrl, dataDir: dir, schema: `${name}_${process.pid}_${Date.now()}` });
-    await migrateToLatest(db);
-    dbs.push(db);
+    const { db, drop } = await scratchDatabase(name);
+    drops.push(drop);
     return db;
   };
   after(async () => {
     configureReadThreads(0);
     await closeReadThreads();
-    for (const db of dbs) {
-      const schema = db.client.config.searchPath[0] as string;
-      await db.raw('DROP SCHEMA IF EXISTS ?? CASCADE', [schema]);
-      await db.destroy();
-    }
-    rmSync(dir, { recursive: true, force: true });
+    for (const drop of drops) await drop();
   });
 
   const ingest = (db: Db, text: string, mode: 'full' | 'incremental' = 'incremental') =>
