@@ -18,8 +18,8 @@ const PROGRESS_EVERY_MS = 1000;
 type Progress = { parsed: number; applied: number; invalid: number };
 
 /**
- * Reports the first progress and then at most one per PROGRESS_EVERY_MS; last() reports the
- * latest if it was held back, so the job ends with the feed's final counts.
+ * Reports the first progress and then at most one per PROGRESS_EVERY_MS; held() is the latest
+ * progress not reported, if any (the feed's final counts, for the job: the event has its result).
  */
 function progressReporter(send: (progress: Progress) => Promise<void>) {
   let sentAt = Number.NEGATIVE_INFINITY;
@@ -32,9 +32,7 @@ function progressReporter(send: (progress: Progress) => Promise<void>) {
       held = null;
       await send(progress);
     },
-    async last(): Promise<void> {
-      if (held) await send(held);
-    },
+    held: () => held,
   };
 }
 
@@ -104,7 +102,8 @@ export async function processFeed(deps: IngestDeps, feedId: string, job?: JobCon
     officeScope: event.officeScope,
     onProgress: (progress) => reporter.report(progress),
   });
-  await reporter.last();
+  const unreported = reporter.held();
+  if (unreported) await job?.progress({ ...unreported });
   await finishFeedEvent(deps.db, feedId, result as unknown as Record<string, unknown>);
   const notified = await notifyFeedFailures(deps.db, event, result);
   deps.logger.info(
