@@ -23,6 +23,14 @@ export function adminPaths(): Record<string, unknown> {
         responses: { 200: open('{ total, listings }'), 400: errorResponse('Invalid query'), ...guarded },
       },
     },
+    '/v1/admin/listings/{office}/{uniqueId}': {
+      get: {
+        summary: 'One listing as stored: the full record (withheld prices and streets included), whatever its status',
+        security: operator,
+        parameters: ['office', 'uniqueId'].map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+        responses: { 200: { description: 'The stored canonical record', content: json('Listing') }, 404: errorResponse('No such listing'), ...guarded },
+      },
+    },
     '/v1/admin/listings/visibility': {
       post: {
         summary: 'Hide or show a listing (survives re-ingest; removes it from every public read and the directory)',

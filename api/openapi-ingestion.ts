@@ -56,6 +56,19 @@ export function ingestionPaths(): Record<string, unknown> {
         },
       },
     },
+    '/v1/feeds/listings/{office}/{uniqueId}': {
+      get: {
+        summary: "One of this key's offices' listings as stored: the full record, whatever the agent withholds from the public and whatever its status",
+        security: [{ feedKey: [] }, { feedToken: [] }],
+        parameters: ['office', 'uniqueId'].map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+        responses: {
+          200: { description: 'The stored canonical record', content: json('Listing') },
+          401: unauthorized,
+          404: errorResponse("No such listing among this key's offices"),
+          503: unavailable,
+        },
+      },
+    },
     '/v1/feeds/{feedId}': {
       get: {
         summary: 'A feed sent with this key: status, and the ingestion result when done',

@@ -17,10 +17,10 @@ export function readPaths(): Record<string, unknown> {
     },
     '/v1/listings/{office}/{uniqueId}': {
       get: {
-        summary: 'One listing as stored (public, sold or leased)',
+        summary: 'One listing as the public sees it (public, sold or leased)',
         parameters: ['office', 'uniqueId'].map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
         responses: {
-          200: { description: 'The canonical listing record', content: json('Listing') },
+          200: { description: "The listing, with the agent's display choices honoured", content: json('PublicListing') },
           404: errorResponse('Unknown, hidden, archived, or in another status'),
           503: unavailable,
         },

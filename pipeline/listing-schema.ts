@@ -13,16 +13,34 @@ export const localeText = {
 export const isoDateTime = { type: 'string', description: 'ISO 8601 date-time (UTC, or with its offset).' } as const;
 export const currency = { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO-4217 code.' } as const;
 
+const rangeSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['min', 'max'],
+  properties: { min: { type: ['number', 'null'] }, max: { type: ['number', 'null'] } },
+  description: 'A lower and upper bound (either may be null).',
+} as const;
+const taxSchema = { enum: ['unknown', 'exempt', 'inclusive', 'exclusive'], description: 'GST as the feed states it.' } as const;
+const amountExtras = {
+  range: { ...rangeSchema, description: "The feed's price range; amount is its lower bound." },
+  displayRange: { const: true, description: 'The agent shows the range, not the exact amount: public answers carry the range and no amount.' },
+  tax: taxSchema,
+} as const;
+
 export const priceSchema = {
   $id: 'Price',
   type: 'object',
   additionalProperties: false,
   required: ['amount', 'currency', 'display'],
   properties: {
-    amount: { type: ['number', 'null'], description: 'null: no amount (price on application).' },
+    amount: { type: ['number', 'null'], description: 'null: no amount (price on application, or withheld from a public answer).' },
     currency,
-    display: { type: 'boolean', description: 'false: show text (or nothing) instead of the amount.' },
+    display: {
+      type: 'boolean',
+      description: 'false: the agent withholds the amount. Public answers then carry no amount (and no range), only the text, or "Contact agent".',
+    },
     text: { type: ['string', 'null'], description: 'The price view shown instead of, or beside, the amount.' },
+    ...amountExtras,
   },
 } as const;
 
@@ -35,8 +53,11 @@ export const rentSchema = {
     amount: { type: ['number', 'null'] },
     currency,
     period: { enum: ['week', 'month', 'year'] },
-    display: { type: 'boolean' },
+    display: { type: 'boolean', description: 'false: the agent withholds the amount; public answers carry the text instead.' },
     text: { type: ['string', 'null'] },
+    ...amountExtras,
+    plusOutgoings: { type: 'boolean', description: 'Commercial rent: outgoings are paid on top.' },
+    perSqm: { ...rangeSchema, description: 'Commercial rent per square metre per year (a range; equal bounds for one amount).' },
   },
 } as const;
 
@@ -53,8 +74,13 @@ export const addressSchema = {
     street: { type: ['string', 'null'] },
     streetNumber: { type: ['string', 'null'] },
     subNumber: { type: ['string', 'null'] },
+    streetNumberText: { type: 'string', description: 'The street number as the feed gave it, when it was split into subNumber, streetNumber and lotNumber.' },
+    site: { type: 'string', description: 'A building or site name.' },
     lotNumber: { type: 'string', description: 'Land lots ("5" of "Lot 5 Sample Road"); present only when the feed gives one.' },
-    display: { type: 'boolean', description: 'false: show suburb and state, not the street.' },
+    display: {
+      type: 'boolean',
+      description: 'false: the agent withholds the street. Public answers carry no street, street number, sub or lot number or site, and coordinates of the locality.',
+    },
   },
 } as const;
 
@@ -75,9 +101,10 @@ export const mediaItemSchema = {
   $id: 'MediaItem',
   type: 'object',
   additionalProperties: false,
-  required: ['url', 'kind', 'order', 'hero', 'slot'],
+  required: ['kind', 'order', 'hero', 'slot'],
   properties: {
-    url: { type: 'string', format: 'uri' },
+    url: { type: 'string', format: 'uri', description: 'http(s) only. Absent for an item of a zip feed that names a file instead.' },
+    file: { type: 'string', description: "The file's path inside the feed's archive (REAXML file=), when the item has no URL." },
     kind: { enum: ['photo', 'floorplan', 'document'] },
     order: { type: 'integer', minimum: 0, description: 'Photos (hero first), then floor plans, then documents.' },
     hero: { type: 'boolean' },
@@ -97,6 +124,126 @@ export const listingAgentSchema = {
     phones: { type: 'array', items: { type: 'object', required: ['type', 'number'], properties: { type: { type: 'string' }, number: { type: 'string' } } } },
     sourceAgentId: { type: ['string', 'null'] },
     slot: { type: 'string', description: 'REAXML listingAgent id (1..4).' },
+    social: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { twitter: { type: 'string' }, facebook: { type: 'string' }, linkedIn: { type: 'string' } },
+      description: 'Social profile URLs (http(s) only).',
+    },
+  },
+} as const;
+
+const money = (description: string) =>
+  ({
+    type: 'object',
+    additionalProperties: false,
+    required: ['amount', 'currency', 'period'],
+    properties: { amount: { type: ['number', 'null'] }, currency, period: { enum: ['week', 'month', 'year'] }, tax: taxSchema },
+    description,
+  }) as const;
+const strings = (description: string) => ({ type: 'array', items: { type: 'string' }, description }) as const;
+
+/** Fields beyond the core model, each present only when the feed gives it. */
+const extraProperties = {
+  authority: { type: 'string', description: 'Sale authority: auction, exclusive, sale, setSale, tender, eoi, offers, multilist, conjunctional or open.' },
+  exclusivity: { enum: ['exclusive', 'open'] },
+  isMultiple: { type: 'boolean', description: 'Commercial: several properties (the price may be a range).' },
+  depositTaken: { type: 'boolean' },
+  yearBuilt: { type: 'integer' },
+  yearLastRenovated: { type: 'integer' },
+  commercial: {
+    type: 'object',
+    additionalProperties: false,
+    description: 'Commercial terms.',
+    properties: {
+      categories: strings('Every commercial category, in feed order (subCategory is the first).'),
+      outgoings: money('Annual outgoings.'),
+      return: { type: 'number', description: 'Annual return, percent.' },
+      currentLeaseEndDate: { type: 'string', description: 'YYYY-MM-DD.' },
+      zone: { type: 'string', description: 'Planning zone.' },
+      tenancy: { enum: ['unknown', 'vacant', 'tenanted'] },
+      propertyExtent: { enum: ['whole', 'part'] },
+      carSpaces: { type: 'integer', minimum: 0 },
+      parkingComments: { type: 'string' },
+      furtherOptions: { type: 'string', description: 'Lease options.' },
+      highlights: strings('Selling points, in their order.'),
+    },
+  },
+  business: {
+    type: 'object',
+    additionalProperties: false,
+    description: 'A business for sale.',
+    properties: {
+      categories: {
+        type: 'array',
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['name', 'subCategory'],
+          properties: { name: { type: 'string' }, subCategory: { type: ['string', 'null'] } },
+        },
+      },
+      takings: { type: 'string' },
+      lease: money("The business premises' lease."),
+      franchise: { type: 'boolean' },
+      terms: { type: 'string' },
+    },
+  },
+  rural: {
+    type: 'object',
+    additionalProperties: false,
+    description: 'Rural features (descriptive text).',
+    properties: Object.fromEntries(
+      ['fencing', 'annualRainfall', 'soilTypes', 'improvements', 'councilRates', 'irrigation', 'carryingCapacity', 'services'].map((k) => [k, { type: 'string' }]),
+    ),
+  },
+  allowances: {
+    type: 'object',
+    additionalProperties: false,
+    description: 'Rentals: what tenants may do or have.',
+    properties: { pets: { type: 'boolean' }, furnished: { type: 'boolean' }, smokers: { type: 'boolean' } },
+  },
+  idealFor: strings('firstHomeBuyer, investors, downsizing, couples, students, lrgFamilies, retirees.'),
+  views: strings('city, water, valley, mountain, ocean.'),
+  ecoFriendly: strings('solarPanels, solarHotWater, waterTank, greyWaterSystem.'),
+  municipality: { type: 'string' },
+  streetDirectory: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['type', 'page', 'reference'],
+    properties: { type: { type: ['string', 'null'] }, page: { type: ['string', 'null'] }, reference: { type: ['string', 'null'] } },
+    description: 'Street directory reference (melways, UBD). Never in public answers.',
+  },
+  estate: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['name', 'stage'],
+    properties: { name: { type: 'string' }, stage: { type: ['string', 'null'] } },
+  },
+  land: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      frontageM: { type: 'number', description: 'Frontage, metres.' },
+      depths: {
+        type: 'array',
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['side', 'm'],
+          properties: { side: { type: 'string', description: 'rear, left or right.' }, m: { type: 'number' } },
+        },
+      },
+      crossOver: { type: 'string', description: 'left, right or center.' },
+    },
+  },
+  energyRating: { type: 'number', minimum: 0, maximum: 10 },
+  newConstruction: { type: 'boolean' },
+  isHomeLandPackage: { type: 'boolean' },
+  descriptionHtml: {
+    ...localeText,
+    description:
+      'The description as sanitized HTML by locale (p, br, b, strong, i, em, u, lists, h2-h6, blockquote, and links with http(s) URLs only), present when the feed sent markup. description is always plain text.',
   },
 } as const;
 
@@ -182,11 +329,12 @@ export const listingSchema = {
         type: 'object',
         additionalProperties: false,
         required: ['kind', 'url'],
-        properties: { kind: { enum: ['externalLink', 'videoLink'] }, url: { type: 'string' } },
+        properties: { kind: { enum: ['externalLink', 'videoLink', 'availabilityLink', 'miniweb'] }, url: { type: 'string' } },
       },
     },
     hidden: { type: 'boolean', description: 'Hidden by an operator (never set by ingestion).' },
     projectKey: { type: ['string', 'null'], description: 'The project a new-home listing belongs to.' },
+    ...extraProperties,
     contentHash: { type: 'string', description: 'Hash of the content (modTime and bookkeeping excluded).' },
   },
 } as const;

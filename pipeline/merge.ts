@@ -2,7 +2,7 @@ import { contentHash } from './hash.js';
 import { listingKey } from './listing-key.js';
 import { numberMedia } from './number-media.js';
 import { slotRank } from './reaxml/map-media.js';
-import type { Agent, CanonicalListing, ListingDelta, MediaItem, SlotMap } from './types.js';
+import { type Agent, type CanonicalListing, EXTRA_FIELDS, type ListingDelta, type MediaItem, type SlotMap } from './types.js';
 
 /** Plain-value fields a delta replaces whole when it carries them. */
 const REPLACED = [
@@ -23,6 +23,7 @@ const REPLACED = [
   'dateAvailable',
   'inspections',
   'links',
+  ...EXTRA_FIELDS,
 ] as const;
 
 function mergeSlots<T extends { slot: string }>(stored: T[], delta: SlotMap<T> | undefined): T[] {
@@ -88,7 +89,15 @@ function newListing(delta: ListingDelta): Record<string, unknown> {
     hidden: false,
     projectKey: delta.projectKey ?? null,
     ...(delta.bothPrices ? { bothPrices: true } : {}),
+    ...extrasOf(delta),
   };
+}
+
+/** The extra fields a delta carries (each only when given). */
+function extrasOf(delta: ListingDelta): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of EXTRA_FIELDS) if (delta[field] !== undefined && delta[field] !== null) out[field] = delta[field];
+  return out;
 }
 
 /** The stored listing (in its own key order, without its hash) with the delta applied. */
@@ -102,6 +111,8 @@ function updatedListing(stored: CanonicalListing, delta: ListingDelta): Record<s
   if (delta.saleMode) merged.saleMode = delta.saleMode;
   if (delta.bothPrices) merged.bothPrices = true;
   for (const field of REPLACED) if (delta[field] !== undefined) merged[field] = delta[field];
+  // An extra field set to null by the delta is removed (extras are present only when they hold something).
+  for (const field of EXTRA_FIELDS) if (merged[field] === null) delete merged[field];
   if (delta.features) merged.features = delta.replace ? delta.features : { ...stored.features, ...delta.features };
   if (delta.projectKey !== undefined) merged.projectKey = delta.projectKey;
   merged.media = delta.replace ? delta.replace.media : mergeMedia(stored.media, delta);

@@ -1,5 +1,11 @@
 import type { Applied } from './apply-listing.js';
+import { publicPatch } from './public-view.js';
 import type { CanonicalListing } from './types.js';
+
+function publicPatchJson(listing: CanonicalListing): string | null {
+  const patch = publicPatch(listing);
+  return patch ? JSON.stringify(patch) : null;
+}
 
 /**
  * A canonical record as its listings row holds it (all but the source fingerprint, which is the
@@ -16,6 +22,8 @@ export interface StoredRow {
   content_hash: string;
   hidden: boolean;
   data: string;
+  /** What public answers show differently (the agent's display choices), as JSON text; null when nothing. */
+  public_patch: string | null;
 }
 
 export function storedRowOf(listing: CanonicalListing): StoredRow {
@@ -29,6 +37,7 @@ export function storedRowOf(listing: CanonicalListing): StoredRow {
     content_hash: listing.contentHash,
     hidden: listing.hidden,
     data: JSON.stringify({ ...listing, hidden: undefined }),
+    public_patch: publicPatchJson(listing),
   };
 }
 

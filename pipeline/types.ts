@@ -24,11 +24,26 @@ export interface FeedContext {
 export type Status = 'active' | 'under_offer' | 'sold' | 'leased' | 'withdrawn' | 'off_market' | 'archived';
 export type Category = 'residential' | 'rental' | 'land' | 'rural' | 'commercial' | 'commercialLand' | 'business' | 'holidayRental';
 
+/** GST as REAXML states it on a price or rent. */
+export type Tax = 'unknown' | 'exempt' | 'inclusive' | 'exclusive';
+
+/** A lower and upper bound, either of which may be missing. */
+export interface Range {
+  min: number | null;
+  max: number | null;
+}
+
 export interface Price {
   amount: number | null;
   currency: string;
+  /** false: the agent withholds the amount (public answers carry the text, never the amount). */
   display: boolean;
   text: string | null;
+  /** The feed's price range (REAXML <range>): amount is its lower bound. */
+  range?: Range;
+  /** display="range": the public sees the range (and the text), not the exact amount. */
+  displayRange?: true;
+  tax?: Tax;
 }
 
 export interface Rent {
@@ -38,6 +53,13 @@ export interface Rent {
   display: boolean;
   /** The price view shown instead of the amount. */
   text: string | null;
+  range?: Range;
+  displayRange?: true;
+  tax?: Tax;
+  /** Commercial rent: outgoings are paid on top of it. */
+  plusOutgoings?: boolean;
+  /** Commercial rent per square metre (per year), a range as REAXML gives it. */
+  perSqm?: Range;
 }
 
 export interface Address {
@@ -48,6 +70,10 @@ export interface Address {
   street: string | null;
   streetNumber: string | null;
   subNumber: string | null;
+  /** The street number as the feed gave it, when it was split into subNumber, streetNumber and lotNumber. */
+  streetNumberText?: string;
+  /** A building or site name. */
+  site?: string;
   /** REAXML land and commercialLand lots ("5" in "Lot 5 Sample Road"); present only when the feed gives one. */
   lotNumber?: string;
   display: boolean;
@@ -61,7 +87,10 @@ export interface Location {
 }
 
 export interface MediaItem {
-  url: string;
+  /** The http(s) URL; absent for a file= item of a zip feed, which names its file instead. */
+  url?: string;
+  /** REAXML file= (a path inside the feed's archive), kept when there is no URL. */
+  file?: string;
   kind: 'photo' | 'floorplan' | 'document';
   order: number;
   hero: boolean;
@@ -77,7 +106,82 @@ export interface Agent {
   sourceAgentId: string | null;
   /** REAXML listingAgent id (1..4). */
   slot: string;
+  /** Social profile URLs (http(s) only). */
+  social?: { twitter?: string; facebook?: string; linkedIn?: string };
 }
+
+export type LinkKind = 'externalLink' | 'videoLink' | 'availabilityLink' | 'miniweb';
+
+/** Fields real feeds carry beyond the core model; each present only when the feed gives it. */
+export interface ListingExtras {
+  /** Sale authority: auction, exclusive, sale, setSale, tender, eoi, offers, multilist, conjunctional, open. */
+  authority?: string;
+  exclusivity?: 'exclusive' | 'open';
+  isMultiple?: boolean;
+  depositTaken?: boolean;
+  yearBuilt?: number;
+  yearLastRenovated?: number;
+  commercial?: {
+    categories?: string[];
+    outgoings?: { amount: number | null; currency: string; period: 'year'; tax?: Tax };
+    /** Annual return, percent. */
+    return?: number;
+    currentLeaseEndDate?: string;
+    zone?: string;
+    tenancy?: 'unknown' | 'vacant' | 'tenanted';
+    propertyExtent?: 'whole' | 'part';
+    carSpaces?: number;
+    parkingComments?: string;
+    furtherOptions?: string;
+    highlights?: string[];
+  };
+  business?: {
+    categories?: { name: string; subCategory: string | null }[];
+    takings?: string;
+    lease?: { amount: number | null; currency: string; period: 'week' | 'month' | 'year' };
+    franchise?: boolean;
+    terms?: string;
+  };
+  rural?: Partial<Record<'fencing' | 'annualRainfall' | 'soilTypes' | 'improvements' | 'councilRates' | 'irrigation' | 'carryingCapacity' | 'services', string>>;
+  allowances?: { pets?: boolean; furnished?: boolean; smokers?: boolean };
+  idealFor?: string[];
+  views?: string[];
+  ecoFriendly?: string[];
+  municipality?: string;
+  /** Street directory reference (never shown publicly, as REAXML says). */
+  streetDirectory?: { type: string | null; page: string | null; reference: string | null };
+  estate?: { name: string; stage: string | null };
+  land?: { frontageM?: number; depths?: { side: string; m: number }[]; crossOver?: string };
+  energyRating?: number;
+  newConstruction?: boolean;
+  isHomeLandPackage?: boolean;
+  /** Sanitized HTML of the description (allow-listed tags, http(s) links only), by locale, when the feed's text had markup. */
+  descriptionHtml?: Record<string, string>;
+}
+
+export const EXTRA_FIELDS = [
+  'authority',
+  'exclusivity',
+  'isMultiple',
+  'depositTaken',
+  'yearBuilt',
+  'yearLastRenovated',
+  'commercial',
+  'business',
+  'rural',
+  'allowances',
+  'idealFor',
+  'views',
+  'ecoFriendly',
+  'municipality',
+  'streetDirectory',
+  'estate',
+  'land',
+  'energyRating',
+  'newConstruction',
+  'isHomeLandPackage',
+  'descriptionHtml',
+] as const satisfies readonly (keyof ListingExtras)[];
 
 export type SlotMap<T> = Record<string, T | null>;
 
@@ -87,12 +191,19 @@ export type SlotMap<T> = Record<string, T | null>;
  */
 export type FeedFormat = 'reaxml' | 'reso' | 'project';
 
-export interface ListingDelta {
+export interface ListingDelta extends Omit<ListingExtras, 'descriptionHtml'> {
+  /** null: the description now has no markup, so a stored HTML variant is removed. */
+  descriptionHtml?: Record<string, string> | null;
   office: string;
   uniqueId: string;
   format: FeedFormat;
   category: Category;
   modTime: string;
+  /**
+   * Zone-less times read in the feed's default zone because the record has no address: applied
+   * to a stored listing, they are read again in that listing's own zone.
+   */
+  localTimes?: { zone: string; modTime?: string; auction?: string };
   status: Status;
   saleMode?: 'sale' | 'rent';
   /** Commercial "both": the rent shown beside the sale price. */
@@ -114,7 +225,7 @@ export interface ListingDelta {
   auction?: { date: string | null } | null;
   dateAvailable?: string | null;
   inspections?: string[];
-  links?: { kind: 'externalLink' | 'videoLink'; url: string }[];
+  links?: { kind: LinkKind; url: string }[];
   photos?: SlotMap<Omit<MediaItem, 'order' | 'hero'>>;
   floorplans?: SlotMap<Omit<MediaItem, 'order' | 'hero'>>;
   documents?: SlotMap<Omit<MediaItem, 'order' | 'hero'>>;
@@ -129,7 +240,7 @@ export interface ListingDelta {
 }
 
 /** A canonical listing as stored and returned (open object beyond the named fields). */
-export interface CanonicalListing {
+export interface CanonicalListing extends ListingExtras {
   listingKey: string;
   office: string;
   uniqueId: string;
@@ -157,7 +268,7 @@ export interface CanonicalListing {
   auction: { date: string | null } | null;
   dateAvailable: string | null;
   inspections: string[];
-  links: { kind: 'externalLink' | 'videoLink'; url: string }[];
+  links: { kind: LinkKind; url: string }[];
   hidden: boolean;
   projectKey: string | null;
   contentHash: string;

@@ -19,7 +19,7 @@ export function validateListing(
   issues: ListingIssues,
   path: string,
   fields: FieldPaths = {},
-  options: { delta?: boolean } = {},
+  options: { delta?: boolean; updatesStored?: boolean } = {},
 ): void {
   const onMarket = listing.status === 'active' || listing.status === 'under_offer';
   if (!onMarket) return;
@@ -34,6 +34,9 @@ export function validateListing(
   else if (!listing.address.locality && !listing.address.postcode) {
     issues.error('missing_address', 'address has neither suburb nor postcode', at('address'));
   }
+  // A record that updates a stored listing (or, in a dry run, is such an update: no address) is
+  // not asked for the text a new listing needs.
+  if (options.updatesStored || (options.delta && !listing.address)) return;
   if (!listing.headline && fields.headline !== null) issues.warning('missing_headline', 'listing has no headline', at('headline'));
   if (!listing.description && fields.description !== null) issues.warning('missing_description', 'listing has no description', at('description'));
 }

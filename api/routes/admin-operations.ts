@@ -2,6 +2,7 @@ import express, { Router } from 'express';
 import { adminFeeds, adminListings, adminStats, setListingHidden } from '../../db/admin-reads.js';
 import { getFeedEvent, reopenFailedFeedEvent } from '../../db/feed-events.js';
 import type { Db } from '../../db/knex.js';
+import { storedListing } from '../../db/listings-store.js';
 import { listAudit, recordAudit } from '../../db/operators.js';
 import { HttpError, notFound } from '../../lib/errors.js';
 import type { JobQueue } from '../../workers/job-queue.js';
@@ -28,6 +29,13 @@ export function adminOperationsRouter(deps: { db: Db; ingestQueue: JobQueue; lea
 
   router.get('/v1/admin/listings', async (req, res) => {
     res.json(await adminListings(db, assertValidQuery('AdminListingsQuery', req.query)));
+  });
+
+  router.get('/v1/admin/listings/:office/:uniqueId', async (req, res) => {
+    const { office, uniqueId } = req.params as { office: string; uniqueId: string };
+    const listing = await storedListing(db, office, uniqueId);
+    if (!listing) throw notFound(`no listing ${office}/${uniqueId}`);
+    res.json(listing);
   });
 
   router.post('/v1/admin/listings/visibility', express.json({ limit: '4kb' }), async (req, res) => {

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { type FeedEvent, failFeedEvent, getFeedEvent, storeFeedEvent } from '../../db/feed-events.js';
 import type { Db } from '../../db/knex.js';
+import { storedListing } from '../../db/listings-store.js';
 import { notFound, serviceUnavailable } from '../../lib/errors.js';
 import type { JobQueue } from '../../workers/job-queue.js';
 import { feedKeyOf, requireFeedKey } from '../auth/feed-key.js';
@@ -111,6 +112,15 @@ export function feedsRouter(deps: FeedsDeps): Router {
       return;
     }
     res.location(statusUrl).json({ feedId: event.id, ...result });
+  });
+
+  router.get('/v1/feeds/listings/:office/:uniqueId', ingestKey, async (req, res) => {
+    const { office, uniqueId } = req.params as { office: string; uniqueId: string };
+    // A key reads the full stored record of its own offices' listings only; any other office's
+    // listing is as invisible as a missing one.
+    const listing = feedKeyOf(res).officeIds.includes(office) ? await storedListing(deps.db, office, uniqueId) : null;
+    if (!listing) throw notFound(`no listing ${office}/${uniqueId} for this key`);
+    res.json(listing);
   });
 
   router.get('/v1/feeds/:feedId', ingestKey, async (req, res) => {

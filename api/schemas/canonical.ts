@@ -11,6 +11,7 @@ import {
   priceSchema,
   rentSchema,
 } from '../../pipeline/listing-schema.js';
+import { PUBLIC_OMITTED } from '../../pipeline/public-view.js';
 
 /**
  * JSON Schemas of the canonical records as the service stores and returns them (pipeline/types.ts
@@ -84,6 +85,23 @@ export const projectSchema = {
 
 const stringArray = { type: 'array', items: { type: 'string' } } as const;
 
+/** A schema without some of its fields (what a public answer leaves out of the stored record). */
+function without<S extends { properties: object; required: readonly string[] }>(schema: S, $id: string, fields: readonly string[], description: string) {
+  const properties = Object.fromEntries(Object.entries(schema.properties).filter(([key]) => !fields.includes(key)));
+  return { ...schema, $id, description, properties, required: schema.required.filter((key) => !fields.includes(key)) };
+}
+
+/** A listing as public reads return it. */
+export const publicListingSchema = without(
+  listingSchema,
+  'PublicListing',
+  PUBLIC_OMITTED,
+  "A listing as the public sees it: the stored record with the agent's display choices honoured. A price, rent or sold price the agent withholds (display false) has no amount, range or rent per square metre, and its text (the price view, else \"Contact agent\"; a sold price \"Price withheld\"); one shown as a range (displayRange) has the range and no amount. An address the agent withholds (display false) has no street, street number, sub or lot number or site, and its location is the locality's. The content hash, hidden flag and street directory reference are never included.",
+);
+
+/** A project as public reads return it. */
+export const publicProjectSchema = without(projectSchema, 'PublicProject', ['contentHash'], 'A new-home development as the public sees it.');
+
 export const agentSchema = {
   $id: 'Agent',
   type: 'object',
@@ -130,7 +148,9 @@ export const canonicalSchemas = [
   mediaItemSchema,
   listingAgentSchema,
   listingSchema,
+  publicListingSchema,
   projectSchema,
+  publicProjectSchema,
   agentSchema,
   officeSchema,
 ];

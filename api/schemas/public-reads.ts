@@ -1,4 +1,4 @@
-import { projectSchema } from './canonical.js';
+import { publicProjectSchema } from './canonical.js';
 /** Query schemas and answers of the public reads (SPEC.md "Public reads", DESIGN.md §3, §6). */
 
 import { limitParam as limit, offsetParam as offset } from './paging.js';
@@ -52,7 +52,7 @@ export const listingPageSchema = {
   required: ['total', 'listings'],
   properties: {
     total: { type: 'integer', description: 'All public matches (counted at most every 30 s per filter set).' },
-    listings: { type: 'array', items: { $ref: 'Listing' }, description: 'Newest modTime first, then listingKey.' },
+    listings: { type: 'array', items: { $ref: 'PublicListing' }, description: 'Newest modTime first, then listingKey.' },
   },
 } as const;
 
@@ -122,7 +122,7 @@ export const projectPageSchema = {
     total: { type: 'integer', description: 'All matching projects (not archived).' },
     projects: {
       type: 'array',
-      items: { $ref: 'Project' },
+      items: { $ref: 'PublicProject' },
       description: 'Newest modTime first, then projectKey.',
     },
   },
@@ -130,12 +130,12 @@ export const projectPageSchema = {
 
 /** The canonical project with its public listings in document order. */
 export const projectWithListingsSchema = {
-  ...projectSchema,
+  ...publicProjectSchema,
   $id: 'ProjectWithListings',
   description: 'The canonical project with its public listings in document order.',
-  required: [...projectSchema.required, 'listings'],
+  required: [...publicProjectSchema.required, 'listings'],
   properties: {
-    ...projectSchema.properties,
-    listings: { type: 'array', items: { $ref: 'Listing' }, description: 'Its public listings, each with its projectKey.' },
+    ...publicProjectSchema.properties,
+    listings: { type: 'array', items: { $ref: 'PublicListing' }, description: 'Its public listings, each with its projectKey.' },
   },
 } as const;

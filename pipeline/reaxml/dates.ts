@@ -10,6 +10,12 @@ const STANDARD = [/^\d{4}-\d{2}-\d{2}$/, /^\d{4}-\d{2}-\d{2}[-T]\d{2}:\d{2}(:\d{
 /** Liberal reading: single-digit hours, AM/PM, space or missing separators, fractions, offsets. */
 const LIBERAL = /^(\d{4})-?(\d{2})-?(\d{2})(?:(?:[-T ]|\s+)?(\d{1,2}):?(\d{2})(?::?(\d{2}))?(?:\.\d+)?\s*([AaPp][Mm])?)?\s*(Z|[+-]\d{2}:?\d{2})?$/;
 
+/** True when a REAXML date-time states its own UTC offset (or Z), so no zone is assumed to read it. */
+export function hasExplicitOffset(raw: string): boolean {
+  const m = LIBERAL.exec(raw.trim());
+  return m !== null && m[8] !== undefined;
+}
+
 /** Results by dateOnly, zone and text; results are frozen, so callers can share them. */
 const parsed = new Map<string, DateResult>();
 

@@ -10,7 +10,7 @@ import { PIECE_PREFIX, type PieceStart, ReaxmlParser, type ReaxmlParserHandlers 
  * Bump when a change to the REAXML mapping changes what an unchanged source maps to, so that
  * ingestion stops treating listings with a known source fingerprint as unchanged.
  */
-export const REAXML_MAPPING_VERSION = 2; // 2: lotNumber, <Geocode> coordinates, identity elements holding markup
+export const REAXML_MAPPING_VERSION = 3; // 3: display range and tax, commercial kinds, plain-text headline and description, extras, file= media
 
 /** Where a reader of a piece started in the feed: positions it reports are moved by this. */
 export interface FeedPosition {
@@ -101,18 +101,28 @@ export async function* readReaxmlHere(
   piece?: PieceStart & { start: FeedPosition },
 ): AsyncGenerator<FeedListing[]> {
   const ready: ReaxmlListing[] = [];
-  const parser = new ReaxmlParser(listingHandlers(feed, reaxmlSalt(feed), feedIssues, ready), piece);
+  // An issue outside any listing found after a listing still waiting to be handed over is held
+  // until that listing has been: issues then come in feed order, as when the feed is read in pieces.
+  const held: Issue[] = [];
+  const inOrder = {
+    push: (...found: Issue[]) => (ready.length ? held : feedIssues).push(...found),
+  } as unknown as Issue[];
+  const parser = new ReaxmlParser(listingHandlers(feed, reaxmlSalt(feed), inOrder, ready), piece);
   const placed = (err: unknown) => (piece && err instanceof FeedSyntaxError ? feedSyntaxError(err, piece.start) : err);
+  async function* handOver() {
+    if (ready.length) yield ready.splice(0);
+    feedIssues.push(...held.splice(0));
+  }
   let sinceYield = 0;
   const chunks = typeof source === 'string' ? chunkString(source) : source;
   for await (const chunk of chunks) {
     try {
       parser.write(chunk);
     } catch (err) {
-      if (ready.length) yield ready.splice(0);
+      yield* handOver();
       throw placed(err);
     }
-    if (ready.length) yield ready.splice(0);
+    yield* handOver();
     // Let other requests run while a large feed parses.
     if ((sinceYield += chunk.length) >= 1 << 20) {
       sinceYield = 0;
@@ -122,8 +132,8 @@ export async function* readReaxmlHere(
   try {
     parser.close();
   } catch (err) {
-    if (ready.length) yield ready.splice(0);
+    yield* handOver();
     throw placed(err);
   }
-  if (ready.length) yield ready.splice(0);
+  yield* handOver();
 }

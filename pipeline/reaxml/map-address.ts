@@ -1,5 +1,6 @@
 import { isAustralianState, toCountryCode } from '../countries.js';
 import { geocodeOrWarn, sourceLocation } from '../geocode.js';
+import { splitStreetNumber } from '../street-number.js';
 import type { Address, Location } from '../types.js';
 import { attr, child, childText, type XmlNode } from '../xml-node.js';
 import type { MapContext } from './map-context.js';
@@ -19,6 +20,11 @@ export function mapAddress(ctx: Pick<MapContext, 'feed' | 'issues'>, node: XmlNo
   const display = attr(node, 'display');
   const region = orNull(childText(node, 'state') ?? childText(node, 'region'));
   const lotNumber = orNull(childText(node, 'lotNumber'));
+  const site = orNull(childText(node, 'site'));
+  const streetNumber = orNull(childText(node, 'streetNumber'));
+  const subNumber = orNull(childText(node, 'subNumber'));
+  const lot = lotNumber ? lotNumber.replace(/^lot\s*/i, '') : null;
+  const split = splitAddressNumber(streetNumber, subNumber, lot);
   return {
     country,
     // AU states arrive in any case ("Vic", "vic"); they are stored as their abbreviation.
@@ -26,11 +32,27 @@ export function mapAddress(ctx: Pick<MapContext, 'feed' | 'issues'>, node: XmlNo
     locality: orNull(childText(node, 'suburb')),
     postcode: orNull(childText(node, 'postcode')),
     street: orNull(childText(node, 'street')),
-    streetNumber: orNull(childText(node, 'streetNumber')),
-    subNumber: orNull(childText(node, 'subNumber')),
-    ...(lotNumber ? { lotNumber: lotNumber.replace(/^lot\s*/i, '') } : {}),
+    streetNumber: split?.streetNumber ?? streetNumber,
+    subNumber: split?.subNumber ?? subNumber,
+    ...(split ? { streetNumberText: streetNumber! } : {}),
+    ...(site ? { site } : {}),
+    ...((split?.lotNumber ?? lot) ? { lotNumber: split?.lotNumber ?? lot! } : {}),
     display: display === undefined ? true : (readBoolean(display) ?? true),
   };
+}
+
+/**
+ * A composite streetNumber split into sub-number, number and lot (splitStreetNumber), where that
+ * agrees with what subNumber and lotNumber say; undefined leaves it whole.
+ */
+function splitAddressNumber(streetNumber: string | null, subNumber: string | null, lot: string | null): ReturnType<typeof splitStreetNumber> {
+  if (!streetNumber) return undefined;
+  const split = splitStreetNumber(streetNumber);
+  if (!split) return undefined;
+  const same = (a: string | null | undefined, b: string | undefined) => !a || !b || a.toLowerCase() === b.toLowerCase();
+  if (!same(subNumber, split.subNumber) || !same(lot, split.lotNumber)) return undefined;
+  if (subNumber && !split.subNumber && split.lotNumber === undefined) return undefined;
+  return split;
 }
 
 /** A direct child by name in any case (vendors write Geocode, geocode, GEOCODE). */

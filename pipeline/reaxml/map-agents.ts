@@ -1,6 +1,26 @@
 import type { Agent, SlotMap } from '../types.js';
 import { attr, type XmlNode } from '../xml-node.js';
 import type { MapContext } from './map-context.js';
+import { readUrl } from './map-media.js';
+
+const SOCIAL = [
+  ['twitterURL', 'twitter'],
+  ['facebookURL', 'facebook'],
+  ['linkedInURL', 'linkedIn'],
+] as const;
+
+/** The agent's social profile URLs (http(s) only; others are warned about and left out). */
+function socialLinks(ctx: MapContext, node: XmlNode): Agent['social'] {
+  const social: NonNullable<Agent['social']> = {};
+  for (const [element, key] of SOCIAL) {
+    const raw = textOf(node, element);
+    if (!raw) continue;
+    const url = readUrl(raw);
+    if (url) social[key] = url;
+    else ctx.issues.warning('invalid_link_url', `${element} "${raw}" is not an http(s) URL; skipped`, node.path);
+  }
+  return Object.keys(social).length ? social : undefined;
+}
 
 /** The first child named `name` in any case (feeds write <agentid> too): its trimmed text, or null. */
 const textOf = (node: XmlNode, name: string): string | null => {
@@ -26,6 +46,8 @@ export function mapAgents(ctx: MapContext, listing: XmlNode): SlotMap<Agent> | u
       .filter((c) => c.name === 'telephone' && c.text.trim() !== '')
       .map((c) => ({ type: attr(c, 'type') ?? 'BH', number: c.text.trim() }));
     const agent: Agent = { name: textOf(node, 'name'), email: textOf(node, 'email'), phones, sourceAgentId: textOf(node, 'agentID'), slot };
+    const social = socialLinks(ctx, node);
+    if (social) agent.social = social;
     if (!agent.name && !agent.email && phones.length === 0) {
       slots[slot] = null;
       continue;

@@ -4,6 +4,8 @@ import { readBoolean, readCount, readDecimal, roundSqm, sqmPerUnit } from './val
 
 /** Counts per the REAXML element reference; yes = 1, empty = 0. */
 const COUNT_FEATURES = new Set(['ensuite', 'garages', 'carports', 'toilets', 'openSpaces', 'livingAreas']);
+/** Non-REAXML spellings of count features real feeds send, and the feature they mean. */
+const COUNT_SPELLINGS: Readonly<Record<string, string>> = { toilet: 'toilets', ensuites: 'ensuite', garage: 'garages', carport: 'carports', livingArea: 'livingAreas' };
 /** Text features, kept verbatim. */
 const TEXT_FEATURES = new Set(['otherFeatures']);
 /** Empty elements whose `type` attribute is the value. */
@@ -41,8 +43,13 @@ export function mapFeatures(ctx: MapContext, listing: XmlNode): Record<string, n
   if (!features) return undefined;
   const out: Record<string, number | boolean | string | null> = {};
   for (const node of features.children) {
-    const name = node.name;
+    let name = node.name;
     if (name === 'bedrooms' || name === 'bathrooms') continue;
+    const meant = COUNT_SPELLINGS[name];
+    if (meant) {
+      ctx.issues.warning('nonstandard_feature', `<${name}> is not a REAXML feature; read as the count ${meant}`, node.path);
+      name = meant;
+    }
     const raw = node.text.trim();
     if (TEXT_FEATURES.has(name)) {
       out[name] = raw === '' ? null : raw;

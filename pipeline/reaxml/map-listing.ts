@@ -1,10 +1,13 @@
 import { zoneFor } from '../countries.js';
 import { resolveCurrency } from '../currency.js';
 import { ListingIssues } from '../issues.js';
-import type { Category, FeedContext, ListingDelta, Status } from '../types.js';
+import { hasMarkup, plainText, sanitizedHtml } from '../listing-text.js';
+import type { Category, FeedContext, LinkKind, ListingDelta, Status } from '../types.js';
 import { attr, child, childrenNamed, childText, type XmlNode } from '../xml-node.js';
 import { mapAddress, mapLocation } from './map-address.js';
 import { mapAgents } from './map-agents.js';
+import { mapExtras } from './map-extras.js';
+import { hasExplicitOffset } from './dates.js';
 import { type MapContext, readDate } from './map-context.js';
 import { mapAreas, mapFeatures, mapRooms } from './map-features.js';
 import { mapMedia, readUrl } from './map-media.js';
@@ -21,7 +24,11 @@ const STATUSES: Readonly<Record<string, Status>> = {
   deleted: 'archived',
 };
 
+/** The kinds that sell or lease commercially: commercialListingType and commercialRent apply. */
+const COMMERCIAL_KINDS: ReadonlySet<string> = new Set(['commercial', 'commercialLand', 'business']);
+
 const SUBCATEGORY_ELEMENTS = ['category', 'ruralCategory', 'landCategory', 'commercialCategory', 'holidayCategory'];
+const LINK_KINDS: ReadonlySet<string> = new Set(['externalLink', 'videoLink', 'availabilityLink']);
 const INSPECTION = /^\d{1,2}-[A-Za-z]{3}-\d{4}\s+\d{1,2}:\d{2}\s*[ap]m\s+to\s+\d{1,2}:\d{2}\s*[ap]m$/i;
 
 export interface MappedListing {
@@ -32,12 +39,22 @@ export interface MappedListing {
   issues: ListingIssues;
 }
 
-/** An identity element that holds elements: its text is not one value, so it identifies nothing. */
-function identityText(node: XmlNode, name: string): { text?: string; nested?: XmlNode } {
-  const el = child(node, name);
-  if (el === undefined) return {};
-  if (el.children.length > 0) return { nested: el };
-  return { text: el.text.trim() || undefined };
+/**
+ * An identity element, by its REAXML name or, failing that, by a common other spelling (agentId,
+ * AgentID, uniqueId, UNIQUEID: any case). One that holds elements is no value, so it identifies
+ * nothing (`nested`); `respelled` is the element when it was found under another spelling.
+ */
+function identityText(node: XmlNode, name: string): { text?: string; nested?: XmlNode; respelled?: XmlNode } {
+  let el = child(node, name);
+  let respelled: XmlNode | undefined;
+  if (el === undefined) {
+    const lower = name.toLowerCase();
+    el = node.children.find((c) => c.name.length === lower.length && c.name.toLowerCase() === lower);
+    if (el === undefined) return {};
+    respelled = el;
+  }
+  if (el.children.length > 0) return { nested: el, respelled };
+  return { text: el.text.trim() || undefined, respelled };
 }
 
 /**
@@ -49,18 +66,25 @@ function identityText(node: XmlNode, name: string): { text?: string; nested?: Xm
 export function readIdentity(
   node: XmlNode,
   feed: FeedContext,
-): { office?: string; uniqueId?: string; nested: XmlNode[]; identity: { office: string; uniqueId: string } | null } {
+): {
+  office?: string;
+  uniqueId?: string;
+  nested: XmlNode[];
+  respelled: XmlNode[];
+  identity: { office: string; uniqueId: string } | null;
+} {
   const agent = identityText(node, 'agentID');
   const unique = identityText(node, 'uniqueID');
   const nested = [...(feed.sourceOfficeId ? [] : [agent.nested]), unique.nested].filter((n): n is XmlNode => n !== undefined);
+  const respelled = [...(feed.sourceOfficeId ? [] : [agent.respelled]), unique.respelled].filter((n): n is XmlNode => n !== undefined);
   const office = feed.sourceOfficeId ?? agent.text;
   const uniqueId = unique.text;
-  return { office, uniqueId, nested, identity: office && uniqueId && nested.length === 0 ? { office, uniqueId } : null };
+  return { office, uniqueId, nested, respelled, identity: office && uniqueId && nested.length === 0 ? { office, uniqueId } : null };
 }
 
-/** headline or description: the text in the feed's locale; null when empty or template text (with a warning). */
+/** headline or description: plain text in the feed's locale; null when empty or template text (with a warning). */
 function localisedText(ctx: MapContext, textNode: XmlNode): Record<string, string> | null {
-  const text = textNode.text.trim();
+  const text = plainText(textNode.text.trim());
   if (isPlaceholderText(text)) {
     ctx.issues.warning('placeholder_text', `${textNode.name} "${text}" is template text; not kept`, textNode.path);
     return null;
@@ -83,14 +107,18 @@ export function mapReaxmlListing(
   const issues = earlyIssues;
   const category = node.name as Category;
 
-  const { uniqueId, office, nested, identity } = read;
+  const { uniqueId, office, nested, respelled, identity } = read;
+  for (const el of respelled) {
+    const name = el.name.toLowerCase() === 'agentid' ? 'agentID' : 'uniqueID';
+    issues.warning('identity_spelling', `<${el.name}> read as <${name}> (REAXML spells it ${name})`, el.path);
+  }
   for (const el of nested) {
     issues.error('invalid_identity', `${el.name} must hold only text; it contains the element ${el.children[0].name}`, el.path);
   }
   if (uniqueId) issues.stampUniqueId(uniqueId);
-  else if (!nested.some((el) => el.name === 'uniqueID')) issues.error('missing_unique_id', 'listing has no uniqueID', `${node.path}/uniqueID`);
+  else if (!nested.some((el) => el.name.toLowerCase() === 'uniqueid')) issues.error('missing_unique_id', 'listing has no uniqueID', `${node.path}/uniqueID`);
 
-  if (!office && !nested.some((el) => el.name === 'agentID'))
+  if (!office && !nested.some((el) => el.name.toLowerCase() === 'agentid'))
     issues.error('missing_office_id', 'listing has no agentID and the context gives no sourceOfficeId', `${node.path}/agentID`);
 
   const addressNode = child(node, 'address');
@@ -137,13 +165,29 @@ export function mapReaxmlListing(
   if (!identity || !status || !modTime) return { identity, delta: null, issues };
 
   const delta: ListingDelta = { office: identity.office, uniqueId: identity.uniqueId, format: 'reaxml', category, modTime, status };
+  if (!addressNode && rawModTime && !hasExplicitOffset(rawModTime)) {
+    // A record without an address (a status change, a price change) is read in the feed's default
+    // zone here; applied to a stored listing, it is read again in that listing's zone.
+    delta.localTimes = { zone, modTime: rawModTime };
+    issues.warning(
+      'local_time_zone',
+      `modTime "${rawModTime.trim()}" has no UTC offset and the record no address: read in ${zone} (the default for ${country}); when it updates a stored listing it is read in that listing's own zone`,
+      `${node.path}/@modTime`,
+    );
+  }
+  const commercialKind = COMMERCIAL_KINDS.has(category);
   if (category === 'rental' || category === 'holidayRental') delta.saleMode = 'rent';
-  else if (category === 'commercial') {
+  else if (commercialKind) {
+    // commercial, commercialLand and (where a CRM sends it) business: sale, lease or both; absent
+    // leaves the stored sale mode (a new listing is for sale).
     const type = child(node, 'commercialListingType');
     const value = type ? (attr(type, 'value') ?? type.text).trim().toLowerCase() : undefined;
     if (value === 'lease') delta.saleMode = 'rent';
     else if (value === 'sale') delta.saleMode = 'sale';
     else if (value === 'both') Object.assign(delta, { saleMode: 'sale', bothPrices: true });
+    else if (value !== undefined && value !== '')
+      issues.warning('unknown_listing_type', `commercialListingType "${value}" is not sale, lease or both; not read`, type!.path);
+    else if (category === 'business') delta.saleMode = 'sale';
   } else delta.saleMode = 'sale';
 
   for (const name of SUBCATEGORY_ELEMENTS) {
@@ -162,13 +206,13 @@ export function mapReaxmlListing(
   }
 
   const price = mapPrice(ctx, node);
-  if (delta.saleMode === 'rent' && category !== 'commercial') {
+  if (delta.saleMode === 'rent' && !commercialKind) {
     const rent = mapRent(ctx, node);
     if (rent) delta.rent = rent;
     else if (price) delta.rent = { amount: price.amount, currency: ctx.currency, period: 'week', display: price.display, text: price.text };
   } else {
     if (price !== undefined) delta.price = price;
-    if (category === 'commercial') {
+    if (commercialKind) {
       const rent = mapRent(ctx, node, 'commercialRent', 'year');
       if (rent) delta.rent = rent;
     }
@@ -192,12 +236,25 @@ export function mapReaxmlListing(
   const headline = child(node, 'headline');
   if (headline) delta.headline = localisedText(ctx, headline);
   const description = child(node, 'description');
-  if (description) delta.description = localisedText(ctx, description);
+  if (description) {
+    delta.description = localisedText(ctx, description);
+    const source = description.text.trim();
+    if (delta.description && hasMarkup(source)) {
+      const html = sanitizedHtml(source);
+      if (html) delta.descriptionHtml = { [ctx.feed.sourceLocale]: html };
+    }
+    delta.descriptionHtml ??= null;
+  }
 
   const auction = child(node, 'auction');
   if (auction) {
-    const raw = attr(auction, 'date');
-    delta.auction = { date: raw ? readDate(ctx, raw, () => `${auction.path}/@date`, 'auction date') : null };
+    // The date attribute, or (as real feeds also send it) the element's text.
+    const fromAttr = attr(auction, 'date');
+    const raw = fromAttr?.trim() ? fromAttr : auction.text.trim() || undefined;
+    const where = () => (fromAttr?.trim() ? `${auction.path}/@date` : auction.path);
+    if (raw && fromAttr === undefined) issues.warning('nonstandard_auction', `auction date given as the element's text "${raw}", not its date attribute; read`, auction.path);
+    delta.auction = { date: raw ? readDate(ctx, raw, where, 'auction date') : null };
+    if (raw && delta.localTimes && !hasExplicitOffset(raw)) delta.localTimes.auction = raw;
   }
   const available = child(node, 'dateAvailable');
   if (available) {
@@ -214,17 +271,22 @@ export function mapReaxmlListing(
     }
   }
 
-  const linkNodes = node.children.filter((c) => c.name === 'externalLink' || c.name === 'videoLink');
-  if (linkNodes.length) {
+  const linkNodes = node.children.filter((c) => LINK_KINDS.has(c.name));
+  const miniweb = child(node, 'miniweb');
+  if (linkNodes.length || miniweb) {
     delta.links = [];
-    for (const link of linkNodes) {
-      const href = attr(link, 'href') ?? '';
-      if (href.trim() === '') continue; // an empty href removes the link
-      const url = readUrl(href);
-      if (url) delta.links.push({ kind: link.name as 'externalLink' | 'videoLink', url });
-      else issues.warning('invalid_link_url', `${link.name} href "${href}" is not an http(s) URL; skipped`, `${link.path}/@href`);
+    const links = [
+      ...linkNodes.map((link) => ({ kind: link.name as LinkKind, href: attr(link, 'href') ?? '', path: `${link.path}/@href` })),
+      ...(miniweb ? childrenNamed(miniweb, 'uri').map((uri) => ({ kind: 'miniweb' as const, href: uri.text, path: uri.path })) : []),
+    ];
+    for (const link of links) {
+      if (link.href.trim() === '') continue; // an empty href removes the link
+      const url = readUrl(link.href);
+      if (url) delta.links.push({ kind: link.kind, url });
+      else issues.warning('invalid_link_url', `${link.kind} "${link.href}" is not an http(s) URL; skipped`, link.path);
     }
   }
+  Object.assign(delta, mapExtras(ctx, node));
 
   const media = mapMedia(ctx, node);
   if (media.photos) delta.photos = media.photos;

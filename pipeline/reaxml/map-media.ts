@@ -56,8 +56,14 @@ function readSlot(ctx: MapContext, node: XmlNode, kind: MediaItem['kind'], slot:
   if (modTime) readDate(ctx, modTime, () => `${node.path}/@modTime`, `${node.name} modTime`);
   if (url === undefined && file === undefined && node.text.trim() === '') return null;
   if (url === undefined || url.trim() === '') {
-    const what = file ? `file="${file}" (a path inside the feed's archive)` : 'inline image data';
-    ctx.issues.warning('media_not_url', `${node.name} ${slot} refers to ${what}; only the feed's own http(s) URLs are served, so it was skipped`, node.path);
+    const title = attr(node, 'title');
+    if (file?.trim()) {
+      // A zip feed's file: kept in its place with the file name, so the listing keeps its photos
+      // in order; nothing can be served from it until the file is published at a URL.
+      ctx.issues.warning('media_not_url', `${node.name} ${slot} names file "${file.trim()}" (a path inside the feed's archive) and no URL; kept by file name, with no URL to serve`, node.path);
+      return title ? { file: file.trim(), kind, slot, title } : { file: file.trim(), kind, slot };
+    }
+    ctx.issues.warning('media_not_url', `${node.name} ${slot} holds inline image data, not a URL; skipped`, node.path);
     return undefined;
   }
   const href = readUrl(url);
@@ -83,7 +89,13 @@ export function mapMedia(ctx: MapContext, listing: XmlNode): MediaDelta {
     (out[key] ??= {})[slot] = value;
   };
   for (const holder of listing.children) {
-    if (holder.name === 'images' || holder.name === 'objects') {
+    if (holder.name === 'img') {
+      // An <img> straight under the listing (no <images> or <objects> around it): read as one.
+      const slot = (attr(holder, 'id') ?? '').trim().toLowerCase();
+      ctx.issues.warning('media_outside_objects', `img "${slot}" is directly under the listing, not inside <objects> or <images>; read`, holder.path);
+      if (PHOTO_SLOT.test(slot)) put('photos', slot, readSlot(ctx, holder, 'photo', slot));
+      else ctx.issues.warning('unknown_media_slot', `img id "${slot}" is not m, a..z or aa..az; skipped`, holder.path);
+    } else if (holder.name === 'images' || holder.name === 'objects') {
       for (const node of holder.children) {
         const slot = (attr(node, 'id') ?? '').trim().toLowerCase();
         if (node.name === 'img') {
@@ -105,12 +117,15 @@ export function mapMedia(ctx: MapContext, listing: XmlNode): MediaDelta {
         if (node.name !== 'attachment') continue;
         const usage = (attr(node, 'usage') ?? '').trim();
         if (usage.toLowerCase() === 'agentphoto') continue; // a picture of the agent, not of the property
-        if (usage.toLowerCase() !== 'statementofinformation') {
-          ctx.issues.warning('unknown_attachment_usage', `attachment usage "${usage}" is not statementOfInformation; skipped`, `${node.path}/@usage`);
-          continue;
-        }
+        const soi = usage.toLowerCase() === 'statementofinformation';
+        if (!soi)
+          ctx.issues.warning(
+            'unknown_attachment_usage',
+            `attachment usage "${usage}" is not statementOfInformation or agentPhoto; kept as a document titled by its usage`,
+            `${node.path}/@usage`,
+          );
         const contentType = (attr(node, 'contentType') ?? '').trim().toLowerCase();
-        if (contentType !== 'application/pdf') {
+        if (soi && contentType !== 'application/pdf') {
           ctx.issues.warning(
             'invalid_attachment_content_type',
             `attachment contentType "${contentType}" is not application/pdf; skipped`,
@@ -118,9 +133,12 @@ export function mapMedia(ctx: MapContext, listing: XmlNode): MediaDelta {
           );
           continue;
         }
+        // A statement of information keeps its soi- slot; any other document is kept under its usage.
         const id = (attr(node, 'id') ?? String(Object.keys(out.documents ?? {}).length + 1)).trim();
-        const doc = readSlot(ctx, node, 'document', `soi-${id}`);
-        put('documents', `soi-${id}`, doc ? { ...doc, title: 'Statement of Information' } : doc);
+        const slot = soi ? `soi-${id}` : `attachment-${id}`;
+        const doc = readSlot(ctx, node, 'document', slot);
+        const title = soi ? 'Statement of Information' : attr(node, 'title')?.trim() || usage || 'Attachment';
+        put('documents', slot, doc ? { ...doc, title } : doc);
       }
     }
   }

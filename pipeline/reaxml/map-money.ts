@@ -1,22 +1,52 @@
-import type { Price, Rent } from '../types.js';
+import type { Price, Range, Rent, Tax } from '../types.js';
 import { attr, child, childrenNamed, childText, type XmlNode } from '../xml-node.js';
 import { type MapContext, readDate } from './map-context.js';
 import { readAmount, readBoolean } from './values.js';
 
-function readDisplay(ctx: MapContext, node: XmlNode): boolean {
+/** display: yes (the amount is shown), no (withheld), or range (the range is shown, not the amount). */
+function readDisplay(ctx: MapContext, node: XmlNode): { display: boolean; displayRange?: true } {
   const raw = attr(node, 'display');
-  if (raw === undefined) return true;
+  if (raw === undefined) return { display: true };
   const value = readBoolean(raw);
   if (value === undefined) {
-    if (raw.trim().toLowerCase() === 'range') return true;
-    ctx.issues.warning('invalid_boolean', `display="${raw}" is not yes or no; shown`, `${node.path}/@display`);
-    return true;
+    if (raw.trim().toLowerCase() === 'range') return { display: true, displayRange: true };
+    ctx.issues.warning('invalid_boolean', `display="${raw}" is not yes, no or range; shown`, `${node.path}/@display`);
+    return { display: true };
   }
-  return value;
+  return { display: value };
+}
+
+const TAXES = new Set<Tax>(['unknown', 'exempt', 'inclusive', 'exclusive']);
+
+/** tax="…" on a price, rent or outgoings: GST as stated; anything else is warned about and left out. */
+export function readTax(ctx: MapContext, node: XmlNode): { tax?: Tax } {
+  const raw = attr(node, 'tax');
+  if (raw === undefined || raw.trim() === '') return {};
+  const tax = raw.trim().toLowerCase() as Tax;
+  if (TAXES.has(tax)) return { tax };
+  ctx.issues.warning('invalid_tax', `tax="${raw}" is not unknown, exempt, inclusive or exclusive; not kept`, `${node.path}/@tax`);
+  return {};
+}
+
+/** A <range> of amounts (min and max, either may be missing); undefined when neither reads. */
+function readRange(ctx: MapContext, range: XmlNode | undefined, what: string): Range | undefined {
+  if (!range) return undefined;
+  const bound = (name: 'min' | 'max') => {
+    const node = child(range, name);
+    return node ? readPriceAmount(ctx, node, `${what} ${name}`) : null;
+  };
+  const min = bound('min');
+  const max = bound('max');
+  if (min === null && max === null) return undefined;
+  if (min !== null && max !== null && min > max) {
+    ctx.issues.warning('invalid_range', `${what} range ${min} to ${max} has its minimum above its maximum; not kept`, range.path);
+    return undefined;
+  }
+  return { min, max };
 }
 
 /** A price amount from text or a <range> (lower bound); 0 and empty mean no amount. */
-function readPriceAmount(ctx: MapContext, node: XmlNode, what: string): number | null {
+export function readPriceAmount(ctx: MapContext, node: XmlNode, what: string): number | null {
   const range = child(node, 'range');
   const text = node.text.trim();
   if (text === '' && range) {
@@ -33,16 +63,24 @@ function readPriceAmount(ctx: MapContext, node: XmlNode, what: string): number |
   return amount.value === 0 ? null : amount.value;
 }
 
+/** The optional parts of a price or rent element: its range, display="range" and tax, when given. */
+function amountExtras(ctx: MapContext, node: XmlNode, what: string, display: { displayRange?: true }) {
+  const range = readRange(ctx, child(node, 'range'), what);
+  return { ...(range ? { range } : {}), ...(display.displayRange ? { displayRange: true as const } : {}), ...readTax(ctx, node) };
+}
+
 /** price + priceView + display (priceView replaces the shown amount; display=no hides both). */
 export function mapPrice(ctx: MapContext, listing: XmlNode): Price | null | undefined {
   const priceNode = child(listing, 'price');
   const view = childText(listing, 'priceView');
   if (!priceNode && view === undefined) return undefined;
+  const display = priceNode ? readDisplay(ctx, priceNode) : { display: true };
   return {
     amount: priceNode ? readPriceAmount(ctx, priceNode, 'price') : null,
     currency: ctx.currency,
-    display: priceNode ? readDisplay(ctx, priceNode) : true,
+    display: display.display,
     text: view ? view : null,
+    ...(priceNode ? amountExtras(ctx, priceNode, 'price', display) : {}),
   };
 }
 
@@ -71,7 +109,31 @@ export function mapRent(ctx: MapContext, listing: XmlNode, elementName = 'rent',
       period = defaultPeriod;
     }
     const view = childText(listing, 'priceView');
-    return { amount: readPriceAmount(ctx, node, 'rent'), currency: ctx.currency, period, display: readDisplay(ctx, node), text: view ? view : null };
+    const display = readDisplay(ctx, node);
+    const rent: Rent = {
+      amount: readPriceAmount(ctx, node, 'rent'),
+      currency: ctx.currency,
+      period,
+      display: display.display,
+      text: view ? view : null,
+      ...amountExtras(ctx, node, 'rent', display),
+    };
+    const plusOutgoings = attr(node, 'plusOutgoings');
+    if (plusOutgoings !== undefined) {
+      const flag = readBoolean(plusOutgoings);
+      if (flag === undefined) ctx.issues.warning('invalid_boolean', `plusOutgoings="${plusOutgoings}" is not yes or no; not kept`, `${node.path}/@plusOutgoings`);
+      else rent.plusOutgoings = flag;
+    }
+    const perSqmNode = child(node, 'rentPerSquareMetre');
+    if (perSqmNode) {
+      const text = perSqmNode.text.trim();
+      const single = text === '' ? null : readPriceAmount(ctx, perSqmNode, 'rent per square metre');
+      const perSqm = single !== null ? { min: single, max: single } : readRange(ctx, child(perSqmNode, 'range'), 'rent per square metre');
+      if (perSqm) rent.perSqm = perSqm;
+      else if (text === '' && !child(perSqmNode, 'range'))
+        ctx.issues.warning('invalid_price', 'rentPerSquareMetre holds neither an amount nor a range; not kept', perSqmNode.path);
+    }
+    return rent;
   };
   const all = nodes.map(readOne);
   return all.find((r) => r.period === 'week') ?? all[0];
@@ -85,7 +147,14 @@ export function mapSold(ctx: MapContext, listing: XmlNode): { price: Price | nul
   let price: Price | null = null;
   if (priceNode) {
     const amount = readPriceAmount(ctx, priceNode, 'sold price');
-    price = { amount: amount === null ? null : Math.abs(amount), currency: ctx.currency, display: readDisplay(ctx, priceNode), text: null };
+    const display = readDisplay(ctx, priceNode);
+    price = {
+      amount: amount === null ? null : Math.abs(amount),
+      currency: ctx.currency,
+      display: display.display,
+      text: null,
+      ...amountExtras(ctx, priceNode, 'sold price', display),
+    };
   }
   const rawDate = dateNode?.text.trim();
   return { price, date: rawDate ? readDate(ctx, rawDate, () => dateNode!.path, 'sold date', { dateOnly: true }) : null };

@@ -75,7 +75,7 @@ describe('HTTP: POST /v1/validate and the service basics', () => {
     const before = spools();
     const one = (id: string, day: string, headline: string) =>
       `<residential modTime="2024-03-${day}-10:00:00" status="current"><agentID>OFF1</agentID><uniqueID>${id}</uniqueID>${ADDRESS}<headline>${headline}</headline></residential>`;
-    const body = feed(one('A', '01', 'first A'), one('B', '01', 'only B'), one('A', '02', 'newer A'), one('C', '01', 'C "quoted" &amp; &lt;escaped&gt;'));
+    const body = feed(one('A', '01', 'first A'), one('B', '01', 'only B'), one('A', '02', 'newer A'), one('C', '01', 'C "quoted" &amp; 2 &lt; 3'));
     const res = await post('/v1/validate', body, 'application/xml');
     expect(res.status).to.equal(200);
     const result = await res.json();
@@ -83,7 +83,7 @@ describe('HTTP: POST /v1/validate and the service basics', () => {
     expect(result.listings.map((l: { uniqueId: string; headline: Record<string, string> }) => [l.uniqueId, l.headline['en-AU']])).to.deep.equal([
       ['A', 'newer A'],
       ['B', 'only B'],
-      ['C', 'C "quoted" & <escaped>'],
+      ['C', 'C "quoted" & 2 < 3'],
     ]);
     expect(result.issues.map((i: { code: string }) => i.code)).to.include('duplicate_listing');
     expect(validatorFor('ValidationResult')(result), JSON.stringify(validatorFor('ValidationResult').errors)).to.equal(true);

@@ -69,11 +69,11 @@ const EXPECTED: Record<string, Expectation> = {
       expect(l.landAreaSqm).to.be.greaterThan(0);
     },
   },
-  'Land/REA-Land-Deleted.xml': { counts: [1, 1, 0], codes: [], check: statusOnly('archived') },
-  'Land/REA-Land-OffMarket.xml': { counts: [1, 1, 0], codes: [], check: statusOnly('off_market') },
-  'Land/REA-Land-Sold-DisplayPriceIsNo.xml': { counts: [1, 1, 0], codes: [], check: soldOnly(85000, false) },
-  'Land/REA-Land-Sold.xml': { counts: [1, 1, 0], codes: [], check: soldOnly(85000, true) },
-  'Land/REA-Land-Withdrawn.xml': { counts: [1, 1, 0], codes: [], check: statusOnly('withdrawn') },
+  'Land/REA-Land-Deleted.xml': { counts: [1, 1, 0], codes: ['local_time_zone'], check: statusOnly('archived') },
+  'Land/REA-Land-OffMarket.xml': { counts: [1, 1, 0], codes: ['local_time_zone'], check: statusOnly('off_market') },
+  'Land/REA-Land-Sold-DisplayPriceIsNo.xml': { counts: [1, 1, 0], codes: ['local_time_zone'], check: soldOnly(85000, false) },
+  'Land/REA-Land-Sold.xml': { counts: [1, 1, 0], codes: ['local_time_zone'], check: soldOnly(85000, true) },
+  'Land/REA-Land-Withdrawn.xml': { counts: [1, 1, 0], codes: ['local_time_zone'], check: statusOnly('withdrawn') },
   'Land/REA-Segment-Land-Current.xml': {
     counts: [1, 1, 0],
     codes: [],
@@ -84,7 +84,7 @@ const EXPECTED: Record<string, Expectation> = {
   },
   'REA-AllTypes.xml': {
     counts: [6, 6, 0],
-    codes: [],
+    codes: ['local_time_zone', 'local_time_zone', 'local_time_zone', 'local_time_zone'],
     check: (_l, r) =>
       expect(r.listings.map((x) => `${x.category}:${x.status}`)).to.deep.equal([
         'residential:active',
@@ -106,7 +106,7 @@ const EXPECTED: Record<string, Expectation> = {
   },
   'REA-MixedContent.xml': {
     counts: [2, 2, 0],
-    codes: ['unknown_element_ignored', 'unknown_element_ignored', 'unknown_element_ignored'],
+    codes: ['local_time_zone', 'local_time_zone', 'unknown_element_ignored', 'unknown_element_ignored', 'unknown_element_ignored'],
     check: (_l, r) => expect(r.issues.map((i) => i.path)).to.deep.equal(['/propertyList/pewPew1[1]', '/propertyList/pewPew2[1]', '/propertyList/pewPew3[1]']),
   },
   'Rental/REA-Rental-Current-PriceHasCents.xml': { counts: [1, 1, 0], codes: [], check: activeWith('rental', 350.12) },
@@ -125,9 +125,9 @@ const EXPECTED: Record<string, Expectation> = {
       expect(l.bond).to.equal(999);
     },
   },
-  'Rental/REA-Rental-Deleted.xml': { counts: [1, 1, 0], codes: [], check: statusOnly('archived') },
-  'Rental/REA-Rental-Leased.xml': { counts: [1, 1, 0], codes: [], check: statusOnly('leased') },
-  'Rental/REA-Rental-OffMarket.xml': { counts: [1, 1, 0], codes: [], check: statusOnly('off_market') },
+  'Rental/REA-Rental-Deleted.xml': { counts: [1, 1, 0], codes: ['local_time_zone'], check: statusOnly('archived') },
+  'Rental/REA-Rental-Leased.xml': { counts: [1, 1, 0], codes: ['local_time_zone'], check: statusOnly('leased') },
+  'Rental/REA-Rental-OffMarket.xml': { counts: [1, 1, 0], codes: ['local_time_zone'], check: statusOnly('off_market') },
   'Rental/REA-Rental-WithBadStatus.xml': {
     counts: [1, 0, 1],
     codes: ['unknown_status'],
@@ -137,7 +137,7 @@ const EXPECTED: Record<string, Expectation> = {
       expect(r.issues[0]).to.include({ level: 'error', listingIndex: 0, uniqueId: '4dba22ef-b896-ea64-fd8c-dcf9a5586ae4', path: '/rental/@status' }); // single listing as root
     },
   },
-  'Rental/REA-Rental-Withdrawn.xml': { counts: [1, 1, 0], codes: [], check: statusOnly('withdrawn') },
+  'Rental/REA-Rental-Withdrawn.xml': { counts: [1, 1, 0], codes: ['local_time_zone'], check: statusOnly('withdrawn') },
   'Rental/REA-Segment-Rental-Current.xml': {
     counts: [1, 1, 0],
     codes: [],
@@ -281,12 +281,20 @@ const EXPECTED: Record<string, Expectation> = {
   'Residential/REA-Residential-Current-WithIncorrectDocumentUsage.xml': {
     counts: [1, 1, 0],
     codes: ['unknown_attachment_usage', 'unknown_attachment_usage', 'unknown_attachment_usage'],
-    check: (l) => expect(l.media.filter((m) => m.kind === 'document')).to.have.length(0),
+    // Attachments of a usage REAXML does not name are kept as documents under their usage.
+    check: (l) => expect(l.media.filter((m) => m.kind === 'document').map((m) => m.title)).to.deep.equal(['blah-1', 'blah-2', 'blah-3']),
   },
   'Residential/REA-Residential-Current-WithLocalFilesForImages.xml': {
     counts: [1, 1, 0],
     codes: ['media_not_url', 'media_not_url', 'media_not_url', 'media_not_url'],
-    check: (l) => expect(l.media).to.deep.equal([]),
+    // A zip feed's files are kept in order by file name (no URL to serve), not dropped.
+    check: (l) =>
+      expect(l.media.map((m) => [m.kind, m.slot, m.file, m.url, m.hero])).to.deep.equal([
+        ['photo', 'm', 'imageM.jpg', undefined, true],
+        ['photo', 'a', 'imageA.jpg', undefined, false],
+        ['floorplan', '1', 'floorplan1.gif', undefined, false],
+        ['floorplan', '2', 'floorplan2.gif', undefined, false],
+      ]),
   },
   'Residential/REA-Residential-Current-WithMultipleValidDocuments.xml': {
     counts: [1, 1, 0],
@@ -381,33 +389,33 @@ const EXPECTED: Record<string, Expectation> = {
       expect(l.contentHash).to.match(/^[0-9a-f]{64}$/);
     },
   },
-  'Residential/REA-Residential-Deleted.xml': { counts: [1, 1, 0], codes: [], check: statusOnly('archived') },
-  'Residential/REA-Residential-OffMarket.xml': { counts: [1, 1, 0], codes: [], check: statusOnly('off_market') },
-  'Residential/REA-Residential-Sold-DisplayAttributeIsRange.xml': { counts: [1, 1, 0], codes: [], check: soldOnly(580000, true) },
-  'Residential/REA-Residential-Sold-DisplayPriceIsNo.xml': { counts: [1, 1, 0], codes: [], check: soldOnly(580000, false) },
-  'Residential/REA-Residential-Sold-DisplayPriceIsNoAndMissingPrice.xml': { counts: [1, 1, 0], codes: [], check: soldOnly(null, false) },
-  'Residential/REA-Residential-Sold-DisplayPriceIsYesButMissingPrice.xml': { counts: [1, 1, 0], codes: [], check: soldOnly(null, true) },
-  'Residential/REA-Residential-Sold-MissingDisplayPrice.xml': { counts: [1, 1, 0], codes: [], check: soldOnly(580000, true) },
+  'Residential/REA-Residential-Deleted.xml': { counts: [1, 1, 0], codes: ['local_time_zone'], check: statusOnly('archived') },
+  'Residential/REA-Residential-OffMarket.xml': { counts: [1, 1, 0], codes: ['local_time_zone'], check: statusOnly('off_market') },
+  'Residential/REA-Residential-Sold-DisplayAttributeIsRange.xml': { counts: [1, 1, 0], codes: ['local_time_zone'], check: soldOnly(580000, true) },
+  'Residential/REA-Residential-Sold-DisplayPriceIsNo.xml': { counts: [1, 1, 0], codes: ['local_time_zone'], check: soldOnly(580000, false) },
+  'Residential/REA-Residential-Sold-DisplayPriceIsNoAndMissingPrice.xml': { counts: [1, 1, 0], codes: ['local_time_zone'], check: soldOnly(null, false) },
+  'Residential/REA-Residential-Sold-DisplayPriceIsYesButMissingPrice.xml': { counts: [1, 1, 0], codes: ['local_time_zone'], check: soldOnly(null, true) },
+  'Residential/REA-Residential-Sold-MissingDisplayPrice.xml': { counts: [1, 1, 0], codes: ['local_time_zone'], check: soldOnly(580000, true) },
   'Residential/REA-Residential-Sold.xml': {
     counts: [1, 1, 0],
-    codes: [],
+    codes: ['local_time_zone'],
     check: (l) => {
       soldOnly(580000, true)(l);
       expect(l.sold?.date).to.equal('2009-01-10');
     },
   },
-  'Residential/REA-Residential-Withdrawn.xml': { counts: [1, 1, 0], codes: [], check: statusOnly('withdrawn') },
+  'Residential/REA-Residential-Withdrawn.xml': { counts: [1, 1, 0], codes: ['local_time_zone'], check: statusOnly('withdrawn') },
   'Residential/REA-Segment-Residential-Current.xml': {
     counts: [1, 1, 0],
     codes: [],
     check: (l) => expect(l.listingKey).to.equal('XNWXNW/Residential-Current-ABCD1234'),
   },
   'Rural/REA-Rural-Current.xml': { counts: [1, 1, 0], codes: [], check: activeWith('rural', 400000) },
-  'Rural/REA-Rural-Deleted.xml': { counts: [1, 1, 0], codes: [], check: statusOnly('archived') },
-  'Rural/REA-Rural-OffMarket.xml': { counts: [1, 1, 0], codes: [], check: statusOnly('off_market') },
-  'Rural/REA-Rural-Sold-DisplayPriceIsNo.xml': { counts: [1, 1, 0], codes: [], check: soldOnly(85000, false) },
-  'Rural/REA-Rural-Sold.xml': { counts: [1, 1, 0], codes: [], check: soldOnly(85000, true) },
-  'Rural/REA-Rural-Withdrawn.xml': { counts: [1, 1, 0], codes: [], check: statusOnly('withdrawn') },
+  'Rural/REA-Rural-Deleted.xml': { counts: [1, 1, 0], codes: ['local_time_zone'], check: statusOnly('archived') },
+  'Rural/REA-Rural-OffMarket.xml': { counts: [1, 1, 0], codes: ['local_time_zone'], check: statusOnly('off_market') },
+  'Rural/REA-Rural-Sold-DisplayPriceIsNo.xml': { counts: [1, 1, 0], codes: ['local_time_zone'], check: soldOnly(85000, false) },
+  'Rural/REA-Rural-Sold.xml': { counts: [1, 1, 0], codes: ['local_time_zone'], check: soldOnly(85000, true) },
+  'Rural/REA-Rural-Withdrawn.xml': { counts: [1, 1, 0], codes: ['local_time_zone'], check: statusOnly('withdrawn') },
   'Rural/REA-Segment-Rural-Current.xml': { counts: [1, 1, 0], codes: [], check: activeWith('rural', 400000) },
 };
 

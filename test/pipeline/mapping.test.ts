@@ -341,7 +341,7 @@ describe('REAXML mapping rules', () => {
     const multi = await validateFeed(
       feed(
         listingXml(ADDRESS + text),
-        listingXml(`${ADDRESS.replace('Richmond', 'Hawthorn') + text}<features><bedrooms>x</bedrooms></features>`).replace('L1', 'L2'),
+        listingXml(`${ADDRESS.replace('Richmond', 'Cremorne') + text}<features><bedrooms>x</bedrooms></features>`).replace('L1', 'L2'),
       ),
       AU_CONTEXT,
     );
@@ -354,7 +354,9 @@ describe('REAXML mapping rules', () => {
       { ...AU_CONTEXT, sourceLocale: 'fr-FR' },
     );
     expect(listing.headline).to.deep.equal({ 'fr-FR': 'Bright home' });
-    expect(listing.description).to.deep.equal({ 'fr-FR': '<b>Big</b> yard' });
+    // Plain text, with the formatting kept apart as sanitized HTML.
+    expect(listing.description).to.deep.equal({ 'fr-FR': 'Big yard' });
+    expect(listing.descriptionHtml).to.deep.equal({ 'fr-FR': '<b>Big</b> yard' });
     expect(issues[0]).to.include({ code: 'invalid_character_stripped', path: '/propertyList/residential[1]/headline[1]', uniqueId: 'L1' });
   });
 });

@@ -28,7 +28,7 @@ describe('project documents (format=project)', () => {
     expect(p.developer).to.deep.equal({ name: 'Example Developments', websiteUrl: null, logoUrl: null });
     expect(p.priceRange).to.deep.equal({ from: 750000, to: 2100000, currency: 'AUD', derived: true });
     expect(p.listingKeys).to.deep.equal(['OFF1/HV-101', 'OFF1/HV-502', 'OFF1/HV-R1']);
-    expect(p.media.map((m) => [m.url.split('/').pop(), m.hero])).to.deep.equal([
+    expect(p.media.map((m) => [m.url!.split('/').pop(), m.hero])).to.deep.equal([
       ['hero.jpg', true],
       ['a.jpg', false],
       ['plan.pdf', false],

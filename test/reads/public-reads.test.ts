@@ -70,7 +70,9 @@ describe('Public reads: search, single listing, agents, offices, countries (Post
     expect(validatorFor('ListingPage')(all.body), JSON.stringify(validatorFor('ListingPage').errors)).to.equal(true);
     expect(ids(all.body)).to.deep.equal(['NZ1', 'R1', 'L1', 'S2', 'S1', 'R2']); // L1 and S2 share a time: listingKey order
     expect(all.body.total).to.equal(6);
-    expect(all.body.listings[0]).to.include({ listingKey: 'OFF2/NZ1', hidden: false, status: 'active' });
+    expect(all.body.listings[0]).to.include({ listingKey: 'OFF2/NZ1', status: 'active' });
+    // Bookkeeping is not public.
+    for (const listing of all.body.listings) expect(listing).to.not.have.any.keys('hidden', 'contentHash');
 
     expect(ids((await get('/v1/listings?country=nz')).body)).to.deep.equal(['NZ1']);
     expect(ids((await get('/v1/listings?office=OFF2')).body)).to.deep.equal(['NZ1', 'L1']);
@@ -111,8 +113,9 @@ describe('Public reads: search, single listing, agents, offices, countries (Post
   it('returns one listing as stored: public, sold and leased; 404 for withdrawn, hidden, archived and unknown', async () => {
     const one = await get('/v1/listings/OFF1/S1');
     expect(one.status).to.equal(200);
-    expect(validatorFor('Listing')(one.body), JSON.stringify(validatorFor('Listing').errors)).to.equal(true);
-    expect(one.body).to.include({ listingKey: 'OFF1/S1', uniqueId: 'S1', office: 'OFF1', hidden: false });
+    expect(validatorFor('PublicListing')(one.body), JSON.stringify(validatorFor('PublicListing').errors)).to.equal(true);
+    expect(one.body).to.include({ listingKey: 'OFF1/S1', uniqueId: 'S1', office: 'OFF1' });
+    expect(one.body).to.not.have.any.keys('hidden', 'contentHash');
     expect(one.body.price).to.deep.include({ amount: 500000, currency: 'AUD' });
     expect((await get('/v1/listings/OFF1/SOLD')).status).to.equal(200);
     for (const path of ['/v1/listings/OFF1/GONE', '/v1/listings/OFF1/NOPE', '/v1/listings/OFF9/S1']) {

@@ -1,0 +1,69 @@
+import { convert } from 'html-to-text';
+import sanitizeHtml from 'sanitize-html';
+
+/**
+ * Headline and description text as the canonical record keeps it: plain text. Feeds send HTML in
+ * both (escaped inside the XML, so it arrives as markup), and often escape it twice (`&amp;amp;`).
+ * Plain text has the tags removed, block elements turned into line breaks and entities decoded;
+ * the description also keeps a sanitized HTML variant for portals that render formatting.
+ */
+
+/** Markup or an entity: text without either is already plain and is kept as it is. */
+const MARKUP = /<[A-Za-z/!]|&(?:[A-Za-z]+|#\d+|#x[0-9A-Fa-f]+);/;
+/** An entity escaped once more (`&amp;amp;`, `&amp;lt;p&amp;gt;`). */
+const DOUBLE_ESCAPED = /&amp;((?:[A-Za-z]+|#\d+|#x[0-9A-Fa-f]+);)/g;
+const TAG = /<[A-Za-z/!]/;
+
+/** Undoes escaping applied twice (at most a few times over). */
+function undoDoubleEscaping(text: string): string {
+  let out = text;
+  for (let i = 0; i < 4; i += 1) {
+    const next = out.replace(DOUBLE_ESCAPED, '&$1');
+    if (next === out) break;
+    out = next;
+  }
+  return out;
+}
+
+const HEADINGS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } }));
+const TO_TEXT = {
+  wordwrap: false as const,
+  selectors: [
+    { selector: 'a', options: { ignoreHref: true } },
+    { selector: 'img', format: 'skip' },
+    { selector: 'table', format: 'block' },
+    ...HEADINGS,
+  ],
+};
+
+/** Text with markup made plain: tags removed, blocks and <br> as line breaks, entities decoded, escaping undone. */
+export function plainText(text: string): string {
+  if (!MARKUP.test(text)) return text;
+  const plain = convert(undoDoubleEscaping(text), TO_TEXT);
+  return plain
+    .replace(/[ \t]+\n/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+/** True when the text carries HTML tags (so a sanitized HTML variant is worth keeping). */
+export function hasMarkup(text: string): boolean {
+  return TAG.test(text);
+}
+
+const SANITIZE: sanitizeHtml.IOptions = {
+  allowedTags: ['p', 'br', 'b', 'strong', 'i', 'em', 'u', 'ul', 'ol', 'li', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'a'],
+  allowedAttributes: { a: ['href'] },
+  allowedSchemes: ['http', 'https'],
+  allowedSchemesAppliedToAttributes: ['href'],
+  allowProtocolRelative: false,
+  disallowedTagsMode: 'discard',
+  transformTags: { h1: 'h2', div: 'p', a: sanitizeHtml.simpleTransform('a', { rel: 'nofollow noopener', target: '_blank' }) },
+};
+// rel and target are set by the transform, not taken from the feed.
+SANITIZE.allowedAttributes = { a: ['href', 'rel', 'target'] };
+
+/** The HTML variant: allow-listed formatting tags only; no script, style, event handlers or non-http(s) links. */
+export function sanitizedHtml(text: string): string {
+  return sanitizeHtml(undoDoubleEscaping(text), SANITIZE).trim();
+}
