@@ -79,7 +79,8 @@ export const addressSchema = {
     lotNumber: { type: 'string', description: 'Land lots ("5" of "Lot 5 Sample Road"); present only when the feed gives one.' },
     display: {
       type: 'boolean',
-      description: 'false: the agent withholds the street. Public answers carry no street, street number, sub or lot number or site, and coordinates of the locality.',
+      description:
+        'false: the agent withholds the street. Public answers carry no street, street number, sub or lot number or site, and coordinates of the locality.',
     },
   },
 } as const;
@@ -194,7 +195,10 @@ const extraProperties = {
     additionalProperties: false,
     description: 'Rural features (descriptive text).',
     properties: Object.fromEntries(
-      ['fencing', 'annualRainfall', 'soilTypes', 'improvements', 'councilRates', 'irrigation', 'carryingCapacity', 'services'].map((k) => [k, { type: 'string' }]),
+      ['fencing', 'annualRainfall', 'soilTypes', 'improvements', 'councilRates', 'irrigation', 'carryingCapacity', 'services'].map((k) => [
+        k,
+        { type: 'string' },
+      ]),
     ),
   },
   allowances: {

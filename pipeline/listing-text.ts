@@ -28,12 +28,7 @@ function undoDoubleEscaping(text: string): string {
 const HEADINGS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } }));
 const TO_TEXT = {
   wordwrap: false as const,
-  selectors: [
-    { selector: 'a', options: { ignoreHref: true } },
-    { selector: 'img', format: 'skip' },
-    { selector: 'table', format: 'block' },
-    ...HEADINGS,
-  ],
+  selectors: [{ selector: 'a', options: { ignoreHref: true } }, { selector: 'img', format: 'skip' }, { selector: 'table', format: 'block' }, ...HEADINGS],
 };
 
 /** Text with markup made plain: tags removed, blocks and <br> as line breaks, entities decoded, escaping undone. */

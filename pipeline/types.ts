@@ -142,7 +142,9 @@ export interface ListingExtras {
     franchise?: boolean;
     terms?: string;
   };
-  rural?: Partial<Record<'fencing' | 'annualRainfall' | 'soilTypes' | 'improvements' | 'councilRates' | 'irrigation' | 'carryingCapacity' | 'services', string>>;
+  rural?: Partial<
+    Record<'fencing' | 'annualRainfall' | 'soilTypes' | 'improvements' | 'councilRates' | 'irrigation' | 'carryingCapacity' | 'services', string>
+  >;
   allowances?: { pets?: boolean; furnished?: boolean; smokers?: boolean };
   idealFor?: string[];
   views?: string[];

@@ -96,7 +96,7 @@ export const publicListingSchema = without(
   listingSchema,
   'PublicListing',
   PUBLIC_OMITTED,
-  "A listing as the public sees it: the stored record with the agent's display choices honoured. A price, rent or sold price the agent withholds (display false) has no amount, range or rent per square metre, and its text (the price view, else \"Contact agent\"; a sold price \"Price withheld\"); one shown as a range (displayRange) has the range and no amount. An address the agent withholds (display false) has no street, street number, sub or lot number or site, and its location is the locality's. The content hash, hidden flag and street directory reference are never included.",
+  'A listing as the public sees it: the stored record with the agent\'s display choices honoured. A price, rent or sold price the agent withholds (display false) has no amount, range or rent per square metre, and its text (the price view, else "Contact agent"; a sold price "Price withheld"); one shown as a range (displayRange) has the range and no amount. An address the agent withholds (display false) has no street, street number, sub or lot number or site, and its location is the locality\'s. The content hash, hidden flag and street directory reference are never included.',
 );
 
 /** A project as public reads return it. */

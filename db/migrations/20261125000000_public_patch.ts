@@ -29,7 +29,10 @@ export async function up(knex: Knex): Promise<void> {
     if (rows.length === 0) break;
     for (const row of rows) {
       const patch = publicPatch(row.data);
-      if (patch) await knex('listings').where('listing_key', row.listing_key).update({ public_patch: JSON.stringify(patch) });
+      if (patch)
+        await knex('listings')
+          .where('listing_key', row.listing_key)
+          .update({ public_patch: JSON.stringify(patch) });
     }
     after = rows[rows.length - 1].listing_key;
   }

@@ -11,12 +11,12 @@ import { readBoolean, readCount, readDecimal } from './values.js';
  */
 
 /** A value from `value="…"` or the element's text. */
-const valueOf = (node: XmlNode): string => (attr(node, 'value') ?? node.text).trim();
+const elementValue = (node: XmlNode): string => (attr(node, 'value') ?? node.text).trim();
 
 /** A yes/no element (value attribute or text); undefined with a warning when it reads as neither. */
 function flag(ctx: MapContext, node: XmlNode | undefined): boolean | undefined {
   if (!node) return undefined;
-  const raw = valueOf(node);
+  const raw = elementValue(node);
   const value = readBoolean(raw);
   if (value === undefined) ctx.issues.warning('invalid_boolean', `${node.name} "${raw}" is not yes or no; not kept`, node.path);
   return value;
@@ -25,14 +25,14 @@ function flag(ctx: MapContext, node: XmlNode | undefined): boolean | undefined {
 /** Trimmed text of a child, undefined when absent or empty. */
 function text(node: XmlNode, name: string): string | undefined {
   const c = child(node, name);
-  const value = c ? valueOf(c) : '';
+  const value = c ? elementValue(c) : '';
   return value === '' ? undefined : value;
 }
 
 /** A number; undefined with a warning when the text is not one. */
 function number(ctx: MapContext, node: XmlNode | undefined, what: string): number | undefined {
   if (!node) return undefined;
-  const raw = valueOf(node);
+  const raw = elementValue(node);
   if (raw === '') return undefined;
   const value = readDecimal(raw.replace(/%$/, ''));
   if (value === undefined) ctx.issues.warning('invalid_number', `${what} "${raw}" is not a number; not kept`, node.path);
@@ -66,13 +66,13 @@ const RURAL = ['fencing', 'annualRainfall', 'soilTypes', 'improvements', 'counci
 function mapAuthority(ctx: MapContext, listing: XmlNode, out: ListingExtras): void {
   const node = child(listing, 'authority') ?? child(listing, 'commercialAuthority');
   if (!node) return;
-  const raw = valueOf(node);
+  const raw = elementValue(node);
   const authority = AUTHORITIES[raw.toLowerCase().replace(/[\s_-]/g, '')];
   if (authority) out.authority = authority;
   else if (raw !== '') ctx.issues.warning('unknown_authority', `${node.name} "${raw}" is not an authority REAXML names; not kept`, node.path);
   const exclusivity = child(listing, 'exclusivity');
   if (exclusivity) {
-    const value = valueOf(exclusivity).toLowerCase();
+    const value = elementValue(exclusivity).toLowerCase();
     if (value === 'exclusive' || value === 'open') out.exclusivity = value;
     else if (value !== '') ctx.issues.warning('unknown_exclusivity', `exclusivity "${value}" is not exclusive or open; not kept`, exclusivity.path);
   }
@@ -92,7 +92,7 @@ function mapCommercial(ctx: MapContext, listing: XmlNode, out: ListingExtras): v
   const ret = number(ctx, child(listing, 'return'), 'return');
   if (ret !== undefined) c.return = ret;
   const leaseEnd = child(listing, 'currentLeaseEndDate');
-  if (leaseEnd && leaseEnd.text.trim()) {
+  if (leaseEnd?.text.trim()) {
     const date = readDate(ctx, leaseEnd.text, () => leaseEnd.path, 'currentLeaseEndDate', { dateOnly: true });
     if (date) c.currentLeaseEndDate = date;
   }
@@ -105,9 +105,9 @@ function mapCommercial(ctx: MapContext, listing: XmlNode, out: ListingExtras): v
   if (extent === 'whole' || extent === 'part') c.propertyExtent = extent;
   const carSpacesNode = child(listing, 'carSpaces');
   if (carSpacesNode) {
-    const count = readCount(valueOf(carSpacesNode));
+    const count = readCount(elementValue(carSpacesNode));
     if (count) c.carSpaces = count.value;
-    else ctx.issues.warning('invalid_feature_value', `carSpaces "${valueOf(carSpacesNode)}" is not a count; not kept`, carSpacesNode.path);
+    else ctx.issues.warning('invalid_feature_value', `carSpaces "${elementValue(carSpacesNode)}" is not a count; not kept`, carSpacesNode.path);
   }
   const parking = text(listing, 'parkingComments');
   if (parking) c.parkingComments = parking;
@@ -146,7 +146,8 @@ function mapBusiness(ctx: MapContext, listing: XmlNode, out: ListingExtras): voi
   if (lease) {
     const rawPeriod = (attr(lease, 'period') ?? '').trim().toLowerCase();
     const period = LEASE_PERIODS[rawPeriod];
-    if (!period) ctx.issues.warning('invalid_rent_period', `businessLease period "${rawPeriod}" is not week, month or year; year assumed`, `${lease.path}/@period`);
+    if (!period)
+      ctx.issues.warning('invalid_rent_period', `businessLease period "${rawPeriod}" is not week, month or year; year assumed`, `${lease.path}/@period`);
     b.lease = { amount: readPriceAmount(ctx, lease, 'businessLease'), currency: ctx.currency, period: period ?? 'year' };
   }
   const franchise = flag(ctx, child(listing, 'franchise'));
@@ -161,7 +162,11 @@ function mapLocationDetails(listing: XmlNode, out: ListingExtras): void {
   if (municipality) out.municipality = municipality;
   const directory = child(listing, 'streetDirectory');
   if (directory) {
-    out.streetDirectory = { type: attr(directory, 'type')?.trim() || null, page: text(directory, 'page') ?? null, reference: text(directory, 'reference') ?? null };
+    out.streetDirectory = {
+      type: attr(directory, 'type')?.trim() || null,
+      page: text(directory, 'page') ?? null,
+      reference: text(directory, 'reference') ?? null,
+    };
   }
   const estate = child(listing, 'estate');
   const estateName = estate && text(estate, 'name');
@@ -179,7 +184,7 @@ function mapLand(ctx: MapContext, listing: XmlNode, out: ListingExtras): void {
       .filter((d): d is { side: string; m: number } => d.m !== undefined);
     if (depths.length) details.depths = depths;
     const crossOver = child(land, 'crossOver');
-    const side = crossOver ? valueOf(crossOver).toLowerCase() : '';
+    const side = crossOver ? elementValue(crossOver).toLowerCase() : '';
     if (side) details.crossOver = side;
     if (Object.keys(details).length) out.land = details;
   }
@@ -194,7 +199,7 @@ function mapLand(ctx: MapContext, listing: XmlNode, out: ListingExtras): void {
 function year(ctx: MapContext, listing: XmlNode, name: string): number | undefined {
   const node = child(listing, name);
   if (!node) return undefined;
-  const raw = valueOf(node);
+  const raw = elementValue(node);
   if (raw === '') return undefined;
   if (/^\d{4}$/.test(raw)) return Number(raw);
   ctx.issues.warning('invalid_number', `${name} "${raw}" is not a year; not kept`, node.path);

@@ -5,7 +5,13 @@ import { readBoolean, readCount, readDecimal, roundSqm, sqmPerUnit } from './val
 /** Counts per the REAXML element reference; yes = 1, empty = 0. */
 const COUNT_FEATURES = new Set(['ensuite', 'garages', 'carports', 'toilets', 'openSpaces', 'livingAreas']);
 /** Non-REAXML spellings of count features real feeds send, and the feature they mean. */
-const COUNT_SPELLINGS: Readonly<Record<string, string>> = { toilet: 'toilets', ensuites: 'ensuite', garage: 'garages', carport: 'carports', livingArea: 'livingAreas' };
+const COUNT_SPELLINGS: Readonly<Record<string, string>> = {
+  toilet: 'toilets',
+  ensuites: 'ensuite',
+  garage: 'garages',
+  carport: 'carports',
+  livingArea: 'livingAreas',
+};
 /** Text features, kept verbatim. */
 const TEXT_FEATURES = new Set(['otherFeatures']);
 /** Empty elements whose `type` attribute is the value. */

@@ -4,11 +4,11 @@ import { ListingIssues } from '../issues.js';
 import { hasMarkup, plainText, sanitizedHtml } from '../listing-text.js';
 import type { Category, FeedContext, LinkKind, ListingDelta, Status } from '../types.js';
 import { attr, child, childrenNamed, childText, type XmlNode } from '../xml-node.js';
+import { hasExplicitOffset } from './dates.js';
 import { mapAddress, mapLocation } from './map-address.js';
 import { mapAgents } from './map-agents.js';
-import { mapExtras } from './map-extras.js';
-import { hasExplicitOffset } from './dates.js';
 import { type MapContext, readDate } from './map-context.js';
+import { mapExtras } from './map-extras.js';
 import { mapAreas, mapFeatures, mapRooms } from './map-features.js';
 import { mapMedia, readUrl } from './map-media.js';
 import { mapBond, mapPrice, mapRent, mapSold } from './map-money.js';
@@ -252,7 +252,8 @@ export function mapReaxmlListing(
     const fromAttr = attr(auction, 'date');
     const raw = fromAttr?.trim() ? fromAttr : auction.text.trim() || undefined;
     const where = () => (fromAttr?.trim() ? `${auction.path}/@date` : auction.path);
-    if (raw && fromAttr === undefined) issues.warning('nonstandard_auction', `auction date given as the element's text "${raw}", not its date attribute; read`, auction.path);
+    if (raw && fromAttr === undefined)
+      issues.warning('nonstandard_auction', `auction date given as the element's text "${raw}", not its date attribute; read`, auction.path);
     delta.auction = { date: raw ? readDate(ctx, raw, where, 'auction date') : null };
     if (raw && delta.localTimes && !hasExplicitOffset(raw)) delta.localTimes.auction = raw;
   }

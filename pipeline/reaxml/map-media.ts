@@ -60,7 +60,11 @@ function readSlot(ctx: MapContext, node: XmlNode, kind: MediaItem['kind'], slot:
     if (file?.trim()) {
       // A zip feed's file: kept in its place with the file name, so the listing keeps its photos
       // in order; nothing can be served from it until the file is published at a URL.
-      ctx.issues.warning('media_not_url', `${node.name} ${slot} names file "${file.trim()}" (a path inside the feed's archive) and no URL; kept by file name, with no URL to serve`, node.path);
+      ctx.issues.warning(
+        'media_not_url',
+        `${node.name} ${slot} names file "${file.trim()}" (a path inside the feed's archive) and no URL; kept by file name, with no URL to serve`,
+        node.path,
+      );
       return title ? { file: file.trim(), kind, slot, title } : { file: file.trim(), kind, slot };
     }
     ctx.issues.warning('media_not_url', `${node.name} ${slot} holds inline image data, not a URL; skipped`, node.path);

@@ -121,7 +121,8 @@ export function mapRent(ctx: MapContext, listing: XmlNode, elementName = 'rent',
     const plusOutgoings = attr(node, 'plusOutgoings');
     if (plusOutgoings !== undefined) {
       const flag = readBoolean(plusOutgoings);
-      if (flag === undefined) ctx.issues.warning('invalid_boolean', `plusOutgoings="${plusOutgoings}" is not yes or no; not kept`, `${node.path}/@plusOutgoings`);
+      if (flag === undefined)
+        ctx.issues.warning('invalid_boolean', `plusOutgoings="${plusOutgoings}" is not yes or no; not kept`, `${node.path}/@plusOutgoings`);
       else rent.plusOutgoings = flag;
     }
     const perSqmNode = child(node, 'rentPerSquareMetre');

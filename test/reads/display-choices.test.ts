@@ -27,7 +27,11 @@ const FEED = feed(
     'HIDDEN-STREET',
     `<price>800000</price>${address('no')}<extraFields><eField name="lat">-37.8230123</eField><eField name="lng">144.9987654</eField></extraFields>`,
   ),
-  listing('SOLD-HIDDEN', `<soldDetails><soldPrice display="no">765432</soldPrice><soldDate>2024-02-01</soldDate></soldDetails>${address('yes')}`, 'modTime="2024-03-01-10:00:00" status="sold"'),
+  listing(
+    'SOLD-HIDDEN',
+    `<soldDetails><soldPrice display="no">765432</soldPrice><soldDate>2024-02-01</soldDate></soldDetails>${address('yes')}`,
+    'modTime="2024-03-01-10:00:00" status="sold"',
+  ),
 );
 
 describe("Display choices in public reads, and the office's own full read (PostgreSQL)", function () {
@@ -51,7 +55,9 @@ describe("Display choices in public reads, and the office's own full read (Postg
   it('never puts a withheld amount, street or exact point in any public answer', async () => {
     const answers = [
       await get('/v1/listings?limit=100'),
-      ...(await Promise.all(['HIDDEN-PRICE', 'HIDDEN-PRICE-VIEW', 'RANGE', 'HIDDEN-RENT', 'HIDDEN-STREET', 'SOLD-HIDDEN'].map((id) => get(`/v1/listings/OFF1/${id}`)))),
+      ...(await Promise.all(
+        ['HIDDEN-PRICE', 'HIDDEN-PRICE-VIEW', 'RANGE', 'HIDDEN-RENT', 'HIDDEN-STREET', 'SOLD-HIDDEN'].map((id) => get(`/v1/listings/OFF1/${id}`)),
+      )),
       await get('/v1/offices'),
       await get('/v1/agents'),
     ];
