@@ -12,6 +12,7 @@ const DOCS = resolve(dirname(fileURLToPath(import.meta.url)), '../../../docs');
 export const GUIDES: [name: string, title: string][] = [
   ['ingestion', 'Ingestion: keys, feeds, reconcile, quarantine, failure'],
   ['formats', 'RESO Web API and project documents'],
+  ['reaxml-elements', 'REAXML elements: where each one goes'],
   ['issue-codes', 'Validation issue codes'],
   ['reads', 'Public reads: search and directory'],
   ['leads', 'Leads: enquiries and their delivery'],
