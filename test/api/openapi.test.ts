@@ -81,7 +81,9 @@ describe('the API description as clients generate from it', () => {
       expect(schema('Project')).to.match(/stage: "off_the_plan" \| "under_construction" \| "completed";/);
       expect(schema('Agent')).to.match(/listingCount: number;/);
       expect(schema('Office')).to.match(/localities: string\[\];/);
-      expect(schema('ListingPage')).to.match(/listings: components\["schemas"\]\["Listing"\]\[\];/);
+      expect(schema('ListingPage')).to.match(/listings: components\["schemas"\]\["PublicListing"\]\[\];/);
+      // Public answers carry no bookkeeping; the stored record (the office's own read) does.
+      expect(schema('PublicListing')).to.match(/listingKey: string;/).and.not.match(/contentHash/);
       expect(types).to.match(/searchListings: \{/);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -107,7 +107,14 @@ const EXPECTED: Record<string, Expectation> = {
   'REA-MixedContent.xml': {
     counts: [2, 2, 0],
     codes: ['local_time_zone', 'local_time_zone', 'unknown_element_ignored', 'unknown_element_ignored', 'unknown_element_ignored'],
-    check: (_l, r) => expect(r.issues.map((i) => i.path)).to.deep.equal(['/propertyList/pewPew1[1]', '/propertyList/pewPew2[1]', '/propertyList/pewPew3[1]']),
+    check: (_l, r) =>
+      expect(r.issues.map((i) => i.path)).to.deep.equal([
+        '/propertyList/residential[1]/@modTime',
+        '/propertyList/residential[2]/@modTime',
+        '/propertyList/pewPew1[1]',
+        '/propertyList/pewPew2[1]',
+        '/propertyList/pewPew3[1]',
+      ]),
   },
   'Rental/REA-Rental-Current-PriceHasCents.xml': { counts: [1, 1, 0], codes: [], check: activeWith('rental', 350.12) },
   'Rental/REA-Rental-Current-WithADepositPayedNo.xml': { counts: [1, 1, 0], codes: [], check: activeWith('rental', 350.12) },

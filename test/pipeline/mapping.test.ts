@@ -273,7 +273,7 @@ describe('REAXML mapping rules', () => {
     // The dry run says what ingestion does with it as an update of a stored listing: valid, with a warning.
     const delta = await one(listingXml('<price>500000</price>'));
     expect(delta.result.counts).to.deep.equal({ parsed: 1, valid: 1, invalid: 0 });
-    expect(delta.issues.map((i) => `${i.level}:${i.code}`)).to.deep.equal(['warning:delta_needs_stored_listing']);
+    expect(delta.issues.map((i) => `${i.level}:${i.code}`)).to.deep.equal(['warning:local_time_zone', 'warning:delta_needs_stored_listing']);
     // An address without suburb or postcode is an error either way: it would replace the stored one.
     const noPlace = await one(listingXml('<address><street>Main Road</street></address>'));
     expect(noPlace.issues.map((i) => `${i.level}:${i.code}`)).to.include('error:missing_address');
