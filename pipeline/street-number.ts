@@ -10,7 +10,7 @@ export interface StreetNumberParts {
 }
 
 const NUMBER = String.raw`(\d+[A-Za-z]?(?:-\d+[A-Za-z]?)?)`;
-const PART = String.raw`([A-Za-z0-9]{1,6})`;
+const PART = '([A-Za-z0-9]{1,6})';
 const UNIT_WORD = String.raw`(?:unit|units|apartment|apt|flat|suite|shop|villa|townhouse|u)\.?`;
 
 const LOT_AND_NUMBER = new RegExp(String.raw`^lot\s*${PART}\s*[/,]\s*${NUMBER}$`, 'i');

@@ -83,7 +83,9 @@ describe('the API description as clients generate from it', () => {
       expect(schema('Office')).to.match(/localities: string\[\];/);
       expect(schema('ListingPage')).to.match(/listings: components\["schemas"\]\["PublicListing"\]\[\];/);
       // Public answers carry no bookkeeping; the stored record (the office's own read) does.
-      expect(schema('PublicListing')).to.match(/listingKey: string;/).and.not.match(/contentHash/);
+      expect(schema('PublicListing'))
+        .to.match(/listingKey: string;/)
+        .and.not.match(/contentHash/);
       expect(types).to.match(/searchListings: \{/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
