@@ -37,8 +37,8 @@ export async function storedSourceHashes(db: Knex, offices: readonly string[], l
 
 /** One stored record, whatever its status, with its hidden flag (the office's own and operators' read); null when there is none. */
 export async function storedListing(db: Knex, office: string, uniqueId: string): Promise<CanonicalListing | null> {
-  const row = await db('listings').select('data', 'hidden').where('listing_key', listingKey(office, uniqueId)).first();
-  return row ? toListing(row) : null;
+  const key = listingKey(office, uniqueId);
+  return (await loadListings(db, [key])).get(key) ?? null;
 }
 
 /** Stored listings by key (one query). With forUpdate the rows are locked in key order. */
