@@ -10,6 +10,7 @@ import * as sftpDrops from './migrations/20261122070000_sftp_drops.js';
 import * as lz4Compression from './migrations/20261122080000_lz4_compression.js';
 import * as feedEventProgress from './migrations/20261122090000_feed_event_progress.js';
 import * as publicPatch from './migrations/20261125000000_public_patch.js';
+import * as projectPublicPatch from './migrations/20261125010000_project_public_patch.js';
 
 /** Migrations in order; listed here so they run the same from source, from dist/ and in tests. */
 const MIGRATIONS: Record<string, Knex.Migration> = {
@@ -24,6 +25,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261122080000_lz4_compression': lz4Compression,
   '20261122090000_feed_event_progress': feedEventProgress,
   '20261125000000_public_patch': publicPatch,
+  '20261125010000_project_public_patch': projectPublicPatch,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 import { listingKey } from '../pipeline/listing-key.js';
-import { publicRecordSql } from '../pipeline/public-view.js';
+import { publicProjectSql, publicRecordSql } from '../pipeline/public-view.js';
 import type { ProjectStage } from '../pipeline/types.js';
 
-/** A project as the public sees it: without its content hash (bookkeeping). */
-const PUBLIC_PROJECT = "(data - 'contentHash')";
+/** A project as the public sees it: without its content hash, with a withheld street left out. */
+const PUBLIC_PROJECT = publicProjectSql();
 
 export interface ProjectSearch {
   stage?: ProjectStage;
@@ -50,7 +50,7 @@ export function createProjectReads(db: Knex): ProjectReads {
     async getProjectJson(office, uniqueId) {
       const key = listingKey(office, uniqueId);
       const { rows } = await db.raw(
-        `SELECT (${PUBLIC_PROJECT.replace('data', 'p.data')} || jsonb_build_object('listings', coalesce((
+        `SELECT (${publicProjectSql('p')} || jsonb_build_object('listings', coalesce((
                   SELECT jsonb_agg(${publicRecordSql('l')}
                                    ORDER BY array_position(ARRAY(SELECT jsonb_array_elements_text(p.data->'listingKeys')), l.listing_key), l.listing_key)
                   FROM listings l WHERE l.project_key = p.project_key AND l.is_public), '[]'::jsonb)))::text AS json

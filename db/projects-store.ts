@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { publicProjectPatch } from '../pipeline/public-view.js';
 import { archiveProject } from '../pipeline/reconcile.js';
 import type { CanonicalProject } from '../pipeline/types.js';
 
@@ -8,6 +9,11 @@ export async function loadProjects(db: Knex, keys: string[], options: { forUpdat
   const query = db('projects').select('project_key', 'data').whereRaw('project_key = ANY(?::text[])', [keys]).orderBy('project_key');
   const rows = options.forUpdate ? await query.forUpdate() : await query;
   return new Map(rows.map((row: any) => [row.project_key, row.data as CanonicalProject]));
+}
+
+function publicPatchJson(project: CanonicalProject): string | null {
+  const patch = publicProjectPatch(project);
+  return patch ? JSON.stringify(patch) : null;
 }
 
 /** Inserts or updates whole project records, guarded in SQL like listings: an older record never overwrites a newer one. */
@@ -23,12 +29,13 @@ export async function writeProjects(db: Knex, projects: CanonicalProject[]): Pro
     mod_time: p.modTime,
     content_hash: p.contentHash,
     data: JSON.stringify(p),
+    public_patch: publicPatchJson(p),
   }));
   const written: { project_key: string }[] = await db('projects')
     .insert(rows)
     .onConflict('project_key')
     .merge({
-      ...Object.fromEntries(['status', 'stage', 'country', 'mod_time', 'content_hash', 'data'].map((c) => [c, db.raw(`excluded.${c}`)])),
+      ...Object.fromEntries(['status', 'stage', 'country', 'mod_time', 'content_hash', 'data', 'public_patch'].map((c) => [c, db.raw(`excluded.${c}`)])),
       updated_at: db.fn.now(),
     })
     .where('projects.mod_time', '<=', db.raw('excluded.mod_time'))

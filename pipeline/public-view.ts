@@ -1,5 +1,5 @@
 import { geocode } from './geocode.js';
-import type { Address, CanonicalListing, Location, Price, Rent } from './types.js';
+import type { Address, CanonicalListing, CanonicalProject, Location, Price, Rent } from './types.js';
 
 /**
  * What the public may see of a stored listing (every public read: search, one listing, a
@@ -55,20 +55,24 @@ export function publicPatch(listing: CanonicalListing): Record<string, unknown> 
     const price = publicAmount(listing.sold.price, WITHHELD_SOLD_TEXT);
     if (price !== listing.sold.price) patch.sold = { ...listing.sold, price };
   }
-  if (listing.address && !listing.address.display) {
-    const { streetNumberText: _text, site: _site, lotNumber: _lot, ...rest } = listing.address;
-    patch.address = { ...rest, street: null, streetNumber: null, subNumber: null };
-    const location = coarseLocation(listing.address, listing.location);
-    if (location !== listing.location) patch.location = location;
-  }
+  Object.assign(patch, publicPlace(listing.address, listing.location));
   return Object.keys(patch).length ? patch : null;
 }
 
-/** The public form of a listing, in JavaScript (for reads that have the record in hand). */
-export function publicListing(listing: CanonicalListing): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...listing, ...publicPatch(listing) };
-  for (const key of PUBLIC_OMITTED) delete out[key];
-  return out;
+/** The address and location as the public sees them when the street is withheld; {} when it is shown. */
+function publicPlace(address: Address | null, location: Location | null): Record<string, unknown> {
+  if (!address || address.display) return {};
+  const { streetNumberText: _text, site: _site, lotNumber: _lot, ...rest } = address;
+  const patch: Record<string, unknown> = { address: { ...rest, street: null, streetNumber: null, subNumber: null } };
+  const coarse = coarseLocation(address, location);
+  if (coarse !== location) patch.location = coarse;
+  return patch;
+}
+
+/** The same patch for a project: a project whose address is withheld shows only its locality. */
+export function publicProjectPatch(project: CanonicalProject): Record<string, unknown> | null {
+  const patch = publicPlace(project.address, project.location);
+  return Object.keys(patch).length ? patch : null;
 }
 
 /**
@@ -78,4 +82,10 @@ export function publicListing(listing: CanonicalListing): Record<string, unknown
 export function publicRecordSql(alias = ''): string {
   const col = (name: string) => (alias ? `${alias}.${name}` : name);
   return `((${col('data')} - '{${PUBLIC_OMITTED.join(',')}}'::text[]) || coalesce(${col('public_patch')}, '{}'::jsonb))`;
+}
+
+/** The SQL expression of a public project from a projects row (alias `p`, or none): without its content hash, with its patch. */
+export function publicProjectSql(alias = ''): string {
+  const col = (name: string) => (alias ? `${alias}.${name}` : name);
+  return `((${col('data')} - 'contentHash') || coalesce(${col('public_patch')}, '{}'::jsonb))`;
 }

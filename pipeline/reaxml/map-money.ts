@@ -45,13 +45,18 @@ function readRange(ctx: MapContext, range: XmlNode | undefined, what: string): R
   return { min, max };
 }
 
-/** A price amount from text or a <range> (lower bound); 0 and empty mean no amount. */
-export function readPriceAmount(ctx: MapContext, node: XmlNode, what: string): number | null {
+/**
+ * A price amount from text or a <range> (lower bound); 0 and empty mean no amount. rangeRead: the
+ * caller reads the range itself (and warns about its bounds there), so the lower bound is taken quietly.
+ */
+export function readPriceAmount(ctx: MapContext, node: XmlNode, what: string, rangeRead = false): number | null {
   const range = child(node, 'range');
   const text = node.text.trim();
   if (text === '' && range) {
     const min = childText(range, 'min');
-    return min ? readPriceAmount(ctx, { ...range, text: min, children: [], path: `${range.path}/min[1]` }, what) : null;
+    if (!min) return null;
+    if (rangeRead) return readAmount(min)?.value || null;
+    return readPriceAmount(ctx, { ...range, text: min, children: [], path: `${range.path}/min[1]` }, what);
   }
   if (text === '') return null;
   const amount = readAmount(text);
@@ -76,7 +81,7 @@ export function mapPrice(ctx: MapContext, listing: XmlNode): Price | null | unde
   if (!priceNode && view === undefined) return undefined;
   const display = priceNode ? readDisplay(ctx, priceNode) : { display: true };
   return {
-    amount: priceNode ? readPriceAmount(ctx, priceNode, 'price') : null,
+    amount: priceNode ? readPriceAmount(ctx, priceNode, 'price', true) : null,
     currency: ctx.currency,
     display: display.display,
     text: view ? view : null,
@@ -111,7 +116,7 @@ export function mapRent(ctx: MapContext, listing: XmlNode, elementName = 'rent',
     const view = childText(listing, 'priceView');
     const display = readDisplay(ctx, node);
     const rent: Rent = {
-      amount: readPriceAmount(ctx, node, 'rent'),
+      amount: readPriceAmount(ctx, node, 'rent', true),
       currency: ctx.currency,
       period,
       display: display.display,
@@ -147,7 +152,7 @@ export function mapSold(ctx: MapContext, listing: XmlNode): { price: Price | nul
   const dateNode = child(node, 'soldDate') ?? child(node, 'date');
   let price: Price | null = null;
   if (priceNode) {
-    const amount = readPriceAmount(ctx, priceNode, 'sold price');
+    const amount = readPriceAmount(ctx, priceNode, 'sold price', true);
     const display = readDisplay(ctx, priceNode);
     price = {
       amount: amount === null ? null : Math.abs(amount),

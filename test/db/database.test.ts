@@ -57,6 +57,7 @@ for (const backend of backends) {
       '20261122080000_lz4_compression',
       '20261122090000_feed_event_progress',
       '20261125000000_public_patch',
+      '20261125010000_project_public_patch',
     ];
     it('applies migrations once, idempotently, and rolls them back', async () => {
       expect(await migrateToLatest(db)).to.deep.equal(ALL);

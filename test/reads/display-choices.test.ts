@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { validatorFor } from '../../api/validators.js';
+import { projectDoc } from '../formats/documents.js';
 import { feed } from '../helpers.js';
-import { activeKey, admin, pushFeed } from '../ingest/client.js';
+import { AUD, activeKey, admin, pushFeed } from '../ingest/client.js';
 import { startTestService, type TestService } from '../service.js';
 
 /**
@@ -109,6 +110,54 @@ describe("Display choices in public reads, and the office's own full read (Postg
     const operator = await admin(svc.url, 'GET', '/v1/admin/listings/OFF1/SOLD-HIDDEN');
     expect(operator.status).to.equal(200);
     expect((await operator.json()).sold.price.amount).to.equal(765432);
+  });
+
+  it("leaves a project's withheld street and exact point out of every projects answer", async () => {
+    const doc = projectDoc({
+      uniqueId: 'QUIET',
+      address: {
+        display: false,
+        street: 'Secret Street',
+        streetNumber: '10',
+        locality: 'Pyrmont',
+        region: 'NSW',
+        postcode: '2009',
+        lat: -33.8691234,
+        lng: 151.1945678,
+      },
+    });
+    const res = await fetch(`${svc.url}/v1/feeds`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ xml: JSON.stringify(doc), format: 'project', context: AUD }),
+    });
+    expect(res.status, await res.clone().text()).to.equal(200);
+    const answers = [await get('/v1/projects'), await get('/v1/projects/OFF1/QUIET'), await get('/v1/listings?limit=100')];
+    for (const { status, text } of answers) {
+      expect(status).to.equal(200);
+      for (const secret of ['Secret Street', '-33.8691234', '151.1945678']) expect(text, secret).to.not.include(secret);
+    }
+    const project = JSON.parse(answers[1].text);
+    expect(validatorFor('ProjectWithListings')(project), JSON.stringify(validatorFor('ProjectWithListings').errors)).to.equal(true);
+    expect(project.address).to.deep.include({ street: null, streetNumber: null, locality: 'Pyrmont', postcode: '2009' });
+    expect(project.location.precision).to.equal('locality');
+    expect(project).to.not.have.property('contentHash');
+    // The stored project keeps the street.
+    const [row] = await svc.db('projects').where({ unique_id: 'QUIET' }).select('data');
+    expect(row.data.address.street).to.equal('Secret Street');
+  });
+
+  it('never shows the street directory reference publicly, while the stored record keeps it', async () => {
+    const withRef = listing(
+      'MELWAY',
+      `<price>500000</price>${address('yes')}<streetDirectory type="melways"><page>44</page><coordinates>K7</coordinates></streetDirectory>`,
+    );
+    expect((await pushFeed(svc.url, key, feed(withRef))).status).to.equal(200);
+    const pub = await get('/v1/listings/OFF1/MELWAY');
+    expect(pub.status).to.equal(200);
+    expect(JSON.parse(pub.text)).to.not.have.property('streetDirectory');
+    const own = JSON.parse((await get('/v1/feeds/listings/OFF1/MELWAY', { authorization: `Bearer ${key}` })).text);
+    expect(own.streetDirectory).to.not.equal(undefined);
   });
 
   it('reads a status-only record in the zone of the stored listing it updates (Perth, Adelaide)', async () => {
