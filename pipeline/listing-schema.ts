@@ -145,7 +145,7 @@ const money = (description: string) =>
 const strings = (description: string) => ({ type: 'array', items: { type: 'string' }, description }) as const;
 
 /** Fields beyond the core model, each present only when the feed gives it. */
-const extraProperties = {
+export const extraProperties = {
   authority: { type: 'string', description: 'Sale authority: auction, exclusive, sale, setSale, tender, eoi, offers, multilist, conjunctional or open.' },
   exclusivity: { enum: ['exclusive', 'open'] },
   isMultiple: { type: 'boolean', description: 'Commercial: several properties (the price may be a range).' },

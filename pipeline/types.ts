@@ -193,9 +193,10 @@ export type SlotMap<T> = Record<string, T | null>;
  */
 export type FeedFormat = 'reaxml' | 'reso' | 'project';
 
-export interface ListingDelta extends Omit<ListingExtras, 'descriptionHtml'> {
-  /** null: the description now has no markup, so a stored HTML variant is removed. */
-  descriptionHtml?: Record<string, string> | null;
+/** The extra fields as a delta carries them: absent keeps the stored value, null removes it. */
+type ExtrasDelta = { [K in keyof ListingExtras]?: ListingExtras[K] | null };
+
+export interface ListingDelta extends ExtrasDelta {
   office: string;
   uniqueId: string;
   format: FeedFormat;

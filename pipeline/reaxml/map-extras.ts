@@ -148,7 +148,7 @@ function mapBusiness(ctx: MapContext, listing: XmlNode, out: ListingExtras): voi
     const period = LEASE_PERIODS[rawPeriod];
     if (!period)
       ctx.issues.warning('invalid_rent_period', `businessLease period "${rawPeriod}" is not week, month or year; year assumed`, `${lease.path}/@period`);
-    b.lease = { amount: readPriceAmount(ctx, lease, 'businessLease'), currency: ctx.currency, period: period ?? 'year' };
+    b.lease = { amount: readPriceAmount(ctx, lease, 'businessLease'), currency: ctx.currency, period: period ?? 'year', ...readTax(ctx, lease) };
   }
   const franchise = flag(ctx, child(listing, 'franchise'));
   if (franchise !== undefined) b.franchise = franchise;

@@ -85,12 +85,38 @@ export interface MediaDelta {
   documents?: SlotMap<Slot>;
 }
 
-/** img from <images> and <objects>, floorplans and documents from <objects>, SOI attachments from <media>. */
+/** img from <images> and <objects>, floorplans and documents from <objects>, attachments from <media> (or <objects>). */
 export function mapMedia(ctx: MapContext, listing: XmlNode): MediaDelta {
   const out: MediaDelta = {};
   const put = (key: keyof MediaDelta, slot: string, value: Slot | null | undefined) => {
     if (value === undefined) return;
     (out[key] ??= {})[slot] = value;
+  };
+  /** A statement of information, or another document kept under its usage; agent photos are not the property's. */
+  const readAttachment = (node: XmlNode) => {
+    const usage = (attr(node, 'usage') ?? '').trim();
+    if (usage.toLowerCase() === 'agentphoto') return;
+    const soi = usage.toLowerCase() === 'statementofinformation';
+    if (!soi)
+      ctx.issues.warning(
+        'unknown_attachment_usage',
+        `attachment usage "${usage}" is not statementOfInformation or agentPhoto; kept as a document titled by its usage`,
+        `${node.path}/@usage`,
+      );
+    const contentType = (attr(node, 'contentType') ?? '').trim().toLowerCase();
+    if (soi && contentType !== 'application/pdf') {
+      ctx.issues.warning(
+        'invalid_attachment_content_type',
+        `attachment contentType "${contentType}" is not application/pdf; skipped`,
+        `${node.path}/@contentType`,
+      );
+      return;
+    }
+    const id = (attr(node, 'id') ?? String(Object.keys(out.documents ?? {}).length + 1)).trim();
+    const slot = soi ? `soi-${id}` : `attachment-${id}`;
+    const doc = readSlot(ctx, node, 'document', slot);
+    const title = soi ? 'Statement of Information' : attr(node, 'title')?.trim() || usage || 'Attachment';
+    put('documents', slot, doc ? { ...doc, title } : doc);
   };
   for (const holder of listing.children) {
     if (holder.name === 'img') {
@@ -114,36 +140,10 @@ export function mapMedia(ctx: MapContext, listing: XmlNode): MediaDelta {
             continue;
           }
           put(node.name === 'floorplan' ? 'floorplans' : 'documents', slot, readSlot(ctx, node, node.name, slot));
-        }
+        } else if (node.name === 'attachment') readAttachment(node); // REAXML puts them in <media>; some exports in <objects>
       }
     } else if (holder.name === 'media') {
-      for (const node of holder.children) {
-        if (node.name !== 'attachment') continue;
-        const usage = (attr(node, 'usage') ?? '').trim();
-        if (usage.toLowerCase() === 'agentphoto') continue; // a picture of the agent, not of the property
-        const soi = usage.toLowerCase() === 'statementofinformation';
-        if (!soi)
-          ctx.issues.warning(
-            'unknown_attachment_usage',
-            `attachment usage "${usage}" is not statementOfInformation or agentPhoto; kept as a document titled by its usage`,
-            `${node.path}/@usage`,
-          );
-        const contentType = (attr(node, 'contentType') ?? '').trim().toLowerCase();
-        if (soi && contentType !== 'application/pdf') {
-          ctx.issues.warning(
-            'invalid_attachment_content_type',
-            `attachment contentType "${contentType}" is not application/pdf; skipped`,
-            `${node.path}/@contentType`,
-          );
-          continue;
-        }
-        // A statement of information keeps its soi- slot; any other document is kept under its usage.
-        const id = (attr(node, 'id') ?? String(Object.keys(out.documents ?? {}).length + 1)).trim();
-        const slot = soi ? `soi-${id}` : `attachment-${id}`;
-        const doc = readSlot(ctx, node, 'document', slot);
-        const title = soi ? 'Statement of Information' : attr(node, 'title')?.trim() || usage || 'Attachment';
-        put('documents', slot, doc ? { ...doc, title } : doc);
-      }
+      for (const node of holder.children) if (node.name === 'attachment') readAttachment(node);
     }
   }
   return out;

@@ -3,6 +3,7 @@ import { resolveCurrency } from '../currency.js';
 import { parseReaDate } from '../reaxml/dates.js';
 import type { Category, FeedContext, ListingDelta, Status } from '../types.js';
 import { mapResoAddress, mapResoLocation } from './reso-address.js';
+import { mapResoExtras } from './reso-extras.js';
 import { mapResoAreas, mapResoFeatures, mapResoRooms } from './reso-features.js';
 import { mapResoAgents, mapResoMedia } from './reso-media.js';
 import { mapClose, mapLease, mapListPrice } from './reso-money.js';
@@ -117,6 +118,7 @@ export function mapResoRecord(f: ResoFields, feed: FeedContext): ListingDelta | 
     headline: null,
     description: description ? { [feed.sourceLocale]: description } : null,
     links,
+    ...mapResoExtras(f, category, currency),
     replace: { media, agents: mapResoAgents(f) },
   };
 }

@@ -35,6 +35,8 @@ export function mappingCorpus(): CorpusEntry[] {
   const entries: CorpusEntry[] = fixtureFiles(fixtureDir)
     .sort()
     .map((path) => ({ name: `fixture ${relative(fixtureDir, path)}`, format: 'reaxml' as const, text: () => readFileSync(path, 'latin1') }));
+  const everyField = join(repoRoot, 'test/fixtures/reaxml/fidelity/every-field.xml');
+  entries.push({ name: 'fixture fidelity/every-field.xml', format: 'reaxml', text: () => readFileSync(everyField, 'utf8') });
   for (let from = 0; from < VARIED_LISTINGS; from += CHUNK) {
     entries.push({ name: `varied ${from}-${from + CHUNK - 1}`, format: 'reaxml', text: () => variedFeed(from, from + CHUNK) });
   }
@@ -53,6 +55,7 @@ export function mappingCorpus(): CorpusEntry[] {
           resoRecord(),
           resoRecord({ ListingKey: 'a2', ...media }),
           resoRecord({ ListingKey: 'a3', ListPrice: null, StandardStatus: 'Closed', ClosePrice: 900000 }),
+          resoRecord({ ListingKey: 'a4', YearBuilt: 1998, PetsAllowed: ['Yes'], View: 'Ocean', CountyOrParish: 'Parramatta', SubdivisionName: 'Harbour' }),
         ],
       }),
   });

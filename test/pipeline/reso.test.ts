@@ -217,6 +217,71 @@ describe('RESO mapping (format=reso)', () => {
     ]);
   });
 
+  it('keeps the Data Dictionary fields the canonical model has room for (year built, pets, views, council, estate, commercial terms, farm details)', async () => {
+    const { listing, issues } = await reso(
+      resoRecord({
+        YearBuilt: 1998,
+        NewConstructionYN: false,
+        ListingAgreement: 'Exclusive Right To Sell',
+        PetsAllowed: ['Cats OK', 'Dogs OK'],
+        Furnished: 'Unfurnished',
+        View: ['Ocean', 'City'],
+        GreenEnergyGeneration: ['Solar'],
+        GreenWaterConservation: 'Water Tank, None',
+        CountyOrParish: 'City of Parramatta',
+        SubdivisionName: 'Harbour Estate',
+      }),
+    );
+    expect(issues).to.deep.equal([]);
+    expect(listing).to.deep.include({
+      yearBuilt: 1998,
+      newConstruction: false,
+      exclusivity: 'exclusive',
+      allowances: { pets: true, furnished: false },
+      views: ['Ocean', 'City'],
+      ecoFriendly: ['Solar', 'Water Tank'],
+      municipality: 'City of Parramatta',
+      estate: { name: 'Harbour Estate', stage: null },
+    });
+    expect(listing).to.not.have.any.keys('commercial', 'business', 'rural');
+
+    const lease = await reso(
+      resoRecord({
+        PropertyType: 'Commercial Lease',
+        LeaseAmount: 120000,
+        LeaseAmountFrequency: 'Annually',
+        Zoning: 'B4 Mixed Use',
+        OccupantType: 'Tenant',
+        LeaseExpiration: '2027-06-30',
+        CapRate: 6.5,
+        OperatingExpense: '18000.00',
+        ParkingTotal: 4,
+        YearBuilt: 12,
+      }),
+    );
+    expect(lease.listing.commercial).to.deep.equal({
+      zone: 'B4 Mixed Use',
+      tenancy: 'tenanted',
+      currentLeaseEndDate: '2027-06-30',
+      return: 6.5,
+      outgoings: { amount: 18000, currency: 'AUD', period: 'year' },
+      carSpaces: 4,
+    });
+    expect(lease.issues.map((i) => [i.code, i.path])).to.deep.equal([['invalid_number', '/YearBuilt']]);
+
+    const business = await reso(resoRecord({ PropertyType: 'Business Opportunity', BusinessType: ['Cafe', 'Restaurant'] }));
+    expect(business.listing.business).to.deep.equal({
+      categories: [
+        { name: 'Cafe', subCategory: null },
+        { name: 'Restaurant', subCategory: null },
+      ],
+    });
+    const farm = await reso(
+      resoRecord({ PropertyType: 'Farm', Fencing: ['Barbed Wire', 'Electric'], IrrigationSource: 'Well', Utilities: ['Electricity Connected'] }),
+    );
+    expect(farm.listing.rural).to.deep.equal({ fencing: 'Barbed Wire, Electric', irrigation: 'Well', services: 'Electricity Connected' });
+  });
+
   it('maps the list agent and co-list agent with their phones', async () => {
     const { listing } = await reso(
       resoRecord({
