@@ -1,6 +1,3 @@
-import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { ExpressAdapter } from '@bull-board/express';
 import type { Queue } from 'bullmq';
 import express, { type Express } from 'express';
 import type { Redis } from 'ioredis';
@@ -18,7 +15,9 @@ import { httpMetrics } from './middleware/http-metrics.js';
 import { hourlyLimit } from './middleware/rate-limit.js';
 import { refuseNulInUrl } from './middleware/refuse-nul.js';
 import { requestLogger } from './middleware/request-logger.js';
+import { sameOriginWrites } from './middleware/same-origin-writes.js';
 import { PUBLIC_CORS_PATHS, publicCors, securityHeaders } from './middleware/security-headers.js';
+import { queueBoard } from './queue-board.js';
 import { adminDropsRouter } from './routes/admin-drops.js';
 import { adminIngestionRouter } from './routes/admin-ingestion.js';
 import { adminLeadsRouter } from './routes/admin-leads.js';
@@ -72,13 +71,6 @@ export interface AppDeps {
   shutdown?: AbortSignal;
   /** This process's metrics (default: a registry of the app's own). */
   metrics?: Metrics;
-}
-
-function bullBoard(queues: Queue[]) {
-  const serverAdapter = new ExpressAdapter();
-  serverAdapter.setBasePath('/admin/queues');
-  createBullBoard({ queues: queues.map((q) => new BullMQAdapter(q)), serverAdapter });
-  return serverAdapter.getRouter();
 }
 
 /** The Express app without listen(), so tests and every process role build it the same way. */
@@ -151,7 +143,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(adminSiteRouter(db));
   app.use(adminLeadsRouter({ db, leadQueue: deps.leadQueue }));
   app.use(adminDropsRouter({ db }));
-  if (deps.boardQueues?.length) app.use('/admin/queues', requireOperator(config.operatorToken, db, { basic: true }), bullBoard(deps.boardQueues));
+  if (deps.boardQueues?.length)
+    app.use('/admin/queues', requireOperator(config.operatorToken, db, { basic: true }), sameOriginWrites, queueBoard(deps.boardQueues, deps.logger));
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;

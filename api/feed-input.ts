@@ -1,8 +1,9 @@
-import express, { type Request } from 'express';
+import type { Request } from 'express';
 import { badRequest, payloadTooLarge, unsupportedMediaType } from '../lib/errors.js';
 import { isCountryCode, isCurrencyCode } from '../pipeline/countries.js';
 import { chunkString, decodeXmlBytes } from '../pipeline/decode.js';
 import type { FeedContext, FeedFormat } from '../pipeline/types.js';
+import { jsonBody } from './middleware/json-body.js';
 import type { FeedContextBody, FeedQuery, FeedRequestBody } from './schemas/feed-request.js';
 import { assertValid } from './validators.js';
 
@@ -40,7 +41,7 @@ function isRawJsonDocument(req: Request): boolean {
 
 /** express.json for feed requests; raw JSON documents are left to stream like raw XML. */
 export function feedRequestJson(limit: number) {
-  return express.json({ limit, type: (req) => Boolean((req as Request).is('application/json')) && !isRawJsonDocument(req as Request) });
+  return jsonBody(limit, (req) => Boolean(req.is('application/json')) && !isRawJsonDocument(req));
 }
 
 /** Context with defaults, currency and country checked against ISO-4217 and ISO-3166. */

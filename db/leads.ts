@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import { singleMailbox } from '../pipeline/email-address.js';
 import { listingKey } from '../pipeline/listing-key.js';
 import { iso, isoOrNull } from './row-values.js';
 
@@ -40,12 +41,19 @@ export async function enquirableListing(db: Knex, office: string, uniqueId: stri
     : null;
 }
 
-/** DESIGN.md §7 routing: the first listing agent with an email, else the office's lead email, else none. */
+/**
+ * Lead routing: the first listing agent whose email is one valid address, else the office's lead
+ * email, else none. Exactly one recipient, checked again here so a record stored before emails were
+ * checked cannot relay an enquiry to a list of addresses.
+ */
 export async function leadRecipient(db: Knex, listing: LeadListing): Promise<{ recipient: string; source: 'agent' | 'office' } | null> {
-  const agent = listing.agents.find((a) => a.email?.includes('@'));
-  if (agent) return { recipient: agent.email!, source: 'agent' };
+  for (const agent of listing.agents) {
+    const email = agent.email ? singleMailbox(agent.email) : null;
+    if (email) return { recipient: email, source: 'agent' };
+  }
   const office = await db('office_settings').where({ office: listing.office }).first('lead_email');
-  return office?.lead_email ? { recipient: office.lead_email, source: 'office' } : null;
+  const email = office?.lead_email ? singleMailbox(office.lead_email) : null;
+  return email ? { recipient: email, source: 'office' } : null;
 }
 
 export async function insertLead(

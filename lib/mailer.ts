@@ -18,6 +18,14 @@ export interface Mailer {
 }
 
 /**
+ * The message as nodemailer takes it: the recipient and reply-to as address objects, which
+ * nodemailer uses as one address each instead of parsing the text as an address list.
+ */
+function message(from: string, mail: Mail) {
+  return { from, ...mail, to: { name: '', address: mail.to }, replyTo: mail.replyTo ? { name: '', address: mail.replyTo } : undefined };
+}
+
+/**
  * SMTP_URL when set (explicit timeouts: nodemailer's defaults run to minutes); otherwise each
  * message is written as an .eml file under DATA_DIR/outbox, for the embedded default.
  */
@@ -30,7 +38,7 @@ export function createMailer(options: { smtpUrl: string | null; dataDir: string;
     } as object);
     return {
       async send(mail) {
-        await transport.sendMail({ from: options.from, ...mail });
+        await transport.sendMail(message(options.from, mail));
       },
       close: () => transport.close(),
     };
@@ -39,7 +47,7 @@ export function createMailer(options: { smtpUrl: string | null; dataDir: string;
   const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   return {
     async send(mail) {
-      const info = await transport.sendMail({ from: options.from, ...mail });
+      const info = await transport.sendMail(message(options.from, mail));
       mkdirSync(outbox, { recursive: true });
       const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${info.messageId.replace(/[^A-Za-z0-9._-]/g, '')}.eml`;
       writeFileSync(join(outbox, name), info.message as Buffer);

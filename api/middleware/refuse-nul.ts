@@ -17,23 +17,27 @@ export const refuseNulInUrl: RequestHandler = (req, _res, next) => {
   throw badRequest('the path contains a NUL character (U+0000), which no identifier can hold');
 };
 
-/** Where in a parsed JSON value a string (or property name) holds NUL, as `root.a.b[2]`; null if nowhere. */
+/**
+ * Where in a parsed JSON value a string (or property name) holds NUL, as `root.a.b[2]`; null if
+ * nowhere. Iterative (depth-first, in document order): no value, however deep, exhausts the stack.
+ */
 export function nulPath(value: unknown, root: string, skip: ReadonlySet<string> = new Set()): string | null {
-  if (typeof value === 'string') return value.includes(NUL) ? root : null;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i += 1) {
-      const found = nulPath(value[i], `${root}[${i}]`, skip);
-      if (found) return found;
-    }
-    return null;
-  }
-  if (typeof value === 'object' && value !== null) {
-    for (const [key, item] of Object.entries(value)) {
-      const at = `${root}.${key.replaceAll(NUL, '\\0')}`;
-      if (skip.has(at)) continue;
-      if (key.includes(NUL)) return at;
-      const found = nulPath(item, at, skip);
-      if (found) return found;
+  const stack: [unknown, string][] = [[value, root]];
+  while (stack.length) {
+    const [item, at] = stack.pop()!;
+    if (typeof item === 'string') {
+      if (item.includes(NUL)) return at;
+    } else if (Array.isArray(item)) {
+      for (let i = item.length - 1; i >= 0; i -= 1) stack.push([item[i], `${at}[${i}]`]);
+    } else if (typeof item === 'object' && item !== null) {
+      const entries = Object.entries(item);
+      for (let i = entries.length - 1; i >= 0; i -= 1) {
+        const [key, child] = entries[i];
+        const path = `${at}.${key.replaceAll(NUL, '\\0')}`;
+        if (skip.has(path)) continue;
+        if (key.includes(NUL)) return path;
+        stack.push([child, path]);
+      }
     }
   }
   return null;

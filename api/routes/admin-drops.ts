@@ -1,10 +1,11 @@
-import express, { Router } from 'express';
+import { Router } from 'express';
 import type { Knex } from 'knex';
 import { getDropSettings, setDropSettings } from '../../db/office-drops.js';
 import { recordAudit } from '../../db/operators.js';
 import { badRequest } from '../../lib/errors.js';
 import { isCountryCode, isCurrencyCode } from '../../pipeline/countries.js';
 import { operatorOf } from '../auth/operator.js';
+import { jsonBody } from '../middleware/json-body.js';
 import { assertValid } from '../validators.js';
 
 interface DropSettingsRequest {
@@ -28,7 +29,7 @@ export function adminDropsRouter(deps: { db: Knex }): Router {
     res.json(await getDropSettings(deps.db, officeParam(req.params.office)));
   });
 
-  router.put('/v1/admin/offices/:office/drop-settings', express.json({ limit: '4kb' }), async (req, res) => {
+  router.put('/v1/admin/offices/:office/drop-settings', jsonBody('4kb'), async (req, res) => {
     const office = officeParam(req.params.office);
     const body = assertValid<DropSettingsRequest>('DropSettingsRequest', req.body ?? null, 'body');
     const currency = body.currency?.toUpperCase() ?? null;

@@ -1,10 +1,11 @@
-import express, { Router } from 'express';
+import { Router } from 'express';
 import { changeFeedKeyStatus, createFeedKey, listFeedKeys } from '../../db/feed-keys.js';
 import type { Db } from '../../db/knex.js';
 import { recordAudit } from '../../db/operators.js';
 import { listQuarantine, resolveQuarantine } from '../../db/quarantine.js';
 import { HttpError, notFound } from '../../lib/errors.js';
 import { operatorOf } from '../auth/operator.js';
+import { jsonBody } from '../middleware/json-body.js';
 import { uuidParam } from '../path-params.js';
 import { assertValid } from '../validators.js';
 
@@ -18,7 +19,7 @@ export function adminIngestionRouter(deps: { db: Db }): Router {
 
   // An operator creates an already-active key (as `npm run key:create` does, but through the
   // running service: the embedded database takes one process at a time).
-  router.post('/v1/admin/keys', express.json({ limit: '16kb' }), async (req, res) => {
+  router.post('/v1/admin/keys', jsonBody('16kb'), async (req, res) => {
     const body = assertValid<{ clientName: string; alertEmail: string; officeIds: string[] }>('KeyRequest', req.body ?? null, 'body');
     const { key, secret } = await createFeedKey(deps.db, {
       clientName: body.clientName.trim(),
@@ -49,7 +50,7 @@ export function adminIngestionRouter(deps: { db: Db }): Router {
     res.json({ items: await listQuarantine(deps.db, { includeResolved: query.includeResolved === 'true' }) });
   });
 
-  router.post('/v1/admin/quarantine/:id/resolve', express.json({ limit: '4kb' }), async (req, res) => {
+  router.post('/v1/admin/quarantine/:id/resolve', jsonBody('4kb'), async (req, res) => {
     const id = uuidParam(req.params.id, 'quarantine item');
     const body = assertValid<{ action?: 'review' | 'apply' }>('ResolveRequest', req.body ?? {}, 'body');
     const item = await resolveQuarantine(deps.db, id, body.action === 'apply');

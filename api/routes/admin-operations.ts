@@ -1,4 +1,4 @@
-import express, { Router } from 'express';
+import { Router } from 'express';
 import { adminFeeds, adminListings, adminStats, setListingHidden } from '../../db/admin-reads.js';
 import { getFeedEvent, reopenFailedFeedEvent } from '../../db/feed-events.js';
 import type { Db } from '../../db/knex.js';
@@ -7,6 +7,7 @@ import { listAudit, recordAudit } from '../../db/operators.js';
 import { HttpError, notFound } from '../../lib/errors.js';
 import type { JobQueue } from '../../workers/job-queue.js';
 import { operatorOf } from '../auth/operator.js';
+import { jsonBody } from '../middleware/json-body.js';
 import { uuidParam } from '../path-params.js';
 import { assertValid, assertValidQuery } from '../validators.js';
 
@@ -38,7 +39,7 @@ export function adminOperationsRouter(deps: { db: Db; ingestQueue: JobQueue; lea
     res.json(listing);
   });
 
-  router.post('/v1/admin/listings/visibility', express.json({ limit: '4kb' }), async (req, res) => {
+  router.post('/v1/admin/listings/visibility', jsonBody('4kb'), async (req, res) => {
     const body = assertValid<{ officeId: string; uniqueId: string; hidden: boolean }>('VisibilityRequest', req.body ?? null, 'body');
     const result = await setListingHidden(db, body.officeId, body.uniqueId, body.hidden);
     if (!result) throw notFound(`no listing ${body.officeId}/${body.uniqueId}`);

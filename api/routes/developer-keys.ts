@@ -1,6 +1,7 @@
-import express, { type RequestHandler, Router } from 'express';
+import { type RequestHandler, Router } from 'express';
 import { createFeedKey } from '../../db/feed-keys.js';
 import type { Db } from '../../db/knex.js';
+import { jsonBody } from '../middleware/json-body.js';
 import type { KeyRequestBody } from '../schemas/ingestion.js';
 import { assertValid } from '../validators.js';
 
@@ -10,7 +11,7 @@ import { assertValid } from '../validators.js';
  */
 export function developerKeysRouter(deps: { db: Db; limit: RequestHandler }): Router {
   const router = Router();
-  router.post('/v1/developer/keys', deps.limit, express.json({ limit: '16kb' }), async (req, res) => {
+  router.post('/v1/developer/keys', deps.limit, jsonBody('16kb'), async (req, res) => {
     const body = assertValid<KeyRequestBody>('KeyRequest', req.body ?? null, 'body');
     const { key, secret } = await createFeedKey(deps.db, {
       clientName: body.clientName.trim(),

@@ -1,10 +1,11 @@
-import express, { type RequestHandler, Router } from 'express';
+import { type RequestHandler, Router } from 'express';
 import type { Knex } from 'knex';
 import { isBlocked } from '../../db/blocklist.js';
 import { enquirableListing, insertLead, leadJobKey, leadRecipient } from '../../db/leads.js';
 import { badRequest, HttpError, notFound } from '../../lib/errors.js';
 import { verifyTurnstile } from '../../lib/turnstile.js';
 import type { JobQueue } from '../../workers/job-queue.js';
+import { jsonBody } from '../middleware/json-body.js';
 import type { LeadRequest } from '../schemas/leads.js';
 import { assertValid } from '../validators.js';
 
@@ -24,7 +25,7 @@ const forbidden = (message: string) => new HttpError(403, message);
  */
 export function leadsRouter(deps: LeadsDeps): Router {
   const router = Router();
-  router.post('/v1/leads', deps.limit, express.json({ limit: '32kb' }), async (req, res) => {
+  router.post('/v1/leads', deps.limit, jsonBody('32kb'), async (req, res) => {
     const body = assertValid<LeadRequest>('LeadRequest', req.body ?? null, 'body');
     if (body.consent !== true) throw badRequest('body.consent must be true: the enquiry is shared with the office');
     if (body.website && body.website.trim() !== '') throw forbidden('the submission was rejected');

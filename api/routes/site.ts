@@ -1,4 +1,4 @@
-import express, { Router } from 'express';
+import { Router } from 'express';
 import type { Knex } from 'knex';
 import { recordAudit } from '../../db/operators.js';
 import {
@@ -16,12 +16,13 @@ import {
 } from '../../db/site.js';
 import { HttpError, notFound } from '../../lib/errors.js';
 import { operatorOf } from '../auth/operator.js';
+import { jsonBody } from '../middleware/json-body.js';
 import { uuidParam } from '../path-params.js';
 import type { NavLink, PageInput } from '../schemas/admin.js';
 import { assertValid } from '../validators.js';
 
 const slugInUse = (err: unknown) => (err instanceof SlugInUse ? new HttpError(409, `slug "${err.message}" is already used by another page`) : err);
-const json = express.json({ limit: '512kb' });
+const json = jsonBody('512kb');
 
 /** Public site content: settings, navigation and published pages (DESIGN.md §9). */
 export function siteRouter(db: Knex): Router {

@@ -79,6 +79,34 @@ describe('Hostile input gets a 4xx naming the problem, never a 500 (PostgreSQL)'
     expect(key.body.error).to.match(/^body\.clientName contains a NUL/);
   });
 
+  it('deeply nested JSON on every JSON route: 400 naming the limit, never a 500 (a 10 KB body, depth 5,000)', async () => {
+    // Each route's body limit bounds the depth it can be sent: 5,000 where the limit allows, else
+    // as deep as fits.
+    const routes: [string, number][] = [
+      ['/v1/leads', 5000],
+      ['/v1/developer/keys', 5000],
+      ['/v1/validate', 5000],
+      ['/v1/admin/keys', 5000],
+      ['/v1/admin/blocklist', 3500],
+      ['/v1/admin/listings/visibility', 1500],
+    ];
+    for (const [path, depth] of routes) {
+      const deep = `${'['.repeat(depth)}${']'.repeat(depth)}`;
+      for (const body of [deep, `{"a":${deep}}`]) {
+        const res = await post(path, body);
+        expect(res.status, `${path}: ${JSON.stringify(res.body)}`).to.equal(400);
+        expect(res.body.error, path).to.match(/nests arrays and objects more than 64 levels deep/);
+      }
+    }
+    // Depth within the limit is read as before; brackets inside strings do not count.
+    const fine = await post('/v1/leads', {
+      listing: { office: 'OFF1', uniqueId: 'A' },
+      contact: { email: 'jo@home.example', message: '['.repeat(500) },
+      consent: true,
+    });
+    expect(fine.body.error ?? '').to.not.match(/levels deep/);
+  });
+
   it('offsets past the maximum on every list: 400', async () => {
     for (const path of ['/v1/listings', '/v1/agents', '/v1/offices', '/v1/projects']) {
       const res = await get(`${path}?offset=1e20`);

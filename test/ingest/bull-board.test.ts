@@ -38,6 +38,43 @@ describe('Browser: Bull Board at /admin/queues behind the operator credential', 
     expect(bearer.status).to.equal(200);
   });
 
+  it('refuses state-changing board requests a page on another site could send, and does not announce Express', async () => {
+    const basic = `Basic ${Buffer.from(`operator:${OPERATOR}`).toString('base64')}`;
+    const before = await svc.runtime.ingestQueue.counts();
+    const add = (headers: Record<string, string>) =>
+      fetch(`${svc.url}/admin/queues/api/queues/ingest/add`, {
+        method: 'POST',
+        headers: { authorization: basic, 'content-type': 'text/plain', ...headers },
+        body: '{"name":"x","data":{"feedId":"00000000-0000-4000-8000-000000000000"}}',
+      });
+    const tries: Record<string, string>[] = [
+      { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'cross-site' },
+      { origin: 'null' },
+      {},
+    ];
+    for (const headers of tries) {
+      const res = await add(headers);
+      expect(res.status, JSON.stringify(headers)).to.equal(403);
+      expect((await res.json()).error).to.match(/another site|same origin/);
+    }
+    expect(await svc.runtime.ingestQueue.counts(), 'no job was added').to.deep.equal(before);
+    // The board's own page (same origin) still works: pause and resume the queue.
+    const host = new URL(svc.url).host;
+    for (const action of ['pause', 'resume']) {
+      const res = await fetch(`${svc.url}/admin/queues/api/queues/ingest/${action}`, {
+        method: 'PUT',
+        headers: { authorization: basic, origin: `http://${host}`, 'sec-fetch-site': 'same-origin' },
+      });
+      expect(res.status, action).to.be.oneOf([200, 204]);
+    }
+    for (const path of ['/admin/queues', '/admin/queues/api/queues']) {
+      const res = await fetch(`${svc.url}${path}`, { headers: { authorization: basic } });
+      expect(res.status, path).to.equal(200);
+      expect(res.headers.get('x-powered-by'), path).to.equal(null);
+    }
+  });
+
   it('shows the ingest queue with its completed job to an operator signed in with the token as password', async () => {
     const context = await browser.newContext({ httpCredentials: { username: 'operator', password: OPERATOR } });
     const page = await context.newPage();

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { feed, postgresUrl } from '../helpers.js';
-import { redisUrl, startTestService, type TestService } from '../service.js';
+import { OPERATOR, redisUrl, startTestService, type TestService } from '../service.js';
 import { startTcpProxy, type TcpProxy } from '../tcp-proxy.js';
 import { activeKey, officeListing, pushFeed } from './client.js';
 
@@ -42,6 +42,12 @@ describe('Ingestion under failure: Redis and database outages, concurrent feeds'
         status: 503,
         body: { status: 'unavailable', error: 'redis unavailable', checks: { database: 'ok', redis: 'unavailable' } },
       });
+      // The queue board says Redis is away, without the queue client's own words.
+      const board = await fetch(`${svc.url}/admin/queues/api/queues`, { headers: { authorization: `Bearer ${OPERATOR}` } });
+      const boardText = await board.text();
+      expect(board.status, boardText).to.equal(503);
+      expect(JSON.parse(boardText)).to.deep.equal({ error: 'the queue store (Redis) is unavailable; try again shortly' });
+      expect(board.headers.get('x-powered-by')).to.equal(null);
       const started = Date.now();
       // The signal only turns a hang into a failure; the figure is printed, not asserted.
       const res = await pushFeed(svc.url, key, feed(officeListing('OFF1', 'B')), {}).then((r) => r);

@@ -156,6 +156,39 @@ describe('Leads: submission, routing, delivery, retry, blocklist, purge (Postgre
     expect(smtp.messages.some((m) => m.to[0] === 'front-desk@agency.example')).to.equal(true);
   });
 
+  it('sends a lead to exactly one recipient: an agent email that is a list or carries a header is dropped with a warning', async () => {
+    const many = Array.from({ length: 50 }, (_, i) => `v${i}@relay.example`).join(', ');
+    const key = await activeKey(svc.db, ['OFF1']);
+    const res = await pushFeed(
+      svc.url,
+      key,
+      feed(
+        listing('RELAY', { agentEmail: `a@agency.example, ${many}` }),
+        listing('INJECT', { agentEmail: 'agent@agency.example&#13;&#10;Bcc: evil@relay.example' }),
+      ),
+    );
+    const body = await res.json();
+    expect(body.issues.filter((i: { code: string }) => i.code === 'invalid_email')).to.have.length(2);
+    for (const id of ['RELAY', 'INJECT']) {
+      const published = await (await fetch(`${svc.url}/v1/listings/OFF1/${id}`)).text();
+      expect(published, id).to.not.include('relay.example');
+      expect(JSON.parse(published).agents[0].email, id).to.equal(null);
+    }
+    // A record stored before addresses were checked still relays to no one but the one recipient.
+    await svc.db.raw(`UPDATE listings SET data = jsonb_set(data, '{agents,0,email}', to_jsonb(?::text)) WHERE listing_key = 'OFF1/RELAY'`, [
+      `a@agency.example, ${many}`,
+    ]);
+    expect((await admin(svc.url, 'PUT', '/v1/admin/offices/OFF1', { leadEmail: 'desk@agency.example, evil@relay.example' })).status).to.equal(400);
+    const sent = smtp.messages.length;
+    for (const id of ['RELAY', 'INJECT']) {
+      const routed = await submit(lead({ listing: { office: 'OFF1', uniqueId: id } }));
+      expect(await statusOf(routed.body.id, 'delivered'), id).to.equal('delivered');
+    }
+    const mails = smtp.messages.slice(sent);
+    expect(mails.map((m) => m.to)).to.deep.equal([['front-desk@agency.example'], ['front-desk@agency.example']]);
+    for (const m of mails) expect(m.raw).to.not.include('relay.example');
+  });
+
   it('retries a temporary SMTP failure, fails on a permanent one, and lets an operator retry a failed lead', async () => {
     smtp.failNext(1, 451);
     const temporary = await submit(lead());
