@@ -10,7 +10,7 @@ export function singleMailbox(raw: string): string | null {
   const text = raw.trim();
   if (text === '' || /[\r\n]/.test(text)) return null;
   const parsed = emailAddresses.parseOneAddress({ input: text, rfc6532: true });
-  if (!parsed || parsed.type !== 'mailbox') return null;
+  if (parsed?.type !== 'mailbox') return null;
   const { address, domain } = parsed as emailAddresses.ParsedMailbox;
   // A domain needs a dot to be reachable on the internet (a bare host name only reaches a local network).
   return domain.includes('.') && !domain.startsWith('[') ? address : null;
