@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { NavLink, PageInput } from '../api/schemas/admin.js';
+import { cleanUrls, linkTarget } from '../lib/safe-url.js';
 import { isUniqueViolation } from './pg-errors.js';
 import { iso } from './row-values.js';
 
@@ -44,9 +45,10 @@ export async function putSetting(db: Knex, key: SettingKey, value: Record<string
     .merge();
 }
 
+/** The settings; an address stored before addresses were checked that is not http(s) or a site path reads as null. */
 export async function settings(db: Knex): Promise<Record<SettingKey, Record<string, unknown>>> {
   const rows = await db('site_settings').select('key', 'value');
-  const found = Object.fromEntries(rows.map((r: any) => [r.key, r.value]));
+  const found = Object.fromEntries(rows.map((r: any) => [r.key, cleanUrls(r.value).value]));
   return { identity: found.identity ?? {}, seo: found.seo ?? {}, favicon: found.favicon ?? {} };
 }
 
@@ -57,9 +59,15 @@ export async function putNavigation(db: Knex, links: NavLink[]): Promise<NavLink
   return links.length ? links : DEFAULT_NAVIGATION;
 }
 
+/** The navigation in effect; a custom link stored before links were checked that is not http(s) or a site path is left out. */
 export async function navigation(db: Knex): Promise<NavLink[]> {
   const row = await db('site_navigation').where({ id: 1 }).first('links');
-  return row?.links ?? DEFAULT_NAVIGATION;
+  const links: NavLink[] = row?.links ?? DEFAULT_NAVIGATION;
+  return links.flatMap((link) => {
+    if (link.kind !== 'custom') return [link];
+    const ref = linkTarget(link.ref);
+    return ref ? [{ ...link, ref }] : [];
+  });
 }
 
 /** Thrown when a slug is taken (the caller answers 409). */

@@ -14,7 +14,8 @@ import {
   settings,
   updatePage,
 } from '../../db/site.js';
-import { HttpError, notFound } from '../../lib/errors.js';
+import { badRequest, HttpError, notFound } from '../../lib/errors.js';
+import { cleanUrls, linkTarget } from '../../lib/safe-url.js';
 import { operatorOf } from '../auth/operator.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { uuidParam } from '../path-params.js';
@@ -46,14 +47,23 @@ export function adminSiteRouter(db: Knex): Router {
 
   router.put('/v1/admin/site/settings', json, async (req, res) => {
     const body = assertValid<{ key: SettingKey; value: Record<string, unknown> }>('SiteSettingRequest', req.body ?? null, 'body');
-    await putSetting(db, body.key, body.value);
+    const { value, refused } = cleanUrls(body.value, 'body.value');
+    if (refused.length)
+      throw badRequest(`${refused.join(', ')}: an address must be an http(s) URL or a path on this site (javascript:, data: and the like are refused)`);
+    await putSetting(db, body.key, value as Record<string, unknown>);
     await recordAudit(db, { actor: operatorOf(res), action: 'site.settings', target: body.key });
     res.json({ settings: await settings(db) });
   });
 
   router.put('/v1/admin/site/nav', json, async (req, res) => {
     const body = assertValid<{ links: NavLink[] }>('NavRequest', req.body ?? null, 'body');
-    const links = await putNavigation(db, body.links);
+    const checked = body.links.map((link, i) => {
+      if (link.kind !== 'custom') return link;
+      const ref = linkTarget(link.ref);
+      if (!ref) throw badRequest(`body.links[${i}].ref: a custom link must be an http(s) URL or a path on this site`);
+      return { ...link, ref };
+    });
+    const links = await putNavigation(db, checked);
     await recordAudit(db, { actor: operatorOf(res), action: 'site.navigation', details: { links: body.links.length } });
     res.json({ navigation: links });
   });

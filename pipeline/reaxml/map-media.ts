@@ -1,3 +1,4 @@
+import { httpUrl } from '../../lib/safe-url.js';
 import type { MediaItem, SlotMap } from '../types.js';
 import { attr, type XmlNode } from '../xml-node.js';
 import { type MapContext, readDate } from './map-context.js';
@@ -37,12 +38,8 @@ export function readUrl(raw: string): string | null {
       return null;
     }
   }
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? value : null;
-  } catch {
-    return null;
-  }
+  // Serialised by the URL parser: a quote, bracket or space in it arrives percent-encoded.
+  return httpUrl(value);
 }
 
 /**

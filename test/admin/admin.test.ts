@@ -165,7 +165,7 @@ describe('Operator API and site content (PostgreSQL)', function () {
     for (const body of [{ key: 'theme', value: {} }, { key: 'seo', value: 'x' }, { key: 'seo' }, { key: 'seo', value: {}, extra: 1 }]) {
       expect((await call('PUT', '/v1/admin/site/settings', body)).status, JSON.stringify(body)).to.equal(400);
     }
-    const link = { kind: 'custom', ref: 'https://blog.example.com', label: { 'en-AU': 'Blog' }, visible: true, newTab: true };
+    const link = { kind: 'custom', ref: 'https://blog.example.com/', label: { 'en-AU': 'Blog' }, visible: true, newTab: true };
     expect((await call('PUT', '/v1/admin/site/nav', { links: [link] })).body.navigation).to.deep.equal([link]);
     const site = await (await fetch(`${svc.url}/v1/site`)).json();
     expect(validatorFor('Site')(site)).to.equal(true);
@@ -183,6 +183,42 @@ describe('Operator API and site content (PostgreSQL)', function () {
     const restored = (await call('PUT', '/v1/admin/site/nav', { links: [] })).body.navigation;
     expect(restored.map((l: { ref: string }) => l.ref)).to.deep.equal(['listings', 'agents', 'offices']);
     expect((await (await fetch(`${svc.url}/v1/site`)).json()).navigation).to.deep.equal(restored);
+  });
+
+  it('publishes only http(s) URLs and site paths in settings and navigation, refused on write and left out on read', async () => {
+    const bad = [
+      { key: 'identity', value: { logoUrl: 'javascript:alert(1)' } },
+      { key: 'favicon', value: { href: 'data:image/svg+xml,<svg onload=alert(1)>' } },
+      { key: 'seo', value: { og: { image: '//evil.example/x.png' } } },
+      { key: 'identity', value: { tagline: ' java\tscript:alert(1)' } },
+    ];
+    for (const body of bad) {
+      const res = await call('PUT', '/v1/admin/site/settings', body);
+      expect(res.status, JSON.stringify(body)).to.equal(400);
+      expect(res.body.error).to.match(/http\(s\) URL or a path on this site/);
+    }
+    for (const ref of ['javascript:alert(1)', 'data:text/html,<script>alert(1)</script>', '//evil.example/']) {
+      const res = await call('PUT', '/v1/admin/site/nav', { links: [{ kind: 'custom', ref, label: null, visible: true, newTab: false }] });
+      expect(res.status, ref).to.equal(400);
+    }
+    const ok = await call('PUT', '/v1/admin/site/settings', {
+      key: 'identity',
+      value: { name: 'Homes', logoUrl: '/static/logo.png', siteUrl: 'https://homes.example/a"b' },
+    });
+    expect(ok.status).to.equal(200);
+    expect(ok.body.settings.identity).to.deep.equal({ name: 'Homes', logoUrl: '/static/logo.png', siteUrl: 'https://homes.example/a%22b' });
+    // Values stored before addresses were checked are not served.
+    await svc.db('site_settings').where({ key: 'favicon' }).delete();
+    await svc.db('site_settings').insert({ key: 'favicon', value: JSON.stringify({ href: 'javascript:alert(1)', sizes: '32x32' }) });
+    await svc
+      .db('site_navigation')
+      .update({ links: JSON.stringify([{ kind: 'custom', ref: 'javascript:alert(1)', label: null, visible: true, newTab: false }]) });
+    const site = await (await fetch(`${svc.url}/v1/site`)).json();
+    expect(site.settings.favicon).to.deep.equal({ href: null, sizes: '32x32' });
+    expect(site.navigation).to.deep.equal([]);
+    expect(JSON.stringify(site)).to.not.include('javascript:');
+    await call('PUT', '/v1/admin/site/nav', { links: [] });
+    await call('PUT', '/v1/admin/site/settings', { key: 'identity', value: { name: 'Homes' } });
   });
 
   it('creates, reads, updates and deletes pages; only published pages are public; slugs are unique', async () => {

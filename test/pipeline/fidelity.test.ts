@@ -140,6 +140,16 @@ describe('REAXML fidelity: real feeds kept as the agent sent them', () => {
     expect(bare.codes).to.include('media_outside_objects');
   });
 
+  it('keeps media and link URLs as the URL parser serialises them: a quote arrives percent-encoded', async () => {
+    const { listing } = await mapOne(
+      listingXml(
+        `${ADDRESS}${HEAD}<images><img id="m" url='https://cdn.example/a"b c.jpg'/></images><externalLink href='https://agency.example/x"onmouseover="alert(1)'/>`,
+      ),
+    );
+    expect(listing.media[0].url).to.equal('https://cdn.example/a%22b%20c.jpg');
+    expect(listing.links).to.deep.equal([{ kind: 'externalLink', url: 'https://agency.example/x%22onmouseover=%22alert(1)' }]);
+  });
+
   it('asks a record without an address (an update) for no headline or description', async () => {
     const { issues } = await validateFeed(
       feed('<residential modTime="2024-05-01-16:00:00" status="current"><agentID>OFF1</agentID><uniqueID>P1</uniqueID><price>500000</price></residential>'),

@@ -1,0 +1,57 @@
+/**
+ * URLs the service publishes (site settings, navigation, listing media and links) are http(s) or,
+ * where a page of this site is meant, a site-relative path. Anything else (javascript:, data:,
+ * vbscript:, protocol-relative //host) is refused on write and left out on output; what is kept is
+ * the URL as the WHATWG parser serialises it, so characters such as `"`, `<` and spaces arrive
+ * percent-encoded.
+ */
+
+/** An absolute http(s) URL, serialised; null for anything else. */
+export function httpUrl(raw: string): string | null {
+  try {
+    const url = new URL(raw.trim());
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+    // The parser encodes these in a path or query, not in a host name: such a host is no real one.
+    return /["<>`\s]/.test(url.href) ? null : url.href;
+  } catch {
+    return null;
+  }
+}
+
+/** An http(s) URL, or a path on this site ("/about", not "//elsewhere"), serialised; null for anything else. */
+export function linkTarget(raw: string): string | null {
+  const text = raw.trim();
+  if (text.startsWith('/') && !text.startsWith('//') && !text.startsWith('/\\')) {
+    const url = new URL(text, 'http://site.invalid');
+    return url.host === 'site.invalid' ? `${url.pathname}${url.search}${url.hash}` : null;
+  }
+  return httpUrl(text);
+}
+
+/** Keys of a settings object whose values are addresses (logoUrl, href, src, icon, image…). */
+const URL_KEY = /(url|uri|href|src|icon|logo|image)$/i;
+/** A script or inline-content scheme at the start of a value (browsers skip tabs, line breaks and spaces in it). */
+const DANGEROUS = /^(javascript|vbscript|data|file|blob):/i;
+const dangerous = (v: string) => DANGEROUS.test(v.replace(/[\u0000-\u0020]/g, ''));
+
+/**
+ * The settings object with every address checked: a value under an address key must be an http(s)
+ * URL or a site path, and no string anywhere may start with a script or inline-content scheme
+ * (javascript:, vbscript:, data:, file:, blob:). Returns the cleaned
+ * value and the JSON paths that were not (the caller refuses them on write, drops them on read).
+ */
+export function cleanUrls(value: unknown, path = 'value'): { value: unknown; refused: string[] } {
+  const refused: string[] = [];
+  const walk = (v: unknown, at: string, key: string): unknown => {
+    if (typeof v === 'string') {
+      if (v.trim() === '' || (!URL_KEY.test(key) && !dangerous(v))) return v;
+      const safe = dangerous(v) ? null : linkTarget(v);
+      if (safe === null) refused.push(at);
+      return safe;
+    }
+    if (Array.isArray(v)) return v.map((item, i) => walk(item, `${at}[${i}]`, key));
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, item]) => [k, walk(item, `${at}.${k}`, k)]));
+    return v;
+  };
+  return { value: walk(value, path, ''), refused };
+}
