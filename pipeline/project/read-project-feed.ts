@@ -5,6 +5,7 @@ import { type FeedListing, sourceFingerprint, sourceSalt } from '../feed-listing
 import { FeedSyntaxError } from '../feed-syntax-error.js';
 import { ListingIssues, strippedWarning } from '../issues.js';
 import { parseJsonDocument, pointerSegment } from '../json-document.js';
+import { capDeltaText } from '../text-limits.js';
 import type { FeedContext, ListingDelta } from '../types.js';
 import { mapProject, mapProjectChild, type ProjectDraft } from './map-project.js';
 import { type ProjectInput, projectSchemas } from './project-schema.js';
@@ -93,7 +94,9 @@ export function readProjectDocument(text: string, feed: FeedContext): { projects
     const childDeltas: (ListingDelta | null)[] = rawChildren.map((child, j) => {
       const childIssues = children[j];
       if (!identity || issues.hasErrors || childIssues.hasErrors) return null;
-      return mapProjectChild(child as ProjectInput['listings'][number], input, office!, feed, childIssues, `${path}/listings/${j}`);
+      const childPath = `${path}/listings/${j}`;
+      const delta = mapProjectChild(child as ProjectInput['listings'][number], input, office!, feed, childIssues, childPath);
+      return delta && capDeltaText(delta, childIssues, childPath);
     });
     const prices = childDeltas.flatMap((d) => (d?.price?.amount ? [d.price.amount] : []));
     const draft = identity && !issues.hasErrors ? mapProject(input, identity.office, feed, issues, path, prices) : null;

@@ -2,6 +2,7 @@ import { zoneFor } from '../countries.js';
 import { resolveCurrency } from '../currency.js';
 import { ListingIssues } from '../issues.js';
 import { hasMarkup, plainText, sanitizedHtml } from '../listing-text.js';
+import { capDeltaText } from '../text-limits.js';
 import type { Category, FeedContext, LinkKind, ListingDelta, Status } from '../types.js';
 import { attr, child, childrenNamed, childText, type XmlNode } from '../xml-node.js';
 import { hasExplicitOffset } from './dates.js';
@@ -295,5 +296,5 @@ export function mapReaxmlListing(
   if (media.documents) delta.documents = media.documents;
   const agents = mapAgents(ctx, node);
   if (agents) delta.agents = agents;
-  return { identity, delta, issues };
+  return { identity, delta: capDeltaText(delta, issues, node.path), issues };
 }

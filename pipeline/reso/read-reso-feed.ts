@@ -3,6 +3,7 @@ import { type FeedListing, sourceFingerprint, sourceSalt } from '../feed-listing
 import { FeedSyntaxError } from '../feed-syntax-error.js';
 import { ListingIssues, strippedWarning } from '../issues.js';
 import { parseJsonDocument } from '../json-document.js';
+import { capDeltaText } from '../text-limits.js';
 import type { FeedContext, ListingDelta } from '../types.js';
 import { mapResoRecord, readResoIdentity } from './map-reso.js';
 import { ResoFields, type ResoRecord } from './reso-values.js';
@@ -58,7 +59,13 @@ export function readResoDocument(text: string, feed: FeedContext): FeedListing[]
       identity: office && uniqueId ? { office, uniqueId } : null,
       issues,
       sourceHash: () => (hash ??= sourceFingerprint(salt, JSON.stringify(record))),
-      delta: () => (delta === undefined ? (delta = mapResoRecord(fields, feed)) : delta),
+      delta: () => {
+        if (delta === undefined) {
+          const mapped = mapResoRecord(fields, feed);
+          delta = mapped && capDeltaText(mapped, issues, path);
+        }
+        return delta;
+      },
       fieldPaths: RESO_FIELD_PATHS,
     };
   });

@@ -1,0 +1,53 @@
+import type { ListingIssues } from './issues.js';
+import type { ListingDelta } from './types.js';
+
+/**
+ * The longest text a stored listing keeps in one field, in UTF-16 code units (characters for all
+ * but the rarest scripts). Longer text is cut at the limit with a `text_truncated` warning naming
+ * the field, so no feed can make a public answer hundreds of megabytes.
+ */
+export const TEXT_LIMITS = {
+  /** Per locale. */
+  headline: 300,
+  /** Per locale: as long as a site page body may be. */
+  description: 20_000,
+  /** Per locale: the sanitized HTML variant of the description (markup included). */
+  descriptionHtml: 40_000,
+  /** Every other text: names, emails, phone numbers, price text, URLs, commercial and rural details… */
+  other: 2_000,
+} as const;
+
+const PER_LOCALE = new Set(['headline', 'description', 'descriptionHtml']);
+/** The identity and times are checked where they are read; they are never cut. */
+const UNCUT = new Set(['office', 'uniqueId', 'modTime', 'format', 'category', 'status', 'saleMode', 'projectKey']);
+
+/** The first `limit` code units, without leaving half a surrogate pair at the end. */
+function cut(text: string, limit: number): string {
+  const end = text.charCodeAt(limit - 1) >= 0xd800 && text.charCodeAt(limit - 1) <= 0xdbff ? limit - 1 : limit;
+  return text.slice(0, end);
+}
+
+/** Cuts every text of a delta to its limit (in place), warning once per field cut. Pure apart from the delta it is given. */
+export function capDeltaText<T extends ListingDelta>(delta: T, issues: ListingIssues, path: string): T {
+  const visit = (value: unknown, field: string, limit: number): unknown => {
+    if (typeof value === 'string') {
+      if (value.length <= limit) return value;
+      issues.warning('text_truncated', `${field} is ${value.length} characters long; the first ${limit} are kept`, path);
+      return cut(value, limit);
+    }
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i += 1) value[i] = visit(value[i], `${field}[${i}]`, limit);
+    } else if (value && typeof value === 'object') {
+      const record = value as Record<string, unknown>;
+      for (const key of Object.keys(record)) record[key] = visit(record[key], `${field}.${key}`, limit);
+    }
+    return value;
+  };
+  const record = delta as unknown as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    if (UNCUT.has(key)) continue;
+    const limit = PER_LOCALE.has(key) ? TEXT_LIMITS[key as keyof typeof TEXT_LIMITS] : TEXT_LIMITS.other;
+    record[key] = visit(record[key], key, limit);
+  }
+  return delta;
+}
