@@ -1,8 +1,9 @@
 import { Router } from 'express';
 import { type FeedEvent, failFeedEvent, getFeedEvent, storeFeedEvent } from '../../db/feed-events.js';
+import { feedKeyStatus } from '../../db/feed-keys.js';
 import type { Db } from '../../db/knex.js';
 import { storedListing } from '../../db/listings-store.js';
-import { notFound, serviceUnavailable } from '../../lib/errors.js';
+import { HttpError, notFound, serviceUnavailable } from '../../lib/errors.js';
 import type { JobQueue } from '../../workers/job-queue.js';
 import { feedKeyOf, requireFeedKey } from '../auth/feed-key.js';
 import { feedBytes, feedRequestJson, readFeedInput } from '../feed-input.js';
@@ -56,6 +57,9 @@ export function feedsRouter(deps: FeedsDeps): Router {
     const spooled = input.body.kind === 'bytes' ? await spoolBody(input.body.bytes) : null;
     let event: FeedEvent;
     try {
+      // The key is checked again once the body is in: a key revoked during a long upload lands nothing.
+      if ((await feedKeyStatus(deps.db, key.id)) !== 'active')
+        throw new HttpError(401, 'the feed key was revoked or suspended while the feed was being sent; nothing was stored');
       event = await storeFeedEvent(
         deps.db,
         {

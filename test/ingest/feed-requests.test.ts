@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { expect } from 'chai';
 import { validatorFor } from '../../api/validators.js';
+import { changeFeedKeyStatus } from '../../db/feed-keys.js';
 import { feed, leftTempDirs, postgresUrl, tempDirs } from '../helpers.js';
 import { freePort, scratchDatabase, spawnRole } from '../processes.js';
 import { redisUrl, startTestService, type TestService } from '../service.js';
@@ -61,6 +62,35 @@ describe('POST /v1/feeds as a request: slow senders, outages while waiting, shut
       ).to.equal(1);
       // Each upload's handler ends too, and removes the part of the body it had received.
       expect(await leftTempDirs('feed-body-', before)).to.deep.equal([]);
+    });
+
+    it('a key revoked while its upload is in flight lands nothing: 401 once the body is in', async () => {
+      const revokable = await activeKey(svc.db, ['OFF1']);
+      const [{ id }] = await svc.db('feed_keys').orderBy('created_at', 'desc').limit(1).select('id');
+      const before = await svc.db('feed_events').count({ n: '*' }).then(([r]) => Number(r.n));
+      const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request(
+          `${svc.url}/v1/feeds?currency=AUD`,
+          { method: 'POST', headers: { authorization: `Bearer ${revokable}`, 'content-type': 'application/xml' } },
+          (res) => {
+            let body = '';
+            res.on('data', (d) => (body += d));
+            res.on('end', () => resolve({ status: res.statusCode!, body }));
+          },
+        );
+        req.on('error', reject);
+        req.write('<?xml version="1.0"?><propertyList>');
+        // Revoked while the body is still arriving; then the rest of the feed.
+        setTimeout(async () => {
+          await changeFeedKeyStatus(svc.db, id, 'revoked');
+          req.end(`${officeListing('OFF1', 'REVOKED')}</propertyList>`);
+        }, 300);
+      });
+      const res = await answer;
+      expect(res.status, res.body).to.equal(401);
+      expect(JSON.parse(res.body).error).to.match(/revoked or suspended while the feed was being sent; nothing was stored/);
+      expect(await svc.db('feed_events').count({ n: '*' }).then(([r]) => Number(r.n))).to.equal(before);
+      expect(await svc.db('listings').where({ listing_key: 'OFF1/REVOKED' }).first()).to.equal(undefined);
     });
 
     it('a 200 carries the feedId and a Location header naming its status URL', async () => {
