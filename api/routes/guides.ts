@@ -18,6 +18,7 @@ export const GUIDES: [name: string, title: string][] = [
   ['leads', 'Leads: enquiries and their delivery'],
   ['operators', 'Operators: credentials, console, dashboard'],
   ['sftp', 'SFTP drops'],
+  ['security', 'Limits and defences'],
 ];
 
 const STYLE =

@@ -67,7 +67,10 @@ describe('POST /v1/feeds as a request: slow senders, outages while waiting, shut
     it('a key revoked while its upload is in flight lands nothing: 401 once the body is in', async () => {
       const revokable = await activeKey(svc.db, ['OFF1']);
       const [{ id }] = await svc.db('feed_keys').orderBy('created_at', 'desc').limit(1).select('id');
-      const before = await svc.db('feed_events').count({ n: '*' }).then(([r]) => Number(r.n));
+      const before = await svc
+        .db('feed_events')
+        .count({ n: '*' })
+        .then(([r]) => Number(r.n));
       const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
         const req = request(
           `${svc.url}/v1/feeds?currency=AUD`,
@@ -89,7 +92,12 @@ describe('POST /v1/feeds as a request: slow senders, outages while waiting, shut
       const res = await answer;
       expect(res.status, res.body).to.equal(401);
       expect(JSON.parse(res.body).error).to.match(/revoked or suspended while the feed was being sent; nothing was stored/);
-      expect(await svc.db('feed_events').count({ n: '*' }).then(([r]) => Number(r.n))).to.equal(before);
+      expect(
+        await svc
+          .db('feed_events')
+          .count({ n: '*' })
+          .then(([r]) => Number(r.n)),
+      ).to.equal(before);
       expect(await svc.db('listings').where({ listing_key: 'OFF1/REVOKED' }).first()).to.equal(undefined);
     });
 
