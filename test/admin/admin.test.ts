@@ -212,7 +212,9 @@ describe('Operator API and site content (PostgreSQL)', function () {
     await svc.db('site_settings').insert({ key: 'favicon', value: JSON.stringify({ href: 'javascript:alert(1)', sizes: '32x32' }) });
     await svc
       .db('site_navigation')
-      .update({ links: JSON.stringify([{ kind: 'custom', ref: 'javascript:alert(1)', label: null, visible: true, newTab: false }]) });
+      .insert({ id: 1, links: JSON.stringify([{ kind: 'custom', ref: 'javascript:alert(1)', label: null, visible: true, newTab: false }]) })
+      .onConflict('id')
+      .merge();
     const site = await (await fetch(`${svc.url}/v1/site`)).json();
     expect(site.settings.favicon).to.deep.equal({ href: null, sizes: '32x32' });
     expect(site.navigation).to.deep.equal([]);
