@@ -63,11 +63,14 @@ export async function putNavigation(db: Knex, links: NavLink[]): Promise<NavLink
 export async function navigation(db: Knex): Promise<NavLink[]> {
   const row = await db('site_navigation').where({ id: 1 }).first('links');
   const links: NavLink[] = row?.links ?? DEFAULT_NAVIGATION;
-  return links.flatMap((link) => {
-    if (link.kind !== 'custom') return [link];
-    const ref = linkTarget(link.ref);
-    return ref ? [{ ...link, ref }] : [];
-  });
+  return links.flatMap((link) => checkedLink(link) ?? []);
+}
+
+/** A navigation link whose custom URL is http(s) or a site path (serialised); null when it is neither. */
+export function checkedLink(link: NavLink): NavLink | null {
+  if (link.kind !== 'custom') return link;
+  const ref = linkTarget(link.ref);
+  return ref ? { ...link, ref } : null;
 }
 
 /** Thrown when a slug is taken (the caller answers 409). */

@@ -1,4 +1,5 @@
 import emailAddresses from 'email-addresses';
+import type { ListingIssues } from './issues.js';
 
 /**
  * One mailbox (local@domain) from text that should hold exactly one: parsed as RFC 5322 by a
@@ -14,4 +15,15 @@ export function singleMailbox(raw: string): string | null {
   const { address, domain } = parsed as emailAddresses.ParsedMailbox;
   // A domain needs a dot to be reachable on the internet (a bare host name only reaches a local network).
   return domain.includes('.') && !domain.startsWith('[') ? address : null;
+}
+
+/**
+ * An agent's email as a feed gives it (null when absent): kept when it is one address, else
+ * warned about (`invalid_email`, naming the field) and dropped, so a lead goes to exactly one recipient.
+ */
+export function agentEmail(raw: string | null, field: string, issues: ListingIssues, path: string): string | null {
+  if (raw === null) return null;
+  const email = singleMailbox(raw);
+  if (!email) issues.warning('invalid_email', `${field} ${JSON.stringify(raw.slice(0, 200))} is not one email address; dropped`, path);
+  return email;
 }

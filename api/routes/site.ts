@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { Knex } from 'knex';
 import { recordAudit } from '../../db/operators.js';
 import {
+  checkedLink,
   createPage,
   deletePage,
   listPages,
@@ -15,7 +16,7 @@ import {
   updatePage,
 } from '../../db/site.js';
 import { badRequest, HttpError, notFound } from '../../lib/errors.js';
-import { cleanUrls, linkTarget } from '../../lib/safe-url.js';
+import { cleanUrls } from '../../lib/safe-url.js';
 import { operatorOf } from '../auth/operator.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { uuidParam } from '../path-params.js';
@@ -58,10 +59,9 @@ export function adminSiteRouter(db: Knex): Router {
   router.put('/v1/admin/site/nav', json, async (req, res) => {
     const body = assertValid<{ links: NavLink[] }>('NavRequest', req.body ?? null, 'body');
     const checked = body.links.map((link, i) => {
-      if (link.kind !== 'custom') return link;
-      const ref = linkTarget(link.ref);
-      if (!ref) throw badRequest(`body.links[${i}].ref: a custom link must be an http(s) URL or a path on this site`);
-      return { ...link, ref };
+      const valid = checkedLink(link);
+      if (!valid) throw badRequest(`body.links[${i}].ref: a custom link must be an http(s) URL or a path on this site`);
+      return valid;
     });
     const links = await putNavigation(db, checked);
     await recordAudit(db, { actor: operatorOf(res), action: 'site.navigation', details: { links: body.links.length } });

@@ -1,4 +1,4 @@
-import { singleMailbox } from '../email-address.js';
+import { agentEmail } from '../email-address.js';
 import type { Agent, SlotMap } from '../types.js';
 import { attr, type XmlNode } from '../xml-node.js';
 import type { MapContext } from './map-context.js';
@@ -32,15 +32,6 @@ const textOf = (node: XmlNode, name: string): string | null => {
   return null;
 };
 
-/** The agent's email when it is one address; anything else is warned about and dropped (leads go to exactly one recipient). */
-function agentEmail(ctx: MapContext, node: XmlNode): string | null {
-  const raw = textOf(node, 'email');
-  if (raw === null) return null;
-  const email = singleMailbox(raw);
-  if (!email) ctx.issues.warning('invalid_email', `listingAgent email ${JSON.stringify(raw.slice(0, 200))} is not one email address; dropped`, node.path);
-  return email;
-}
-
 /**
  * listingAgent slots 1..4. An element with nothing in it (id only, or only empty children)
  * deletes its slot; a later slot repeating an earlier agent (same name and email) is removed.
@@ -55,7 +46,13 @@ export function mapAgents(ctx: MapContext, listing: XmlNode): SlotMap<Agent> | u
     const phones = node.children
       .filter((c) => c.name === 'telephone' && c.text.trim() !== '')
       .map((c) => ({ type: attr(c, 'type') ?? 'BH', number: c.text.trim() }));
-    const agent: Agent = { name: textOf(node, 'name'), email: agentEmail(ctx, node), phones, sourceAgentId: textOf(node, 'agentID'), slot };
+    const agent: Agent = {
+      name: textOf(node, 'name'),
+      email: agentEmail(textOf(node, 'email'), 'listingAgent email', ctx.issues, node.path),
+      phones,
+      sourceAgentId: textOf(node, 'agentID'),
+      slot,
+    };
     const social = socialLinks(ctx, node);
     if (social) agent.social = social;
     if (!agent.name && !agent.email && phones.length === 0) {

@@ -1,4 +1,4 @@
-import { singleMailbox } from '../email-address.js';
+import { agentEmail } from '../email-address.js';
 import { type MediaSource, numberMedia } from '../number-media.js';
 import { readUrl } from '../reaxml/map-media.js';
 import type { Agent, CanonicalListing, MediaItem } from '../types.js';
@@ -104,14 +104,7 @@ export function mapResoAgents(f: ResoFields): Agent[] {
     ['CoListAgent', '2'],
   ] as const) {
     const name = f.text(`${prefix}FullName`) ?? ([f.text(`${prefix}FirstName`), f.text(`${prefix}LastName`)].filter(Boolean).join(' ') || null);
-    const rawEmail = f.text(`${prefix}Email`);
-    const email = rawEmail === null ? null : singleMailbox(rawEmail);
-    if (rawEmail !== null && !email)
-      f.issues.warning(
-        'invalid_email',
-        `${prefix}Email ${JSON.stringify(rawEmail.slice(0, 200))} is not one email address; dropped`,
-        f.pathOf(`${prefix}Email`),
-      );
+    const email = agentEmail(f.text(`${prefix}Email`), `${prefix}Email`, f.issues, f.pathOf(`${prefix}Email`));
     const phones: Agent['phones'] = [];
     for (const [field, type] of PHONES) {
       const number = f.text(`${prefix}${field}`);
