@@ -19,6 +19,8 @@ import type { Address, CanonicalListing, CanonicalProject, Location, Price, Rent
 
 /** Top-level fields never in a public answer. */
 export const PUBLIC_OMITTED = ['contentHash', 'hidden', 'streetDirectory'] as const;
+/** A project's top-level fields never in a public answer. */
+export const PUBLIC_PROJECT_OMITTED = ['contentHash'] as const;
 
 export const WITHHELD_PRICE_TEXT = 'Contact agent';
 export const WITHHELD_SOLD_TEXT = 'Price withheld';
@@ -87,5 +89,5 @@ export function publicRecordSql(alias = ''): string {
 /** The SQL expression of a public project from a projects row (alias `p`, or none): without its content hash, with its patch. */
 export function publicProjectSql(alias = ''): string {
   const col = (name: string) => (alias ? `${alias}.${name}` : name);
-  return `((${col('data')} - 'contentHash') || coalesce(${col('public_patch')}, '{}'::jsonb))`;
+  return `((${col('data')} - '{${PUBLIC_PROJECT_OMITTED.join(',')}}'::text[]) || coalesce(${col('public_patch')}, '{}'::jsonb))`;
 }

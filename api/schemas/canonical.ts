@@ -11,7 +11,7 @@ import {
   priceSchema,
   rentSchema,
 } from '../../pipeline/listing-schema.js';
-import { PUBLIC_OMITTED } from '../../pipeline/public-view.js';
+import { PUBLIC_OMITTED, PUBLIC_PROJECT_OMITTED } from '../../pipeline/public-view.js';
 
 /**
  * JSON Schemas of the canonical records as the service stores and returns them (pipeline/types.ts
@@ -100,7 +100,7 @@ export const publicListingSchema = without(
 );
 
 /** A project as public reads return it. */
-export const publicProjectSchema = without(projectSchema, 'PublicProject', ['contentHash'], 'A new-home development as the public sees it.');
+export const publicProjectSchema = without(projectSchema, 'PublicProject', PUBLIC_PROJECT_OMITTED, 'A new-home development as the public sees it.');
 
 export const agentSchema = {
   $id: 'Agent',
