@@ -43,6 +43,8 @@ export interface AppDeps {
     | 'feedMaxBytes'
     | 'feedSyncWaitMs'
     | 'feedBodyIdleMs'
+    | 'feedUploadsPerKey'
+    | 'feedUploadsTotal'
     | 'validateConcurrency'
     | 'validateRateLimit'
     | 'validateMaxPreviews'
@@ -94,7 +96,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(securityHeaders());
   app.use(PUBLIC_CORS_PATHS, publicCors(config.corsOrigins));
   app.use(refuseNulInUrl);
-  app.use(healthRouter({ db, redis: deps.redis ?? null, isShuttingDown: deps.isShuttingDown ?? (() => false) }));
+  app.use(healthRouter({ db, redis: deps.redis ?? null, ingestQueue: deps.ingestQueue, isShuttingDown: deps.isShuttingDown ?? (() => false) }));
   // The busiest routes first.
   app.use(publicReadsRouter(createPublicReads(db)));
   app.use(projectsRouter(createProjectReads(db)));
@@ -112,6 +114,7 @@ export function createApp(deps: AppDeps): Express {
       maxIssues: config.validateMaxIssues,
       limit: limit('validate', config.validateRateLimit),
       idleMs: config.feedBodyIdleMs,
+      shutdown: deps.shutdown,
     }),
   );
   app.use(
@@ -121,6 +124,8 @@ export function createApp(deps: AppDeps): Express {
       feedMaxBytes: config.feedMaxBytes,
       feedSyncWaitMs: config.feedSyncWaitMs,
       feedBodyIdleMs: config.feedBodyIdleMs,
+      uploadsPerKey: config.feedUploadsPerKey,
+      uploadsTotal: config.feedUploadsTotal,
       shutdown: deps.shutdown,
     }),
   );

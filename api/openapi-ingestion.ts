@@ -37,7 +37,7 @@ export function ingestionPaths(): Record<string, unknown> {
       post: {
         summary: 'Ingest a feed: store it, queue it, wait up to FEED_SYNC_WAIT_MS for the result',
         description:
-          "Same body forms as /v1/validate. The raw feed is stored before anything else; each valid listing of the key's offices is inserted, updated, found unchanged or ignored as stale. mode=full then archives what the feed owns and no longer carries for the offices present in it (listing feeds: listings outside projects; project feeds: projects and their listings), unless the circuit breaker trips.",
+          "Same body forms as /v1/validate. The raw feed is stored before anything else; each valid listing of the key's offices is inserted, updated, found unchanged or ignored as stale. mode=full then archives what the feed owns and no longer carries for the offices present in it (listing feeds: listings outside projects; project feeds: projects and their listings), unless the circuit breaker trips. A body may be sent compressed (Content-Encoding gzip, deflate or br); the limit applies to the bytes sent and to what they unpack to. A JSON feed request's xml string is read into storage as it arrives, never held whole in memory; its other members may hold 65,536 characters in all. A key may have FEED_UPLOADS_PER_KEY uploads in flight at once (one more: 429) and the service FEED_UPLOADS_TOTAL (one more: 503); both carry Retry-After.",
         security: [{ feedKey: [] }, { feedToken: [] }],
         parameters: queryParameters('FeedQuery'),
         requestBody: feedRequestBody,
@@ -50,9 +50,12 @@ export function ingestionPaths(): Record<string, unknown> {
           408: errorResponse('The request body stopped arriving for FEED_BODY_IDLE_MS; nothing stored'),
           400: errorResponse('Invalid request, or the feed is not well-formed (listings before the fault were applied; nothing archived)'),
           401: unauthorized,
-          413: errorResponse('Body larger than FEED_MAX_BYTES'),
-          415: errorResponse('Unsupported Content-Type'),
-          503: unavailable,
+          413: errorResponse('Body (sent or unpacked) larger than FEED_MAX_BYTES, or the members other than xml hold more than 65,536 characters'),
+          415: errorResponse('Unsupported Content-Type, Content-Encoding or charset'),
+          429: errorResponse('This key already has its limit of uploads in flight; Retry-After says when to send again'),
+          503: errorResponse(
+            'The service has its limit of uploads in flight, or the database or queue is unavailable; Retry-After when it is the upload limit',
+          ),
         },
       },
     },

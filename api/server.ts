@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Server } from 'node:http';
 import { Redis } from 'ioredis';
 import { createDb, type Db, migrateToLatest } from '../db/knex.js';
@@ -38,6 +39,8 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
   const boardQueues = config.redisUrl ? [INGEST_QUEUE, LEAD_QUEUE, MAINTENANCE_QUEUE].map((name) => queueForBoard(name, config.redisUrl!)) : [];
   let shuttingDown = false;
   const shutdown = new AbortController();
+  // Every request receiving a body or waiting for a feed listens to it: no listener limit.
+  setMaxListeners(0, shutdown.signal);
   const fx = config.fxSource === 'live' ? liveFx({ primaryUrl: config.fxPrimaryUrl, backupUrl: config.fxBackupUrl, logger }) : staticFx();
   const app = createApp({
     config,

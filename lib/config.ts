@@ -29,6 +29,9 @@ export interface Config {
   feedMaxBytes: number;
   feedSyncWaitMs: number;
   feedBodyIdleMs: number;
+  /** Feed uploads (POST /v1/feeds bodies being received and stored) at once per key, and in all in this process. */
+  feedUploadsPerKey: number;
+  feedUploadsTotal: number;
   validateConcurrency: number;
   /** Worker threads that read large REAXML feeds in this process (0: read where they arrive). */
   readThreads: number;
@@ -86,6 +89,8 @@ const envSchema = {
     FEED_MAX_BYTES: { ...int(1024), default: 100 * 1024 * 1024 },
     FEED_SYNC_WAIT_MS: { ...int(0, 600000), default: 30000 },
     FEED_BODY_IDLE_MS: { ...int(100, 600000), default: 30000 },
+    FEED_UPLOADS_PER_KEY: { ...int(1, 1000), default: 4 },
+    FEED_UPLOADS_TOTAL: { ...int(1, 10000), default: 32 },
     VALIDATE_CONCURRENCY: { ...int(1, 64), default: 2 },
     READ_THREADS: { ...int(0, 64), default: defaultReadThreads() },
     VALIDATE_RATE_LIMIT: { ...int(1), default: 300 },
@@ -147,6 +152,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     feedMaxBytes: e.FEED_MAX_BYTES,
     feedSyncWaitMs: e.FEED_SYNC_WAIT_MS,
     feedBodyIdleMs: e.FEED_BODY_IDLE_MS,
+    feedUploadsPerKey: e.FEED_UPLOADS_PER_KEY,
+    feedUploadsTotal: e.FEED_UPLOADS_TOTAL,
     validateConcurrency: e.VALIDATE_CONCURRENCY,
     readThreads: e.READ_THREADS,
     validateRateLimit: e.VALIDATE_RATE_LIMIT,

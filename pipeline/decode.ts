@@ -68,3 +68,14 @@ export function* chunkString(text: string, size = 64 * 1024): Generator<string> 
     i = end - size;
   }
 }
+
+/** UTF-8 bytes as text, piece by piece (a character split between pieces is kept whole); invalid bytes become U+FFFD. */
+export async function* decodeUtf8(bytes: AsyncIterable<Buffer>): AsyncGenerator<string> {
+  const decoder = new TextDecoder('utf-8');
+  for await (const chunk of bytes) {
+    const text = decoder.decode(chunk, { stream: true });
+    if (text) yield text;
+  }
+  const rest = decoder.decode();
+  if (rest) yield rest;
+}

@@ -28,9 +28,15 @@ export interface RoleProcess {
   exited: Promise<number | null>;
 }
 
-/** Runs a compiled process role (dist/main.js, dist/api/main.js, dist/workers/main.js) with only the given environment. */
-export function spawnRole(entry: string, env: Record<string, string>): RoleProcess {
-  const child = spawn(process.execPath, [resolve(repoRoot, 'dist', entry)], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Runs a compiled process role (dist/main.js, dist/api/main.js, dist/workers/main.js) with only the
+ * given environment, and Node options such as --max-old-space-size.
+ */
+export function spawnRole(entry: string, env: Record<string, string>, nodeArgs: string[] = []): RoleProcess {
+  const child = spawn(process.execPath, [...nodeArgs, resolve(repoRoot, 'dist', entry)], {
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -100,6 +101,8 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
       ? liveFx({ primaryUrl: config.fxPrimaryUrl, backupUrl: config.fxBackupUrl, logger: silentLogger, refreshMs: options.fxRefreshMs })
       : staticFx();
   const shutdown = new AbortController();
+  // Every request receiving a body or waiting for a feed listens to it: no listener limit.
+  setMaxListeners(0, shutdown.signal);
   const server = await listen(
     createApp({
       config,

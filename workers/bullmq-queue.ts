@@ -1,4 +1,5 @@
 import { type ConnectionOptions, Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
 import type { Logger } from '../lib/logger.js';
 import type { JobHandler, JobQueue, RetryPolicy } from './job-queue.js';
 
@@ -22,11 +23,24 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 }
 
 /**
- * A producer that fails fast (PITFALLS §1.6): no offline queue and one retry per command, so an
- * HTTP handler learns of a Redis outage within a second instead of hanging.
+ * Reconnects within a second of Redis coming back. BullMQ's own default waits up to 20 s between
+ * attempts, so a producer could refuse feeds for that long after Redis had returned.
+ */
+const reconnectWithinASecond = (attempt: number) => Math.min(250 * attempt, 1000);
+
+/**
+ * A producer that fails fast: no offline queue and one retry per command, so an HTTP handler
+ * learns of a Redis outage within a second instead of hanging, and takes jobs again within a
+ * second of Redis returning.
  */
 export function createBullQueue(name: string, redisUrl: string, retry: RetryPolicy, logger: Logger, prefix = DEFAULT_PREFIX): JobQueue {
-  const connection: ConnectionOptions = { url: redisUrl, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000 };
+  const connection: ConnectionOptions = {
+    url: redisUrl,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2000,
+    retryStrategy: reconnectWithinASecond,
+  };
   const queue = new Queue(name, {
     connection,
     prefix,
@@ -51,6 +65,15 @@ export function createBullQueue(name: string, redisUrl: string, retry: RetryPoli
         if (state === 'failed' || state === 'completed') await job.remove();
       }
       await add(id);
+    },
+    async answers() {
+      try {
+        // The queue's own ioredis client (BullMQ's type leaves out ping).
+        const client = (await withTimeout(queue.getBackend().client, ADD_TIMEOUT_MS, 'the job queue (Redis)')) as unknown as Redis;
+        return client.status === 'ready' && (await withTimeout(client.ping(), ADD_TIMEOUT_MS, 'the job queue (Redis)')) === 'PONG';
+      } catch {
+        return false;
+      }
     },
     counts: () => withTimeout(queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed'), ADD_TIMEOUT_MS, 'the job queue (Redis)'),
     close: () => queue.close(),

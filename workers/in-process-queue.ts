@@ -38,6 +38,10 @@ export class InProcessQueue implements JobQueue {
     return this.add(id);
   }
 
+  async answers(): Promise<boolean> {
+    return true;
+  }
+
   async counts(): Promise<Record<string, number>> {
     return { waiting: this.waiting.length, active: this.running, completed: this.completed, failed: this.failed, delayed: this.timers.size };
   }

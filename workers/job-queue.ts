@@ -10,6 +10,8 @@ export interface JobQueue {
   requeue(id: string): Promise<void>;
   /** Jobs by state, for the operator dashboard. */
   counts(): Promise<Record<string, number>>;
+  /** Whether an add would be taken now (readiness says so only when it would). */
+  answers(): Promise<boolean>;
   close(): Promise<void>;
 }
 

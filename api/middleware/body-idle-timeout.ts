@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { HttpError } from '../../lib/errors.js';
+import { refuseUnfinishedBody } from './unfinished-body.js';
 
 /**
  * A request whose body stops arriving for idleMs is answered 408 and its connection closed, so a
@@ -9,30 +9,17 @@ import { HttpError } from '../../lib/errors.js';
 export function bodyIdleTimeout(idleMs: number): RequestHandler {
   return (req, res, next) => {
     if (req.complete || idleMs <= 0) return next();
-    const socket = req.socket;
     const message = `the request body stopped arriving for ${Math.round(idleMs / 1000)} s; nothing was stored, send it again`;
     const onIdle = () => {
       clear();
-      if (req.complete) return;
-      // The request is destroyed with an error, not only its socket: a handler reading the body
-      // then sees it fail and ends (removing what it had spooled) instead of waiting for ever.
-      const stop = () => {
-        req.destroy(new HttpError(408, message));
-        socket.destroy();
-      };
-      if (res.headersSent) {
-        stop();
-        return;
-      }
-      res.once('finish', stop);
-      res.status(408).set('connection', 'close').json({ error: message });
+      if (!req.complete) refuseUnfinishedBody(req, res, 408, message);
     };
     const clear = () => {
-      socket.setTimeout(0);
+      req.socket.setTimeout(0);
       req.removeListener('timeout', onIdle);
     };
     // Node's server destroys a timed-out socket unless the request listens for 'timeout'.
-    socket.setTimeout(idleMs);
+    req.socket.setTimeout(idleMs);
     req.on('timeout', onIdle);
     req.once('end', clear);
     res.once('close', clear);

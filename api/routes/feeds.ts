@@ -6,10 +6,12 @@ import { storedListing } from '../../db/listings-store.js';
 import { HttpError, notFound, serviceUnavailable } from '../../lib/errors.js';
 import type { JobQueue } from '../../workers/job-queue.js';
 import { feedKeyOf, requireFeedKey } from '../auth/feed-key.js';
-import { feedBytes, feedRequestJson, readFeedInput } from '../feed-input.js';
+import { readFeedInput } from '../feed-input.js';
 import { bodyIdleTimeout } from '../middleware/body-idle-timeout.js';
+import { refuseUnfinishedBodyOnShutdown } from '../middleware/unfinished-body.js';
+import { releaseUploadSlot, uploadSlots } from '../middleware/upload-slots.js';
 import { isUuid } from '../path-params.js';
-import { spoolBody } from '../spool-body.js';
+import { type SpooledBody, spoolBody } from '../spool-body.js';
 import { waitForFeed } from '../wait-for-feed.js';
 
 export interface FeedsDeps {
@@ -19,7 +21,13 @@ export interface FeedsDeps {
   feedSyncWaitMs: number;
   /** How long a request body may stop arriving before 408. */
   feedBodyIdleMs: number;
-  /** Aborted when the process shuts down: every waiting request is answered 202 at once. */
+  /** Uploads at once per key (one more: 429) and in all (one more: 503). */
+  uploadsPerKey: number;
+  uploadsTotal: number;
+  /**
+   * Aborted when the process shuts down: a body still arriving is answered 503 (nothing stored),
+   * every request waiting for its feed's outcome 202 at once.
+   */
   shutdown?: AbortSignal;
 }
 
@@ -50,13 +58,17 @@ export function feedsRouter(deps: FeedsDeps): Router {
     res.json({ keyId: key.id, clientName: key.clientName, officeIds: key.officeIds, status: key.status });
   });
 
-  router.post('/v1/feeds', ingestKey, bodyIdleTimeout(deps.feedBodyIdleMs), feedRequestJson(deps.feedMaxBytes), async (req, res) => {
+  const uploads = uploadSlots({ perKey: deps.uploadsPerKey, total: deps.uploadsTotal, keyOf: (res) => feedKeyOf(res).id });
+
+  router.post('/v1/feeds', ingestKey, uploads, bodyIdleTimeout(deps.feedBodyIdleMs), refuseUnfinishedBodyOnShutdown(deps.shutdown), async (req, res) => {
     const key = feedKeyOf(res);
-    const input = readFeedInput(req, deps.feedMaxBytes);
-    // The whole body is received before the database is touched: a slow sender holds no connection.
-    const spooled = input.body.kind === 'bytes' ? await spoolBody(input.body.bytes) : null;
+    // The whole body is received into a temporary file before the database is touched: a slow
+    // sender holds no connection, and memory stays flat whatever the body's size.
+    const input = await readFeedInput(req, deps.feedMaxBytes);
     let event: FeedEvent;
+    let spooled: SpooledBody | null = null;
     try {
+      spooled = input.body.kind === 'text' ? input.body.spooled : await spoolBody(input.body.stream);
       // The key is checked again once the body is in: a key revoked during a long upload lands nothing.
       if ((await feedKeyStatus(deps.db, key.id)) !== 'active')
         throw new HttpError(401, 'the feed key was revoked or suspended while the feed was being sent; nothing was stored');
@@ -72,10 +84,11 @@ export function feedsRouter(deps: FeedsDeps): Router {
           context: { ...input.context },
           bodyKind: input.body.kind,
         },
-        spooled ? spooled.read() : feedBytes(input.body),
+        spooled.read(),
       );
     } finally {
-      await spooled?.remove();
+      await Promise.all([input.release(), spooled?.remove()]);
+      releaseUploadSlot(res);
     }
     try {
       await deps.ingestQueue.add(event.id);

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { Redis } from 'ioredis';
 import { databaseAnswers } from '../../db/health.js';
 import type { Db } from '../../db/knex.js';
+import type { JobQueue } from '../../workers/job-queue.js';
 
 type Check = 'ok' | 'unavailable';
 
@@ -22,9 +23,11 @@ async function redisAnswers(redis: Redis, timeoutMs = 1000): Promise<boolean> {
 
 /**
  * Liveness (no dependency checks) and readiness: the database answers, Redis answers when it is
- * configured (feeds, leads and rate limits need it), and the process is not draining.
+ * configured (feeds, leads and rate limits need it), and the process is not draining. Redis is
+ * ready only when the ingest queue's own connection would take a feed now, so readiness and
+ * acceptance agree (a second client can reconnect sooner than the queue's).
  */
-export function healthRouter(deps: { db: Db; redis?: Redis | null; isShuttingDown: () => boolean }): Router {
+export function healthRouter(deps: { db: Db; redis?: Redis | null; ingestQueue: JobQueue; isShuttingDown: () => boolean }): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -32,7 +35,7 @@ export function healthRouter(deps: { db: Db; redis?: Redis | null; isShuttingDow
   router.get('/readyz', async (_req, res) => {
     const [database, redis] = await Promise.all([
       databaseAnswers(deps.db).then((ok): Check => (ok ? 'ok' : 'unavailable')),
-      deps.redis ? redisAnswers(deps.redis).then((ok): Check => (ok ? 'ok' : 'unavailable')) : null,
+      deps.redis ? Promise.all([redisAnswers(deps.redis), deps.ingestQueue.answers()]).then(([a, b]): Check => (a && b ? 'ok' : 'unavailable')) : null,
     ]);
     const checks = { database, ...(redis ? { redis } : {}) };
     const problem = deps.isShuttingDown()

@@ -1,8 +1,9 @@
 import { type RequestHandler, Router } from 'express';
 import { validateFeed } from '../../pipeline/validate-feed.js';
-import { feedRequestJson, feedText, readFeedInput } from '../feed-input.js';
+import { feedText, readFeedInput } from '../feed-input.js';
 import { bodyIdleTimeout } from '../middleware/body-idle-timeout.js';
 import { concurrencyLimit } from '../middleware/concurrency-limit.js';
+import { refuseUnfinishedBodyOnShutdown } from '../middleware/unfinished-body.js';
 import { PreviewSpool } from '../preview-spool.js';
 
 export interface ValidateDeps {
@@ -19,6 +20,8 @@ export interface ValidateDeps {
    * long is dropped. Either way the dry run's slot is freed.
    */
   idleMs: number;
+  /** Aborted when the process shuts down: a body still arriving is answered 503. */
+  shutdown?: AbortSignal;
 }
 
 /**
@@ -34,8 +37,8 @@ export interface ValidateDeps {
 export function validateRouter(deps: ValidateDeps): Router {
   const router = Router();
   const busy = concurrencyLimit({ max: deps.concurrency, what: 'dry runs' });
-  router.post('/v1/validate', deps.limit, busy, bodyIdleTimeout(deps.idleMs), feedRequestJson(deps.feedMaxBytes), async (req, res) => {
-    const input = readFeedInput(req, deps.feedMaxBytes);
+  router.post('/v1/validate', deps.limit, busy, bodyIdleTimeout(deps.idleMs), refuseUnfinishedBodyOnShutdown(deps.shutdown), async (req, res) => {
+    const input = await readFeedInput(req, deps.feedMaxBytes);
     const spool = new PreviewSpool();
     try {
       const { listings: _inSpool, ...result } = await validateFeed(feedText(input.body), input.context, {
@@ -52,6 +55,7 @@ export function validateRouter(deps: ValidateDeps): Router {
       res.end('}');
     } finally {
       spool.close();
+      await input.release();
     }
   });
   return router;

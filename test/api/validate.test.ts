@@ -152,6 +152,38 @@ describe('HTTP: POST /v1/validate and the service basics', () => {
     await expectError(await postJson({ xml: big }), 413, /larger than the limit/);
   });
 
+  it('reads gzip, deflate and br bodies in both forms, and refuses one that unpacks past FEED_MAX_BYTES (413) or names another encoding (415)', async () => {
+    const { gzipSync, deflateSync, brotliCompressSync } = await import('node:zlib');
+    const xml = feed(listingXml(ADDRESS));
+    const send = (body: Buffer, type: string, encoding: string) =>
+      fetch(`${server.url}/v1/validate`, { method: 'POST', body: new Uint8Array(body), headers: { 'content-type': type, 'content-encoding': encoding } });
+    for (const [encoding, pack] of [
+      ['gzip', gzipSync],
+      ['deflate', deflateSync],
+      ['br', brotliCompressSync],
+    ] as const) {
+      for (const [type, text] of [
+        ['application/xml', xml],
+        ['application/json', JSON.stringify({ xml })],
+      ]) {
+        const res = await send(pack(Buffer.from(text)), type, encoding);
+        const body = await res.json();
+        expect(res.status, `${encoding} ${type}: ${JSON.stringify(body)}`).to.equal(200);
+        expect(body.counts).to.deep.equal({ parsed: 1, valid: 1, invalid: 0 });
+      }
+      // A few hundred bytes that unpack to far more than the limit.
+      const bomb = pack(Buffer.from(feed(listingXml(`${ADDRESS}<description>${'x'.repeat(MAX * 16)}</description>`))));
+      expect(bomb.length).to.be.below(MAX);
+      await expectError(await send(bomb, 'application/xml', encoding), 413, /larger than the limit of 65536 bytes/);
+      await expectError(
+        await send(pack(Buffer.from(JSON.stringify({ xml: 'x'.repeat(MAX * 16) }))), 'application/json', encoding),
+        413,
+        /larger than the limit/,
+      );
+    }
+    await expectError(await send(Buffer.from(xml), 'application/xml', 'compress'), 415, /Content-Encoding compress is not supported/);
+  });
+
   it('413 for a raw body streamed without Content-Length', async () => {
     const big = feed(listingXml(`${ADDRESS}<description>${'x'.repeat(MAX)}</description>`));
     const stream = new ReadableStream({

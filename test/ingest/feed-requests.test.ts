@@ -42,7 +42,9 @@ describe('POST /v1/feeds as a request: slow senders, outages while waiting, shut
 
     it('twelve slow-drip uploads hold no database connection: the site answers meanwhile, and each gets 408', async () => {
       const before = tempDirs('feed-body-');
-      const drips = Array.from({ length: 12 }, () => slowDrip(svc.url, key));
+      // Twelve keys: one key may have only a few uploads in flight at once.
+      const keys = await Promise.all(Array.from({ length: 12 }, () => activeKey(svc.db, ['OFF1'])));
+      const drips = keys.map((dripKey) => slowDrip(svc.url, dripKey));
       await new Promise((r) => setTimeout(r, 300));
       // More uploads than the pool's 10 connections: reads and a real feed still go through.
       const read = await fetch(`${svc.url}/v1/listings?limit=1`);
@@ -191,6 +193,50 @@ describe('POST /v1/feeds as a request: slow senders, outages while waiting, shut
       expect(res.status, JSON.stringify(body)).to.equal(202);
       expect(body).to.include({ status: 'queued', statusUrl: `/v1/feeds/${body.feedId}` });
       expect(await web.exited).to.equal(0);
+      await db.destroy();
+    } finally {
+      web.child.kill('SIGKILL');
+      await database.drop();
+    }
+  });
+
+  it('SIGTERM while a body is still arriving: answered 503 with Retry-After at once, nothing stored or left on disk, then the process stops', async function () {
+    this.timeout(60_000);
+    const database = await scratchDatabase();
+    const port = await freePort();
+    const web = spawnRole('api/main.js', { PORT: String(port), DATABASE_URL: database.url, REDIS_URL: redisUrl, LOG_LEVEL: 'info' });
+    try {
+      await web.waitFor('"listening"');
+      const { createDb } = await import('../../db/knex.js');
+      const db = createDb({ databaseUrl: database.url, dataDir: '' });
+      const key = await activeKey(db, ['OFF1']);
+      const before = tempDirs('feed-body-');
+      const answer = new Promise<{ status: number; retryAfter?: string; body: string }>((resolve, reject) => {
+        const req = request(
+          `http://127.0.0.1:${port}/v1/feeds`,
+          { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': '100000' } },
+          (res) => {
+            let body = '';
+            res.on('data', (d) => (body += d));
+            res.on('end', () => resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'], body }));
+          },
+        );
+        req.on('error', reject);
+        req.write(`{"xml": "<propertyList>${' '.repeat(5000)}`);
+      });
+      // The JSON form's xml is received into a temporary file as it arrives.
+      for (let i = 0; i < 100 && (await leftTempDirs('feed-body-', before, 0)).length === 0; i += 1) await new Promise((r) => setTimeout(r, 20));
+      expect(await leftTempDirs('feed-body-', before, 0)).to.have.length(1);
+      const started = Date.now();
+      web.child.kill('SIGTERM');
+      const res = await answer;
+      console.log(`      503 answered ${Date.now() - started} ms after SIGTERM`);
+      expect(res.status, res.body).to.equal(503);
+      expect(res.retryAfter).to.match(/^\d+$/);
+      expect(JSON.parse(res.body).error).to.match(/shutting down; nothing was stored, send it again/);
+      expect(await web.exited).to.equal(0);
+      expect(await leftTempDirs('feed-body-', before)).to.deep.equal([]);
+      expect(await db('feed_events').count({ n: '*' })).to.deep.equal([{ n: '0' }]);
       await db.destroy();
     } finally {
       web.child.kill('SIGKILL');

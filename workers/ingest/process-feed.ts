@@ -1,7 +1,7 @@
 import { type FeedEvent, failFeedEvent, finishFeedEvent, getFeedEvent, readFeedBody, recordFeedProgress, startFeedEvent } from '../../db/feed-events.js';
 import type { Db } from '../../db/knex.js';
 import type { Logger } from '../../lib/logger.js';
-import { decodeXmlBytes } from '../../pipeline/decode.js';
+import { decodeUtf8, decodeXmlBytes } from '../../pipeline/decode.js';
 import type { BreakerSettings } from '../../pipeline/reconcile.js';
 import type { FeedContext } from '../../pipeline/types.js';
 import type { JobContext } from '../job-queue.js';
@@ -58,10 +58,7 @@ async function* bodyText(db: Db, event: FeedEvent): AsyncGenerator<string> {
     yield* decodeXmlBytes(chunks);
     return;
   }
-  const decoder = new TextDecoder('utf-8');
-  for await (const chunk of chunks) yield decoder.decode(chunk, { stream: true });
-  const rest = decoder.decode();
-  if (rest) yield rest;
+  yield* decodeUtf8(chunks);
 }
 
 /** What an ingest job returns (BullMQ keeps it with the job; the board shows it). */
