@@ -28,12 +28,45 @@ export function feedKindOf(name: string): { format: FeedFormat; mode: 'full' | '
   return { format, mode: lower.includes('.full.') ? 'full' : 'incremental' };
 }
 
-/** The collision-free name a claimed file gets in processing/ (and keeps in processed/ or failed/). */
+/** The longest file name (in bytes) the servers we meet take: NAME_MAX on Linux, BSD and macOS. */
+const NAME_MAX_BYTES = 255;
+/** Room kept for the longest report written beside a claim (`<claim>.duplicate.json`). */
+const REPORT_SUFFIX = '.duplicate.json';
+/** Bytes of a shortened name's end that are kept (its extension tells the format). */
+const KEPT_END_BYTES = 48;
+
+/** The code points of text whose UTF-8 bytes fit in `bytes`, from its start (or its end). */
+function fitBytes(text: string, bytes: number, fromEnd = false): string {
+  const points = Array.from(text);
+  if (fromEnd) points.reverse();
+  let used = 0;
+  let n = 0;
+  while (n < points.length && used + Buffer.byteLength(points[n]) <= bytes) used += Buffer.byteLength(points[n++]);
+  const kept = points.slice(0, n);
+  return (fromEnd ? kept.reverse() : kept).join('');
+}
+
+/**
+ * A name within `bytes` UTF-8 bytes: as it is when it fits, else its start and its last
+ * KEPT_END_BYTES bytes joined by `~` (the extension, and so the format, survive).
+ */
+export function fitName(name: string, bytes: number): string {
+  if (Buffer.byteLength(name) <= bytes) return name;
+  const end = fitBytes(name, KEPT_END_BYTES, true);
+  return `${fitBytes(name, bytes - Buffer.byteLength(end) - 1)}~${end}`;
+}
+
+/**
+ * The collision-free name a claimed file gets in processing/ (and keeps in processed/ or failed/).
+ * It stays within the server's name limit with its longest report suffix added: a long original
+ * name is shortened in the claim (the original is kept in the database and in every report).
+ */
 export function claimNameOf(name: string, now: Date, id: string): string {
-  return `${now
+  const prefix = `${now
     .toISOString()
     .replace(/[-:]/g, '')
-    .replace(/\.\d+Z$/, 'Z')}-${id}-${name}`;
+    .replace(/\.\d+Z$/, 'Z')}-${id}-`;
+  return prefix + fitName(name, NAME_MAX_BYTES - REPORT_SUFFIX.length - prefix.length);
 }
 
 /** The original name and claim time of a claim name, or null when it is not one. */

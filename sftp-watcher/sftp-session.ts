@@ -104,6 +104,14 @@ export class SftpSession {
     return (await this.limit(`stat ${path}`, () => this.client.exists(path))) !== false;
   }
 
+  /** Whether the connection still serves requests (a stat of path answers, whatever it says). */
+  async answers(path: string): Promise<boolean> {
+    return this.exists(path).then(
+      () => true,
+      () => false,
+    );
+  }
+
   async mkdir(path: string): Promise<void> {
     await this.limit(`mkdir ${path}`, () => this.client.mkdir(path, true));
   }

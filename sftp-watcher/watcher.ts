@@ -33,6 +33,8 @@ export interface PollSummary {
   claimed: string[];
   duplicates: string[];
   moved: number;
+  /** Offices and files a step failed for while the connection held: skipped this poll, reported. */
+  skipped: { office: string; file?: string; error: string }[];
 }
 
 /**
@@ -45,6 +47,8 @@ export interface PollSummary {
  */
 export class SftpWatcher {
   private readonly trackers = new Map<string, StabilityTracker>();
+  /** Failures already reported (office/file: message), so a file that keeps failing is logged once. */
+  private readonly reported = new Set<string>();
   private failures = 0;
   private timer: NodeJS.Timeout | null = null;
   private current: Promise<unknown> | null = null;
@@ -57,7 +61,7 @@ export class SftpWatcher {
   }
 
   async pollOnce(): Promise<PollSummary> {
-    const summary: PollSummary = { offices: 0, claimed: [], duplicates: [], moved: 0 };
+    const summary: PollSummary = { offices: 0, claimed: [], duplicates: [], moved: 0, skipped: [] };
     const session = await SftpSession.open(this.deps.settings);
     try {
       const { folders } = await session.list(this.deps.settings.root);
@@ -65,8 +69,10 @@ export class SftpWatcher {
         const { folders: inside } = await session.list(this.path(office));
         if (!inside.includes('inbox')) continue;
         summary.offices += 1;
-        for (const folder of ['processing', 'processed', 'failed']) if (!inside.includes(folder)) await session.mkdir(this.path(office, folder));
-        await this.pollOffice(session, office, summary);
+        await this.isolated(session, summary, { office }, async () => {
+          for (const folder of ['processing', 'processed', 'failed']) if (!inside.includes(folder)) await session.mkdir(this.path(office, folder));
+          await this.pollOffice(session, office, summary);
+        });
       }
     } finally {
       await session.close();
@@ -82,7 +88,7 @@ export class SftpWatcher {
     const { files } = await session.list(this.path(office, 'inbox'));
     for (const file of tracker.observe(files)) {
       tracker.forget(file.name);
-      await this.claim(session, office, file, summary);
+      await this.isolated(session, summary, { office, file: file.name }, () => this.claim(session, office, file, summary));
     }
     // Feeds that finish quickly (the in-process queue) have their files moved in the same poll.
     summary.moved += await this.finish(session, office);
@@ -152,6 +158,31 @@ export class SftpWatcher {
     }
   }
 
+  /**
+   * Runs one office's poll or one file's claim. When it fails while the connection still answers,
+   * the trouble is that office's or that file's alone (a name the server refuses, a folder that is
+   * a file): it is skipped this poll, reported (an error log line the first time, and the poll
+   * summary), and every other office and file goes on. A lost connection still ends the poll.
+   */
+  private async isolated(session: SftpSession, summary: PollSummary, where: { office: string; file?: string }, step: () => Promise<void>): Promise<void> {
+    try {
+      await step();
+    } catch (err) {
+      if (!(await session.answers(this.deps.settings.root))) throw err;
+      const error = (err as Error).message;
+      summary.skipped.push({ ...where, error });
+      const report = `${where.office}/${where.file ?? ''}: ${error}`;
+      if (this.reported.has(report)) return;
+      this.reported.add(report);
+      this.deps.logger.error(
+        { ...where, err: error },
+        where.file
+          ? 'a dropped file could not be claimed; skipped, the other files go on'
+          : 'an office drop folder could not be polled; skipped, the other offices go on',
+      );
+    }
+  }
+
   /** Renames unless the source is gone (another watcher was first); other failures propagate. */
   private async tryRename(session: SftpSession, from: string, to: string): Promise<boolean> {
     try {
@@ -205,7 +236,7 @@ export class SftpWatcher {
       this.current = this.pollOnce().then(
         (summary) => {
           this.failures = 0;
-          if (summary.claimed.length || summary.moved) this.deps.logger.info(summary, 'sftp poll');
+          if (summary.claimed.length || summary.moved || summary.skipped.length) this.deps.logger.info(summary, 'sftp poll');
         },
         (err) => {
           this.failures += 1;

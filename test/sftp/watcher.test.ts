@@ -182,6 +182,39 @@ describe('SFTP drops: the watcher against a real OpenSSH server (PostgreSQL)', f
     expect((await sftpEvents()).filter((e) => e.result?.upserts?.some((u: { listingKey: string }) => u.listingKey === 'OFF1/C1'))).to.have.length(1);
   });
 
+  it('claims a 244-character file name under a claim name the server takes, and skips and reports an office it cannot poll: neither stops the others', async () => {
+    const w = watcher();
+    const longName = `${'long-name-'.repeat(24)}.xml`;
+    expect(longName).to.have.length(244);
+    writeFileSync(folder('inbox', longName), feed(officeListing(OFFICE, 'LONG')));
+    // An office folder the watcher cannot use: its processing/ is a file. It sorts first.
+    mkdirSync(join(sshd.root, 'AAA-BROKEN', 'inbox'), { recursive: true });
+    writeFileSync(join(sshd.root, 'AAA-BROKEN', 'processing'), 'not a folder');
+    writeFileSync(join(sshd.root, 'AAA-BROKEN', 'inbox', 'stuck.xml'), feed(officeListing('AAA-BROKEN', 'STUCK')));
+    mkdirSync(join(sshd.root, 'ZZ3', 'inbox'), { recursive: true });
+    writeFileSync(join(sshd.root, 'ZZ3', 'inbox', 'other.xml'), feed(officeListing('ZZ3', 'OTHER')));
+
+    await w.pollOnce();
+    const summary = await w.pollOnce();
+    expect(summary.claimed.sort()).to.deep.equal([longName, 'other.xml']);
+    expect(summary.skipped.map((s) => s.office)).to.deep.equal(['AAA-BROKEN']);
+    expect(summary.skipped[0].error).to.be.a('string').and.not.equal('');
+    await pollUntilMoved(w);
+    const [claim] = names('processed').filter((n) => n.includes('long-name-'));
+    expect(Buffer.byteLength(claim)).to.be.at.most(255 - '.duplicate.json'.length);
+    expect(claim).to.match(/^\d{8}T\d{6}Z-[0-9a-f]{8}-long-name-.*~.*long-name-\.xml$/);
+    const recorded = await svc.db('sftp_files').where({ claim_name: claim }).first();
+    expect(recorded.file_name, 'the original name is kept').to.equal(longName);
+    const listed = async (office: string) =>
+      (await (await fetch(`${svc.url}/v1/listings?office=${office}`)).json()).listings.map((l: { uniqueId: string }) => l.uniqueId);
+    expect(await listed(OFFICE)).to.include('LONG');
+    for (let i = 0; i < 50 && (await listed('ZZ3')).length === 0; i += 1) await new Promise((r) => setTimeout(r, 100));
+    expect(await listed('ZZ3')).to.deep.equal(['OTHER']);
+    // Left as it was, and still skipped on the next poll.
+    expect(readdirSync(join(sshd.root, 'AAA-BROKEN', 'inbox'))).to.deep.equal(['stuck.xml']);
+    expect((await w.pollOnce()).skipped.map((s) => s.office)).to.deep.equal(['AAA-BROKEN']);
+  });
+
   it('lets two watchers race for one file: exactly one claims it', async () => {
     const [a, b] = [watcher(), watcher()];
     const before = (await sftpEvents()).length;
