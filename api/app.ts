@@ -58,6 +58,8 @@ export interface AppDeps {
   >;
   logger: Logger;
   db: Db;
+  /** The pool for anonymous public reads (createReadDb); default db. */
+  readDb?: Db;
   ingestQueue: JobQueue;
   leadQueue: JobQueue;
   /** Shared store for rate limits (REDIS_URL); null keeps counts in this process. */
@@ -98,10 +100,12 @@ export function createApp(deps: AppDeps): Express {
   app.use(refuseNulInUrl);
   app.use(healthRouter({ db, redis: deps.redis ?? null, ingestQueue: deps.ingestQueue, isShuttingDown: deps.isShuttingDown ?? (() => false) }));
   // The busiest routes first.
-  app.use(publicReadsRouter(createPublicReads(db)));
-  app.use(projectsRouter(createProjectReads(db)));
+  // Public reads use their own pool where there is one (short statement timeout, bounded size).
+  const readDb = deps.readDb ?? db;
+  app.use(publicReadsRouter(createPublicReads(readDb)));
+  app.use(projectsRouter(createProjectReads(readDb)));
   app.use(fxRouter(deps.fx ?? staticFx()));
-  app.use(siteRouter(db));
+  app.use(siteRouter(readDb));
   app.use(docsRouter());
   app.use(developerPageRouter());
   app.use(consolePageRouter());

@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Server } from 'node:http';
 import { Redis } from 'ioredis';
-import { createDb, type Db, migrateToLatest } from '../db/knex.js';
+import { createDb, createReadDb, type Db, migrateToLatest } from '../db/knex.js';
 import type { Config } from '../lib/config.js';
 import { liveFx, staticFx } from '../lib/fx-rates.js';
 import type { Logger } from '../lib/logger.js';
@@ -26,6 +26,7 @@ export interface WebHandle {
 export async function startWeb(config: Readonly<Config>, logger: Logger, options: { consume: boolean }): Promise<WebHandle> {
   const db = createDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const applied = await migrateToLatest(db);
+  const readDb = createReadDb(db, { databaseUrl: config.databaseUrl, dataDir: config.dataDir, readTimeoutMs: config.dbReadTimeoutMs });
   logger.info({ embedded: db.embedded, applied }, 'database ready');
   const consume = options.consume || !config.redisUrl;
   const metrics = createMetrics();
@@ -46,6 +47,7 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
     config,
     logger,
     db,
+    readDb,
     ingestQueue: runtime.ingestQueue,
     leadQueue: runtime.leadQueue,
     redis,
@@ -75,6 +77,7 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
       await runtime.close();
       await Promise.all(boardQueues.map((q) => q.close()));
       redis?.disconnect();
+      if (readDb !== db) await readDb.destroy();
       await db.destroy();
     },
   };

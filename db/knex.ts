@@ -13,6 +13,36 @@ export interface DbOptions {
   dataDir: string;
   /** PostgreSQL schema to use (tests isolate themselves this way); default public. */
   schema?: string;
+  /**
+   * PostgreSQL only: how long one statement may run (the server's statement_timeout); a statement
+   * the server does not answer at all fails a second later on the client. Default 30 s.
+   */
+  statementTimeoutMs?: number;
+  /** PostgreSQL only: connections in the pool (default 10). */
+  poolMax?: number;
+}
+
+/** What pg says when a query got no answer within its query_timeout. */
+const QUERY_READ_TIMEOUT = 'Query read timeout';
+
+/**
+ * A connection whose query went unanswered (a server or proxy holding the connection) cannot be
+ * used again: the late answer would be taken for the next query's. It is closed and marked so the
+ * pool makes a new one.
+ */
+function disposeOnReadTimeout(conn: any): void {
+  const query = conn.query.bind(conn);
+  conn.query = (config: unknown, ...rest: any[]) => {
+    const callback = rest.at(-1);
+    if (typeof callback !== 'function') return query(config, ...rest);
+    return query(config, ...rest.slice(0, -1), (err: Error | null, result: unknown) => {
+      if (err?.message === QUERY_READ_TIMEOUT) {
+        conn.__knex__disposed = QUERY_READ_TIMEOUT;
+        conn.connection?.stream?.destroy();
+      }
+      callback(err, result);
+    });
+  };
 }
 
 export type Db = Knex & { readonly embedded: boolean; readonly schemaName: string };
@@ -22,17 +52,21 @@ export function createDb(options: DbOptions): Db {
   const schema = options.schema ?? 'public';
   let knex: Knex;
   if (options.databaseUrl) {
+    const statementTimeoutMs = options.statementTimeoutMs ?? 30_000;
     knex = knexFactory({
       client: 'pg',
-      connection: options.databaseUrl,
+      // A server that accepts connections but never answers: connecting fails after 3 s, and a
+      // query a second after the server itself would have cancelled it.
+      connection: { connectionString: options.databaseUrl, connectionTimeoutMillis: 3000, query_timeout: statementTimeoutMs + 1000 },
       searchPath: [schema],
       pool: {
         min: 0,
-        max: 10,
+        max: options.poolMax ?? 10,
         afterCreate(conn: any, done: (err: Error | null, conn: unknown) => void) {
           // An idle client that loses its server must not crash the process.
           conn.on('error', () => undefined);
-          conn.query("SET statement_timeout = '30s'", (err: Error | null) => done(err, conn));
+          disposeOnReadTimeout(conn);
+          conn.query(`SET statement_timeout = ${Math.round(statementTimeoutMs)}`, (err: Error | null) => done(err, conn));
         },
       },
       acquireConnectionTimeout: 5000,
@@ -59,6 +93,16 @@ export function createDb(options: DbOptions): Db {
     };
   }
   return Object.assign(knex, { embedded: !options.databaseUrl, schemaName: schema }) as Db;
+}
+
+/**
+ * The database public reads use. On PostgreSQL a pool of its own (5 connections) whose statements
+ * may run readTimeoutMs: anonymous reads can neither take the connections ingestion and leads need
+ * nor wait long on a server that does not answer. Embedded, the one database.
+ */
+export function createReadDb(db: Db, options: DbOptions & { readTimeoutMs: number }): Db {
+  if (db.embedded) return db;
+  return createDb({ ...options, statementTimeoutMs: options.readTimeoutMs, poolMax: 5 });
 }
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

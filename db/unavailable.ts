@@ -2,7 +2,7 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE
 
 /**
  * Whether an error means the database cannot be reached (as opposed to a bad query): connection
- * refused or lost, pool timeout, server shutting down, or PostgreSQL's connection-exception class.
+ * refused or lost, no answer in time (pool, connect or query timeout), server shutting down, or PostgreSQL's connection-exception class.
  * The error middleware answers these with 503.
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
@@ -13,6 +13,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
     return true;
   if (Array.isArray(e.errors) && e.errors.some(isDatabaseUnavailable)) return true;
   return (
-    typeof e.message === 'string' && /Connection terminated|Client has encountered a connection error|connect ECONNREFUSED|PGlite is closed/i.test(e.message)
+    typeof e.message === 'string' &&
+    /Connection terminated|Client has encountered a connection error|connect ECONNREFUSED|PGlite is closed|Query read timeout|timeout expired/i.test(e.message)
   );
 }

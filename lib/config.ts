@@ -9,6 +9,8 @@ export interface Config {
   /** Origins browsers may call the public reads and POST /v1/leads from: '*' or a list. */
   corsOrigins: '*' | string[];
   databaseUrl: string | null;
+  /** How long a public read's statement may run on PostgreSQL (its own pool); past it, 503. */
+  dbReadTimeoutMs: number;
   dataDir: string;
   redisUrl: string | null;
   operatorToken: string | null;
@@ -86,6 +88,7 @@ const envSchema = {
     SFTP_POLL_MS: { ...int(100), default: 15000 },
     CIRCUIT_BREAKER_RATIO: { type: 'number', exclusiveMinimum: 0, maximum: 1, default: 0.2 },
     CIRCUIT_BREAKER_MIN: { ...int(0), default: 5 },
+    DB_READ_TIMEOUT_MS: { ...int(500, 60000), default: 5000 },
     FEED_MAX_BYTES: { ...int(1024), default: 100 * 1024 * 1024 },
     FEED_SYNC_WAIT_MS: { ...int(0, 600000), default: 30000 },
     FEED_BODY_IDLE_MS: { ...int(100, 600000), default: 30000 },
@@ -149,6 +152,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     sftpPollMs: e.SFTP_POLL_MS,
     circuitBreakerRatio: e.CIRCUIT_BREAKER_RATIO,
     circuitBreakerMin: e.CIRCUIT_BREAKER_MIN,
+    dbReadTimeoutMs: e.DB_READ_TIMEOUT_MS,
     feedMaxBytes: e.FEED_MAX_BYTES,
     feedSyncWaitMs: e.FEED_SYNC_WAIT_MS,
     feedBodyIdleMs: e.FEED_BODY_IDLE_MS,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { createApp } from '../api/app.js';
-import { createDb, type Db, migrateToLatest } from '../db/knex.js';
+import { createDb, createReadDb, type Db, migrateToLatest } from '../db/knex.js';
 import { type Config, loadConfig } from '../lib/config.js';
 import { liveFx, staticFx } from '../lib/fx-rates.js';
 import { createMetrics } from '../lib/metrics.js';
@@ -83,6 +83,7 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
   });
   const db = options.db ?? createDb({ databaseUrl: config.databaseUrl, dataDir, schema });
   if (!options.db) await migrateToLatest(db);
+  const readDb = options.db ? db : createReadDb(db, { databaseUrl: config.databaseUrl, dataDir, schema, readTimeoutMs: config.dbReadTimeoutMs });
   const rateLimitPrefix = options.rateLimitPrefix ?? `rl-${schema}:`;
   const metrics = createMetrics();
   const runtime = startRuntime(config, silentLogger, db, {
@@ -108,6 +109,7 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
       config,
       logger: silentLogger,
       db,
+      readDb,
       ingestQueue: runtime.ingestQueue,
       leadQueue: runtime.leadQueue,
       redis,
@@ -124,6 +126,7 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
     stopped = true;
     shutdown.abort();
     await server.close();
+    if (readDb !== db) await readDb.destroy();
     await runtime.close();
     await Promise.all(boardQueues.map((q) => q.close()));
     redis?.disconnect();

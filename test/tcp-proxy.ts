@@ -1,10 +1,17 @@
 import type { AddressInfo } from 'node:net';
 import { createConnection, createServer, type Socket } from 'node:net';
+import { Transform } from 'node:stream';
 
 export interface TcpProxy {
   port: number;
   /** Drops every connection and refuses new ones until resume(). */
   cut(): void;
+  /**
+   * Holds every connection open but passes nothing either way, and takes new connections without
+   * ever connecting them (a server that stopped answering), until resume(). Bytes sent meanwhile
+   * are lost, so a connection held mid-query stays broken after resume().
+   */
+  hold(): void;
   resume(): void;
   close(): Promise<void>;
 }
@@ -13,9 +20,23 @@ export interface TcpProxy {
 export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
   let open = true;
+  let holding = false;
+  /** Passes chunks on unless the proxy is holding. */
+  const gate = () =>
+    new Transform({
+      transform(chunk, _enc, done) {
+        done(null, holding ? undefined : chunk);
+      },
+    });
   const server = createServer((client) => {
     if (!open) {
       client.destroy();
+      return;
+    }
+    if (holding) {
+      sockets.add(client);
+      client.on('close', () => sockets.delete(client));
+      client.on('error', () => undefined);
       return;
     }
     const upstream = createConnection({ host: '127.0.0.1', port: targetPort });
@@ -24,7 +45,7 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
       s.on('close', () => sockets.delete(s));
       s.on('error', () => undefined);
     }
-    client.pipe(upstream).pipe(client);
+    client.pipe(gate()).pipe(upstream).pipe(gate()).pipe(client);
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
   });
@@ -35,8 +56,12 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
       open = false;
       for (const s of sockets) s.destroy();
     },
+    hold() {
+      holding = true;
+    },
     resume() {
       open = true;
+      holding = false;
     },
     close: () =>
       new Promise<void>((resolve) => {

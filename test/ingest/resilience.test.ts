@@ -142,6 +142,44 @@ describe('Ingestion under failure: Redis and database outages, concurrent feeds'
     });
   });
 
+  describe('the database holds its connections without answering', () => {
+    let proxy: TcpProxy;
+    let svc: TestService;
+    before(async () => {
+      proxy = await startTcpProxy(pgPort);
+      svc = await startTestService({ database: 'postgres', env: { DATABASE_URL: viaProxy(postgresUrl, proxy.port), DB_READ_TIMEOUT_MS: '2000' } });
+    });
+    after(async () => {
+      proxy.resume();
+      await svc.close();
+      await proxy.close();
+    });
+
+    it('a public read fails within a few seconds with 503 (read pool timeouts), and reads recover on fresh connections once it answers again', async () => {
+      const paths = ['/v1/listings', '/v1/agents', '/v1/site', '/v1/listings/OFF1/A', '/v1/projects'];
+      for (const p of paths) expect((await fetch(`${svc.url}${p}`)).status, p).to.be.oneOf([200, 404]);
+      proxy.hold();
+      const timings: number[] = [];
+      for (const p of paths) {
+        const started = Date.now();
+        // The signal only turns a hang into a failure; the time is printed, not asserted.
+        const res = await fetch(`${svc.url}${p}`, { signal: AbortSignal.timeout(20_000) });
+        timings.push(Date.now() - started);
+        expect(res.status, p).to.equal(503);
+        expect(await res.json()).to.deep.equal({ error: 'the database is unavailable; try again shortly' });
+      }
+      console.log(`      503 after ${timings.join(', ')} ms (DB_READ_TIMEOUT_MS 2000)`);
+      proxy.resume();
+      let status = 0;
+      for (let i = 0; i < 40 && status !== 200; i += 1) {
+        status = (await fetch(`${svc.url}/v1/listings`)).status;
+        if (status !== 200) await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(status, 'reads answer again').to.equal(200);
+      for (const p of paths) expect((await fetch(`${svc.url}${p}`)).status, p).to.be.oneOf([200, 404]);
+    });
+  });
+
   describe('two feeds for the same office at once', () => {
     let svc: TestService;
     let key: string;
