@@ -46,6 +46,8 @@ export interface AppDeps {
     | 'feedUploadsPerKey'
     | 'feedUploadsTotal'
     | 'validateConcurrency'
+    | 'validateBodyMaxMs'
+    | 'validateMinBytesPerS'
     | 'validateRateLimit'
     | 'validateMaxPreviews'
     | 'validateMaxIssues'
@@ -118,6 +120,8 @@ export function createApp(deps: AppDeps): Express {
       maxIssues: config.validateMaxIssues,
       limit: limit('validate', config.validateRateLimit),
       idleMs: config.feedBodyIdleMs,
+      bodyMaxMs: config.validateBodyMaxMs,
+      bodyMinBytesPerSecond: config.validateMinBytesPerS,
       shutdown: deps.shutdown,
     }),
   );

@@ -35,6 +35,9 @@ export interface Config {
   feedUploadsPerKey: number;
   feedUploadsTotal: number;
   validateConcurrency: number;
+  /** A dry run's body must be in within this long, at this average rate after its first 5 s (else 408, slot freed). */
+  validateBodyMaxMs: number;
+  validateMinBytesPerS: number;
   /** Worker threads that read large REAXML feeds in this process (0: read where they arrive). */
   readThreads: number;
   validateRateLimit: number;
@@ -95,6 +98,8 @@ const envSchema = {
     FEED_UPLOADS_PER_KEY: { ...int(1, 1000), default: 4 },
     FEED_UPLOADS_TOTAL: { ...int(1, 10000), default: 32 },
     VALIDATE_CONCURRENCY: { ...int(1, 64), default: 2 },
+    VALIDATE_BODY_MAX_MS: { ...int(1000, 3600000), default: 120000 },
+    VALIDATE_MIN_BYTES_PER_S: { ...int(1), default: 8192 },
     READ_THREADS: { ...int(0, 64), default: defaultReadThreads() },
     VALIDATE_RATE_LIMIT: { ...int(1), default: 300 },
     VALIDATE_MAX_PREVIEWS: { ...int(0), default: 1000 },
@@ -159,6 +164,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     feedUploadsPerKey: e.FEED_UPLOADS_PER_KEY,
     feedUploadsTotal: e.FEED_UPLOADS_TOTAL,
     validateConcurrency: e.VALIDATE_CONCURRENCY,
+    validateBodyMaxMs: e.VALIDATE_BODY_MAX_MS,
+    validateMinBytesPerS: e.VALIDATE_MIN_BYTES_PER_S,
     readThreads: e.READ_THREADS,
     validateRateLimit: e.VALIDATE_RATE_LIMIT,
     validateMaxPreviews: e.VALIDATE_MAX_PREVIEWS,

@@ -2,6 +2,7 @@ import { type RequestHandler, Router } from 'express';
 import { validateFeed } from '../../pipeline/validate-feed.js';
 import { feedText, readFeedInput } from '../feed-input.js';
 import { bodyIdleTimeout } from '../middleware/body-idle-timeout.js';
+import { bodyPace } from '../middleware/body-pace.js';
 import { concurrencyLimit } from '../middleware/concurrency-limit.js';
 import { refuseUnfinishedBodyOnShutdown } from '../middleware/unfinished-body.js';
 import { PreviewSpool } from '../preview-spool.js';
@@ -22,6 +23,9 @@ export interface ValidateDeps {
   idleMs: number;
   /** Aborted when the process shuts down: a body still arriving is answered 503. */
   shutdown?: AbortSignal;
+  /** A slot holder's body must be in within bodyMaxMs, at bodyMinBytesPerSecond on average after its first 5 s (a quarter of bodyMaxMs if less). */
+  bodyMaxMs: number;
+  bodyMinBytesPerSecond: number;
 }
 
 /**
@@ -37,26 +41,34 @@ export interface ValidateDeps {
 export function validateRouter(deps: ValidateDeps): Router {
   const router = Router();
   const busy = concurrencyLimit({ max: deps.concurrency, what: 'dry runs' });
-  router.post('/v1/validate', deps.limit, busy, bodyIdleTimeout(deps.idleMs), refuseUnfinishedBodyOnShutdown(deps.shutdown), async (req, res) => {
-    const input = await readFeedInput(req, deps.feedMaxBytes);
-    const spool = new PreviewSpool();
-    try {
-      const { listings: _inSpool, ...result } = await validateFeed(feedText(input.body), input.context, {
-        format: input.format,
-        maxPreviews: deps.maxPreviews,
-        maxIssues: deps.maxIssues,
-        previewSink: spool,
-      });
-      // With no 'timeout' listener left, Node destroys the socket when the answer stops moving.
-      res.setTimeout(deps.idleMs);
-      res.type('application/json');
-      res.write(`${JSON.stringify(result).slice(0, -1)},"listings":`);
-      await spool.writeArray(res);
-      res.end('}');
-    } finally {
-      spool.close();
-      await input.release();
-    }
-  });
+  router.post(
+    '/v1/validate',
+    deps.limit,
+    busy,
+    bodyIdleTimeout(deps.idleMs),
+    bodyPace({ maxMs: deps.bodyMaxMs, minBytesPerSecond: deps.bodyMinBytesPerSecond, graceMs: Math.min(5000, deps.bodyMaxMs / 4) }),
+    refuseUnfinishedBodyOnShutdown(deps.shutdown),
+    async (req, res) => {
+      const input = await readFeedInput(req, deps.feedMaxBytes);
+      const spool = new PreviewSpool();
+      try {
+        const { listings: _inSpool, ...result } = await validateFeed(feedText(input.body), input.context, {
+          format: input.format,
+          maxPreviews: deps.maxPreviews,
+          maxIssues: deps.maxIssues,
+          previewSink: spool,
+        });
+        // With no 'timeout' listener left, Node destroys the socket when the answer stops moving.
+        res.setTimeout(deps.idleMs);
+        res.type('application/json');
+        res.write(`${JSON.stringify(result).slice(0, -1)},"listings":`);
+        await spool.writeArray(res);
+        res.end('}');
+      } finally {
+        spool.close();
+        await input.release();
+      }
+    },
+  );
   return router;
 }

@@ -100,7 +100,14 @@ describe('POST /v1/validate holds its slot only while the client keeps up', func
   before(async () => {
     svc = await startTestService({
       database: 'pglite',
-      env: { VALIDATE_CONCURRENCY: '1', FEED_BODY_IDLE_MS: '1000', VALIDATE_MAX_PREVIEWS: '100000', VALIDATE_RATE_LIMIT: '100' },
+      env: {
+        VALIDATE_CONCURRENCY: '1',
+        FEED_BODY_IDLE_MS: '1000',
+        VALIDATE_MAX_PREVIEWS: '100000',
+        VALIDATE_RATE_LIMIT: '100',
+        VALIDATE_BODY_MAX_MS: '4000',
+        VALIDATE_MIN_BYTES_PER_S: '2000',
+      },
     });
   });
   after(() => svc.close());
@@ -122,6 +129,40 @@ describe('POST /v1/validate holds its slot only while the client keeps up', func
     expect(await slotIsFree()).to.equal(200);
     // The handler reading the body must end too (not wait forever on a body that will never come).
     expect(await leftTempDirs('dry-run-', before)).to.deep.equal([]);
+  });
+
+  /** A dry run whose body arrives `bytes` at a time every `everyMs`, never ending; resolves with the answer and when it came. */
+  const paced = (bytes: number, everyMs: number) =>
+    new Promise<{ status: number; error: string; afterMs: number }>((resolve, reject) => {
+      const started = Date.now();
+      let timer: NodeJS.Timeout | undefined;
+      const req = request(
+        `${svc.url}/v1/validate`,
+        { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(10 << 20) } },
+        (res) => {
+          clearInterval(timer);
+          let text = '';
+          res.on('data', (d) => (text += d));
+          res.on('end', () => resolve({ status: res.statusCode!, error: JSON.parse(text).error, afterMs: Date.now() - started }));
+        },
+      );
+      req.on('error', (err) => (clearInterval(timer), reject(err)));
+      req.write('{"xml": "<propertyList>');
+      timer = setInterval(() => req.write(' '.repeat(bytes)), everyMs);
+    });
+
+  it('answers 408 to a body that keeps trickling in below the minimum rate, or past the time allowed, and frees the slot', async () => {
+    // A few bytes just inside every idle period: the idle limit alone would let it hold the slot for ever.
+    const slow = await paced(10, 400);
+    expect(slow.status).to.equal(408);
+    expect(slow.error).to.match(/^the request body arrived at \d+ bytes\/s, below the minimum of 2000; nothing was stored/);
+    expect(await slotIsFree()).to.equal(200);
+    // Fast enough, but never ending.
+    const long = await paced(2048, 250);
+    expect(long.status).to.equal(408);
+    expect(long.error).to.match(/^the request body was not complete within 4 s/);
+    expect(await slotIsFree()).to.equal(200);
+    console.log(`      slot freed after ${slow.afterMs} ms (trickle) and ${long.afterMs} ms (endless)`);
   });
 
   it('drops an answer the client stops reading, and frees the slot', async () => {
