@@ -32,17 +32,19 @@ export function buildOpenApi(): Record<string, unknown> {
         post: {
           summary: 'Dry-run a feed: parse, map and validate without storing anything',
           description:
-            'Send either the JSON feed request body (format reaxml, reso or project; the document as text in `xml`), or the raw document with the context in query parameters: REAXML as application/xml or text/xml, a RESO payload or project document (ProjectFeed) as application/json with format=reso or format=project. No key is needed; the answer keeps the first 1,000 previews and 10,000 issues (`truncated` says when more were left out). Limited per client address per hour (VALIDATE_RATE_LIMIT) and to a few dry runs at once (VALIDATE_CONCURRENCY): past either, 429 or 503 with Retry-After. The answer streams as it is read; a body that stops arriving, or an answer that stops being read, for FEED_BODY_IDLE_MS (30 s) loses its connection.',
+            'Send either the JSON feed request body (format reaxml, reso or project; the document as text in `xml`), or the raw document with the context in query parameters: REAXML as application/xml or text/xml, a RESO payload or project document (ProjectFeed) as application/json with format=reso or format=project. No key is needed; the answer keeps the first 1,000 previews and 10,000 issues (`truncated` says when more were left out). Limited per client address per hour (VALIDATE_RATE_LIMIT) and to a few dry runs at once (VALIDATE_CONCURRENCY): past either, 429 or 503 with Retry-After. The answer streams as it is read; a body that stops arriving, or an answer that stops being read, for FEED_BODY_IDLE_MS (30 s) loses its connection, and so does a body not complete within VALIDATE_BODY_MAX_MS (120 s) or averaging under VALIDATE_MIN_BYTES_PER_S (8,192 bytes/s) after its first 5 s. Bodies may be sent compressed (Content-Encoding gzip, deflate or br).',
           parameters: queryParameters('FeedQuery'),
           requestBody: feedRequestBody,
           responses: {
             200: { description: 'Validation result with canonical previews', content: json('ValidationResult') },
             400: errorResponse('Invalid request, or a feed that is not well-formed, has a wrong root or no listings (the error names line and column)'),
-            408: errorResponse('The request body stopped arriving for FEED_BODY_IDLE_MS'),
-            413: errorResponse('Body larger than FEED_MAX_BYTES'),
-            415: errorResponse('Unsupported Content-Type'),
+            408: errorResponse('The request body stopped arriving, arrived too slowly, or was not complete in time'),
+            413: errorResponse('Body (sent or unpacked) larger than FEED_MAX_BYTES'),
+            415: errorResponse('Unsupported Content-Type, Content-Encoding or charset'),
             429: errorResponse('Too many dry runs from this address this hour'),
-            503: errorResponse('As many dry runs as the service takes at once are running (Retry-After says when to try again)'),
+            503: errorResponse(
+              'As many dry runs as the service takes at once are running (Retry-After says when to try again), or the service is shutting down',
+            ),
           },
         },
       },
