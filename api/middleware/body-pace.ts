@@ -20,11 +20,13 @@ export function bodyPace(options: BodyPaceOptions): RequestHandler {
   return (req, res, next) => {
     if (req.complete) return next();
     const started = Date.now();
-    const bytesAtStart = req.socket.bytesRead;
+    // Kept now: once the response is closed, req.socket may be gone (Node 24 clears it).
+    const socket = req.socket;
+    const bytesAtStart = socket.bytesRead;
     const timer = setInterval(() => {
       if (req.complete) return stop();
       const elapsed = Date.now() - started;
-      const rate = ((req.socket.bytesRead - bytesAtStart) * 1000) / Math.max(elapsed, 1);
+      const rate = ((socket.bytesRead - bytesAtStart) * 1000) / Math.max(elapsed, 1);
       let problem: string | null = null;
       if (elapsed >= options.maxMs) problem = `the request body was not complete within ${Math.round(options.maxMs / 1000)} s`;
       else if (elapsed >= options.graceMs && rate < options.minBytesPerSecond)

@@ -7,9 +7,10 @@ import { HttpError } from '../../lib/errors.js';
  * it had received into a temporary file) instead of waiting for ever.
  */
 export function refuseUnfinishedBody(req: Request, res: Response, status: number, message: string, headers: Record<string, string> = {}): void {
+  const socket = req.socket;
   const stop = () => {
     req.destroy(new HttpError(status, message));
-    req.socket.destroy();
+    socket?.destroy();
   };
   if (res.headersSent) {
     stop();
