@@ -10,6 +10,7 @@ import { startSftpWatcher } from '../sftp-watcher/start.js';
 import { queueForBoard } from '../workers/bullmq-queue.js';
 import { INGEST_QUEUE, LEAD_QUEUE, MAINTENANCE_QUEUE, startRuntime } from '../workers/runtime.js';
 import { createApp } from './app.js';
+import { removeLeftSpools } from './spool-body.js';
 
 export interface WebHandle {
   server: Server;
@@ -72,6 +73,8 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
       shuttingDown = true;
       shutdown.abort(); // requests waiting on a feed answer 202 with its status URL now
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      // A body cut off by the shutdown may still be removing its temporary file: none is left.
+      removeLeftSpools();
       metricsServer?.close();
       await watcher?.stop();
       await runtime.close();

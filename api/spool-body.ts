@@ -1,4 +1,4 @@
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,18 @@ export interface SpooledBody {
   remove(): Promise<void>;
 }
 
+/** Folders of bodies being received or held right now. */
+const live = new Set<string>();
+
+/**
+ * Removes every body folder still here: for the end of the process, when a request cut off by the
+ * shutdown may not have finished removing its own.
+ */
+export function removeLeftSpools(): void {
+  for (const dir of live) rmSync(dir, { recursive: true, force: true });
+  live.clear();
+}
+
 /**
  * Receives a request body into a temporary file before anything is done with it: however slowly
  * a client sends, no database connection or transaction waits on it, and memory stays flat
@@ -18,8 +30,12 @@ export interface SpooledBody {
  */
 export async function spoolBody(body: AsyncIterable<Buffer>): Promise<SpooledBody> {
   const dir = await mkdtemp(join(tmpdir(), 'feed-body-'));
+  live.add(dir);
   const path = join(dir, 'body');
-  const remove = () => rm(dir, { recursive: true, force: true });
+  const remove = async () => {
+    await rm(dir, { recursive: true, force: true });
+    live.delete(dir);
+  };
   try {
     await pipeline(Readable.from(body), createWriteStream(path));
     return { read: () => createReadStream(path, { highWaterMark: 1 << 20 }), remove };

@@ -146,7 +146,10 @@ describe('POST /v1/validate holds its slot only while the client keeps up', func
           res.on('end', () => resolve({ status: res.statusCode!, error: JSON.parse(text).error, afterMs: Date.now() - started }));
         },
       );
-      req.on('error', (err) => (clearInterval(timer), reject(err)));
+      req.on('error', (err) => {
+        clearInterval(timer);
+        reject(err);
+      });
       req.write('{"xml": "<propertyList>');
       timer = setInterval(() => req.write(' '.repeat(bytes)), everyMs);
     });
