@@ -66,9 +66,11 @@ export function feedsRouter(deps: FeedsDeps): Router {
     // sender holds no connection, and memory stays flat whatever the body's size.
     const input = await readFeedInput(req, deps.feedMaxBytes);
     let event: FeedEvent;
-    let spooled: SpooledBody | null = null;
+    // A JSON-carried string is already in a file (input.release() removes it); raw bytes go to one here.
+    let ownSpool: SpooledBody | null = null;
     try {
-      spooled = input.body.kind === 'text' ? input.body.spooled : await spoolBody(input.body.stream);
+      const spooled = input.body.kind === 'text' ? input.body.spooled : await spoolBody(input.body.stream);
+      if (input.body.kind === 'bytes') ownSpool = spooled;
       // The key is checked again once the body is in: a key revoked during a long upload lands nothing.
       if ((await feedKeyStatus(deps.db, key.id)) !== 'active')
         throw new HttpError(401, 'the feed key was revoked or suspended while the feed was being sent; nothing was stored');
@@ -87,7 +89,7 @@ export function feedsRouter(deps: FeedsDeps): Router {
         spooled.read(),
       );
     } finally {
-      await Promise.all([input.release(), spooled?.remove()]);
+      await Promise.all([input.release(), ownSpool?.remove()]);
       releaseUploadSlot(res);
     }
     try {
