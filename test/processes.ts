@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import { createDb } from '../db/knex.js';
+import { createDb, type Db } from '../db/knex.js';
 import { postgresUrl, repoRoot } from './helpers.js';
 
 export { freePort } from '../lib/free-port.js';
@@ -68,6 +68,39 @@ export async function scratchDatabase(): Promise<{ url: string; drop(): Promise<
     async drop() {
       await admin.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [name]);
       await admin.destroy();
+    },
+  };
+}
+
+/**
+ * For a describe block whose tests run process roles on a database of their own: the database is
+ * made before the tests and dropped after them, once every role started through start() is killed.
+ */
+export function scratchRoles(): { readonly url: string; readonly db: Db; start(entry: string, env: Record<string, string>, nodeArgs?: string[]): RoleProcess } {
+  let database: { url: string; drop(): Promise<void> };
+  let db: Db | undefined;
+  const processes: RoleProcess[] = [];
+  before(async () => {
+    database = await scratchDatabase();
+  });
+  after(async () => {
+    for (const p of processes) p.child.kill('SIGKILL');
+    await db?.destroy();
+    await database.drop();
+  });
+  return {
+    get url() {
+      return database.url;
+    },
+    /** A connection to it, opened on first use (after a role has migrated it). */
+    get db() {
+      db ??= createDb({ databaseUrl: database.url, dataDir: '' });
+      return db;
+    },
+    start(entry, env, nodeArgs = []) {
+      const p = spawnRole(entry, env, nodeArgs);
+      processes.push(p);
+      return p;
     },
   };
 }

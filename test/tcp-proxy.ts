@@ -28,23 +28,21 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
         done(null, holding ? undefined : chunk);
       },
     });
+  /** Kept until it closes, so cut() and close() can end it. */
+  const track = (s: Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+    s.on('error', () => undefined);
+  };
   const server = createServer((client) => {
     if (!open) {
       client.destroy();
       return;
     }
-    if (holding) {
-      sockets.add(client);
-      client.on('close', () => sockets.delete(client));
-      client.on('error', () => undefined);
-      return;
-    }
+    track(client);
+    if (holding) return;
     const upstream = createConnection({ host: '127.0.0.1', port: targetPort });
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-      s.on('error', () => undefined);
-    }
+    track(upstream);
     client.pipe(gate()).pipe(upstream).pipe(gate()).pipe(client);
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());

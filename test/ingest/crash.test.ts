@@ -1,7 +1,6 @@
 import { expect } from 'chai';
-import { createDb, type Db } from '../../db/knex.js';
 import { feed } from '../helpers.js';
-import { freePort, type RoleProcess, scratchDatabase, spawnRole } from '../processes.js';
+import { freePort, scratchRoles } from '../processes.js';
 import { redisUrl } from '../service.js';
 import { activeKey, officeListing, pushFeed } from './client.js';
 
@@ -9,17 +8,7 @@ const LISTINGS = 20_000;
 
 describe('A worker killed in the middle of a feed (separate processes, PostgreSQL + Redis)', function () {
   this.timeout(180_000);
-  let database: { url: string; drop(): Promise<void> };
-  let db: Db;
-  const processes: RoleProcess[] = [];
-  before(async () => {
-    database = await scratchDatabase();
-  });
-  after(async () => {
-    for (const p of processes) p.child.kill('SIGKILL');
-    await db?.destroy();
-    await database.drop();
-  });
+  const roles = scratchRoles();
 
   const bigFeed = feed(...Array.from({ length: LISTINGS }, (_, i) => officeListing('OFF1', `L${i}`)));
   const waitUntil = async (what: string, check: () => Promise<boolean>, timeoutMs = 120_000) => {
@@ -35,20 +24,16 @@ describe('A worker killed in the middle of a feed (separate processes, PostgreSQ
       const onBull = setup.includes('BullMQ');
       const port = await freePort();
       const env = {
-        DATABASE_URL: database.url,
+        DATABASE_URL: roles.url,
         PORT: String(port),
         FEED_SYNC_WAIT_MS: '0',
         LOG_LEVEL: 'info',
         ...(onBull ? { REDIS_URL: redisUrl } : {}),
       };
-      const start = (entry: string) => {
-        const p = spawnRole(entry, env);
-        processes.push(p);
-        return p;
-      };
+      const start = (entry: string) => roles.start(entry, env);
       const web = start(onBull ? 'api/main.js' : 'main.js');
       await web.waitFor('"listening"');
-      db ??= createDb({ databaseUrl: database.url, dataDir: '' });
+      const db = roles.db;
       await db('listings').del();
       let worker = onBull ? start('workers/main.js') : web;
       if (onBull) await worker.waitFor('"worker started"');

@@ -1,9 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { expect } from 'chai';
-import { createDb, type Db } from '../../db/knex.js';
 import { feed } from '../helpers.js';
-import { freePort, type RoleProcess, scratchDatabase, spawnRole } from '../processes.js';
+import { freePort, scratchRoles } from '../processes.js';
 import { redisUrl } from '../service.js';
 import { activeKey, officeListing } from './client.js';
 
@@ -65,32 +64,21 @@ function refusedUpload(port: number, key: string): Promise<{ status: number; bod
 
 describe('Feed uploads are bounded: the JSON form is streamed, uploads at once are capped per key and in all', function () {
   this.timeout(180_000);
-  let database: { url: string; drop(): Promise<void> };
-  let db: Db;
-  const processes: RoleProcess[] = [];
-  before(async () => {
-    database = await scratchDatabase();
-  });
-  after(async () => {
-    for (const p of processes) p.child.kill('SIGKILL');
-    await db?.destroy();
-    await database.drop();
-  });
+  const roles = scratchRoles();
 
   it(`takes 8 JSON feed requests of ${PADDING_MB} MB at once in a web role held to a 128 MB heap, refusing a 9th with 429 or 503`, async () => {
     const port = await freePort();
     const env = {
-      DATABASE_URL: database.url,
+      DATABASE_URL: roles.url,
       REDIS_URL: redisUrl,
       PORT: String(port),
       FEED_SYNC_WAIT_MS: '0',
       FEED_UPLOADS_PER_KEY: '6',
       FEED_UPLOADS_TOTAL: '8',
     };
-    const web = spawnRole('api/main.js', env, ['--max-old-space-size=128']);
-    processes.push(web);
+    const web = roles.start('api/main.js', env, ['--max-old-space-size=128']);
     await web.waitFor('"listening"');
-    db = createDb({ databaseUrl: database.url, dataDir: '' });
+    const db = roles.db;
     const [keyA, keyB, keyC] = [await activeKey(db, ['OFFA']), await activeKey(db, ['OFFB']), await activeKey(db, ['OFFC'])];
     const idle = await peakRssMb(web.child.pid!);
 
@@ -122,8 +110,7 @@ describe('Feed uploads are bounded: the JSON form is streamed, uploads at once a
     expect((await again.finish()).status).to.equal(202);
 
     // The streamed xml was stored whole: a worker ingests every feed.
-    const worker = spawnRole('workers/main.js', env);
-    processes.push(worker);
+    const worker = roles.start('workers/main.js', env);
     const deadline = Date.now() + 120_000;
     while ((await db('feed_events').whereNot({ status: 'done' }).count({ n: '*' }))[0].n !== '0' && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 200));

@@ -1,8 +1,7 @@
 import { expect } from 'chai';
-import { createDb, type Db } from '../../db/knex.js';
 import { feed } from '../helpers.js';
 import { activeKey, pushFeed } from '../ingest/client.js';
-import { freePort, type RoleProcess, scratchDatabase, spawnRole } from '../processes.js';
+import { freePort, scratchRoles } from '../processes.js';
 import { type SmtpSink, startSmtpSink } from '../smtp-sink.js';
 
 const LISTING =
@@ -12,28 +11,21 @@ const LISTING =
 
 describe('A lead whose sender process is killed in the middle of sending (real process, PostgreSQL, SMTP)', function () {
   this.timeout(90_000);
-  let database: { url: string; drop(): Promise<void> };
-  let db: Db;
+  const roles = scratchRoles();
   let smtp: SmtpSink;
-  const processes: RoleProcess[] = [];
   before(async () => {
-    database = await scratchDatabase();
     smtp = await startSmtpSink();
   });
   after(async () => {
-    for (const p of processes) p.child.kill('SIGKILL');
-    await db?.destroy();
-    await database.drop();
     await smtp.close();
   });
 
   it('is delivered after a restart: nothing is lost (delivery is at least once)', async () => {
     const port = await freePort();
-    const env = { DATABASE_URL: database.url, PORT: String(port), SMTP_URL: smtp.url, LOG_LEVEL: 'info' };
-    let proc = spawnRole('main.js', env);
-    processes.push(proc);
+    const env = { DATABASE_URL: roles.url, PORT: String(port), SMTP_URL: smtp.url, LOG_LEVEL: 'info' };
+    let proc = roles.start('main.js', env);
     await proc.waitFor('"listening"');
-    db = createDb({ databaseUrl: database.url, dataDir: '' });
+    const db = roles.db;
     const key = await activeKey(db, ['OFF1']);
     expect((await pushFeed(`http://127.0.0.1:${port}`, key, feed(LISTING))).status).to.equal(200);
 
@@ -55,8 +47,7 @@ describe('A lead whose sender process is killed in the middle of sending (real p
     await db('leads')
       .where({ id })
       .update({ sending_at: db.raw("now() - interval '6 minutes'"), updated_at: db.raw("now() - interval '6 minutes'") });
-    proc = spawnRole('main.js', env);
-    processes.push(proc);
+    proc = roles.start('main.js', env);
     await proc.waitFor('"listening"');
     let status = '';
     for (let i = 0; i < 200 && status !== 'delivered'; i += 1) {
