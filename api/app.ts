@@ -57,6 +57,7 @@ export interface AppDeps {
     | 'leadRateLimit'
     | 'turnstileSecret'
     | 'turnstileVerifyUrl'
+    | 'publicPageMaxBytes'
   >;
   logger: Logger;
   db: Db;
@@ -104,8 +105,9 @@ export function createApp(deps: AppDeps): Express {
   // The busiest routes first.
   // Public reads use their own pool where there is one (short statement timeout, bounded size).
   const readDb = deps.readDb ?? db;
-  app.use(publicReadsRouter(createPublicReads(readDb)));
-  app.use(projectsRouter(createProjectReads(readDb)));
+  const pageMaxBytes = config.publicPageMaxBytes;
+  app.use(publicReadsRouter(createPublicReads(readDb, { pageMaxBytes })));
+  app.use(projectsRouter(createProjectReads(readDb, { pageMaxBytes })));
   app.use(fxRouter(deps.fx ?? staticFx()));
   app.use(siteRouter(readDb));
   app.use(docsRouter());

@@ -112,11 +112,12 @@ function bareServer(db: Db): Server {
           limit: num('limit') ?? 24,
           offset: num('offset') ?? 0,
         };
-        const { total, listingsJson } = await reads.searchListings(search);
-        body = `{"total":${total},"listings":[${listingsJson.join(',')}]}`;
+        const page = await reads.searchListings(search);
+        body = `{"total":${page.total},"listings":[${page.json.join(',')}],"nextOffset":${page.nextOffset}}`;
       } else {
         const dq = { country: q.country, office: q.office, query: q.query, limit: num('limit') ?? 60, offset: num('offset') ?? 0 };
-        body = JSON.stringify(url.pathname === '/v1/agents' ? await reads.listAgents(dq) : await reads.listOffices(dq));
+        const page = url.pathname === '/v1/agents' ? await reads.listAgents(dq) : await reads.listOffices(dq);
+        body = `{"total":${page.total},"${url.pathname.slice(4)}":[${page.json.join(',')}],"nextOffset":${page.nextOffset}}`;
       }
       res.writeHead(200, { 'content-type': 'application/json' }).end(body);
     } catch (err) {

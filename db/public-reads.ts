@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
 import { listingKey } from '../pipeline/listing-key.js';
 import { publicRecordSql } from '../pipeline/public-view.js';
+import { type CappedPage, cappedPage, PUBLIC_PAGE_MAX_BYTES } from './capped-page.js';
 import { likePattern } from './row-values.js';
 
 export interface ListingSearch {
@@ -32,12 +33,19 @@ const RECORD_JSON = `${publicRecordSql()}::text AS json`;
  */
 export const TOTAL_TTL_MS = 30_000;
 
+/** A page of records as JSON text: the total, the records, and where the next page starts (null: none). */
+export interface JsonPage {
+  total: number;
+  json: string[];
+  nextOffset: number | null;
+}
+
 export interface PublicReads {
-  searchListings(search: ListingSearch): Promise<{ total: number; listingsJson: string[] }>;
+  searchListings(search: ListingSearch): Promise<JsonPage>;
   /** The stored record when it may be shown: public, or sold/leased (not hidden, not archived). */
   getListingJson(office: string, uniqueId: string): Promise<string | null>;
-  listAgents(query: DirectoryQuery): Promise<{ total: number; agents: Record<string, unknown>[] }>;
-  listOffices(query: DirectoryQuery): Promise<{ total: number; offices: Record<string, unknown>[] }>;
+  listAgents(query: DirectoryQuery): Promise<JsonPage>;
+  listOffices(query: DirectoryQuery): Promise<JsonPage>;
   countries(): Promise<{ code: string; listingCount: number }[]>;
 }
 
@@ -69,6 +77,22 @@ function directoryFilters(db: Knex, table: 'directory_agents' | 'directory_offic
   return q;
 }
 
+/** The most localities an agent or office answer lists (alphabetically first), so no row can grow without bound. */
+export const DIRECTORY_LOCALITIES_SHOWN = 200;
+
+const AGENT_JSON = `json_build_object('office', office, 'name', name, 'email', email, 'phones', phones, 'listingCount', listing_count,
+  'countries', countries, 'localities', localities[1:${DIRECTORY_LOCALITIES_SHOWN}])::text AS json`;
+const OFFICE_JSON = `json_build_object('office', office, 'listingCount', listing_count, 'countries', countries,
+  'localities', localities[1:${DIRECTORY_LOCALITIES_SHOWN}],
+  'location', CASE WHEN lat IS NULL THEN NULL ELSE json_build_object('lat', lat, 'lng', lng) END)::text AS json`;
+
+/** The answer's page from a capped page of records at `offset`. */
+export const jsonPage = (total: number, page: CappedPage, offset: number): JsonPage => ({
+  total,
+  json: page.json,
+  nextOffset: page.more ? offset + page.json.length : null,
+});
+
 /**
  * What a total is cached under: what is counted and the filters given, by name (the order the
  * query string gave them in does not matter), paging left out.
@@ -79,7 +103,8 @@ function totalKey(what: string, filters: object): string {
 }
 
 /** Data access for the public read routes (DESIGN.md §3, §6). */
-export function createPublicReads(db: Knex, options: { totalTtlMs?: number } = {}): PublicReads {
+export function createPublicReads(db: Knex, options: { totalTtlMs?: number; pageMaxBytes?: number } = {}): PublicReads {
+  const maxBytes = options.pageMaxBytes ?? PUBLIC_PAGE_MAX_BYTES;
   /** Totals by what is counted and the filters (paging excluded). */
   const totals = new LRUCache<string, number, () => Knex.QueryBuilder>({
     max: 10_000,
@@ -98,18 +123,18 @@ export function createPublicReads(db: Knex, options: { totalTtlMs?: number } = {
 
   return {
     async searchListings(search) {
+      const page = listingFilters(db, search)
+        .select(db.raw(RECORD_JSON), 'mod_time', 'listing_key')
+        .orderBy([
+          { column: 'mod_time', order: 'desc' },
+          { column: 'listing_key', order: 'asc' },
+        ])
+        .offset(search.offset);
       const [rows, n] = await Promise.all([
-        listingFilters(db, search)
-          .select(db.raw(RECORD_JSON))
-          .orderBy([
-            { column: 'mod_time', order: 'desc' },
-            { column: 'listing_key', order: 'asc' },
-          ])
-          .limit(search.limit)
-          .offset(search.offset),
+        cappedPage(db, page, 'mod_time DESC, listing_key', search.limit, maxBytes),
         total('listings', search, () => listingFilters(db, search)),
       ]);
-      return { total: n, listingsJson: rows.map((r: { json: string }) => r.json) };
+      return jsonPage(n, rows, search.offset);
     },
 
     async getListingJson(office, uniqueId) {
@@ -121,47 +146,27 @@ export function createPublicReads(db: Knex, options: { totalTtlMs?: number } = {
     },
 
     async listAgents(query) {
+      const page = directoryFilters(db, 'directory_agents', query)
+        .select(db.raw(AGENT_JSON), 'listing_count', 'office', 'agent_key')
+        .orderBy([{ column: 'listing_count', order: 'desc' }, { column: 'office' }, { column: 'agent_key' }])
+        .offset(query.offset);
       const [rows, n] = await Promise.all([
-        directoryFilters(db, 'directory_agents', query)
-          .select('office', 'name', 'email', 'phones', 'listing_count', 'countries', 'localities')
-          .orderBy([{ column: 'listing_count', order: 'desc' }, { column: 'office' }, { column: 'agent_key' }])
-          .limit(query.limit)
-          .offset(query.offset),
+        cappedPage(db, page, 'listing_count DESC, office, agent_key', query.limit, maxBytes),
         total('agents', query, () => directoryFilters(db, 'directory_agents', query)),
       ]);
-      return {
-        total: n,
-        agents: rows.map((r: any) => ({
-          office: r.office,
-          name: r.name,
-          email: r.email,
-          phones: r.phones,
-          listingCount: r.listing_count,
-          countries: r.countries,
-          localities: r.localities,
-        })),
-      };
+      return jsonPage(n, rows, query.offset);
     },
 
     async listOffices(query) {
+      const page = directoryFilters(db, 'directory_offices', query)
+        .select(db.raw(OFFICE_JSON), 'listing_count', 'office')
+        .orderBy([{ column: 'listing_count', order: 'desc' }, { column: 'office' }])
+        .offset(query.offset);
       const [rows, n] = await Promise.all([
-        directoryFilters(db, 'directory_offices', query)
-          .select('office', 'listing_count', 'countries', 'localities', 'lat', 'lng')
-          .orderBy([{ column: 'listing_count', order: 'desc' }, { column: 'office' }])
-          .limit(query.limit)
-          .offset(query.offset),
+        cappedPage(db, page, 'listing_count DESC, office', query.limit, maxBytes),
         total('offices', query, () => directoryFilters(db, 'directory_offices', query)),
       ]);
-      return {
-        total: n,
-        offices: rows.map((r: any) => ({
-          office: r.office,
-          listingCount: r.listing_count,
-          countries: r.countries,
-          localities: r.localities,
-          location: r.lat === null ? null : { lat: r.lat, lng: r.lng },
-        })),
-      };
+      return jsonPage(n, rows, query.offset);
     },
 
     async countries() {

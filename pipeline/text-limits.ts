@@ -17,6 +17,15 @@ export const TEXT_LIMITS = {
   other: 2_000,
 } as const;
 
+/**
+ * The most characters of text (every string and member name, after the cuts above) one listing
+ * record may carry. Each text has its limit, but lists (media, agents, inspections…) and feature
+ * names have no count: past this the record is refused with `listing_too_large` (an error: the
+ * listing is not stored, a stored version stays as it was), so no one record can make a public
+ * answer megabytes long. Real listings hold a few thousand to a few tens of thousands.
+ */
+export const LISTING_MAX_CHARS = 1_000_000;
+
 const PER_LOCALE = new Set(['headline', 'description', 'descriptionHtml']);
 /** The identity and times are checked where they are read; they are never cut. */
 const UNCUT = new Set(['office', 'uniqueId', 'modTime', 'format', 'category', 'status', 'saleMode', 'projectKey']);
@@ -27,19 +36,32 @@ function cut(text: string, limit: number): string {
   return text.slice(0, end);
 }
 
-/** Cuts every text of a delta to its limit (in place), warning once per field cut. Pure apart from the delta it is given. */
+/**
+ * Cuts every text of a delta to its limit (in place), warning once per field cut, and refuses a
+ * record whose text adds up to more than LISTING_MAX_CHARS. Pure apart from the delta and issues
+ * it is given.
+ */
 export function capDeltaText<T extends ListingDelta>(delta: T, issues: ListingIssues, path: string): T {
+  let chars = 0;
   const visit = (value: unknown, field: string, limit: number): unknown => {
     if (typeof value === 'string') {
-      if (value.length <= limit) return value;
+      if (value.length <= limit) {
+        chars += value.length;
+        return value;
+      }
       issues.warning('text_truncated', `${field} is ${value.length} characters long; the first ${limit} are kept`, path);
+      chars += limit;
       return cut(value, limit);
     }
+    chars += 1;
     if (Array.isArray(value)) {
       for (let i = 0; i < value.length; i += 1) value[i] = visit(value[i], `${field}[${i}]`, limit);
     } else if (value && typeof value === 'object') {
       const record = value as Record<string, unknown>;
-      for (const key of Object.keys(record)) record[key] = visit(record[key], `${field}.${key}`, limit);
+      for (const key of Object.keys(record)) {
+        chars += key.length;
+        record[key] = visit(record[key], `${field}.${key}`, limit);
+      }
     }
     return value;
   };
@@ -48,6 +70,13 @@ export function capDeltaText<T extends ListingDelta>(delta: T, issues: ListingIs
     if (UNCUT.has(key)) continue;
     const limit = PER_LOCALE.has(key) ? TEXT_LIMITS[key as keyof typeof TEXT_LIMITS] : TEXT_LIMITS.other;
     record[key] = visit(record[key], key, limit);
+  }
+  if (chars > LISTING_MAX_CHARS) {
+    issues.error(
+      'listing_too_large',
+      `the record holds about ${chars} characters of text (media, agents, features and other lists included); the most a listing may hold is ${LISTING_MAX_CHARS}. Not stored`,
+      path,
+    );
   }
   return delta;
 }

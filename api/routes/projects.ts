@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { ProjectReads, ProjectSearch } from '../../db/project-reads.js';
 import { notFound } from '../../lib/errors.js';
 import { assertValidQuery } from '../validators.js';
+import { sendPage } from './public-reads.js';
 
 /** GET /v1/projects and GET /v1/projects/{office}/{uniqueId} (no key needed). */
 export function projectsRouter(reads: ProjectReads): Router {
@@ -10,8 +11,7 @@ export function projectsRouter(reads: ProjectReads): Router {
   router.get('/v1/projects', async (req, res) => {
     const search = assertValidQuery<ProjectSearch>('ProjectSearchQuery', req.query);
     if (search.country) search.country = search.country.toUpperCase();
-    const { total, projectsJson } = await reads.searchProjects(search);
-    res.type('application/json').send(`{"total":${total},"projects":[${projectsJson.join(',')}]}`);
+    sendPage(res, 'projects', await reads.searchProjects(search));
   });
 
   router.get('/v1/projects/:office/:uniqueId', async (req, res) => {

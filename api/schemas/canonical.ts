@@ -115,7 +115,7 @@ export const agentSchema = {
     phones: { type: 'array', items: { type: 'object', required: ['type', 'number'], properties: { type: { type: 'string' }, number: { type: 'string' } } } },
     listingCount: { type: 'integer', description: 'Public listings with this agent.' },
     countries: stringArray,
-    localities: stringArray,
+    localities: { ...stringArray, description: 'Localities of its public listings, alphabetically; at most the first 200.' },
   },
 } as const;
 
@@ -129,7 +129,7 @@ export const officeSchema = {
     office: { type: 'string' },
     listingCount: { type: 'integer' },
     countries: stringArray,
-    localities: stringArray,
+    localities: { ...stringArray, description: 'Localities of its public listings, alphabetically; at most the first 200.' },
     location: {
       oneOf: [
         { type: 'null' },

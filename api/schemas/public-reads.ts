@@ -3,6 +3,14 @@ import { publicProjectSchema } from './canonical.js';
 
 import { limitParam as limit, offsetParam as offset } from './paging.js';
 
+const MIB = '4 MiB';
+/** Every page answer's last member. */
+const nextOffset = {
+  type: ['integer', 'null'],
+  minimum: 0,
+  description: `Where the next page starts (pass it as offset), or null when this page is the last. A page holds at most limit records and at most PUBLIC_PAGE_MAX_BYTES bytes of them (${MIB} by default): it stops before the record that would pass that budget (the first record is always shown), so page on with nextOffset rather than offset + limit.`,
+} as const;
+
 const country = { type: 'string', pattern: '^[A-Za-z]{2}$', description: 'ISO-3166 alpha-2 (exactly two letters; any case).' } as const;
 const office = { type: 'string', minLength: 1, maxLength: 200, description: 'Source office id, exact.' } as const;
 
@@ -49,30 +57,33 @@ export const directoryQuerySchema = {
 export const listingPageSchema = {
   $id: 'ListingPage',
   type: 'object',
-  required: ['total', 'listings'],
+  required: ['total', 'listings', 'nextOffset'],
   properties: {
     total: { type: 'integer', description: 'All public matches (counted at most every 30 s per filter set).' },
     listings: { type: 'array', items: { $ref: 'PublicListing' }, description: 'Newest modTime first, then listingKey.' },
+    nextOffset,
   },
 } as const;
 
 export const agentPageSchema = {
   $id: 'AgentPage',
   type: 'object',
-  required: ['total', 'agents'],
+  required: ['total', 'agents', 'nextOffset'],
   properties: {
     total: { type: 'integer' },
     agents: { type: 'array', items: { $ref: 'Agent' } },
+    nextOffset,
   },
 } as const;
 
 export const officePageSchema = {
   $id: 'OfficePage',
   type: 'object',
-  required: ['total', 'offices'],
+  required: ['total', 'offices', 'nextOffset'],
   properties: {
     total: { type: 'integer' },
     offices: { type: 'array', items: { $ref: 'Office' } },
+    nextOffset,
   },
 } as const;
 
@@ -117,7 +128,7 @@ export const projectSearchQuerySchema = {
 export const projectPageSchema = {
   $id: 'ProjectPage',
   type: 'object',
-  required: ['total', 'projects'],
+  required: ['total', 'projects', 'nextOffset'],
   properties: {
     total: { type: 'integer', description: 'All matching projects (not archived).' },
     projects: {
@@ -125,6 +136,7 @@ export const projectPageSchema = {
       items: { $ref: 'PublicProject' },
       description: 'Newest modTime first, then projectKey.',
     },
+    nextOffset,
   },
 } as const;
 
@@ -133,9 +145,14 @@ export const projectWithListingsSchema = {
   ...publicProjectSchema,
   $id: 'ProjectWithListings',
   description: 'The canonical project with its public listings in document order.',
-  required: [...publicProjectSchema.required, 'listings'],
+  required: [...publicProjectSchema.required, 'listings', 'listingsOmitted'],
   properties: {
     ...publicProjectSchema.properties,
-    listings: { type: 'array', items: { $ref: 'PublicListing' }, description: 'Its public listings, each with its projectKey.' },
+    listings: {
+      type: 'array',
+      items: { $ref: 'PublicListing' },
+      description: `Its public listings, each with its projectKey. They stop before the listing that would take them past the page byte budget (PUBLIC_PAGE_MAX_BYTES, ${MIB} by default); the first is always shown.`,
+    },
+    listingsOmitted: { type: 'integer', minimum: 0, description: 'Public listings of the project left out by the byte budget (0 almost always).' },
   },
 } as const;

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { validatorFor } from '../../api/validators.js';
+import { createProjectReads } from '../../db/project-reads.js';
 import { feed } from '../helpers.js';
 import { AUD, activeKey, admin, officeListing, pushFeed } from '../ingest/client.js';
 import { startTestService, type TestService } from '../service.js';
@@ -161,7 +162,8 @@ describe('RESO and project feeds through /v1/validate, /v1/feeds and the project
         ['OFF1/GV', { from: 400000, to: 900000, currency: 'AUD', derived: false }],
       ]);
       expect((await get('/v1/projects?country=au&office=OFF1&limit=1&offset=1')).body).to.deep.include({ total: 2 });
-      expect((await get('/v1/projects?office=OFF2')).body).to.deep.equal({ total: 0, projects: [] });
+      expect((await get('/v1/projects?office=OFF2')).body).to.deep.equal({ total: 0, projects: [], nextOffset: null });
+      expect((await get('/v1/projects?limit=1')).body.nextOffset).to.equal(1);
       const bad = await get('/v1/projects?stage=dreaming&limit=500');
       expect(bad.status).to.equal(400);
       expect(bad.body.error).to.contain('query.stage').and.contain('query.limit');
@@ -171,7 +173,16 @@ describe('RESO and project feeds through /v1/validate, /v1/feeds and the project
       valid('ProjectWithListings', one.body);
       expect(one.body.listingKeys).to.deep.equal(['OFF1/GV-1', 'OFF1/GV-2']);
       expect(one.body.listings.map((l: any) => [l.listingKey, l.projectKey])).to.deep.equal([['OFF1/GV-1', 'OFF1/GV']]); // the withdrawn child is not public
-      expect((await get('/v1/projects/OFF1/HV')).body.listings.map((l: any) => l.uniqueId)).to.deep.equal(['HV-101', 'HV-502', 'HV-R1']);
+      const hv = (await get('/v1/projects/OFF1/HV')).body;
+      expect([hv.listings.map((l: any) => l.uniqueId), hv.listingsOmitted]).to.deep.equal([['HV-101', 'HV-502', 'HV-R1'], 0]);
+      // A byte budget that the first two listings fit (PostgreSQL's text of them has a space after
+      // each colon and comma, hence the margin), and the third does not: it is left out and counted.
+      const [size1, size2] = hv.listings.map((l: unknown) => Buffer.byteLength(JSON.stringify(l)));
+      const budget = Math.round((size1 + size2) * 1.25);
+      const capped = JSON.parse((await createProjectReads(svc.db, { pageMaxBytes: budget }).getProjectJson('OFF1', 'HV')) ?? 'null');
+      expect([capped.listings.map((l: any) => l.uniqueId), capped.listingsOmitted]).to.deep.equal([['HV-101', 'HV-502'], 1]);
+      const tiny = JSON.parse((await createProjectReads(svc.db, { pageMaxBytes: 1 }).getProjectJson('OFF1', 'HV')) ?? 'null');
+      expect([tiny.listings.map((l: any) => l.uniqueId), tiny.listingsOmitted], 'the first listing is always shown').to.deep.equal([['HV-101'], 2]);
       expect((await get('/v1/projects/OFF1/NOPE')).status).to.equal(404);
       expect((await get('/v1/listings/OFF1/GV-1')).body.projectKey).to.equal('OFF1/GV');
     });

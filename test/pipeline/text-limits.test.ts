@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { TEXT_LIMITS } from '../../pipeline/text-limits.js';
+import { LISTING_MAX_CHARS, TEXT_LIMITS } from '../../pipeline/text-limits.js';
 import { validateFeed } from '../../pipeline/validate-feed.js';
 import { resoRecord } from '../formats/documents.js';
 import { ADDRESS, AU_CONTEXT, feed, listingXml } from '../helpers.js';
@@ -40,5 +40,19 @@ describe('Text limits: stored text cut per field with a warning', () => {
     const description = (result.listings[0] as any).description['en-AU'] as string;
     expect(description).to.equal('a'.repeat(TEXT_LIMITS.description - 1));
     expect(result.issues.map((i) => i.code)).to.deep.equal(['text_truncated']);
+  });
+
+  it('refuses a record whose lists add up to more text than a listing may hold, and keeps the others of the feed', async () => {
+    // 600 agents of 2,000-character names: each text within its limit, the record over a million characters.
+    const agents = Array.from({ length: 600 }, (_, i) => `<listingAgent id="${i + 1}"><name>${String(i).padEnd(TEXT_LIMITS.other, 'n')}</name></listingAgent>`);
+    const big = listingXml(`${ADDRESS}<headline>Big</headline>${agents.join('')}`);
+    const small = listingXml(`${ADDRESS}<headline>Small</headline>`).replace('<uniqueID>L1</uniqueID>', '<uniqueID>L2</uniqueID>');
+    const result = await validateFeed(feed(big, small), AU_CONTEXT);
+    expect(result.counts).to.deep.include({ parsed: 2, valid: 1, invalid: 1 });
+    const refused = result.issues.filter((i) => i.code === 'listing_too_large');
+    expect(refused).to.have.length(1);
+    expect(refused[0]).to.deep.include({ level: 'error' });
+    expect(refused[0].message).to.contain(`the most a listing may hold is ${LISTING_MAX_CHARS}`);
+    expect((result.listings as any[]).map((l) => l.uniqueId)).to.deep.equal(['L2']);
   });
 });

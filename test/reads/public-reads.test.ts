@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { validatorFor } from '../../api/validators.js';
 import { refreshDirectory } from '../../db/directory.js';
-import { createPublicReads, type ListingSearch } from '../../db/public-reads.js';
+import { createPublicReads, DIRECTORY_LOCALITIES_SHOWN, type DirectoryQuery, type ListingSearch } from '../../db/public-reads.js';
 import { feed } from '../helpers.js';
 import { activeKey, pushFeed } from '../ingest/client.js';
 import { startTestService, type TestService } from '../service.js';
@@ -85,7 +85,33 @@ describe('Public reads: search, single listing, agents, offices, countries (Post
     expect(ids((await get('/v1/listings?minBedrooms=3')).body)).to.deep.equal(['NZ1', 'S2']);
     const page = (await get('/v1/listings?limit=2&offset=2')).body;
     expect(ids(page)).to.deep.equal(['L1', 'S2']);
-    expect(page.total).to.equal(6);
+    expect([page.total, page.nextOffset]).to.deep.equal([6, 4]);
+    expect((await get('/v1/listings?limit=2&offset=4')).body.nextOffset, 'the last page').to.equal(null);
+    expect((await get('/v1/listings?limit=6')).body.nextOffset, 'exactly the matches').to.equal(null);
+  });
+
+  it('stops a page before the record that would pass its byte budget, never empty, and pages on by nextOffset', async () => {
+    const search: ListingSearch = { saleMode: 'both', limit: 100, offset: 0 };
+    const whole = await createPublicReads(svc.db).searchListings(search);
+    expect([whole.json.length, whole.nextOffset]).to.deep.equal([6, null]);
+    const sizes = whole.json.map((j) => Buffer.byteLength(j));
+    const fitsTwo = createPublicReads(svc.db, { pageMaxBytes: sizes[0] + sizes[1] });
+    const cut = await fitsTwo.searchListings(search);
+    expect([cut.json, cut.nextOffset, cut.total]).to.deep.equal([whole.json.slice(0, 2), 2, 6]);
+    // One byte: one record a page (never none), and nextOffset walks every match once, in order.
+    const tiny = createPublicReads(svc.db, { pageMaxBytes: 1 });
+    const walked: string[] = [];
+    for (let offset: number | null = 0; offset !== null; ) {
+      const page = await tiny.searchListings({ ...search, offset });
+      expect(page.json, `offset ${offset}`).to.have.length(1);
+      walked.push(...page.json);
+      offset = page.nextOffset;
+    }
+    expect(walked).to.deep.equal(whole.json);
+    for (const list of [(q: DirectoryQuery) => tiny.listAgents(q), (q: DirectoryQuery) => tiny.listOffices(q)]) {
+      const page = await list({ limit: 200, offset: 0 });
+      expect([page.json.length, page.nextOffset]).to.deep.equal([1, 1]);
+    }
   });
 
   it('answers 400 naming the parameter for malformed or out-of-range parameters', async () => {
@@ -178,7 +204,7 @@ describe('Public reads: search, single listing, agents, offices, countries (Post
   it('answers with an expired total while it is counted again in the background', async () => {
     const reads = createPublicReads(svc.db, { totalTtlMs: 200 });
     const search: ListingSearch = { office: 'OFF2', saleMode: 'both', limit: 10, offset: 0 };
-    const pageIds = (r: { listingsJson: string[] }) => r.listingsJson.map((j) => JSON.parse(j).uniqueId);
+    const pageIds = (r: { json: string[] }) => r.json.map((j) => JSON.parse(j).uniqueId);
     expect((await reads.searchListings(search)).total).to.equal(2);
     await svc.db('listings').where({ listing_key: 'OFF2/L1' }).update({ hidden: true });
     try {
@@ -256,5 +282,19 @@ describe('Public reads: search, single listing, agents, offices, countries (Post
     expect(res.status).to.equal(200);
     const agents = (await get('/v1/agents?query=dee')).body.agents;
     expect(agents.map((a: { name: string; listingCount: number }) => [a.name, a.listingCount])).to.deep.equal([['Dee Later', 3]]);
+  });
+
+  it('lists at most the first 200 localities of an agent or office, so no directory row grows without bound', async () => {
+    const suburbs = Array.from({ length: DIRECTORY_LOCALITIES_SHOWN + 5 }, (_, i) => `Town ${String(i).padStart(3, '0')}`);
+    const many = await activeKey(svc.db, ['OFF3']);
+    const listings = suburbs.map((town, i) =>
+      xml({ office: 'OFF3', id: `M${i}`, day: 22, price: 400000, agent: ['Max Many', 'max@agency.example'], suburb: [town, 'VIC', '3000'] }),
+    );
+    expect((await pushFeed(svc.url, many, feed(...listings))).status).to.equal(200);
+    const office = (await get('/v1/offices?office=OFF3')).body.offices[0];
+    expect([office.listingCount, office.localities.length, office.localities[0]]).to.deep.equal([suburbs.length, DIRECTORY_LOCALITIES_SHOWN, 'Town 000']);
+    const agent = (await get('/v1/agents?office=OFF3')).body.agents[0];
+    expect([agent.listingCount, agent.localities]).to.deep.equal([suburbs.length, suburbs.slice(0, DIRECTORY_LOCALITIES_SHOWN)]);
+    expect((await get(`/v1/offices?query=${encodeURIComponent('town 204')}`)).body.total, 'every locality is still searched').to.equal(1);
   });
 });

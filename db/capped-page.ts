@@ -1,0 +1,36 @@
+import type { Knex } from 'knex';
+
+/**
+ * The most bytes of records one public answer carries by default (PUBLIC_PAGE_MAX_BYTES). A page of
+ * ordinary listings is a few hundred kilobytes; this bounds what one request can make the service
+ * (and its database connection) hold, whatever a feed stored.
+ */
+export const PUBLIC_PAGE_MAX_BYTES = 4 * 1024 * 1024;
+
+/** A page of records as JSON texts, and whether more follow it. */
+export interface CappedPage {
+  json: string[];
+  /** True when records follow the last one returned (cut by `limit` or by the byte budget). */
+  more: boolean;
+}
+
+/**
+ * Runs a page query and keeps the longest run of its records, in its own order, whose JSON texts
+ * add up to at most `maxBytes` (the first record always, so a page is never empty while records
+ * remain); the records past the cut never leave the database. `page` must select the record's JSON
+ * text as `json` plus the columns `order` names, and carry its own ORDER BY and OFFSET; it is run
+ * with one row more than `limit` to learn whether more follow.
+ */
+export async function cappedPage(db: Knex, page: Knex.QueryBuilder, order: string, limit: number, maxBytes: number): Promise<CappedPage> {
+  const { rows } = await db.raw(
+    `SELECT json, fetched
+       FROM (SELECT json, row_number() OVER w AS n, sum(octet_length(json)) OVER w AS upto, count(*) OVER () AS fetched
+               FROM (?) page WINDOW w AS (ORDER BY ${order} ROWS UNBOUNDED PRECEDING)) ranked
+      WHERE n = 1 OR (n <= ? AND upto <= ?)
+      ORDER BY n`,
+    [page.clone().limit(limit + 1), limit, maxBytes],
+  );
+  const json = (rows as { json: string }[]).map((r) => r.json);
+  const fetched = rows.length ? Number(rows[0].fetched) : 0;
+  return { json, more: fetched > json.length };
+}
