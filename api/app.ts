@@ -31,6 +31,7 @@ import { fxRouter } from './routes/fx.js';
 import { guidesRouter } from './routes/guides.js';
 import { healthRouter } from './routes/health.js';
 import { leadsRouter } from './routes/leads.js';
+import { operatorSessionRouter } from './routes/operator-session.js';
 import { projectsRouter } from './routes/projects.js';
 import { publicReadsRouter } from './routes/public-reads.js';
 import { adminSiteRouter, siteRouter } from './routes/site.js';
@@ -158,8 +159,11 @@ export function createApp(deps: AppDeps): Express {
   app.use(adminSiteRouter(db));
   app.use(adminLeadsRouter({ db, leadQueue: deps.leadQueue }));
   app.use(adminDropsRouter({ db }));
-  if (deps.boardQueues?.length)
-    app.use('/admin/queues', requireOperator(config.operatorToken, db, { basic: true }), sameOriginWrites, queueBoard(deps.boardQueues, deps.logger));
+  app.use(operatorSessionRouter({ db, operatorToken: config.operatorToken }));
+  if (deps.boardQueues?.length) {
+    const signIn = requireOperator(config.operatorToken, db, { session: true, signIn: '/console?next=queues' });
+    app.use('/admin/queues', signIn, sameOriginWrites, queueBoard(deps.boardQueues, deps.logger));
+  }
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;

@@ -8,6 +8,19 @@ const page = (name: string) => ({ description: name, content: json('Page') });
 /** Paths of the operator API beyond ingestion, and the public site reads (DESIGN.md §8, §9). */
 export function adminPaths(): Record<string, unknown> {
   return {
+    '/admin/session': {
+      post: {
+        summary: "Open the queue board's browser session (the console does this when an operator signs in)",
+        description:
+          'Sets the operator_session cookie: HttpOnly, SameSite=Strict, Path=/admin, Secure over HTTPS, for 8 hours. The queue board at /admin/queues takes it in place of the Bearer header. The session ends when the token it was opened with is revoked (or OPERATOR_TOKEN changes).',
+        security: operator,
+        responses: { 201: open('{ expiresAt }'), ...guarded },
+      },
+      delete: {
+        summary: 'End the browser session (signing out of the console); clears the cookie',
+        responses: { 204: { description: 'Ended (also when there was none)' }, 403: errorResponse('Sent by a page on another site') },
+      },
+    },
     '/v1/admin/stats': {
       get: {
         summary: 'Dashboard: listings, directory, quarantine, feed keys, queue depths (with REDIS_URL)',

@@ -40,6 +40,8 @@ export const OPERATIONS: Record<string, [operationId: string, tag: Tag]> = {
   'POST /v1/admin/blocklist': ['adminAddBlock', 'leads'],
   'DELETE /v1/admin/blocklist': ['adminRemoveBlock', 'leads'],
   'PUT /v1/admin/offices/{office}': ['adminSetOfficeLeadEmail', 'leads'],
+  'POST /admin/session': ['openOperatorSession', 'admin'],
+  'DELETE /admin/session': ['closeOperatorSession', 'admin'],
   'GET /v1/admin/stats': ['adminStats', 'admin'],
   'GET /v1/admin/keys': ['adminListKeys', 'admin'],
   'POST /v1/admin/keys': ['adminCreateKey', 'admin'],

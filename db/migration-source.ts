@@ -11,6 +11,7 @@ import * as lz4Compression from './migrations/20261122080000_lz4_compression.js'
 import * as feedEventProgress from './migrations/20261122090000_feed_event_progress.js';
 import * as publicPatch from './migrations/20261125000000_public_patch.js';
 import * as projectPublicPatch from './migrations/20261125010000_project_public_patch.js';
+import * as operatorSessions from './migrations/20261125020000_operator_sessions.js';
 
 /** Migrations in order; listed here so they run the same from source, from dist/ and in tests. */
 const MIGRATIONS: Record<string, Knex.Migration> = {
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261122090000_feed_event_progress': feedEventProgress,
   '20261125000000_public_patch': publicPatch,
   '20261125010000_project_public_patch': projectPublicPatch,
+  '20261125020000_operator_sessions': operatorSessions,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,37 +1,54 @@
-import type { RequestHandler, Response } from 'express';
+import { parseCookie } from 'cookie';
+import type { Request, RequestHandler, Response } from 'express';
 import type { Knex } from 'knex';
+import { operatorSessionActor } from '../../db/operator-sessions.js';
 import { operatorTokenName } from '../../db/operators.js';
 import { HttpError } from '../../lib/errors.js';
 import { secretsEqual } from '../../lib/secrets.js';
 import { bearerToken } from './bearer.js';
 
+/** The console's sign-in cookie: HttpOnly, SameSite=Strict, sent only to /admin (the queue board and the session itself). */
+export const SESSION_COOKIE = 'operator_session';
+export const SESSION_COOKIE_PATH = '/admin';
+
+/** The session secret the request's cookie carries, or null. */
+export function sessionSecret(req: Request): string | null {
+  const header = req.headers.cookie;
+  return header ? (parseCookie(header)[SESSION_COOKIE] ?? null) : null;
+}
+
+/** The actor a token stands for (`bootstrap` or `token:<name>`), or null. */
+export async function tokenActor(db: Knex, operatorToken: string | null, presented: string | null): Promise<string | null> {
+  if (presented && operatorToken && secretsEqual(presented, operatorToken)) return 'bootstrap';
+  if (presented?.startsWith('lop_')) {
+    const name = await operatorTokenName(db, presented);
+    if (name) return `token:${name}`;
+  }
+  return null;
+}
+
 /**
- * The operator credential (DESIGN.md §8): `Authorization: Bearer <token>` where the token is
- * OPERATOR_TOKEN or an active named operator token (`npm run operator:token`); for browsers (Bull
- * Board) also HTTP Basic with the token as password. The actor (`bootstrap` or `token:<name>`) is
- * on res.locals.operator for the audit log. Without any credential configured every request is 401.
+ * The operator credential: `Authorization: Bearer <token>` where the token is OPERATOR_TOKEN or an
+ * active named operator token (`npm run operator:token`). With `session` (the queue board, a page a
+ * browser opens) also the console's sign-in cookie, and a browser asking for a page without either
+ * is sent to the console to sign in (`signIn`). The actor (`bootstrap` or `token:<name>`) is on
+ * res.locals.operator for the audit log. Without any credential configured every request is 401.
  */
-export function requireOperator(operatorToken: string | null, db: Knex, options: { basic?: boolean } = {}): RequestHandler {
+export function requireOperator(operatorToken: string | null, db: Knex, options: { session?: boolean; signIn?: string } = {}): RequestHandler {
   return async (req, res, next) => {
-    const header = req.headers.authorization ?? '';
-    let presented = bearerToken(header);
-    if (!presented && options.basic) {
-      const basic = /^Basic\s+(\S+)\s*$/i.exec(header)?.[1];
-      if (basic) presented = Buffer.from(basic, 'base64').toString('utf8').split(':').slice(1).join(':') || null;
-    }
-    let actor: string | null = null;
-    if (presented && operatorToken && secretsEqual(presented, operatorToken)) actor = 'bootstrap';
-    else if (presented?.startsWith('lop_')) {
-      const name = await operatorTokenName(db, presented);
-      if (name) actor = `token:${name}`;
-    }
+    let actor = await tokenActor(db, operatorToken, bearerToken(req.headers.authorization ?? ''));
+    const secret = options.session && !actor ? sessionSecret(req) : null;
+    if (secret) actor = await operatorSessionActor(db, secret, operatorToken);
     if (actor) {
       res.locals.operator = actor;
       next();
       return;
     }
-    if (options.basic) res.setHeader('WWW-Authenticate', 'Basic realm="operators", charset="UTF-8"');
-    throw new HttpError(401, 'operator credential missing or wrong');
+    if (options.signIn && req.method === 'GET' && req.accepts(['json', 'html']) === 'html') {
+      res.redirect(303, options.signIn);
+      return;
+    }
+    throw new HttpError(401, options.session ? 'operator credential missing or wrong: sign in at /console' : 'operator credential missing or wrong');
   };
 }
 

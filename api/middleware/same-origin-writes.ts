@@ -18,7 +18,7 @@ function originIsHost(origin: string, host: string | undefined): boolean {
  * neither a same-origin Origin/Sec-Fetch-Site nor a JSON content type (which a cross-site form
  * cannot send without a CORS preflight, which this service never grants) is a 403 too. Reads pass,
  * and so do requests carrying a Bearer token: a browser never adds one on its own, so a page on
- * another site cannot send it (only credentials a browser replays, such as Basic, need the check).
+ * another site cannot send it (only credentials a browser sends on its own, such as the console's session cookie, need the check).
  */
 export const sameOriginWrites: RequestHandler = (req, _res, next) => {
   if (SAFE.has(req.method) || /^bearer\s/i.test(req.get('authorization') ?? '')) return next();

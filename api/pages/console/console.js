@@ -76,16 +76,28 @@ function table(headers, rows, empty) {
 
 // ---------- sign-in and layout ----------
 
+/**
+ * Opens the queue board's session: an HttpOnly, SameSite=Strict cookie the server sets for /admin,
+ * so the board needs no password prompt and no other site can use it.
+ */
+async function openBoardSession() {
+  await fetch('/admin/session', { method: 'POST', headers: { authorization: `Bearer ${sessionStorage.getItem(TOKEN_KEY) ?? ''}` } }).catch(() => undefined);
+}
+
+/** Sent here by the queue board to sign in: back to it once signed in. */
+const wantsBoard = () => new URLSearchParams(location.search).get('next') === 'queues';
+
 function signOut(message) {
   sessionStorage.removeItem(TOKEN_KEY);
+  fetch('/admin/session', { method: 'DELETE' }).catch(() => undefined);
   location.hash = '';
   renderSignIn(message);
 }
 
-function renderSignIn(message) {
+function renderSignIn(message, kind = 'error') {
   clearInterval(refreshTimer);
   const input = el('input', { type: 'password', name: 'token', autocomplete: 'off', required: true, 'aria-label': 'Operator token' });
-  const error = el('div', { id: 'signin-error' }, message ? el('div', { class: 'flash error', role: 'alert' }, message) : '');
+  const error = el('div', { id: 'signin-error' }, message ? el('div', { class: `flash ${kind}`, role: kind === 'error' ? 'alert' : 'status' }, message) : '');
   const form = el(
     'form',
     {
@@ -94,6 +106,11 @@ function renderSignIn(message) {
         sessionStorage.setItem(TOKEN_KEY, input.value.trim());
         try {
           await api('GET', '/v1/admin/stats');
+          await openBoardSession();
+          if (wantsBoard()) {
+            location.assign('/admin/queues');
+            return;
+          }
           location.hash = '#/dashboard';
           route();
         } catch (err) {
@@ -605,7 +622,12 @@ const RENDER = { dashboard, keys, feeds, quarantine, listings, leads, offices, s
 function route() {
   clearInterval(refreshTimer);
   if (!sessionStorage.getItem(TOKEN_KEY)) {
-    renderSignIn();
+    if (wantsBoard()) renderSignIn('Sign in to open the queue board.', 'info');
+    else renderSignIn();
+    return;
+  }
+  if (wantsBoard()) {
+    openBoardSession().then(() => location.assign('/admin/queues'));
     return;
   }
   const id = location.hash.replace(/^#\//, '') || 'dashboard';
