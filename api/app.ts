@@ -47,6 +47,9 @@ export interface AppDeps {
     | 'feedUploadsPerKey'
     | 'feedUploadsTotal'
     | 'validateConcurrency'
+    | 'validateWaitMs'
+    | 'validateUploadsPerAddress'
+    | 'validateUploads'
     | 'validateBodyMaxMs'
     | 'validateMinBytesPerS'
     | 'validateRateLimit'
@@ -119,6 +122,9 @@ export function createApp(deps: AppDeps): Express {
     validateRouter({
       feedMaxBytes: config.feedMaxBytes,
       concurrency: config.validateConcurrency,
+      waitMs: config.validateWaitMs,
+      uploadsPerAddress: config.validateUploadsPerAddress,
+      uploads: config.validateUploads,
       maxPreviews: config.validateMaxPreviews,
       maxIssues: config.validateMaxIssues,
       limit: limit('validate', config.validateRateLimit),

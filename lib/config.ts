@@ -37,6 +37,11 @@ export interface Config {
   feedUploadsPerKey: number;
   feedUploadsTotal: number;
   validateConcurrency: number;
+  /** How long a dry run whose body is whole waits for one of those slots before a 503. */
+  validateWaitMs: number;
+  /** Dry runs admitted at once (receiving, waiting or running), per client address and in all. */
+  validateUploadsPerAddress: number;
+  validateUploads: number;
   /** A dry run's body must be in within this long, at this average rate after its first 5 s (else 408, slot freed). */
   validateBodyMaxMs: number;
   validateMinBytesPerS: number;
@@ -101,6 +106,9 @@ const envSchema = {
     FEED_UPLOADS_PER_KEY: { ...int(1, 1000), default: 4 },
     FEED_UPLOADS_TOTAL: { ...int(1, 10000), default: 32 },
     VALIDATE_CONCURRENCY: { ...int(1, 64), default: 2 },
+    VALIDATE_WAIT_MS: { ...int(0, 600000), default: 10000 },
+    VALIDATE_UPLOADS_PER_ADDRESS: { ...int(1, 1000), default: 2 },
+    VALIDATE_UPLOADS: { ...int(1, 10000), default: 8 },
     VALIDATE_BODY_MAX_MS: { ...int(1000, 3600000), default: 120000 },
     VALIDATE_MIN_BYTES_PER_S: { ...int(1), default: 8192 },
     READ_THREADS: { ...int(0, 64), default: defaultReadThreads() },
@@ -168,6 +176,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     feedUploadsPerKey: e.FEED_UPLOADS_PER_KEY,
     feedUploadsTotal: e.FEED_UPLOADS_TOTAL,
     validateConcurrency: e.VALIDATE_CONCURRENCY,
+    validateWaitMs: e.VALIDATE_WAIT_MS,
+    validateUploadsPerAddress: e.VALIDATE_UPLOADS_PER_ADDRESS,
+    validateUploads: e.VALIDATE_UPLOADS,
     validateBodyMaxMs: e.VALIDATE_BODY_MAX_MS,
     validateMinBytesPerS: e.VALIDATE_MIN_BYTES_PER_S,
     readThreads: e.READ_THREADS,

@@ -63,5 +63,6 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     res.destroy();
     return;
   }
+  if (err instanceof HttpError) res.set(err.headers);
   res.status(status).json({ error: message });
 };

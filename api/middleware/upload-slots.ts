@@ -1,12 +1,15 @@
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 
 export interface UploadSlotOptions {
-  /** Uploads one key may have in flight at once; one more is a 429. */
+  /** Uploads one key (or client address) may have in flight at once; one more is a 429. */
   perKey: number;
   /** Uploads in flight at once in this process; one more is a 503. */
   total: number;
-  /** The key of a request (set by the authentication before this runs). */
-  keyOf(res: Response): string;
+  /** Whose share a request counts against: its feed key (set by the authentication before this runs) or its client address. */
+  keyOf(req: Request, res: Response): string;
+  /** How answers name the uploads and their owner: "feeds" and "this key" unless said otherwise. */
+  what?: string;
+  whose?: string;
   retryAfterS?: number;
 }
 
@@ -24,21 +27,23 @@ export function uploadSlots(options: UploadSlotOptions): RequestHandler {
   const perKey = new Map<string, number>();
   let total = 0;
   const retryAfter = String(options.retryAfterS ?? 5);
-  return (_req, res, next) => {
-    const key = options.keyOf(res);
+  const what = options.what ?? 'feeds';
+  const whose = options.whose ?? 'this key';
+  return (req, res, next) => {
+    const key = options.keyOf(req, res);
     const mine = perKey.get(key) ?? 0;
     if (mine >= options.perKey) {
       res
         .status(429)
         .set('retry-after', retryAfter)
-        .json({ error: `this key already has ${options.perKey} feeds uploading, its limit; send this one when one of them has been answered` });
+        .json({ error: `${whose} already has ${options.perKey} ${what} uploading, its limit; send this one when one of them has been answered` });
       return;
     }
     if (total >= options.total) {
       res
         .status(503)
         .set('retry-after', retryAfter)
-        .json({ error: `${options.total} feeds are already uploading, the limit of this service; try again in a few seconds` });
+        .json({ error: `${options.total} ${what} are already uploading, the limit of this service; try again in a few seconds` });
       return;
     }
     perKey.set(key, mine + 1);

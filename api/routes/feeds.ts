@@ -58,7 +58,7 @@ export function feedsRouter(deps: FeedsDeps): Router {
     res.json({ keyId: key.id, clientName: key.clientName, officeIds: key.officeIds, status: key.status });
   });
 
-  const uploads = uploadSlots({ perKey: deps.uploadsPerKey, total: deps.uploadsTotal, keyOf: (res) => feedKeyOf(res).id });
+  const uploads = uploadSlots({ perKey: deps.uploadsPerKey, total: deps.uploadsTotal, keyOf: (_req, res) => feedKeyOf(res).id });
 
   router.post('/v1/feeds', ingestKey, uploads, bodyIdleTimeout(deps.feedBodyIdleMs), refuseUnfinishedBodyOnShutdown(deps.shutdown), async (req, res) => {
     const key = feedKeyOf(res);

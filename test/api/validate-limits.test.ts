@@ -4,17 +4,18 @@ import { validatorFor } from '../../api/validators.js';
 import { feed, leftTempDirs, listingXml, tempDirs } from '../helpers.js';
 import { startTestService, type TestService } from '../service.js';
 
-/** A raw dry run whose body arrives in two parts; the second is sent when finish() is called. */
-function heldDryRun(url: string): { finish(): void; done: Promise<number> } {
+/** A raw dry run whose body arrives in two parts; the second is sent when finish() is called. From localAddress when given (another loopback address: another client). */
+function heldDryRun(url: string, localAddress?: string): { finish(): void; done: Promise<{ status: number; error?: string }> } {
   const body = feed(listingXml(''));
   let finish: () => void = () => undefined;
-  const done = new Promise<number>((resolve, reject) => {
+  const done = new Promise<{ status: number; error?: string }>((resolve, reject) => {
     const req = request(
       `${url}/v1/validate?currency=AUD`,
-      { method: 'POST', headers: { 'content-type': 'application/xml', 'content-length': String(Buffer.byteLength(body)) } },
+      { method: 'POST', localAddress, headers: { 'content-type': 'application/xml', 'content-length': String(Buffer.byteLength(body)) } },
       (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode!));
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode!, error: res.statusCode === 200 ? undefined : JSON.parse(text).error }));
       },
     );
     req.on('error', reject);
@@ -24,13 +25,45 @@ function heldDryRun(url: string): { finish(): void; done: Promise<number> } {
   return { finish: () => finish(), done };
 }
 
+/** A raw dry run sent whole: `sent` once the body is all on its way, `done` with the status and when it was answered. */
+function wholeDryRun(url: string, body: string): { sent: Promise<void>; done: Promise<{ status: number; at: number }> } {
+  let sent: () => void = () => undefined;
+  const allSent = new Promise<void>((resolve) => (sent = resolve));
+  const done = new Promise<{ status: number; at: number }>((resolve, reject) => {
+    const req = request(`${url}/v1/validate?currency=AUD`, { method: 'POST', headers: { 'content-type': 'application/xml' } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode!, at: Date.now() }));
+    });
+    req.on('error', reject);
+    req.on('finish', () => sent());
+    req.end(body);
+  });
+  return { sent: allSent, done };
+}
+
+/** A feed of n valid listings: enough work to keep a dry run busy for a while. */
+const bigFeed = (n: number) =>
+  feed(
+    ...Array.from({ length: n }, (_, i) =>
+      listingXml('<address><suburb>Richmond</suburb><state>VIC</state><postcode>3121</postcode></address>').replace('L1', `L${i}`),
+    ),
+  );
+
 describe('POST /v1/validate is bounded: dry runs at once, answer size, requests per address', function () {
   this.timeout(30_000);
   let svc: TestService;
   before(async () => {
     svc = await startTestService({
       database: 'pglite',
-      env: { VALIDATE_CONCURRENCY: '1', VALIDATE_MAX_PREVIEWS: '2', VALIDATE_MAX_ISSUES: '3', VALIDATE_RATE_LIMIT: '8' },
+      env: {
+        VALIDATE_CONCURRENCY: '1',
+        VALIDATE_WAIT_MS: '0',
+        VALIDATE_UPLOADS_PER_ADDRESS: '2',
+        VALIDATE_UPLOADS: '4',
+        VALIDATE_MAX_PREVIEWS: '2',
+        VALIDATE_MAX_ISSUES: '3',
+        VALIDATE_RATE_LIMIT: '12',
+      },
     });
   });
   after(() => svc.close());
@@ -42,19 +75,57 @@ describe('POST /v1/validate is bounded: dry runs at once, answer size, requests 
       body: JSON.stringify({ xml, context: { currency: 'AUD' } }),
     });
 
-  it('one more dry run than the service takes at once is a 503 with Retry-After, before its body is read', async () => {
-    const held = heldDryRun(svc.url);
+  it("runs a whole dry run at once while slow senders' bodies are still arriving, and admits a few at once, per address and in all", async () => {
+    const held = [heldDryRun(svc.url), heldDryRun(svc.url, '127.0.0.2')];
     await new Promise((r) => setTimeout(r, 200));
+    // Two bodies still arriving hold no running slot: a whole one runs at once (before: 503).
+    const whole = await dryRun(feed(listingXml('')));
+    await whole.text();
+    expect(whole.status, 'a whole body is not kept waiting by slow ones').to.equal(200);
+    // A third at once from the same address is past its share; from another address, past the total.
+    held.push(heldDryRun(svc.url));
+    await new Promise((r) => setTimeout(r, 200));
+    const mine = await dryRun(feed(listingXml('')));
+    expect([mine.status, mine.headers.get('retry-after'), (await mine.json()).error]).to.deep.equal([
+      429,
+      '5',
+      'this address already has 2 dry runs uploading, its limit; send this one when one of them has been answered',
+    ]);
+    held.push(heldDryRun(svc.url, '127.0.0.2'));
+    await new Promise((r) => setTimeout(r, 200));
+    const beyond = await new Promise<{ status: number; error: string }>((resolve, reject) => {
+      const req = request(
+        `${svc.url}/v1/validate?currency=AUD`,
+        { method: 'POST', localAddress: '127.0.0.3', headers: { 'content-type': 'application/xml' } },
+        (res) => {
+          let text = '';
+          res.on('data', (d) => (text += d));
+          res.on('end', () => resolve({ status: res.statusCode!, error: JSON.parse(text).error }));
+        },
+      );
+      req.on('error', reject);
+      req.end(feed(listingXml('')));
+    });
+    expect(beyond).to.deep.equal({ status: 503, error: '4 dry runs are already uploading, the limit of this service; try again in a few seconds' });
+    // One at a time: with VALIDATE_WAIT_MS 0 here, bodies finishing together would find the one slot taken.
+    for (const h of held) {
+      h.finish();
+      expect((await h.done).status).to.equal(200);
+    }
+  });
+
+  it('answers 503 with Retry-After to a whole body that finds no running slot free within VALIDATE_WAIT_MS', async () => {
+    // A dry run of 30,000 listings (about a second of work), sent whole; the next once it is all on its way.
+    const big = wholeDryRun(svc.url, bigFeed(30_000));
+    await big.sent;
+    await new Promise((r) => setTimeout(r, 300));
     const busy = await dryRun(feed(listingXml('')));
-    expect(busy.status).to.equal(503);
-    expect(busy.headers.get('retry-after')).to.equal('5');
-    expect((await busy.json()).error).to.equal('1 dry runs are already running; try again in a few seconds');
-    held.finish();
-    expect(await held.done).to.equal(200);
-    // The answer streams: its slot is freed when it ends, so it is read to the end before the next.
-    const again = await dryRun(feed(listingXml('')));
-    await again.text();
-    expect(again.status, 'the slot is free again').to.equal(200);
+    expect([busy.status, busy.headers.get('retry-after'), (await busy.json()).error]).to.deep.equal([
+      503,
+      '5',
+      '1 dry runs are already running; try again in a few seconds',
+    ]);
+    expect((await big.done).status).to.equal(200);
   });
 
   it('keeps the first previews and issues, says truncated, and counts the whole feed', async () => {
@@ -125,7 +196,7 @@ describe('POST /v1/validate holds its slot only while the client keeps up', func
   it('answers 408 to a body that stops arriving, frees the slot, and removes what the dry run had spooled', async () => {
     const before = tempDirs('dry-run-');
     const held = heldDryRun(svc.url);
-    expect(await held.done).to.equal(408);
+    expect((await held.done).status).to.equal(408);
     expect(await slotIsFree()).to.equal(200);
     // The handler reading the body must end too (not wait forever on a body that will never come).
     expect(await leftTempDirs('dry-run-', before)).to.deep.equal([]);
@@ -168,9 +239,18 @@ describe('POST /v1/validate holds its slot only while the client keeps up', func
     console.log(`      slot freed after ${slow.afterMs} ms (trickle) and ${long.afterMs} ms (endless)`);
   });
 
+  it('lets a whole body wait its turn for the running slot rather than refusing it', async () => {
+    const big = wholeDryRun(svc.url, bigFeed(30_000));
+    await big.sent;
+    await new Promise((r) => setTimeout(r, 300));
+    const small = wholeDryRun(svc.url, feed(listingXml('')));
+    const [first, second] = await Promise.all([big.done, small.done]);
+    expect([first.status, second.status]).to.deep.equal([200, 200]);
+    expect(second.at, 'the small one was answered once the big one had ended').to.be.at.least(first.at - 50);
+  });
+
   it('drops an answer the client stops reading, and frees the slot', async () => {
-    const address = '<address><suburb>Richmond</suburb><state>VIC</state><postcode>3121</postcode></address>';
-    const body = feed(...Array.from({ length: 8000 }, (_, i) => listingXml(address).replace('L1', `L${i}`)));
+    const body = bigFeed(8000);
     let socket: import('node:net').Socket | undefined;
     const status = await new Promise<number>((resolve, reject) => {
       const req = request(`${svc.url}/v1/validate?currency=AUD`, { method: 'POST', headers: { 'content-type': 'application/xml' } }, (res) => {
