@@ -58,6 +58,7 @@ for (const backend of backends) {
       '20261122090000_feed_event_progress',
       '20261125000000_public_patch',
       '20261125010000_project_public_patch',
+      '20261125020000_operator_sessions',
     ];
     it('applies migrations once, idempotently, and rolls them back', async () => {
       expect(await migrateToLatest(db)).to.deep.equal(ALL);
