@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { badRequest, unsupportedMediaType } from '../lib/errors.js';
-import { isCountryCode, isCurrencyCode } from '../pipeline/countries.js';
+import { defaultLocaleOf, isCountryCode, isCurrencyCode } from '../pipeline/countries.js';
 import { decodeUtf8, decodeXmlBytes } from '../pipeline/decode.js';
 import type { FeedContext, FeedFormat } from '../pipeline/types.js';
 import { readJsonFeedRequest } from './json-feed-request.js';
@@ -45,7 +45,7 @@ function resolveContext(body: FeedContextBody, where: { currency: string; countr
   }
   const defaultCountry = (body.defaultCountry ?? 'AU').toUpperCase();
   if (!isCountryCode(defaultCountry)) throw badRequest(`${where.country} "${body.defaultCountry}" is not an ISO-3166 alpha-2 country code`);
-  return { currency, defaultCountry, sourceLocale: body.sourceLocale ?? 'en-AU', sourceOfficeId: body.sourceOfficeId };
+  return { currency, defaultCountry, sourceLocale: body.sourceLocale ?? defaultLocaleOf(defaultCountry), sourceOfficeId: body.sourceOfficeId };
 }
 
 /** The raw document streamed from the request, with the context in query parameters. */

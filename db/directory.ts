@@ -4,8 +4,9 @@ import type { Knex } from 'knex';
 const PARALLEL_FROM = 100;
 
 /**
- * Brings the directory rows of the given offices up to date with their public listings (DESIGN.md §6):
- * one office row (listing count, countries, localities, centroid of located listings) and one
+ * Brings the directory rows of the given offices up to date with their public listings: one office
+ * row (listing count, countries, localities, centroid of located listings, the name and phone its
+ * listings' source gives) and one
  * row per distinct agent (by email, or by name without one) with contact and listing count.
  * Called after every feed for the offices it changed, and after visibility changes.
  */
@@ -66,7 +67,9 @@ async function refreshOfficeRows(trx: Knex, list: string[]): Promise<void> {
   const fresh = `l AS MATERIALIZED (
        SELECT office, country, data->'address'->>'locality' AS locality,
               -- the location the public may see (a withheld street's is its locality's)
-              CASE WHEN public_patch->'location' IS NOT NULL THEN public_patch->'location' ELSE data->'location' END AS location
+              CASE WHEN public_patch->'location' IS NOT NULL THEN public_patch->'location' ELSE data->'location' END AS location,
+              -- the office as its listings' source names it (RESO ListOfficeName, ListOfficePhone)
+              (SELECT o FROM jsonb_array_elements(data->'listingOffices') o WHERE o->>'role' = 'list' LIMIT 1) AS named, mod_time, listing_key
        FROM listings WHERE is_public AND office = ANY(?::text[])
      ),
      per_country AS (
@@ -76,9 +79,13 @@ async function refreshOfficeRows(trx: Knex, list: string[]): Promise<void> {
      ),
      fresh AS MATERIALIZED (
        SELECT o.office, o.n AS listing_count, o.countries, coalesce(per_country.counts, '{}'::jsonb) AS country_counts,
-              o.localities, o.lat, o.lng, lower(o.office || ' ' || array_to_string(o.localities, ' ')) AS search_text
+              o.localities, o.lat, o.lng, o.name, o.phone,
+              lower(o.office || ' ' || coalesce(o.name || ' ', '') || array_to_string(o.localities, ' ')) AS search_text
        FROM (
          SELECT office, count(*)::int AS n,
+                -- name and phone from the latest listing that has them (the greater key between equals)
+                (array_agg(named->>'name' ORDER BY mod_time DESC, listing_key DESC) FILTER (WHERE named->>'name' IS NOT NULL))[1] AS name,
+                (array_agg(named->>'phone' ORDER BY mod_time DESC, listing_key DESC) FILTER (WHERE named->>'phone' IS NOT NULL))[1] AS phone,
                 coalesce(array_agg(DISTINCT country ORDER BY country) FILTER (WHERE country IS NOT NULL), '{}') AS countries,
                 coalesce(array_agg(DISTINCT locality ORDER BY locality) FILTER (WHERE locality IS NOT NULL), '{}') AS localities,
                 avg((location->>'lat')::float8) AS lat, avg((location->>'lng')::float8) AS lng
@@ -86,7 +93,7 @@ async function refreshOfficeRows(trx: Knex, list: string[]): Promise<void> {
        ) o
        LEFT JOIN per_country USING (office)
      )`;
-  const columns = ['office', 'listing_count', 'countries', 'country_counts', 'localities', 'lat', 'lng', 'search_text'];
+  const columns = ['office', 'listing_count', 'countries', 'country_counts', 'localities', 'lat', 'lng', 'name', 'phone', 'search_text'];
   await syncRows(trx, 'directory_offices', ['office'], columns, fresh, list);
 }
 

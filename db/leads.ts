@@ -23,10 +23,10 @@ export interface LeadListing {
   agents: { name: string | null; email: string | null }[];
 }
 
-/** A listing a consumer may enquire about: public, or sold/leased (not hidden, not archived). */
+/** A listing a consumer may enquire about: public, or sold/leased (not hidden, not withheld by its source, not archived). */
 export async function enquirableListing(db: Knex, office: string, uniqueId: string): Promise<LeadListing | null> {
   const row = await db('listings')
-    .where({ listing_key: listingKey(office, uniqueId), hidden: false })
+    .where({ listing_key: listingKey(office, uniqueId), is_shown: true })
     .whereIn('status', ['active', 'under_offer', 'sold', 'leased'])
     .first(
       'listing_key',

@@ -12,6 +12,8 @@ import * as feedEventProgress from './migrations/20261122090000_feed_event_progr
 import * as publicPatch from './migrations/20261125000000_public_patch.js';
 import * as projectPublicPatch from './migrations/20261125010000_project_public_patch.js';
 import * as operatorSessions from './migrations/20261125020000_operator_sessions.js';
+import * as sourceDisplay from './migrations/20261125030000_source_display.js';
+import * as directoryOfficeNames from './migrations/20261125040000_directory_office_names.js';
 
 /** Migrations in order; listed here so they run the same from source, from dist/ and in tests. */
 const MIGRATIONS: Record<string, Knex.Migration> = {
@@ -28,6 +30,8 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261125000000_public_patch': publicPatch,
   '20261125010000_project_public_patch': projectPublicPatch,
   '20261125020000_operator_sessions': operatorSessions,
+  '20261125030000_source_display': sourceDisplay,
+  '20261125040000_directory_office_names': directoryOfficeNames,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

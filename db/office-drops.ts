@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { defaultLocaleOf } from '../pipeline/countries.js';
 import type { FeedContext } from '../pipeline/types.js';
 
 /** What an operator sets for an office's SFTP drops (PUT /v1/admin/offices/{office}/drop-settings). */
@@ -8,7 +9,7 @@ export interface DropSettings {
   currency: string | null;
   /** ISO-3166 alpha-2 fallback country; null: AU. */
   country: string | null;
-  /** Locale of the feed text; null: en-AU. */
+  /** Locale of the feed text; null: the country's usual one (en-AU for AU). */
   locale: string | null;
   /** Where feed-failure mails for dropped files go; null: none are sent. */
   alertEmail: string | null;
@@ -26,5 +27,6 @@ export async function setDropSettings(db: Knex, settings: DropSettings): Promise
 
 /** The feed context of a dropped file: the office's settings with the service defaults. */
 export function dropContext(settings: DropSettings): FeedContext {
-  return { currency: settings.currency ?? undefined, defaultCountry: settings.country ?? 'AU', sourceLocale: settings.locale ?? 'en-AU' };
+  const defaultCountry = settings.country ?? 'AU';
+  return { currency: settings.currency ?? undefined, defaultCountry, sourceLocale: settings.locale ?? defaultLocaleOf(defaultCountry) };
 }

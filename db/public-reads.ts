@@ -42,7 +42,7 @@ export interface JsonPage {
 
 export interface PublicReads {
   searchListings(search: ListingSearch): Promise<JsonPage>;
-  /** The stored record when it may be shown: public, or sold/leased (not hidden, not archived). */
+  /** The stored record when it may be shown: public, or sold/leased (not hidden by an operator or withheld by its source, not archived). */
   getListingJson(office: string, uniqueId: string): Promise<string | null>;
   listAgents(query: DirectoryQuery): Promise<JsonPage>;
   listOffices(query: DirectoryQuery): Promise<JsonPage>;
@@ -82,7 +82,7 @@ export const DIRECTORY_LOCALITIES_SHOWN = 200;
 
 const AGENT_JSON = `json_build_object('office', office, 'name', name, 'email', email, 'phones', phones, 'listingCount', listing_count,
   'countries', countries, 'localities', localities[1:${DIRECTORY_LOCALITIES_SHOWN}])::text AS json`;
-const OFFICE_JSON = `json_build_object('office', office, 'listingCount', listing_count, 'countries', countries,
+const OFFICE_JSON = `json_build_object('office', office, 'name', name, 'phone', phone, 'listingCount', listing_count, 'countries', countries,
   'localities', localities[1:${DIRECTORY_LOCALITIES_SHOWN}],
   'location', CASE WHEN lat IS NULL THEN NULL ELSE json_build_object('lat', lat, 'lng', lng) END)::text AS json`;
 
@@ -139,7 +139,7 @@ export function createPublicReads(db: Knex, options: { totalTtlMs?: number; page
 
     async getListingJson(office, uniqueId) {
       const row = await db('listings')
-        .where({ listing_key: listingKey(office, uniqueId), hidden: false })
+        .where({ listing_key: listingKey(office, uniqueId), is_shown: true })
         .whereIn('status', ['active', 'under_offer', 'sold', 'leased'])
         .first(db.raw(RECORD_JSON));
       return row ? (row.json as string) : null;

@@ -75,3 +75,17 @@ export function zoneFor(country: string | null | undefined, region: string | nul
 export function isAustralianState(region: string): boolean {
   return region.trim().toUpperCase() in AU_STATE_ZONES;
 }
+
+/**
+ * The locale a feed's text is keyed under when the feed does not say: the country's most likely
+ * language by the Unicode CLDR likely-subtags data (en-AU, en-US, en-NZ, fr-FR, de-CH…), from the
+ * runtime's own Intl data.
+ */
+export function defaultLocaleOf(country: string): string {
+  const region = country.toUpperCase();
+  try {
+    return `${new Intl.Locale('und', { region }).maximize().language}-${region}`;
+  } catch {
+    return `en-${region}`;
+  }
+}

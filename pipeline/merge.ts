@@ -104,7 +104,7 @@ function extrasOf(delta: ListingDelta): Record<string, unknown> {
 function updatedListing(stored: CanonicalListing, delta: ListingDelta): Record<string, unknown> {
   const merged: Record<string, unknown> = {};
   for (const key in stored) if (key !== 'contentHash') merged[key] = stored[key as keyof CanonicalListing];
-  merged.category = delta.category;
+  if (!delta.keepCategory) merged.category = delta.category;
   merged.status = delta.status;
   merged.modTime = delta.modTime;
   merged.format = delta.format;

@@ -36,7 +36,7 @@ function publicAmount<T extends Price | Rent>(price: T, withheldText: string): T
 
 /** The locality's point for an address whose street is withheld. */
 function coarseLocation(address: Address, location: Location | null): Location | null {
-  if (!location || location.precision === 'locality' || location.precision === 'postcode') return location;
+  if (!location || location.precision === 'locality' || location.precision === 'postcode' || location.precision === 'region') return location;
   const place = geocode(address);
   if (place) return place;
   return { lat: Math.round(location.lat * 100) / 100, lng: Math.round(location.lng * 100) / 100, precision: 'locality', source: 'rounded' };

@@ -82,7 +82,7 @@ export interface Address {
 export interface Location {
   lat: number;
   lng: number;
-  precision: 'source' | 'street' | 'locality' | 'postcode';
+  precision: 'source' | 'street' | 'locality' | 'postcode' | 'region';
   source: string;
 }
 
@@ -159,6 +159,53 @@ export interface ListingExtras {
   isHomeLandPackage?: boolean;
   /** Sanitized HTML of the description (allow-listed tags, http(s) links only), by locale, when the feed's text had markup. */
   descriptionHtml?: Record<string, string>;
+  /**
+   * What the listing's source (an MLS, in RESO's Internet*YN and IDXParticipationYN fields) allows
+   * on the internet. listing false: shown in no public read; address false: the street withheld
+   * (address.display false). The others are for consumers of the data to honour.
+   */
+  internetDisplay?: { listing?: boolean; address?: boolean; automatedValuation?: boolean; consumerComments?: boolean; idxParticipation?: boolean };
+  /** The listing office and co-listing office as the source names them (RESO ListOffice*, CoListOffice*). */
+  listingOffices?: ListingOffice[];
+  /** The source's own status (RESO MlsStatus), beside the standard status. */
+  sourceStatus?: string;
+  /** When the listing agreement was signed (RESO ListingContractDate), YYYY-MM-DD. */
+  listedDate?: string;
+  /** Days on market as the source counts them (RESO DaysOnMarket). */
+  daysOnMarket?: number;
+  /** The first asking price (RESO OriginalListPrice). */
+  originalPrice?: { amount: number; currency: string };
+  /** The land's parcel (tax) number (RESO ParcelNumber). */
+  parcelNumber?: string;
+  /** Driving directions (RESO Directions). */
+  directions?: string;
+  /** Bathrooms by kind (RESO BathroomsFull, BathroomsThreeQuarter, BathroomsHalf, BathroomsOneQuarter, BathroomsPartial). */
+  bathroomParts?: { full?: number; threeQuarter?: number; half?: number; oneQuarter?: number; partial?: number };
+  /** Storeys of the building (RESO StoriesTotal). */
+  stories?: number;
+  /** Annual property tax (RESO TaxAnnualAmount, TaxYear). */
+  annualTax?: { amount: number; currency: string; year: number | null };
+  /** Owners' association fee (RESO AssociationFee with AssociationFeeFrequency, converted as rents are). */
+  associationFee?: { amount: number | null; currency: string; period: 'week' | 'month' | 'year' | null; text: string | null };
+  waterfront?: boolean;
+  /** Rooms (RESO Rooms collection), in the source's order. */
+  rooms?: Room[];
+}
+
+export interface ListingOffice {
+  role: 'list' | 'coList';
+  name: string | null;
+  phone: string | null;
+  email: string | null;
+  sourceOfficeId: string | null;
+}
+
+export interface Room {
+  type: string | null;
+  level: string | null;
+  dimensions: string | null;
+  areaSqm: number | null;
+  description: string | null;
 }
 
 export const EXTRA_FIELDS = [
@@ -183,6 +230,20 @@ export const EXTRA_FIELDS = [
   'newConstruction',
   'isHomeLandPackage',
   'descriptionHtml',
+  'internetDisplay',
+  'listingOffices',
+  'sourceStatus',
+  'listedDate',
+  'daysOnMarket',
+  'originalPrice',
+  'parcelNumber',
+  'directions',
+  'bathroomParts',
+  'stories',
+  'annualTax',
+  'associationFee',
+  'waterfront',
+  'rooms',
 ] as const satisfies readonly (keyof ListingExtras)[];
 
 export type SlotMap<T> = Record<string, T | null>;
@@ -208,6 +269,8 @@ export interface ListingDelta extends ExtrasDelta {
    */
   localTimes?: { zone: string; modTime?: string; auction?: string };
   status: Status;
+  /** A removal that does not know the listing's kind: a stored listing keeps its category. */
+  keepCategory?: boolean;
   saleMode?: 'sale' | 'rent';
   /** Commercial "both": the rent shown beside the sale price. */
   bothPrices?: boolean;

@@ -124,9 +124,15 @@ export const officeSchema = {
   type: 'object',
   description: 'A directory office: an office with public listings.',
   additionalProperties: false,
-  required: ['office', 'listingCount', 'countries', 'localities', 'location'],
+  required: ['office', 'name', 'phone', 'listingCount', 'countries', 'localities', 'location'],
   properties: {
     office: { type: 'string' },
+    name: {
+      type: ['string', 'null'],
+      description:
+        "The office's name as its listings' source gives it (RESO ListOfficeName), from the latest public listing that has one; null when none does (REAXML names no office).",
+    },
+    phone: { type: ['string', 'null'], description: 'Likewise its phone (RESO ListOfficePhone).' },
     listingCount: { type: 'integer' },
     countries: stringArray,
     localities: { ...stringArray, description: 'Localities of its public listings, alphabetically; at most the first 200.' },

@@ -7,7 +7,8 @@ const country = { type: 'string', pattern: '^[A-Za-z]{2}$', description: 'ISO-31
 const locale = {
   type: 'string',
   pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$',
-  description: 'Locale of the feed text (default en-AU).',
+  description:
+    "Locale of the feed text. Default: the country's usual language with the country (defaultCountry AU: en-AU; US: en-US; FR: fr-FR), by the Unicode CLDR likely-subtags data.",
   example: 'en-AU',
 } as const;
 const officeId = { type: 'string', minLength: 1, maxLength: 200, description: "Overrides the feed's agentID as the office id." } as const;

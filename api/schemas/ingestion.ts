@@ -255,7 +255,11 @@ export const dropSettingsRequestSchema = {
   properties: {
     currency: { type: ['string', 'null'], pattern: '^[A-Za-z]{3}$', description: "ISO-4217; null: the currency of each listing's country, with a warning." },
     country: { type: ['string', 'null'], pattern: '^[A-Za-z]{2}$', description: 'ISO-3166 alpha-2 fallback country; null: AU.' },
-    locale: { type: ['string', 'null'], pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$', description: 'Locale of the feed text; null: en-AU.' },
+    locale: {
+      type: ['string', 'null'],
+      pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$',
+      description: "Locale of the feed text; null: the country's usual one (en-AU for AU, en-US for US).",
+    },
     alertEmail: { type: ['string', 'null'], format: 'email', maxLength: 254, description: 'Where feed-failure mails for dropped files go; null: none.' },
   },
 } as const;

@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 
-const SEARCH_INDEXES = ['listings_public_recent_idx', 'listings_public_country_idx', 'listings_public_country_mode_idx', 'listings_public_office_idx'];
+export const SEARCH_INDEXES = ['listings_public_recent_idx', 'listings_public_country_idx', 'listings_public_country_mode_idx', 'listings_public_office_idx'];
 
 /** Search indexes over public listings (as in 20261122030000), rebuilt when price_amount changes. */
-async function createSearchIndexes(knex: Knex): Promise<void> {
+export async function createSearchIndexes(knex: Knex): Promise<void> {
   const filters = 'INCLUDE (category, price_amount, bedrooms) WHERE is_public';
   await knex.raw(`CREATE INDEX listings_public_recent_idx ON listings (mod_time DESC, listing_key) ${filters}`);
   await knex.raw(`CREATE INDEX listings_public_country_idx ON listings (country, mod_time DESC, listing_key) ${filters}`);

@@ -8,12 +8,12 @@ export type DateResult =
 const STANDARD = [/^\d{4}-\d{2}-\d{2}$/, /^\d{4}-\d{2}-\d{2}[-T]\d{2}:\d{2}(:\d{2})?$/, /^\d{8}$/, /^\d{8}[-T]\d{4}(\d{2})?$/];
 
 /** Liberal reading: single-digit hours, AM/PM, space or missing separators, fractions, offsets. */
-const LIBERAL = /^(\d{4})-?(\d{2})-?(\d{2})(?:(?:[-T ]|\s+)?(\d{1,2}):?(\d{2})(?::?(\d{2}))?(?:\.\d+)?\s*([AaPp][Mm])?)?\s*(Z|[+-]\d{2}:?\d{2})?$/;
+const LIBERAL = /^(\d{4})-?(\d{2})-?(\d{2})(?:(?:[-T ]|\s+)?(\d{1,2}):?(\d{2})(?::?(\d{2}))?(?:\.(\d+))?\s*([AaPp][Mm])?)?\s*(Z|[+-]\d{2}:?\d{2})?$/;
 
 /** True when a REAXML date-time states its own UTC offset (or Z), so no zone is assumed to read it. */
 export function hasExplicitOffset(raw: string): boolean {
   const m = LIBERAL.exec(raw.trim());
-  return m !== null && m[8] !== undefined;
+  return m !== null && m[9] !== undefined;
 }
 
 /** Results by dateOnly, zone and text; results are frozen, so callers can share them. */
@@ -21,7 +21,8 @@ const parsed = new Map<string, DateResult>();
 
 /**
  * Reads a REAXML date or date-time. Zone-less values are read in `zone` (the listing's local
- * zone) and returned as ISO-8601 UTC; with `dateOnly` the calendar date is returned as is.
+ * zone) and returned as ISO-8601 UTC, with milliseconds when the value gives a fraction of a
+ * second; with `dateOnly` the calendar date is returned as is.
  */
 export function parseReaDate(raw: string, zone: string, options: { dateOnly?: boolean } = {}): DateResult {
   const dateOnly = options.dateOnly === true;
@@ -60,7 +61,7 @@ function readReaDate(raw: string, zone: string, options: { dateOnly?: boolean })
       ? { ok: false, code: 'placeholder_value', reason: `"${raw}" is a placeholder, not a date` }
       : { ok: false, code: 'invalid_date', reason: `"${raw}" is not a date REAXML allows` };
   }
-  const [, y, mo, d, h, mi, s, ampm, offset] = m;
+  const [, y, mo, d, h, mi, s, fraction, ampm, offset] = m;
   let hour = h === undefined ? 0 : Number(h);
   if (ampm) {
     if (hour < 1 || hour > 12) return { ok: false, code: 'invalid_date', reason: `"${raw}" has hour ${hour} with ${ampm}` };
@@ -73,6 +74,8 @@ function readReaDate(raw: string, zone: string, options: { dateOnly?: boolean })
     hour,
     minute: mi === undefined ? 0 : Number(mi),
     second: s === undefined ? 0 : Number(s),
+    // Milliseconds, where a fraction of a second is given (finer digits are dropped).
+    millisecond: fraction === undefined ? 0 : Number(fraction.slice(0, 3).padEnd(3, '0')),
   };
   if (parts.month === 0 || parts.day === 0) return { ok: false, code: 'zero_date', reason: `"${raw}" is a zero date` };
   const nonstandard = !STANDARD.some((re) => re.test(text));
@@ -83,7 +86,7 @@ function readReaDate(raw: string, zone: string, options: { dateOnly?: boolean })
   const offsetMinutes = zoneOffsetAt(fixedZone, parts.year, parts.month, parts.day, options.dateOnly ? 12 : parts.hour);
   if (offsetMinutes === null) return { ok: false, code: 'invalid_date', reason: `"${raw}" is not a valid calendar date` };
   if (options.dateOnly) return { ok: true, value: `${y}-${mo}-${d}`, nonstandard };
-  const utc = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second) - offsetMinutes * 60000;
+  const utc = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second, parts.millisecond) - offsetMinutes * 60000;
   return { ok: true, value: new Date(utc).toISOString().replace('.000Z', 'Z'), nonstandard };
 }
 

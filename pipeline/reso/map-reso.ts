@@ -22,7 +22,6 @@ const STATUSES: Readonly<Record<string, Status | 'closed'>> = {
   hold: 'off_market',
   comingsoon: 'off_market',
   incomplete: 'off_market',
-  delete: 'archived',
 };
 
 /** PropertyType to the canonical category and whether the listing is for lease. */
@@ -39,12 +38,24 @@ const TYPES: Readonly<Record<string, { category: Category; lease: boolean }>> = 
   businessopportunity: { category: 'business', lease: false },
 };
 
-/** RESO identity (DESIGN.md §4): office from the context, else ListOfficeKey, else ListOfficeMlsId; ListingKey, else ListingId. */
+/**
+ * RESO identity: the office from the context, else ListOfficeKey, else ListOfficeMlsId; the listing
+ * from ListingKey, else ListingKeyNumeric (the Web API allows either as the key), else ListingId.
+ */
 export function readResoIdentity(f: ResoFields, feed: FeedContext): { office?: string; uniqueId?: string } {
   return {
     office: feed.sourceOfficeId ?? f.text('ListOfficeKey') ?? f.text('ListOfficeMlsId') ?? undefined,
-    uniqueId: f.text('ListingKey') ?? f.text('ListingId') ?? undefined,
+    uniqueId: f.text('ListingKey') ?? f.text('ListingKeyNumeric') ?? f.text('ListingId') ?? undefined,
   };
+}
+
+/**
+ * Whether the source says the listing may no longer be shown anywhere: StandardStatus Delete, or
+ * MLS Grid's MlgCanView false (its rule: such a record must be removed from display). Either
+ * takes the stored listing down (archived), whatever else the record carries or lacks.
+ */
+function removedBySource(f: ResoFields): boolean {
+  return f.enumeration('StandardStatus') === 'delete' || f.flag('MlgCanView') === false;
 }
 
 function mapType(f: ResoFields): { category: Category; lease: boolean } {
@@ -58,6 +69,34 @@ function mapType(f: ResoFields): { category: Category; lease: boolean } {
   return mapped;
 }
 
+/** ModificationTimestamp in the listing's zone; null (an error) when absent or not a timestamp. */
+function readModTime(f: ResoFields, country: string, region: string | null | undefined): string | null {
+  const raw = f.text('ModificationTimestamp');
+  if (!raw) {
+    f.issues.error('missing_mod_time', 'record has no ModificationTimestamp', f.pathOf('ModificationTimestamp'));
+    return null;
+  }
+  const read = parseReaDate(raw, zoneFor(country, region ?? undefined));
+  if (read.ok) return read.value;
+  f.issues.error('invalid_mod_time', `ModificationTimestamp "${raw}" is not a timestamp`, f.pathOf('ModificationTimestamp'));
+  return null;
+}
+
+/**
+ * A record the source has taken off display: the stored listing is archived, with everything
+ * else it holds kept (a removal is not a new version of the listing). It needs only its identity
+ * and ModificationTimestamp; the newest-modTime rule applies as to any record.
+ */
+function removal(f: ResoFields, feed: FeedContext, office: string | undefined, uniqueId: string | undefined): ListingDelta | null {
+  const [why, field] = f.flag('MlgCanView') === false ? ['MlgCanView is false', 'MlgCanView'] : ['StandardStatus is Delete', 'StandardStatus'];
+  const address = mapResoAddress(f, feed);
+  const modTime = readModTime(f, address?.country ?? feed.defaultCountry, address?.region);
+  if (!office || !uniqueId || !modTime) return null;
+  f.issues.warning('removed_by_source', `${why}: the source no longer allows this listing to be shown; it is taken down (archived)`, f.pathOf(field));
+  const type = TYPES[f.enumeration('PropertyType') ?? ''];
+  return { office, uniqueId, format: 'reso', category: type?.category ?? 'residential', modTime, status: 'archived', keepCategory: true };
+}
+
 /**
  * Maps one RESO Data Dictionary Property record to a canonical delta (DESIGN.md §3, §4). A RESO
  * record is whole: every field the service keeps is set, absent ones to null, and media and
@@ -68,10 +107,11 @@ export function mapResoRecord(f: ResoFields, feed: FeedContext): ListingDelta | 
   const { issues } = f;
   const { office, uniqueId } = readResoIdentity(f, feed);
   if (uniqueId) issues.stampUniqueId(uniqueId);
-  else issues.error('missing_unique_id', 'record has no ListingKey or ListingId', f.pathOf('ListingKey'));
+  else issues.error('missing_unique_id', 'record has no ListingKey, ListingKeyNumeric or ListingId', f.pathOf('ListingKey'));
   if (!office)
     issues.error('missing_office_id', 'record has no ListOfficeKey or ListOfficeMlsId and the context gives no sourceOfficeId', f.pathOf('ListOfficeKey'));
 
+  if (removedBySource(f)) return removal(f, feed, office, uniqueId);
   const { category, lease } = mapType(f);
   const rawStatus = f.text('StandardStatus');
   let status: Status | undefined;
@@ -84,14 +124,7 @@ export function mapResoRecord(f: ResoFields, feed: FeedContext): ListingDelta | 
 
   const address = mapResoAddress(f, feed);
   const country = address?.country ?? feed.defaultCountry;
-  const rawMod = f.text('ModificationTimestamp');
-  let modTime: string | null = null;
-  if (!rawMod) issues.error('missing_mod_time', 'record has no ModificationTimestamp', f.pathOf('ModificationTimestamp'));
-  else {
-    const read = parseReaDate(rawMod, zoneFor(country, address?.region));
-    if (read.ok) modTime = read.value;
-    else issues.error('invalid_mod_time', `ModificationTimestamp "${rawMod}" is not a timestamp`, f.pathOf('ModificationTimestamp'));
-  }
+  const modTime = readModTime(f, country, address?.region);
   if (!office || !uniqueId || !status || !modTime) return null;
 
   const currency = resolveCurrency(feed, country, issues, f.path);
@@ -111,14 +144,15 @@ export function mapResoRecord(f: ResoFields, feed: FeedContext): ListingDelta | 
     rent: lease ? mapLease(f, currency) : null,
     sold: closed,
     ...mapResoRooms(f),
-    ...mapResoAreas(f),
+    ...mapResoAreas(f, country),
     features: mapResoFeatures(f),
     address: address ?? null,
     location: address ? mapResoLocation(f, address) : null,
     headline: null,
     description: description ? { [feed.sourceLocale]: description } : null,
     links,
-    ...mapResoExtras(f, category, currency),
+    dateAvailable: f.date('AvailabilityDate'),
+    ...mapResoExtras(f, category, currency, country),
     replace: { media, agents: mapResoAgents(f) },
   };
 }

@@ -1,4 +1,5 @@
 import type { Category, ListingDelta, ListingExtras } from '../types.js';
+import { mapResoFacts, RESO_FACT_FIELDS } from './reso-facts.js';
 import { enumKey, type ResoFields } from './reso-values.js';
 
 /** The extra fields a RESO record can carry (Data Dictionary 2.0 names); a record is whole, so each is set or null. */
@@ -14,6 +15,8 @@ export const RESO_EXTRA_FIELDS = [
   'commercial',
   'business',
   'rural',
+  'internetDisplay',
+  ...RESO_FACT_FIELDS,
 ] as const satisfies readonly (keyof ListingExtras)[];
 
 type ResoExtras = Pick<ListingDelta, (typeof RESO_EXTRA_FIELDS)[number]>;
@@ -45,6 +48,24 @@ function year(f: ResoFields, field: string): number | null {
   return n;
 }
 
+/** The Internet*YN display rules and IDXParticipationYN, each only when given. */
+const DISPLAY_FIELDS = [
+  ['InternetEntireListingDisplayYN', 'listing'],
+  ['InternetAddressDisplayYN', 'address'],
+  ['InternetAutomatedValuationDisplayYN', 'automatedValuation'],
+  ['InternetConsumerCommentYN', 'consumerComments'],
+  ['IDXParticipationYN', 'idxParticipation'],
+] as const;
+
+function internetDisplay(f: ResoFields): ListingExtras['internetDisplay'] | null {
+  const out: NonNullable<ListingExtras['internetDisplay']> = {};
+  for (const [field, key] of DISPLAY_FIELDS) {
+    const flag = f.flag(field);
+    if (flag !== null) out[key] = flag;
+  }
+  return Object.keys(out).length ? out : null;
+}
+
 function allowances(f: ResoFields): ListingExtras['allowances'] | null {
   const out: NonNullable<ListingExtras['allowances']> = {};
   const pets = f.values('PetsAllowed').map(enumKey);
@@ -62,9 +83,8 @@ function commercial(f: ResoFields, currency: string): ListingExtras['commercial'
   if (zone) out.zone = zone;
   const tenancy = OCCUPANT[f.enumeration('OccupantType') ?? ''];
   if (tenancy) out.tenancy = tenancy;
-  const leaseEnd = f.text('LeaseExpiration');
-  if (leaseEnd && /^\d{4}-\d{2}-\d{2}$/.test(leaseEnd)) out.currentLeaseEndDate = leaseEnd;
-  else if (leaseEnd) f.issues.warning('invalid_date', `LeaseExpiration "${leaseEnd}" is not a date (YYYY-MM-DD); ignored`, f.pathOf('LeaseExpiration'));
+  const leaseEnd = f.date('LeaseExpiration');
+  if (leaseEnd) out.currentLeaseEndDate = leaseEnd;
   const capRate = f.number('CapRate');
   if (capRate !== null) out.return = capRate;
   const expense = f.number('OperatingExpense');
@@ -91,10 +111,11 @@ function rural(f: ResoFields): ListingExtras['rural'] | null {
  * ListingAgreement (exclusivity), PetsAllowed and Furnished (allowances), View, the Green* lists
  * (ecoFriendly), CountyOrParish (municipality), SubdivisionName (estate); for commercial kinds
  * Zoning, OccupantType, LeaseExpiration, CapRate, OperatingExpense and ParkingTotal; BusinessType;
- * for farms Fencing, IrrigationSource and Utilities. Every one is set (null when the record has
- * nothing for it), as a RESO record is whole.
+ * for farms Fencing, IrrigationSource and Utilities; the Internet*YN display rules and
+ * IDXParticipationYN (internetDisplay); and the facts of reso-facts.ts. Every one is set (null when the record has nothing for
+ * it), as a RESO record is whole.
  */
-export function mapResoExtras(f: ResoFields, category: Category, currency: string): ResoExtras {
+export function mapResoExtras(f: ResoFields, category: Category, currency: string, country: string): ResoExtras {
   const list = (...fields: string[]) => {
     const values = fields.flatMap((field) => f.values(field)).filter((v) => enumKey(v) !== 'none');
     return values.length ? values : null;
@@ -113,5 +134,7 @@ export function mapResoExtras(f: ResoFields, category: Category, currency: strin
     commercial: COMMERCIAL.has(category) ? commercial(f, currency) : null,
     business: category === 'business' && businessTypes.length ? { categories: businessTypes.map((name) => ({ name, subCategory: null })) } : null,
     rural: category === 'rural' ? rural(f) : null,
+    internetDisplay: internetDisplay(f),
+    ...mapResoFacts(f, currency, country),
   };
 }

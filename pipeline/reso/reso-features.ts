@@ -10,46 +10,74 @@ const SQM_PER_UNIT: Readonly<Record<string, number>> = {
   hectares: 10000,
 };
 
-/** An area field with its unit field, in square metres; null (with a warning) when the unit is missing or unknown. */
-function area(f: ResoFields, field: string, unitField: string): number | null {
+/** Countries whose feeds give floor areas in square feet when they do not say (MLS practice in the US and Canada). */
+const SQUARE_FEET_COUNTRIES = new Set(['US', 'CA']);
+
+/**
+ * An area field with its unit field, in square metres; null when the field is absent or not
+ * positive, or (with a warning saying what else is tried) when its unit is missing or unknown.
+ * assumed: the unit to read a value without one in, and why.
+ */
+export function area(f: ResoFields, field: string, unitField: string, fallback: string, assumed?: { unit: string; why: string }): number | null {
   const value = f.number(field);
   if (value === null || value <= 0) return null;
   const unit = f.text(unitField);
   if (unit === null) {
-    f.issues.warning('missing_area_unit', `${field} ${value} has no ${unitField}; not kept`, f.pathOf(field));
+    if (assumed) {
+      f.issues.warning('area_unit_assumed', `${field} ${value} has no ${unitField}; read as ${assumed.unit}, ${assumed.why}`, f.pathOf(field));
+      return roundSqm(value * SQM_PER_UNIT[enumKey(assumed.unit)]);
+    }
+    f.issues.warning('missing_area_unit', `${field} ${value} has no ${unitField}; ${fallback}`, f.pathOf(field));
     return null;
   }
   const factor = SQM_PER_UNIT[enumKey(unit)];
   if (factor === undefined) {
-    f.issues.warning(
-      'unknown_area_unit',
-      `${unitField} "${unit}" is not Square Feet, Square Meters, Acres or Hectares; ${field} not kept`,
-      f.pathOf(unitField),
-    );
+    f.issues.warning('unknown_area_unit', `${unitField} "${unit}" is not Square Feet, Square Meters, Acres or Hectares; ${fallback}`, f.pathOf(unitField));
     return null;
   }
   return roundSqm(value * factor);
 }
 
-/** LivingArea (else BuildingAreaTotal) and LotSizeArea (else LotSizeSquareFeet, else LotSizeAcres). */
-export function mapResoAreas(f: ResoFields): { buildingAreaSqm: number | null; landAreaSqm: number | null } {
-  const building = f.has('LivingArea')
-    ? area(f, 'LivingArea', 'LivingAreaUnits')
-    : f.has('BuildingAreaTotal')
-      ? area(f, 'BuildingAreaTotal', 'BuildingAreaUnits')
-      : null;
-  let land: number | null = null;
-  if (f.has('LotSizeArea')) land = area(f, 'LotSizeArea', 'LotSizeUnits');
-  else if (f.has('LotSizeSquareFeet')) land = roundSqm((f.number('LotSizeSquareFeet') ?? 0) * SQM_PER_UNIT.squarefeet) || null;
-  else if (f.has('LotSizeAcres')) land = roundSqm((f.number('LotSizeAcres') ?? 0) * SQM_PER_UNIT.acres) || null;
+/** A positive number of the given unit in square metres, or null. */
+const inUnit = (f: ResoFields, field: string, unit: keyof typeof SQM_PER_UNIT) => {
+  const value = f.number(field);
+  return value !== null && value > 0 ? roundSqm(value * SQM_PER_UNIT[unit]) || null : null;
+};
+
+/** The unit a floor or room area without one is read in: square feet in the US and Canada, square metres elsewhere. */
+export function usualAreaUnit(country: string): { unit: string; why: string } {
+  return { unit: SQUARE_FEET_COUNTRIES.has(country) ? 'Square Feet' : 'Square Meters', why: `the usual unit in ${country} feeds` };
+}
+
+/**
+ * The floor area: LivingArea, else BuildingAreaTotal, each with its units; a LivingArea without
+ * units is read in the country's usual unit (square feet in the US and Canada, square metres
+ * elsewhere) with a warning. The land area: LotSizeArea with LotSizeUnits, and whenever that
+ * cannot be converted (no units, unknown units), LotSizeSquareFeet, else LotSizeAcres.
+ */
+export function mapResoAreas(f: ResoFields, country: string): { buildingAreaSqm: number | null; landAreaSqm: number | null } {
+  const usual = usualAreaUnit(country);
+  const building = area(f, 'LivingArea', 'LivingAreaUnits', 'not kept', usual) ?? area(f, 'BuildingAreaTotal', 'BuildingAreaUnits', 'not kept');
+  const lotFallback = f.has('LotSizeSquareFeet') ? 'LotSizeSquareFeet used instead' : f.has('LotSizeAcres') ? 'LotSizeAcres used instead' : 'not kept';
+  const land = area(f, 'LotSizeArea', 'LotSizeUnits', lotFallback) ?? inUnit(f, 'LotSizeSquareFeet', 'squarefeet') ?? inUnit(f, 'LotSizeAcres', 'acres');
   return { buildingAreaSqm: building, landAreaSqm: land };
 }
 
-/** BedroomsTotal; BathroomsTotalInteger, else the sum of BathroomsFull and BathroomsHalf (each half bath counts as one, as in BathroomsTotalInteger). */
+/**
+ * BedroomsTotal; BathroomsTotalInteger, else the sum of BathroomsFull and BathroomsHalf (each half
+ * bath counts as one, as in BathroomsTotalInteger). A BathroomsTotalInteger that is not a whole
+ * number (1.1) is not trusted: the parts are used when given, else its whole part, with a warning.
+ */
 export function mapResoRooms(f: ResoFields): { bedrooms: number | null; bathrooms: number | null } {
   const bedrooms = f.count('BedroomsTotal');
+  const hasParts = f.has('BathroomsFull') || f.has('BathroomsHalf');
   let bathrooms = f.count('BathroomsTotalInteger');
-  if (bathrooms === null && (f.has('BathroomsFull') || f.has('BathroomsHalf'))) bathrooms = (f.count('BathroomsFull') ?? 0) + (f.count('BathroomsHalf') ?? 0);
+  if (bathrooms !== null && !Number.isInteger(bathrooms)) {
+    const instead = hasParts ? 'BathroomsFull and BathroomsHalf used' : `read as ${Math.floor(bathrooms)}`;
+    f.issues.warning('invalid_number', `BathroomsTotalInteger ${bathrooms} is not a whole number; ${instead}`, f.pathOf('BathroomsTotalInteger'));
+    bathrooms = hasParts ? null : Math.floor(bathrooms);
+  }
+  if (bathrooms === null && hasParts) bathrooms = (f.count('BathroomsFull') ?? 0) + (f.count('BathroomsHalf') ?? 0);
   return { bedrooms, bathrooms };
 }
 

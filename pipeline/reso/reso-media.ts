@@ -2,6 +2,7 @@ import { agentEmail } from '../email-address.js';
 import { type MediaSource, numberMedia } from '../number-media.js';
 import { readUrl } from '../reaxml/map-media.js';
 import type { Agent, CanonicalListing, MediaItem } from '../types.js';
+import { embeddedVideoUrl, linkUrl, uniqueLinks } from './reso-links.js';
 import { ResoFields } from './reso-values.js';
 
 type Kind = MediaItem['kind'] | 'video' | 'skip';
@@ -31,8 +32,9 @@ interface Entry {
 /**
  * The Media collection: photos by Order with the hero first (PreferredPhotoYN, else Order 0,
  * else the first photo), then floor plans, then documents, numbered in that order. Videos and
- * virtual tours (and VirtualTourURLUnbranded) become video links; agent and office pictures are not
- * listing media.
+ * virtual tours (and VirtualTourURLUnbranded) become video links, each URL once, a scheme-less one
+ * read as https and one given only as an embedded player (MediaHTML) kept when the player is on a
+ * known video host; agent and office pictures are not listing media.
  */
 export function mapResoMedia(f: ResoFields): { media: MediaItem[]; links: CanonicalListing['links'] } {
   const raw = f.record.Media;
@@ -48,12 +50,19 @@ export function mapResoMedia(f: ResoFields): { media: MediaItem[]; links: Canoni
     }
     const m = new ResoFields(item as Record<string, unknown>, path, f.issues);
     const href = m.text('MediaURL');
+    const category = m.enumeration('MediaCategory');
+    if (category && CATEGORIES[category] === 'video') {
+      const html = href ? null : m.text('MediaHTML');
+      const url = href ? linkUrl(href, 'MediaURL', f.issues, m.pathOf('MediaURL')) : html ? embeddedVideoUrl(html, f.issues, m.pathOf('MediaHTML')) : null;
+      if (url) links.push({ kind: 'videoLink', url });
+      else if (!href && !html) f.issues.warning('invalid_media_url', 'a video Media entry has no MediaURL or MediaHTML; skipped', m.pathOf('MediaURL'));
+      return;
+    }
     const url = href ? readUrl(href) : null;
     if (!url) {
       f.issues.warning('invalid_media_url', `MediaURL ${JSON.stringify(href)} is not an http(s) URL; skipped`, m.pathOf('MediaURL'));
       return;
     }
-    const category = m.enumeration('MediaCategory');
     let kind: Kind | undefined = category ? CATEGORIES[category] : undefined;
     if (!kind) {
       if (category)
@@ -64,29 +73,22 @@ export function mapResoMedia(f: ResoFields): { media: MediaItem[]; links: Canoni
         );
       kind = DOCUMENT_TYPES.has(m.enumeration('MediaType') ?? '') ? 'document' : 'photo';
     }
-    if (kind === 'skip') return;
-    if (kind === 'video') {
-      links.push({ kind: 'videoLink', url });
-      return;
-    }
+    if (kind === 'skip' || kind === 'video') return;
     const order = m.number('Order');
     const title = m.text('ShortDescription') ?? undefined;
     const source: MediaSource = { url, kind, slot: m.text('MediaKey') ?? `${i}`, ...(title ? { title } : {}) };
     entries.push({ item: source, order: order ?? Number.MAX_SAFE_INTEGER, preferred: m.flag('PreferredPhotoYN') === true });
   });
   const tour = f.text('VirtualTourURLUnbranded');
-  if (tour) {
-    const url = readUrl(tour);
-    if (url) links.push({ kind: 'videoLink', url });
-    else f.issues.warning('invalid_link_url', `VirtualTourURLUnbranded "${tour}" is not an http(s) URL; skipped`, f.pathOf('VirtualTourURLUnbranded'));
-  }
+  const tourUrl = tour ? linkUrl(tour, 'VirtualTourURLUnbranded', f.issues, f.pathOf('VirtualTourURLUnbranded')) : null;
+  if (tourUrl) links.push({ kind: 'videoLink', url: tourUrl });
 
   const byOrder = (kind: MediaItem['kind']) => entries.filter((e) => e.item.kind === kind).sort((a, b) => a.order - b.order);
   const photos = byOrder('photo');
   const hero = photos.find((p) => p.preferred) ?? photos.find((p) => p.order === 0) ?? photos[0];
   const sources = (list: Entry[]) => list.map((e) => e.item);
   const media = numberMedia(sources(photos), sources(byOrder('floorplan')), sources(byOrder('document')), hero?.item);
-  return { media, links };
+  return { media, links: uniqueLinks(links) };
 }
 
 const PHONES = [

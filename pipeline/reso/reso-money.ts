@@ -2,7 +2,7 @@ import type { Price, Rent } from '../types.js';
 import { enumKey, type ResoFields } from './reso-values.js';
 
 /** LeaseAmountFrequency (FeeFrequency lookup) to a stored period and the factor that gets there. */
-const FREQUENCIES: Readonly<Record<string, { factor: number; period: Rent['period'] }>> = {
+export const FREQUENCIES: Readonly<Record<string, { factor: number; period: Rent['period'] }>> = {
   weekly: { factor: 1, period: 'week' },
   daily: { factor: 7, period: 'week' },
   biweekly: { factor: 0.5, period: 'week' },
@@ -14,7 +14,7 @@ const FREQUENCIES: Readonly<Record<string, { factor: number; period: Rent['perio
   annually: { factor: 1, period: 'year' },
 };
 
-const round2 = (n: number) => Math.round(n * 100) / 100;
+export const round2 = (n: number) => Math.round(n * 100) / 100;
 
 /** ListPrice as the sale price; an absent or zero price is no amount. */
 export function mapListPrice(f: ResoFields, currency: string): Price | null {
@@ -24,27 +24,27 @@ export function mapListPrice(f: ResoFields, currency: string): Price | null {
 
 /**
  * The rent of a lease listing: LeaseAmount with LeaseAmountFrequency, converted to weeks or
- * months (a fortnightly rent is stored per week, a quarterly one per month). Without
- * LeaseAmount, ListPrice is read as the monthly rent, as MLS lease listings use it.
+ * months (a fortnightly rent is stored per week, a quarterly one per month). Without LeaseAmount,
+ * ListPrice is the rent, as MLS lease listings use it, and LeaseAmountFrequency still applies to
+ * it; with no frequency either, it is read as monthly (the usual MLS period), with a warning.
  */
 export function mapLease(f: ResoFields, currency: string): Rent | null {
-  const amount = f.number('LeaseAmount');
-  if (amount === null) {
-    const list = f.number('ListPrice');
-    if (!list) return null;
-    f.issues.warning('rent_from_list_price', `no LeaseAmount; ListPrice ${list} read as the monthly rent`, f.pathOf('ListPrice'));
-    return { amount: list, currency, period: 'month', display: true, text: null };
-  }
+  const leaseAmount = f.number('LeaseAmount');
+  const source = leaseAmount === null ? 'ListPrice' : 'LeaseAmount';
+  const amount = leaseAmount ?? f.number('ListPrice');
+  if (!amount) return null;
   const raw = f.text('LeaseAmountFrequency');
   if (raw === null) {
-    f.issues.warning('missing_lease_frequency', 'LeaseAmount has no LeaseAmountFrequency; read as monthly', f.pathOf('LeaseAmount'));
+    if (source === 'ListPrice')
+      f.issues.warning('rent_from_list_price', `no LeaseAmount nor LeaseAmountFrequency; ListPrice ${amount} read as the monthly rent`, f.pathOf('ListPrice'));
+    else f.issues.warning('missing_lease_frequency', 'LeaseAmount has no LeaseAmountFrequency; read as monthly', f.pathOf('LeaseAmount'));
     return { amount, currency, period: 'month', display: true, text: null };
   }
   const frequency = FREQUENCIES[enumKey(raw)];
   if (!frequency) {
     f.issues.warning(
       'unsupported_lease_frequency',
-      `LeaseAmountFrequency "${raw}" cannot be expressed per week, month or year; the amount is shown as text`,
+      `LeaseAmountFrequency "${raw}" cannot be expressed per week, month or year; the ${source} is shown as text`,
       f.pathOf('LeaseAmountFrequency'),
     );
     return { amount: null, currency, period: 'month', display: true, text: `${amount} ${raw}` };

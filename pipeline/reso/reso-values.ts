@@ -94,6 +94,16 @@ export class ResoFields {
     return [];
   }
 
+  /** A Date field (YYYY-MM-DD; a timestamp's date part is taken); null, with a warning, for anything else. */
+  date(field: string): string | null {
+    const raw = this.text(field);
+    if (raw === null) return null;
+    const date = /^(\d{4}-\d{2}-\d{2})(T|$)/.exec(raw)?.[1];
+    if (date && !Number.isNaN(Date.parse(date))) return date;
+    this.issues.warning('invalid_date', `${field} "${raw}" is not a date (YYYY-MM-DD); ignored`, this.pathOf(field));
+    return null;
+  }
+
   /** An enumeration field as its enumKey, or null. */
   enumeration(field: string): string | null {
     const t = this.text(field);

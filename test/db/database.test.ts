@@ -59,6 +59,8 @@ for (const backend of backends) {
       '20261125000000_public_patch',
       '20261125010000_project_public_patch',
       '20261125020000_operator_sessions',
+      '20261125030000_source_display',
+      '20261125040000_directory_office_names',
     ];
     it('applies migrations once, idempotently, and rolls them back', async () => {
       expect(await migrateToLatest(db)).to.deep.equal(ALL);

@@ -1,3 +1,10 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { repoRoot } from '../helpers.js';
+
+/** RESO Property records in the shapes real MLS exports send (test/fixtures/reso/README.md). */
+export const MLS_EXPORTS = readFileSync(resolve(repoRoot, 'test/fixtures/reso/mls-exports.json'), 'utf8');
+
 /** RESO records and project documents the format tests build on. */
 
 /** A valid Australian RESO record; fields override. */

