@@ -1,4 +1,4 @@
-import { E_TIMEOUT, Semaphore, withTimeout } from 'async-mutex';
+import { Semaphore, withTimeout } from 'async-mutex';
 import { type RequestHandler, Router } from 'express';
 import { HttpError } from '../../lib/errors.js';
 import { validateFeed } from '../../pipeline/validate-feed.js';
@@ -75,7 +75,8 @@ export function validateRouter(deps: ValidateDeps): Router {
       try {
         if (input.body.kind === 'bytes') raw = await spoolBody(input.body.stream);
         const body: FeedBody = raw ? { kind: 'bytes', stream: raw.read() } : input.body;
-        [, release] = await running.acquire().catch((err) => Promise.reject(err === E_TIMEOUT ? busy : err));
+        // Past waitMs this rejects with `busy`, the 503 (the place in line is given up).
+        [, release] = await running.acquire();
         if (res.destroyed) return; // the client left while waiting
         const { listings: _inSpool, ...result } = await validateFeed(feedText(body), input.context, {
           format: input.format,
