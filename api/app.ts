@@ -21,6 +21,7 @@ import { queueBoard } from './queue-board.js';
 import { adminDropsRouter } from './routes/admin-drops.js';
 import { adminIngestionRouter } from './routes/admin-ingestion.js';
 import { adminLeadsRouter } from './routes/admin-leads.js';
+import { adminOfficesRouter } from './routes/admin-offices.js';
 import { adminOperationsRouter } from './routes/admin-operations.js';
 import { consolePageRouter } from './routes/console-page.js';
 import { developerKeysRouter } from './routes/developer-keys.js';
@@ -164,6 +165,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(adminOperationsRouter({ db, ingestQueue: deps.ingestQueue, leadQueue: deps.leadQueue, queueIsRedis: config.redisUrl !== null }));
   app.use(adminSiteRouter(db));
   app.use(adminLeadsRouter({ db, leadQueue: deps.leadQueue }));
+  app.use(adminOfficesRouter({ db }));
   app.use(adminDropsRouter({ db }));
   app.use(operatorSessionRouter({ db, operatorToken: config.operatorToken }));
   if (deps.boardQueues?.length) {

@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import { badRequest, unsupportedMediaType } from '../lib/errors.js';
+import { officeIdProblem } from '../lib/office-id.js';
 import { defaultLocaleOf, isCountryCode, isCurrencyCode } from '../pipeline/countries.js';
 import { decodeUtf8, decodeXmlBytes } from '../pipeline/decode.js';
 import type { FeedContext, FeedFormat } from '../pipeline/types.js';
@@ -37,8 +38,10 @@ function isRawJsonDocument(req: Request): boolean {
   return Boolean(req.is('application/json')) && JSON_FORMATS.includes(req.query.format);
 }
 
-/** Context with defaults, currency and country checked against ISO-4217 and ISO-3166. */
-function resolveContext(body: FeedContextBody, where: { currency: string; country: string }): FeedContext {
+/** Context with defaults, currency and country checked against ISO-4217 and ISO-3166, an office id given checked as one. */
+function resolveContext(body: FeedContextBody, where: { currency: string; country: string; officeId: string }): FeedContext {
+  const officeProblem = body.sourceOfficeId === undefined ? null : officeIdProblem(body.sourceOfficeId);
+  if (officeProblem) throw badRequest(`${where.officeId}: ${officeProblem}`);
   const currency = body.currency?.toUpperCase();
   if (currency !== undefined && !isCurrencyCode(currency)) {
     throw badRequest(`${where.currency} "${body.currency}" is not an ISO-4217 currency code`);
@@ -56,7 +59,7 @@ function rawFeedInput(req: Request, maxBytes: number): FeedInput {
     release: async () => undefined,
     context: resolveContext(
       { currency: query.currency, defaultCountry: query.country, sourceLocale: query.locale, sourceOfficeId: query.officeId },
-      { currency: 'query.currency', country: 'query.country' },
+      { currency: 'query.currency', country: 'query.country', officeId: 'query.officeId' },
     ),
     mode: query.mode ?? 'incremental',
     format: query.format ?? 'reaxml',
@@ -91,7 +94,7 @@ export async function readFeedInput(req: Request, maxBytes: number): Promise<Fee
       return {
         body: { kind: 'text', spooled: xml },
         release: () => xml.remove(),
-        context: resolveContext(body.context ?? {}, { currency: 'context.currency', country: 'context.defaultCountry' }),
+        context: resolveContext(body.context ?? {}, { currency: 'context.currency', country: 'context.defaultCountry', officeId: 'context.sourceOfficeId' }),
         mode: body.mode ?? 'incremental',
         format: body.format ?? 'reaxml',
       };

@@ -54,7 +54,9 @@ export function adminPaths(): Record<string, unknown> {
     },
     '/v1/admin/feeds': {
       get: {
-        summary: 'Recent feed events: source, scope, counts, status, issues',
+        summary: 'Recent feed events: source, scope, counts, status, outcome, issues',
+        description:
+          "outcome says what became of each feed: queued or running while it is read; ok (every listing stored), with_invalid (some listings or projects refused), not_well_formed (the feed could not be read; nothing stored), tripped (the circuit breaker held a full feed's archive for review); failed (ingestion gave up) or rejected (refused before it was read).",
         security: operator,
         parameters: queryParameters('AdminFeedsQuery'),
         responses: { 200: open('{ total, feeds }'), 400: errorResponse('Invalid query'), ...guarded },

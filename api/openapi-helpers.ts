@@ -1,3 +1,4 @@
+import { OFFICE_ID_PATTERN, OFFICE_ID_RULE } from '../lib/office-id.js';
 import { schemas } from './schemas/index.js';
 
 /** Rewrites our ajv-style `$ref: "Name"` into OpenAPI component references and drops `$id`. */
@@ -57,3 +58,12 @@ export function queryParameters(schemaId: string): unknown[] {
 }
 
 export const uuidPath = (name: string, description: string) => ({ name, in: 'path', required: true, description, schema: { type: 'string', format: 'uuid' } });
+
+/** An office id in a path ({office}), with its rule. */
+export const officePath = {
+  name: 'office',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', pattern: OFFICE_ID_PATTERN },
+  description: `An office id: ${OFFICE_ID_RULE}.`,
+} as const;

@@ -1,4 +1,4 @@
-import { errorResponse, feedRequestBody, json, queryParameters, ref, uuidPath } from './openapi-helpers.js';
+import { errorResponse, feedRequestBody, json, officePath, queryParameters, ref, uuidPath } from './openapi-helpers.js';
 
 const unauthorized = errorResponse('Missing, wrong, suspended or revoked key');
 const unavailable = errorResponse('Database or job queue unavailable; nothing was accepted');
@@ -147,14 +147,14 @@ export function ingestionPaths(): Record<string, unknown> {
       get: {
         summary: "An office's context for SFTP-dropped feeds (defaults where unset)",
         security: operator,
-        parameters: [{ name: 'office', in: 'path', required: true, schema: { type: 'string', maxLength: 200 } }],
+        parameters: [officePath],
         responses: { 200: { description: 'The settings', content: json('DropSettings') }, 400: errorResponse('Office id too long'), ...operatorErrors },
       },
       put: {
         summary: "Set an office's context for SFTP-dropped feeds: currency, country, locale, alert email",
         description: 'Applies to files claimed from now on; see docs/sftp.md.',
         security: operator,
-        parameters: [{ name: 'office', in: 'path', required: true, schema: { type: 'string', maxLength: 200 } }],
+        parameters: [officePath],
         requestBody: { required: true, content: json('DropSettingsRequest') },
         responses: { 200: { description: 'The settings as stored', content: json('DropSettings') }, 400: errorResponse('Invalid body'), ...operatorErrors },
       },

@@ -1,4 +1,4 @@
-import { errorResponse, json, queryParameters, uuidPath } from './openapi-helpers.js';
+import { errorResponse, json, officePath, queryParameters, uuidPath } from './openapi-helpers.js';
 
 const operator = [{ operator: [] }];
 const guarded = { 401: errorResponse('Operator credential missing or wrong'), 503: errorResponse('Database unavailable') };
@@ -55,10 +55,21 @@ export function leadPaths(): Record<string, unknown> {
       },
     },
     '/v1/admin/offices/{office}': {
-      put: {
-        summary: "Set an office's lead email",
+      get: {
+        summary: 'What the service holds about an office: lead email, SFTP drop settings, listings by status, the feed keys that cover it',
         security: operator,
-        parameters: [{ name: 'office', in: 'path', required: true, schema: { type: 'string', maxLength: 200 } }],
+        parameters: [officePath],
+        responses: {
+          200: open('{ office, leadEmail, dropSettings, listingsByStatus, keys: [{ id, clientName, status }] }'),
+          400: errorResponse('Not an office id'),
+          404: errorResponse('No listing, feed key or setting names the office'),
+          ...guarded,
+        },
+      },
+      put: {
+        summary: "Set an office's lead email (null clears it)",
+        security: operator,
+        parameters: [officePath],
         requestBody: { required: true, content: json('OfficeSettingsRequest') },
         responses: { 200: open('{ office, leadEmail }'), 400: errorResponse('Invalid body'), ...guarded },
       },

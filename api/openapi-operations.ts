@@ -39,6 +39,7 @@ export const OPERATIONS: Record<string, [operationId: string, tag: Tag]> = {
   'GET /v1/admin/blocklist': ['adminListBlocklist', 'leads'],
   'POST /v1/admin/blocklist': ['adminAddBlock', 'leads'],
   'DELETE /v1/admin/blocklist': ['adminRemoveBlock', 'leads'],
+  'GET /v1/admin/offices/{office}': ['adminGetOffice', 'leads'],
   'PUT /v1/admin/offices/{office}': ['adminSetOfficeLeadEmail', 'leads'],
   'POST /admin/session': ['openOperatorSession', 'admin'],
   'DELETE /admin/session': ['closeOperatorSession', 'admin'],

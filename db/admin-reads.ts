@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { feedOutcome } from '../lib/feed-outcome.js';
 import { listingKey } from '../pipeline/listing-key.js';
 import { refreshDirectory } from './directory.js';
 import { iso, isoOrNull, likePattern } from './row-values.js';
@@ -120,6 +121,7 @@ export async function adminFeeds(db: Knex, query: { status?: string; keyId?: str
       format: r.format,
       mode: r.mode,
       status: r.status,
+      outcome: feedOutcome(r.status, r.result ?? null),
       attempts: r.attempts,
       bodyBytes: Number(r.body_bytes),
       createdAt: iso(r.created_at),

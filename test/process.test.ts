@@ -63,6 +63,8 @@ describe('the operator command npm run key:create', () => {
       const bad = await run(['--client', 'Ops']);
       expect(bad.code).to.equal(2);
       expect(bad.out).to.include('--email').and.include('--office');
+      const odd = await run(['--client', 'Ops', '--email', 'ops@example.com', '--office', '<script>']);
+      expect([odd.code, odd.out]).to.satisfy(([code, out]: [number, string]) => code === 2 && out.includes('"<script>" is not an office id'));
       const ok = await run(['--client', 'Ops import', '--email', 'ops@example.com', '--office', 'OFF1', '--office', 'OFF2']);
       expect(ok.code, ok.out).to.equal(0);
       const printed = JSON.parse(ok.out);

@@ -6,6 +6,7 @@ import { badRequest } from '../../lib/errors.js';
 import { isCountryCode, isCurrencyCode } from '../../pipeline/countries.js';
 import { operatorOf } from '../auth/operator.js';
 import { jsonBody } from '../middleware/json-body.js';
+import { officeParam } from '../office-ids.js';
 import { assertValid } from '../validators.js';
 
 interface DropSettingsRequest {
@@ -13,12 +14,6 @@ interface DropSettingsRequest {
   country?: string | null;
   locale?: string | null;
   alertEmail?: string | null;
-}
-
-function officeParam(raw: unknown): string {
-  const office = String(raw);
-  if (office.length > 200) throw badRequest('the office id is longer than 200 characters');
-  return office;
 }
 
 /** Per-office context of SFTP drops (behind the operator credential; docs/sftp.md). */

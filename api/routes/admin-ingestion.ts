@@ -6,6 +6,7 @@ import { listQuarantine, resolveQuarantine } from '../../db/quarantine.js';
 import { HttpError, notFound } from '../../lib/errors.js';
 import { operatorOf } from '../auth/operator.js';
 import { jsonBody } from '../middleware/json-body.js';
+import { officeIdsOf } from '../office-ids.js';
 import { uuidParam } from '../path-params.js';
 import { assertValid } from '../validators.js';
 
@@ -24,7 +25,7 @@ export function adminIngestionRouter(deps: { db: Db }): Router {
     const { key, secret } = await createFeedKey(deps.db, {
       clientName: body.clientName.trim(),
       alertEmail: body.alertEmail,
-      officeIds: body.officeIds.map((o) => o.trim()),
+      officeIds: officeIdsOf(body.officeIds, 'body.officeIds'),
       status: 'active',
     });
     await recordAudit(deps.db, { actor: operatorOf(res), action: 'key.create', target: key.id, details: { officeIds: key.officeIds } });

@@ -1,10 +1,9 @@
 import { Router } from 'express';
 import type { Knex } from 'knex';
-import { addBlock, COMMON_MAIL_DOMAINS, listBlocklist, normaliseBlockValue, removeBlock, setOfficeLeadEmail } from '../../db/blocklist.js';
+import { addBlock, COMMON_MAIL_DOMAINS, listBlocklist, normaliseBlockValue, removeBlock } from '../../db/blocklist.js';
 import { type LeadStatus, leadJobKey, listLeads, retryLead } from '../../db/leads.js';
 import { recordAudit } from '../../db/operators.js';
 import { badRequest, HttpError, notFound } from '../../lib/errors.js';
-import { singleMailbox } from '../../pipeline/email-address.js';
 import type { JobQueue } from '../../workers/job-queue.js';
 import { operatorOf } from '../auth/operator.js';
 import { jsonBody } from '../middleware/json-body.js';
@@ -13,7 +12,7 @@ import { assertValid, assertValidQuery } from '../validators.js';
 
 const json = jsonBody('8kb');
 
-/** Lead review and retry, the sender blocklist, office lead addresses (behind the operator credential). */
+/** Lead review and retry, and the sender blocklist (behind the operator credential). */
 export function adminLeadsRouter(deps: { db: Knex; leadQueue: JobQueue }): Router {
   const router = Router();
   const { db } = deps;
@@ -60,17 +59,6 @@ export function adminLeadsRouter(deps: { db: Knex; leadQueue: JobQueue }): Route
     if (!row) throw notFound('no such blocklist entry');
     await recordAudit(db, { actor: operatorOf(res), action: 'blocklist.remove', target: `${row.kind}:${row.value}` });
     res.json({ removed: row });
-  });
-
-  router.put('/v1/admin/offices/:office', json, async (req, res) => {
-    const office = String(req.params.office);
-    if (office.length > 200) throw badRequest('the office id is longer than 200 characters');
-    const body = assertValid<{ leadEmail: string | null }>('OfficeSettingsRequest', req.body ?? null, 'body');
-    const leadEmail = body.leadEmail === null ? null : singleMailbox(body.leadEmail);
-    if (body.leadEmail !== null && !leadEmail) throw badRequest('body.leadEmail must be one email address (local@domain, without a list or line breaks)');
-    await setOfficeLeadEmail(db, office, leadEmail);
-    await recordAudit(db, { actor: operatorOf(res), action: 'office.lead_email', target: office });
-    res.json({ office, leadEmail });
   });
 
   return router;

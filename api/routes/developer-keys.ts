@@ -2,6 +2,7 @@ import { type RequestHandler, Router } from 'express';
 import { createFeedKey } from '../../db/feed-keys.js';
 import type { Db } from '../../db/knex.js';
 import { jsonBody } from '../middleware/json-body.js';
+import { officeIdsOf } from '../office-ids.js';
 import type { KeyRequestBody } from '../schemas/ingestion.js';
 import { assertValid } from '../validators.js';
 
@@ -16,7 +17,7 @@ export function developerKeysRouter(deps: { db: Db; limit: RequestHandler }): Ro
     const { key, secret } = await createFeedKey(deps.db, {
       clientName: body.clientName.trim(),
       alertEmail: body.alertEmail,
-      officeIds: body.officeIds.map((o) => o.trim()),
+      officeIds: officeIdsOf(body.officeIds, 'body.officeIds'),
       status: 'suspended',
     });
     req.log?.info({ keyId: key.id, officeIds: key.officeIds }, 'feed key requested');

@@ -9,7 +9,8 @@ const officeIds = {
   maxItems: 100,
   uniqueItems: true,
   items: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' },
-  description: 'Source office ids (REAXML agentID) the key may push for.',
+  description:
+    "Source office ids (REAXML agentID, RESO ListOfficeKey) the key may push for: each 1 to 200 letters, digits, '.', '_', ':' or '-', starting with a letter or digit (surrounding spaces are trimmed).",
 } as const;
 const keyStatus = { enum: ['suspended', 'active', 'revoked'] } as const;
 

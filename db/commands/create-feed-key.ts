@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { officeIdProblem } from '../../lib/office-id.js';
 import { createFeedKey } from '../feed-keys.js';
 import { withConfiguredDb } from './configured-db.js';
 
@@ -27,6 +28,7 @@ async function main(): Promise<number> {
     !values.client?.trim() && '--client is required',
     !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(values.email ?? '') && '--email must be an email address',
     !values.office?.some((o) => o.trim()) && 'at least one --office is required',
+    ...(values.office ?? []).map((o) => o.trim() && officeIdProblem(o.trim())),
   ].filter(Boolean);
   if (problems.length) {
     process.stderr.write(`${problems.join('\n')}\n\n${USAGE}\n`);

@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { validatorFor } from '../../api/validators.js';
 import { createOperatorToken, revokeOperatorToken } from '../../db/operators.js';
+import { OFFICE_ID_RULE } from '../../lib/office-id.js';
 import { feed } from '../helpers.js';
-import { activeKey, admin, officeListing, pushFeed } from '../ingest/client.js';
+import { AUD, activeKey, admin, officeListing, pushFeed } from '../ingest/client.js';
 import { startTestService, type TestService } from '../service.js';
 
 const ADMIN_ROUTES: [string, string][] = [
@@ -153,10 +154,15 @@ describe('Operator API and site content (PostgreSQL)', function () {
     const { body } = await call('GET', '/v1/admin/feeds?limit=2');
     expect(body.total).to.be.at.least(3);
     const [latest] = body.feeds;
-    expect(latest).to.deep.include({ source: 'api', status: 'done', ok: false, counts: { parsed: 1, valid: 0, invalid: 1 } });
+    expect(latest).to.deep.include({ source: 'api', status: 'done', outcome: 'with_invalid', ok: false, counts: { parsed: 1, valid: 0, invalid: 1 } });
     expect(latest.issues.map((i: { code: string }) => i.code)).to.include('missing_address');
     expect(latest).not.to.have.property('upserts');
     expect((await call('GET', '/v1/admin/feeds?status=failed')).body.total).to.equal(0);
+    // A feed that could not be read is done, but its outcome says so (not "ok").
+    expect((await pushFeed(svc.url, key, '<propertyList><residential>')).status).to.equal(400);
+    const [unreadable] = (await call('GET', '/v1/admin/feeds?limit=1')).body.feeds;
+    expect(unreadable).to.deep.include({ status: 'done', outcome: 'not_well_formed' });
+    expect(body.feeds.slice(1).every((f: { outcome: string }) => f.outcome === 'ok')).to.equal(true);
     expect((await call('GET', '/v1/admin/feeds?status=odd')).status).to.equal(400);
   });
 
@@ -264,5 +270,47 @@ describe('Operator API and site content (PostgreSQL)', function () {
 
     const actions = (await call('GET', '/v1/admin/audit?limit=200')).body.entries.map((e: { action: string }) => e.action);
     expect(actions).to.include.members(['page.create', 'page.update', 'page.delete', 'site.settings', 'site.navigation']);
+  });
+
+  it("reads an office's settings, listings and keys before anything edits them; an office nothing names is a 404", async () => {
+    expect((await call('PUT', '/v1/admin/offices/OFF1', { leadEmail: 'enquiries@agency.example' })).status).to.equal(200);
+    const office = await call('GET', '/v1/admin/offices/OFF1');
+    expect(office.status).to.equal(200);
+    expect(office.body).to.deep.include({ office: 'OFF1', leadEmail: 'enquiries@agency.example' });
+    expect(office.body.listingsByStatus.active).to.be.at.least(1);
+    expect(office.body.keys.map((k: { status: string }) => k.status)).to.include('active');
+    expect(office.body.dropSettings).to.deep.include({ office: 'OFF1', currency: null });
+    const unknown = await call('GET', '/v1/admin/offices/NOWHERE7');
+    expect([unknown.status, unknown.body.error]).to.deep.equal([404, 'no office NOWHERE7: no listing, feed key or setting names it']);
+  });
+
+  it('takes only office ids that are office ids, wherever one enters: keys, office settings, a feed override, the key command', async () => {
+    for (const bad of ['bad office id!!', '<script>', 'OFF/1', '-lead']) {
+      const body = { clientName: 'x', alertEmail: 'ops@example.com', officeIds: ['OFF1', bad] };
+      const created = await call('POST', '/v1/admin/keys', body);
+      expect([created.status, created.body.error], bad).to.deep.equal([
+        400,
+        `body.officeIds[1]: ${JSON.stringify(bad)} is not an office id (${OFFICE_ID_RULE})`,
+      ]);
+      const requested = await fetch(`${svc.url}/v1/developer/keys`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect(requested.status, bad).to.equal(400);
+      for (const path of [`/v1/admin/offices/${encodeURIComponent(bad)}`, `/v1/admin/offices/${encodeURIComponent(bad)}/drop-settings`])
+        expect((await call('GET', path)).status, `${path}`).to.be.oneOf([400, 404]);
+      expect((await call('PUT', `/v1/admin/offices/${encodeURIComponent(bad)}`, { leadEmail: null })).body.error ?? '', bad).to.contain('is not an office id');
+      const pushed = await pushFeed(svc.url, key, feed(officeListing('OFF1', 'Z')), { context: { ...AUD, sourceOfficeId: bad } });
+      expect([pushed.status, (await pushed.json()).error], bad).to.deep.equal([
+        400,
+        `context.sourceOfficeId: ${JSON.stringify(bad)} is not an office id (${OFFICE_ID_RULE})`,
+      ]);
+    }
+    expect(
+      (await call('POST', '/v1/admin/keys', { clientName: 'x', alertEmail: 'ops@example.com', officeIds: [' OFF5 ', 'Agence_Île-de-France.2'] })).body
+        .officeIds,
+    ).to.deep.equal(['OFF5', 'Agence_Île-de-France.2']);
+    expect(await svc.db('feed_keys').whereRaw("array_to_string(office_ids, ',') LIKE '%<%'").first()).to.equal(undefined);
   });
 });

@@ -56,6 +56,10 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
     failedLead = (await lead.json()).id;
     for (let i = 0; i < 100 && (await svc.db('leads').where({ id: failedLead }).first('status')).status !== 'failed'; i += 1)
       await new Promise((r) => setTimeout(r, 50));
+    // A feed with a listing refused, and one that cannot be read at all.
+    const invalid = `<residential modTime="2024-03-02-10:00:00" status="current"><agentID>OFF1</agentID><uniqueID>NOADDR</uniqueID><headline>x</headline></residential>`;
+    expect((await pushFeed(svc.url, key, feed(invalid))).status).to.equal(200);
+    expect((await pushFeed(svc.url, key, '<propertyList><residential>')).status).to.equal(400);
 
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
@@ -160,8 +164,15 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
     await shot('05-leads');
   });
 
-  it('shows feeds with their issues, the site content and the audit log', async () => {
+  it('shows each feed with what became of it (never a green badge for a broken feed), its issues, the site content and the audit log', async () => {
     await go('feeds', 'Feeds');
+    const feeds = await svc.db('feed_events').orderBy('created_at').select('id');
+    const cells = async (id: string) => (await page.locator(`tr[data-feed="${id}"] > td`).allInnerTexts()).map((t) => t.trim());
+    const [first, trip, invalid, unreadable] = await Promise.all(feeds.map((f: { id: string }) => cells(f.id)));
+    expect([first[1], trip[1], invalid[1], unreadable[1]]).to.deep.equal(['ok', 'tripped', 'with invalid', 'not well formed']);
+    expect(unreadable[4]).to.match(/not well-formed: unclosed tag: residential \(line 1, column \d+\)/);
+    expect(await page.locator(`tr[data-feed="${feeds[3].id}"] .badge`).first().getAttribute('class')).to.contain('bad');
+    expect(await page.locator(`tr[data-feed="${feeds[2].id}"] .badge`).first().getAttribute('class')).to.contain('warn');
     await page
       .getByRole('button', { name: /^Issues/ })
       .first()
@@ -191,19 +202,38 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
     await shot('08-audit');
   });
 
-  it("sets an office's lead email and its SFTP drop settings", async () => {
+  it("shows an office's current lead email and drop settings, saves only what was changed, and never opens an unknown office silently", async () => {
+    expect((await admin(svc.url, 'PUT', '/v1/admin/offices/OFF1', { leadEmail: 'enquiries@agency.example' })).status).to.equal(200);
     await go('offices', 'Offices');
     await page.getByLabel('Office id').fill('OFF1');
     await page.getByRole('button', { name: 'Open' }).click();
-    await page.getByLabel('Office lead email').fill('enquiries@agency.example');
+    // The stored address is shown, so saving other settings (or saving untouched) keeps it.
+    expect(await page.getByLabel('Office lead email').inputValue()).to.equal('enquiries@agency.example');
+    await page.getByText(/Listings: \d+ active/).waitFor();
     await page.getByRole('button', { name: 'Save lead email' }).click();
-    await page.getByText('Lead email of OFF1 saved.').waitFor();
+    await page.getByText('Nothing to save: the lead email of OFF1 is unchanged.').waitFor();
     await page.getByLabel('Currency (ISO-4217)').fill('NZD');
     await page.getByRole('button', { name: 'Save drop settings' }).click();
     await page.getByText('SFTP drop settings of OFF1 saved.').waitFor();
-    const drop = await (await admin(svc.url, 'GET', '/v1/admin/offices/OFF1/drop-settings')).json();
-    expect(drop).to.include({ office: 'OFF1', currency: 'NZD' });
+    const office = await (await admin(svc.url, 'GET', '/v1/admin/offices/OFF1')).json();
+    expect([office.leadEmail, office.dropSettings.currency]).to.deep.equal(['enquiries@agency.example', 'NZD']);
+    await page.getByLabel('Office lead email').fill('leads@agency.example');
+    await page.getByRole('button', { name: 'Save lead email' }).click();
+    await page.getByText('Lead email of OFF1 saved.').waitFor();
+    expect((await (await admin(svc.url, 'GET', '/v1/admin/offices/OFF1')).json()).leadEmail).to.equal('leads@agency.example');
     await shot('09-offices');
+    // An office nothing names: said so, with no form until the operator asks for one.
+    await page.getByLabel('Office id').fill('NOWHERE7');
+    await page.getByRole('button', { name: 'Open' }).click();
+    await page.getByText('No listing, feed key or setting names office NOWHERE7.', { exact: false }).waitFor();
+    expect(await page.getByLabel('Office lead email').count()).to.equal(0);
+    await page.getByRole('button', { name: 'Set up NOWHERE7' }).click();
+    expect(await page.getByLabel('Office lead email').inputValue()).to.equal('');
+    // Not an office id: the server's reason.
+    await page.getByLabel('Office id').fill('<script>');
+    await page.getByRole('button', { name: 'Open' }).click();
+    await page.getByRole('alert').waitFor();
+    expect(await page.getByRole('alert').innerText()).to.contain('is not an office id');
   });
 
   it("shows the server's error text when an action is refused", async () => {
@@ -213,5 +243,31 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
     await page.getByRole('button', { name: 'Block' }).click();
     await page.getByRole('alert').waitFor();
     expect(await page.getByRole('alert').innerText()).to.match(/gmail\.com is a widely used mail provider/);
+  });
+});
+
+describe('Browser: the operator console without Redis (embedded)', function () {
+  this.timeout(60_000);
+  let svc: TestService;
+  let browser: Browser;
+  before(async () => {
+    svc = await startTestService({ database: 'pglite' });
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await svc?.close();
+  });
+
+  it('offers no queue board link where there is no queue board', async () => {
+    const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+    await page.goto(`${svc.url}/console`);
+    await page.getByLabel('Operator token').fill(OPERATOR);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+    await page.getByText('API reference').waitFor();
+    expect(await page.locator('#board-link').isVisible(), 'no Redis, no board').to.equal(false);
+    expect((await fetch(`${svc.url}/admin/queues`)).status).to.equal(404);
+    await page.screenshot({ path: resolve(SCREENSHOTS, '10-dashboard-embedded.png'), fullPage: true });
   });
 });

@@ -1,5 +1,6 @@
 import { type FeedEvent, failFeedEvent, finishFeedEvent, getFeedEvent, readFeedBody, recordFeedProgress, startFeedEvent } from '../../db/feed-events.js';
 import type { Db } from '../../db/knex.js';
+import { type FeedOutcome, feedOutcome } from '../../lib/feed-outcome.js';
 import type { Logger } from '../../lib/logger.js';
 import { decodeUtf8, decodeXmlBytes } from '../../pipeline/decode.js';
 import type { BreakerSettings } from '../../pipeline/reconcile.js';
@@ -65,8 +66,8 @@ async function* bodyText(db: Db, event: FeedEvent): AsyncGenerator<string> {
 export interface FeedJobSummary {
   feedId: string;
   status: 'done' | 'skipped';
-  /** done: ok, with_invalid (some listings or projects refused) or not_well_formed. */
-  outcome?: 'ok' | 'with_invalid' | 'not_well_formed';
+  /** What became of the feed (lib/feed-outcome.ts). */
+  outcome?: FeedOutcome;
   counts?: IngestionResult['counts'];
   summary?: IngestionResult['summary'];
   reconcile?: string;
@@ -107,7 +108,7 @@ export async function processFeed(deps: IngestDeps, feedId: string, job?: JobCon
     { feedId, ms: Date.now() - started, counts: result.counts, summary: result.summary, reconcile: result.reconcile?.status, notified },
     'feed ingested',
   );
-  const outcome = result.issues.some((i) => i.code === 'feed_not_well_formed') ? 'not_well_formed' : result.ok ? 'ok' : 'with_invalid';
+  const outcome = feedOutcome('done', result);
   return { feedId, status: 'done', outcome, counts: result.counts, summary: result.summary, reconcile: result.reconcile?.status };
 }
 

@@ -23,7 +23,7 @@ function el(tag, attrs = {}, ...children) {
 const when = (iso) => (iso ? new Date(iso).toLocaleString() : '—');
 const text = (map) => (map && typeof map === 'object' ? Object.values(map)[0] : (map ?? ''));
 const addressLine = (a) => (a ? [a.lotNumber ? `Lot ${a.lotNumber}` : null, [a.subNumber, a.streetNumber].filter(Boolean).join('/'), a.street, a.locality, a.region, a.postcode].filter(Boolean).join(' ') : '');
-const STATUS_TONE = { active: 'good', done: 'good', delivered: 'good', under_offer: 'good', suspended: 'warn', queued: 'warn', running: 'warn', pending: 'warn', sending: 'warn', published: 'good', applied: 'good', tripped: 'bad', draft: 'warn', open: 'warn', reviewed: 'good', revoked: 'bad', failed: 'bad', rejected: 'bad', dead_letter: 'bad', archived: 'bad' };
+const STATUS_TONE = { active: 'good', done: 'good', ok: 'good', with_invalid: 'warn', not_well_formed: 'bad', delivered: 'good', under_offer: 'good', suspended: 'warn', queued: 'warn', running: 'warn', pending: 'warn', sending: 'warn', published: 'good', applied: 'good', tripped: 'bad', draft: 'warn', open: 'warn', reviewed: 'good', revoked: 'bad', failed: 'bad', rejected: 'bad', dead_letter: 'bad', archived: 'bad' };
 const badge = (status) => el('span', { class: `badge ${STATUS_TONE[status] ?? ''}` }, String(status).replace(/_/g, ' '));
 
 class ApiError extends Error {
@@ -279,15 +279,17 @@ async function feeds(view) {
       const reconcile = f.reconcile
         ? el('div', {}, 'reconcile ', badge(f.reconcile.status), f.reconcile.archived ? ` ${f.reconcile.archived} archived` : '', f.reconcile.status === 'tripped' ? [' · ', el('a', { href: '#/quarantine' }, 'review')] : null)
         : null;
+      // A feed that could not be read says why where its error goes (its one issue carries the reason).
+      const unreadable = f.outcome === 'not_well_formed' ? f.issues.find((i) => i.code === 'feed_not_well_formed')?.message : null;
       return [
         el(
           'tr',
           { 'data-feed': f.feedId },
           el('td', {}, when(f.createdAt), el('div', { class: 'muted' }, `${f.source} · ${f.format} · ${f.mode}`)),
-          el('td', {}, badge(f.status)),
+          el('td', {}, badge(f.outcome ?? f.status)),
           el('td', {}, f.officeScope.join(', ')),
           el('td', {}, counts, el('div', { class: 'muted' }, summary), reconcile),
-          el('td', {}, f.error ?? '', f.errorDetail ? el('pre', {}, f.errorDetail.split('\n')[0]) : null),
+          el('td', {}, f.error ?? unreadable ?? '', f.errorDetail ? el('pre', {}, f.errorDetail.split('\n')[0]) : null),
           el('td', { class: 'num' }, f.attempts),
           el(
             'td',
@@ -299,7 +301,7 @@ async function feeds(view) {
         issues,
       ];
     });
-    box.replaceChildren(el('p', { class: 'muted' }, `${total} feed(s); newest first, up to 50 shown.`), table(['Received', 'Status', 'Offices', 'Counts', 'Error', 'Attempts', ''], rows, 'No feeds match.'));
+    box.replaceChildren(el('p', { class: 'muted' }, `${total} feed(s); newest first, up to 50 shown.`), table(['Received', 'Outcome', 'Offices', 'Counts', 'Error', 'Attempts', ''], rows, 'No feeds match.'));
   };
   const filters = el('form', { class: 'filters', onsubmit: (e) => (e.preventDefault(), act(draw)) }, el('label', {}, 'Status', status), el('label', {}, 'Key', keyId), el('label', {}, 'Office', office), el('button', { type: 'submit' }, 'Filter'));
   view.replaceChildren(filters, box);
@@ -463,14 +465,18 @@ async function offices(view) {
   const office = el('input', { name: 'office', required: true, placeholder: 'OFF1' });
   const box = el('div');
   const orNull = (input) => input.value.trim() || null;
-  const load = async () => {
-    const id = office.value.trim();
-    const drop = await api('GET', `/v1/admin/offices/${encodeURIComponent(id)}/drop-settings`);
-    const leadEmail = el('input', { name: 'leadEmail', type: 'email', placeholder: 'enquiries@agency.example' });
+  /** The office's editors, filled with what is stored: saving changes only what the operator changed. */
+  const editors = (id, current) => {
+    const leadEmail = el('input', { name: 'leadEmail', type: 'email', placeholder: 'enquiries@agency.example', value: current.leadEmail ?? '' });
     const saveLeadEmail = async (event) => {
       event.preventDefault();
-      await act(() => api('PUT', `/v1/admin/offices/${encodeURIComponent(id)}`, { leadEmail: orNull(leadEmail) }), `Lead email of ${id} ${orNull(leadEmail) ? 'saved' : 'cleared'}.`);
+      const next = orNull(leadEmail);
+      if (next === current.leadEmail) return flash('info', `Nothing to save: the lead email of ${id} is unchanged.`);
+      if (!next && !confirmFirst(`Clear the lead email of ${id} (${current.leadEmail})? Enquiries with no agent email will have nowhere to go.`)) return;
+      const saved = await act(() => api('PUT', `/v1/admin/offices/${encodeURIComponent(id)}`, { leadEmail: next }), `Lead email of ${id} ${next ? 'saved' : 'cleared'}.`);
+      if (saved) current.leadEmail = saved.leadEmail;
     };
+    const drop = current.dropSettings;
     const fields = Object.fromEntries(
       [
         ['currency', 'Currency (ISO-4217)', 'AUD'],
@@ -482,14 +488,24 @@ async function offices(view) {
     const saveDrop = async (event) => {
       event.preventDefault();
       const body = Object.fromEntries(Object.entries(fields).map(([name, f]) => [name, orNull(f.input)]));
-      await act(() => api('PUT', `/v1/admin/offices/${encodeURIComponent(id)}/drop-settings`, body), `SFTP drop settings of ${id} saved.`);
+      if (Object.entries(body).every(([name, value]) => value === (drop[name] ?? null))) return flash('info', `Nothing to save: the SFTP drop settings of ${id} are unchanged.`);
+      const saved = await act(() => api('PUT', `/v1/admin/offices/${encodeURIComponent(id)}/drop-settings`, body), `SFTP drop settings of ${id} saved.`);
+      if (saved) Object.assign(drop, saved);
     };
-    box.replaceChildren(
+    const statuses = Object.entries(current.listingsByStatus ?? {});
+    return [
+      el('h2', {}, `Office ${id}`),
+      el(
+        'div',
+        { class: 'panel' },
+        el('p', {}, statuses.length ? `Listings: ${statuses.map(([s, n]) => `${n} ${s.replace(/_/g, ' ')}`).join(', ')}.` : 'No listings stored.'),
+        el('p', {}, current.keys?.length ? ['Feed keys: ', current.keys.map((k) => `${k.clientName} (${k.status})`).join(', '), '.'] : 'No feed key covers this office.'),
+      ),
       el('h2', {}, `Leads for ${id}`),
       el(
         'div',
         { class: 'panel' },
-        el('p', { class: 'muted' }, 'Where enquiries go when no agent of the listing has an email. Leave it empty to clear it.'),
+        el('p', { class: 'muted' }, 'Where enquiries go when no agent of the listing has an email.'),
         el('form', { class: 'inline', onsubmit: saveLeadEmail }, el('label', {}, 'Office lead email', leadEmail), el('button', { class: 'primary', type: 'submit' }, 'Save lead email')),
       ),
       el('h2', {}, `SFTP drops for ${id}`),
@@ -499,9 +515,24 @@ async function offices(view) {
         el('p', { class: 'muted' }, `Context for files dropped in ${id}/inbox/; empty fields use the service defaults.`),
         el('form', { class: 'inline', onsubmit: saveDrop }, Object.values(fields).map((f) => el('label', {}, f.label, f.input)), el('button', { class: 'primary', type: 'submit' }, 'Save drop settings')),
       ),
-    );
+    ];
   };
-  view.replaceChildren(el('form', { class: 'filters', onsubmit: (e) => (e.preventDefault(), act(load)) }, el('label', {}, 'Office id', office), el('button', { type: 'submit' }, 'Open')), box);
+  const load = async () => {
+    const id = office.value.trim();
+    box.replaceChildren();
+    let current;
+    try {
+      current = await api('GET', `/v1/admin/offices/${encodeURIComponent(id)}`);
+    } catch (err) {
+      if (err.status !== 404) throw err;
+      // An office the service knows nothing of: say so, and open empty editors only when asked.
+      const setUp = () => box.replaceChildren(...editors(id, { leadEmail: null, dropSettings: {}, listingsByStatus: {}, keys: [] }));
+      box.replaceChildren(el('div', { class: 'panel' }, el('p', {}, `No listing, feed key or setting names office ${id}. Check the id, or set it up as a new office.`), el('button', { onclick: setUp }, `Set up ${id}`)));
+      return;
+    }
+    box.replaceChildren(...editors(id, current));
+  };
+  view.replaceChildren(el('form', { class: 'filters', onsubmit: (e) => (e.preventDefault(), flash('info', ''), act(load)) }, el('label', {}, 'Office id', office), el('button', { type: 'submit' }, 'Open')), box);
 }
 
 async function site(view) {
