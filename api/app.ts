@@ -12,11 +12,13 @@ import type { JobQueue } from '../workers/job-queue.js';
 import { requireOperator } from './auth/operator.js';
 import { errorHandler, notFoundHandler } from './middleware/error-handler.js';
 import { httpMetrics } from './middleware/http-metrics.js';
+import { methodNotAllowed } from './middleware/method-not-allowed.js';
 import { hourlyLimit } from './middleware/rate-limit.js';
 import { refuseNulInUrl } from './middleware/refuse-nul.js';
 import { requestLogger } from './middleware/request-logger.js';
 import { sameOriginWrites } from './middleware/same-origin-writes.js';
 import { PUBLIC_CORS_PATHS, publicCors, securityHeaders } from './middleware/security-headers.js';
+import { buildOpenApi } from './openapi.js';
 import { queueBoard } from './queue-board.js';
 import { adminDropsRouter } from './routes/admin-drops.js';
 import { adminIngestionRouter } from './routes/admin-ingestion.js';
@@ -31,6 +33,7 @@ import { feedsRouter } from './routes/feeds.js';
 import { fxRouter } from './routes/fx.js';
 import { guidesRouter } from './routes/guides.js';
 import { healthRouter } from './routes/health.js';
+import { homePageRouter } from './routes/home-page.js';
 import { leadsRouter } from './routes/leads.js';
 import { operatorSessionRouter } from './routes/operator-session.js';
 import { projectsRouter } from './routes/projects.js';
@@ -76,6 +79,8 @@ export interface AppDeps {
   rateLimitPrefix?: string;
   /** FX rates for GET /v1/fx (default: the bundled snapshot). */
   fx?: FxProvider;
+  /** The embedded process's local command token (npm run key:create reaches the running service with it). */
+  localOperatorToken?: string | null;
   /** BullMQ queues shown by Bull Board at /admin/queues (REDIS_URL only). */
   boardQueues?: Queue[];
   isShuttingDown?: () => boolean;
@@ -119,6 +124,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(developerPageRouter());
   app.use(consolePageRouter());
   app.use(guidesRouter());
+  app.use(homePageRouter());
   app.use(
     validateRouter({
       feedMaxBytes: config.feedMaxBytes,
@@ -157,21 +163,23 @@ export function createApp(deps: AppDeps): Express {
       turnstile: config.turnstileSecret ? { secret: config.turnstileSecret, verifyUrl: config.turnstileVerifyUrl } : null,
     }),
   );
-  app.get('/metrics', requireOperator(config.operatorToken, db), async (_req, res) => {
+  const operators = { operatorToken: config.operatorToken, localToken: deps.localOperatorToken ?? null };
+  app.get('/metrics', requireOperator(operators, db), async (_req, res) => {
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
-  app.use('/v1/admin', requireOperator(config.operatorToken, db));
+  app.use('/v1/admin', requireOperator(operators, db));
   app.use(adminIngestionRouter({ db }));
   app.use(adminOperationsRouter({ db, ingestQueue: deps.ingestQueue, leadQueue: deps.leadQueue, queueIsRedis: config.redisUrl !== null }));
   app.use(adminSiteRouter(db));
   app.use(adminLeadsRouter({ db, leadQueue: deps.leadQueue }));
   app.use(adminOfficesRouter({ db }));
   app.use(adminDropsRouter({ db }));
-  app.use(operatorSessionRouter({ db, operatorToken: config.operatorToken }));
+  app.use(operatorSessionRouter({ db, operators }));
   if (deps.boardQueues?.length) {
-    const signIn = requireOperator(config.operatorToken, db, { session: true, signIn: '/console?next=queues' });
+    const signIn = requireOperator(operators, db, { session: true, signIn: '/console?next=queues' });
     app.use('/admin/queues', signIn, sameOriginWrites, queueBoard(deps.boardQueues, deps.logger));
   }
+  app.use(methodNotAllowed(buildOpenApi().paths as Record<string, Record<string, unknown>>));
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;

@@ -8,7 +8,7 @@ import { readJsonFeedRequest } from './json-feed-request.js';
 import { requestBytes } from './request-body.js';
 import type { FeedContextBody, FeedQuery, FeedRequestBody } from './schemas/feed-request.js';
 import type { SpooledBody } from './spool-body.js';
-import { assertValid } from './validators.js';
+import { assertValid, assertValidQuery } from './validators.js';
 
 /**
  * A feed body: the raw request bytes (streamed, read once), or the string a JSON feed request
@@ -53,7 +53,7 @@ function resolveContext(body: FeedContextBody, where: { currency: string; countr
 
 /** The raw document streamed from the request, with the context in query parameters. */
 function rawFeedInput(req: Request, maxBytes: number): FeedInput {
-  const query = assertValid<FeedQuery>('FeedQuery', { ...req.query }, 'query');
+  const query = assertValidQuery<FeedQuery>('FeedQuery', req.query);
   return {
     body: { kind: 'bytes', stream: requestBytes(req, maxBytes) },
     release: async () => undefined,
@@ -67,13 +67,18 @@ function rawFeedInput(req: Request, maxBytes: number): FeedInput {
 }
 
 /**
- * The body forms of SPEC.md: a JSON feed request (its `xml` received into a temporary file as it
+ * The body forms (docs/ingestion.md): a JSON feed request (its `xml` received into a temporary file as it
  * arrives, see readJsonFeedRequest), or the raw
  * document streamed from the request with the context in query parameters: REAXML as
  * application/xml or text/xml, RESO and project documents as application/json with
  * `format=reso` or `format=project` in the query.
  */
 export async function readFeedInput(req: Request, maxBytes: number): Promise<FeedInput> {
+  // Said first: without a body there is no content type to judge (an empty application/xml is not "the wrong type").
+  const length = req.headers['content-length'];
+  if (req.headers['transfer-encoding'] === undefined && (length === undefined || Number(length) === 0)) {
+    throw badRequest('the request body is empty: send the feed as the body (raw XML, a RESO or project JSON document, or a JSON feed request)');
+  }
   if (isRawJsonDocument(req)) return rawFeedInput(req, maxBytes);
   if (req.is('application/json')) {
     if (req.query.format !== undefined) {

@@ -5,7 +5,7 @@ const guarded = { 401: errorResponse('Operator credential missing or wrong'), 50
 const open = (description: string) => ({ description, content: { 'application/json': { schema: { type: 'object' } } } });
 const page = (name: string) => ({ description: name, content: json('Page') });
 
-/** Paths of the operator API beyond ingestion, and the public site reads (DESIGN.md §8, §9). */
+/** Paths of the operator API beyond ingestion, and the public site reads (docs/architecture.md, Operators and Site content and FX). */
 export function adminPaths(): Record<string, unknown> {
   return {
     '/admin/session': {

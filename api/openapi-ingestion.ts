@@ -5,7 +5,7 @@ const unavailable = errorResponse('Database or job queue unavailable; nothing wa
 const operator = [{ operator: [] }];
 const operatorErrors = { 401: errorResponse('Operator credential missing or wrong'), 503: errorResponse('Database unavailable') };
 
-/** Paths of feed keys, POST /v1/feeds and the operator's ingestion routes (DESIGN.md §5). */
+/** Paths of feed keys, POST /v1/feeds and the operator's ingestion routes (docs/architecture.md, Ingestion). */
 export function ingestionPaths(): Record<string, unknown> {
   return {
     '/v1/developer/keys': {

@@ -4,7 +4,7 @@ const operator = [{ operator: [] }];
 const guarded = { 401: errorResponse('Operator credential missing or wrong'), 503: errorResponse('Database unavailable') };
 const open = (description: string) => ({ description, content: { 'application/json': { schema: { type: 'object' } } } });
 
-/** Paths of leads and their operator routes (DESIGN.md §7). */
+/** Paths of leads and their operator routes (docs/architecture.md, Leads). */
 export function leadPaths(): Record<string, unknown> {
   return {
     '/v1/leads': {

@@ -1,3 +1,4 @@
+import { SERVICE_VERSION } from '../lib/version.js';
 import { adminPaths } from './openapi-admin.js';
 import { errorResponse, feedRequestBody, json, queryParameters, toComponent } from './openapi-helpers.js';
 import { ingestionPaths } from './openapi-ingestion.js';
@@ -13,7 +14,7 @@ export function buildOpenApi(): Record<string, unknown> {
     openapi: '3.1.0',
     info: {
       title: 'Listing ingestion and directory service',
-      version: '0.1.0',
+      version: SERVICE_VERSION,
       description: `Feeds in (REAXML, RESO Web API JSON, project documents), one canonical listing model out.\n\nGuides: ${GUIDES.map(([name, title]) => `[${title}](/guides/${name})`).join(' · ')}.`,
     },
     servers: [{ url: '/', description: 'This service (paths are relative to where it answers)' }],

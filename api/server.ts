@@ -2,10 +2,13 @@ import { setMaxListeners } from 'node:events';
 import type { Server } from 'node:http';
 import { Redis } from 'ioredis';
 import { createDb, createReadDb, type Db, migrateToLatest } from '../db/knex.js';
+import { removeLocalService, writeLocalService } from '../db/local-service.js';
+import { createOperatorToken, hasOperatorTokens } from '../db/operators.js';
 import type { Config } from '../lib/config.js';
 import { liveFx, staticFx } from '../lib/fx-rates.js';
 import type { Logger } from '../lib/logger.js';
 import { createMetrics, serveMetrics } from '../lib/metrics.js';
+import { newSecret } from '../lib/secrets.js';
 import { startSftpWatcher } from '../sftp-watcher/start.js';
 import { queueForBoard } from '../workers/bullmq-queue.js';
 import { INGEST_QUEUE, LEAD_QUEUE, MAINTENANCE_QUEUE, startRuntime } from '../workers/runtime.js';
@@ -20,6 +23,19 @@ export interface WebHandle {
 }
 
 /**
+ * The embedded service's first operator token: when no operator credential exists at all (no
+ * OPERATOR_TOKEN, no named token), one named "first-start" is made and shown once in the log, so the
+ * console opens at once. It is stored only as a hash, like every named token.
+ */
+async function firstOperatorToken(db: Db, logger: Logger): Promise<void> {
+  if (await hasOperatorTokens(db)) return;
+  const { token } = await createOperatorToken(db, 'first-start');
+  logger.warn(
+    `first start: operator token for /console and the admin API (shown once, stored only as a hash; make others with npm run operator:token): ${token}`,
+  );
+}
+
+/**
  * Starts the HTTP role: database (migrated), queue runtime, app, listener. `consume` also runs
  * the workers in this process (the all-in-one process; and the web role without REDIS_URL,
  * where nothing else could run its jobs), and the SFTP watcher when SFTP_URL is set.
@@ -28,7 +44,11 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
   const db = createDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const applied = await migrateToLatest(db);
   const readDb = createReadDb(db, { databaseUrl: config.databaseUrl, dataDir: config.dataDir, readTimeoutMs: config.dbReadTimeoutMs });
+  if (db.tookOverLockFrom) logger.warn({ pid: db.tookOverLockFrom }, 'the embedded database was locked by a process that no longer exists; lock taken over');
   logger.info({ embedded: db.embedded, applied }, 'database ready');
+  // On the embedded database: a first operator token when none exists yet, and a command token for npm run key:create.
+  if (db.embedded && !config.operatorToken) await firstOperatorToken(db, logger);
+  const localToken = db.embedded ? newSecret('lop') : null;
   const consume = options.consume || !config.redisUrl;
   const metrics = createMetrics();
   const runtime = startRuntime(config, logger, db, { consume, metrics });
@@ -57,20 +77,21 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
     isShuttingDown: () => shuttingDown,
     shutdown: shutdown.signal,
     metrics,
+    localOperatorToken: localToken,
   });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.port, (err?: Error) => (err ? reject(err) : resolve(s)));
   });
   const address = server.address();
-  logger.info(
-    { port: typeof address === 'object' && address ? address.port : config.port, queue: config.redisUrl ? 'bullmq' : 'in-process', workers: consume },
-    'listening',
-  );
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  if (localToken) writeLocalService(config.dataDir, { pid: process.pid, port, token: localToken });
+  logger.info({ port, queue: config.redisUrl ? 'bullmq' : 'in-process', workers: consume }, 'listening');
   return {
     server,
     db,
     async close() {
       shuttingDown = true;
+      if (localToken) removeLocalService(config.dataDir);
       shutdown.abort(); // requests waiting on a feed answer 202 with its status URL now
       await new Promise<void>((resolve) => server.close(() => resolve()));
       // A body cut off by the shutdown may still be removing its temporary file: none is left.

@@ -15,7 +15,8 @@ export class EmbeddedDbInUseError extends Error {
   }
 }
 
-function alive(pid: number): boolean {
+/** Whether a process of this id exists (one of another user's counts). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -30,12 +31,14 @@ let exitHook = false;
 
 /**
  * Takes DATA_DIR/pglite.pid for this process, or throws EmbeddedDbInUseError when a live other
- * process holds it. A file left by a process that died is taken over; the same process may open
- * the database more than once. release() removes the file if it is still this process's.
+ * process holds it. A file left by a process that died is taken over (tookOverFrom names that
+ * process, for the log); the same process may open the database more than once. release() removes
+ * the file if it is still this process's.
  */
-export function lockEmbeddedDb(dataDir: string): { release(): void } {
+export function lockEmbeddedDb(dataDir: string): { release(): void; tookOverFrom: number | null } {
   const path = join(dataDir, 'pglite.pid');
   const mine = String(process.pid);
+  let tookOverFrom: number | null = null;
   for (let tries = 0; tries < 3; tries += 1) {
     try {
       writeFileSync(path, mine, { flag: 'wx' });
@@ -44,8 +47,9 @@ export function lockEmbeddedDb(dataDir: string): { release(): void } {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const holder = Number(readFileSync(path, 'utf8').trim());
       if (holder === process.pid) break;
-      if (Number.isInteger(holder) && holder > 0 && alive(holder)) throw new EmbeddedDbInUseError(dataDir, holder);
+      if (Number.isInteger(holder) && holder > 0 && processAlive(holder)) throw new EmbeddedDbInUseError(dataDir, holder);
       rmSync(path, { force: true }); // left by a process that died
+      tookOverFrom = Number.isInteger(holder) && holder > 0 ? holder : null;
     }
   }
   const release = () => {
@@ -63,5 +67,5 @@ export function lockEmbeddedDb(dataDir: string): { release(): void } {
       for (const release of [...held]) release();
     });
   }
-  return { release };
+  return { release, tookOverFrom };
 }

@@ -45,12 +45,14 @@ function disposeOnReadTimeout(conn: any): void {
   };
 }
 
-export type Db = Knex & { readonly embedded: boolean; readonly schemaName: string };
+/** tookOverLockFrom: the embedded database's lock was left by this process, which no longer exists, and was taken over. */
+export type Db = Knex & { readonly embedded: boolean; readonly schemaName: string; readonly tookOverLockFrom: number | null };
 
 /** One knex instance per process: pg for DATABASE_URL, PGlite (real PostgreSQL in WASM) otherwise. */
 export function createDb(options: DbOptions): Db {
   const schema = options.schema ?? 'public';
   let knex: Knex;
+  let tookOverLockFrom: number | null = null;
   if (options.databaseUrl) {
     const statementTimeoutMs = options.statementTimeoutMs ?? 30_000;
     knex = knexFactory({
@@ -79,6 +81,7 @@ export function createDb(options: DbOptions): Db {
     mkdirSync(dir, { recursive: true });
     // Two processes on one PGlite folder would each write their own copy: refuse the second.
     const lock = lockEmbeddedDb(resolve(options.dataDir));
+    tookOverLockFrom = lock.tookOverFrom;
     // pg_trgm backs the directory's case-insensitive substring search, as on PostgreSQL.
     const pglite = new PGlite(dir, { extensions: { pg_trgm } });
     knex = knexFactory({ client: ClientPgLite as any, dialect: 'postgres', connection: { pglite }, searchPath: [schema] } as Knex.Config);
@@ -92,7 +95,7 @@ export function createDb(options: DbOptions): Db {
       }
     };
   }
-  return Object.assign(knex, { embedded: !options.databaseUrl, schemaName: schema }) as Db;
+  return Object.assign(knex, { embedded: !options.databaseUrl, schemaName: schema, tookOverLockFrom }) as Db;
 }
 
 /**

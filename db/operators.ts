@@ -11,6 +11,11 @@ export async function createOperatorToken(db: Knex, name: string): Promise<{ id:
   return { id, name, token };
 }
 
+/** Whether any named operator token was ever made (active or revoked). */
+export async function hasOperatorTokens(db: Knex): Promise<boolean> {
+  return (await db('operator_tokens').first('id')) !== undefined;
+}
+
 /** Revokes the active token of that name; false when there is none. */
 export async function revokeOperatorToken(db: Knex, name: string): Promise<boolean> {
   const n = await db('operator_tokens').where({ name }).whereNull('revoked_at').update({ revoked_at: db.fn.now() });

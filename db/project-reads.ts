@@ -35,7 +35,7 @@ function projectFilters(db: Knex, s: ProjectSearch): Knex.QueryBuilder {
   return q;
 }
 
-/** Data access for GET /v1/projects and GET /v1/projects/{office}/{uniqueId} (DESIGN.md §4). */
+/** Data access for GET /v1/projects and GET /v1/projects/{office}/{uniqueId} (docs/architecture.md, Formats and mapping). */
 export function createProjectReads(db: Knex, options: { pageMaxBytes?: number } = {}): ProjectReads {
   const maxBytes = options.pageMaxBytes ?? PUBLIC_PAGE_MAX_BYTES;
   return {

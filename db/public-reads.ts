@@ -102,7 +102,7 @@ function totalKey(what: string, filters: object): string {
   return JSON.stringify([what, given.sort(([a], [b]) => (a < b ? -1 : 1))]);
 }
 
-/** Data access for the public read routes (DESIGN.md §3, §6). */
+/** Data access for the public read routes (docs/architecture.md, The canonical listing and Reads). */
 export function createPublicReads(db: Knex, options: { totalTtlMs?: number; pageMaxBytes?: number } = {}): PublicReads {
   const maxBytes = options.pageMaxBytes ?? PUBLIC_PAGE_MAX_BYTES;
   /** Totals by what is counted and the filters (paging excluded). */

@@ -50,7 +50,7 @@ async function storeArchived(trx: Knex.Transaction, listings: CanonicalListing[]
 const lockOffice = (trx: Knex.Transaction, office: string) => trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`reconcile:${office}`]);
 
 /**
- * DESIGN.md §5.4-5.5 for one office of a full feed: archive every non-archived listing (and, for
+ * Reconciling one office of a full feed (docs/architecture.md, Ingestion): archive every non-archived listing (and, for
  * a project feed, project) of the feed's scope whose key did not appear, unless the circuit
  * breaker trips; then nothing is archived and a quarantine item records what would have gone.
  */

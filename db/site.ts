@@ -5,7 +5,7 @@ import { cleanUrls, linkTarget } from '../lib/safe-url.js';
 import { isUniqueViolation } from './pg-errors.js';
 import { iso } from './row-values.js';
 
-/** Shown when no navigation was set, and restored by an empty list (DESIGN.md §9). */
+/** Shown when no navigation was set, and restored by an empty list (docs/architecture.md, Site content and FX). */
 export const DEFAULT_NAVIGATION: NavLink[] = (['listings', 'agents', 'offices'] as const).map((ref) => ({
   kind: 'builtin',
   ref,

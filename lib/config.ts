@@ -73,7 +73,7 @@ function defaultReadThreads(): number {
 const url = (schemes: string[]) => ({ type: 'string', pattern: `^(${schemes.join('|')})://` });
 const int = (minimum: number, maximum?: number) => ({ type: 'integer', minimum, ...(maximum === undefined ? {} : { maximum }) });
 
-/** Environment variables of DESIGN.md §2 (plus LOG_LEVEL and READ_THREADS), with their rules and defaults. */
+/** The environment variables (README; docs/architecture.md, Configuration), with their rules and defaults. */
 const envSchema = {
   type: 'object',
   properties: {

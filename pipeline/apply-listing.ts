@@ -19,7 +19,7 @@ export function isEarlier(a: string, b: string): boolean {
 }
 
 /**
- * DESIGN.md §5.2 for one listing against its stored version (null when new), pure: stale check,
+ * Applying a listing (docs/architecture.md, Ingestion), for one listing against its stored version (null when new), pure: stale check,
  * merge of the delta, validation of the merged record, then the content hash decides between
  * unchanged and updated (an unchanged record with a newer modTime says so: its modTime is kept).
  * An archived listing that reappears differs in status, so it is updated.

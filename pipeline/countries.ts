@@ -62,7 +62,7 @@ const MAIN_ZONES: Readonly<Record<string, string>> = {
   FR: 'Europe/Paris',
 };
 
-/** The listing's local zone: AU state, else country, else UTC (DESIGN.md §3 modTime). */
+/** The listing's local zone: AU state, else country, else UTC (docs/architecture.md, The canonical listing). */
 export function zoneFor(country: string | null | undefined, region: string | null | undefined): string {
   if (country === 'AU' && region) {
     const zone = AU_STATE_ZONES[region.trim().toUpperCase()];

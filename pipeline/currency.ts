@@ -3,7 +3,7 @@ import type { ListingIssues } from './issues.js';
 import type { FeedContext } from './types.js';
 
 /**
- * DESIGN.md §4: the context's currency goes on every price; without it, the currency of the
+ * Currency (docs/architecture.md, The canonical listing): the context's currency goes on every price; without it, the currency of the
  * listing's country, with a warning; an error when not even that is known ('XXX' stands in).
  */
 export function resolveCurrency(feed: FeedContext, country: string, issues: ListingIssues, path: string): string {

@@ -121,7 +121,7 @@ function updatedListing(stored: CanonicalListing, delta: ListingDelta): Record<s
 }
 
 /**
- * Applies a delta to the stored listing (or to nothing, for a new one) per DESIGN.md §4:
+ * Applies a delta to the stored listing (or to nothing, for a new one) (docs/architecture.md, Formats and mapping):
  * absent fields keep the stored value, slot maps replace or delete single slots, a status-only
  * record changes the status and keeps the rest. Pure; returns the canonical record with its
  * content hash, built in one copy. hash: false leaves the hash empty, for a caller that neither

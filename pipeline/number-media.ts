@@ -4,7 +4,7 @@ import type { MediaItem } from './types.js';
 export type MediaSource = Omit<MediaItem, 'order' | 'hero'> & Partial<Pick<MediaItem, 'order' | 'hero'>>;
 
 /**
- * A listing's media in canonical order (DESIGN.md §3), whatever the format: the hero first among
+ * A listing's media in canonical order (docs/architecture.md, The canonical listing), whatever the format: the hero first among
  * the photos, then the other photos, floor plans and documents, each list in the order given,
  * numbered from 0. Only `hero` (one of the photos, or none) is flagged.
  */

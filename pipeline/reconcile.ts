@@ -9,7 +9,7 @@ export interface BreakerSettings {
 }
 
 /**
- * DESIGN.md §5.5: the mass-delete guard trips when an office's archive set is larger than the
+ * The circuit breaker (docs/architecture.md, Ingestion): the mass-delete guard trips when an office's archive set is larger than the
  * minimum and larger than the ratio of its non-archived listings.
  */
 export function breakerTrips(archiveCount: number, nonArchivedCount: number, settings: BreakerSettings): boolean {

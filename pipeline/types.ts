@@ -1,4 +1,4 @@
-/** Shapes shared by every pipeline stage. Field names follow DESIGN.md §3. */
+/** Shapes shared by every pipeline stage. Field names: docs/architecture.md, The canonical listing. */
 
 export type IssueLevel = 'error' | 'warning';
 
@@ -13,7 +13,7 @@ export interface Issue {
   path: string;
 }
 
-/** Context that the feed itself does not carry (SPEC.md "Context object"). */
+/** Context that the feed itself does not carry (docs/ingestion.md: the context object). */
 export interface FeedContext {
   currency?: string;
   defaultCountry: string;

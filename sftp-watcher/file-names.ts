@@ -14,7 +14,7 @@ export function finalNameOf(temporary: string): string | null {
   return m ? temporary.slice(0, m.index) : null;
 }
 
-/** DESIGN.md §10: `.xml` is REAXML, `.reso.json` RESO, `.project.json` project; `.full.` in the name means mode=full. */
+/** File names (docs/sftp.md): `.xml` is REAXML, `.reso.json` RESO, `.project.json` project; `.full.` in the name means mode=full. */
 export function feedKindOf(name: string): { format: FeedFormat; mode: 'full' | 'incremental' } | null {
   const lower = name.toLowerCase();
   const format: FeedFormat | null = lower.endsWith('.reso.json')

@@ -8,7 +8,7 @@ export interface ListedFile {
 }
 
 /**
- * Decides when an inbox file is complete (DESIGN.md §10): it appeared under its final name where
+ * Decides when an inbox file is complete (docs/architecture.md, SFTP drops): it appeared under its final name where
  * the previous poll saw its temporary upload name (an upload renamed when done), or its size and
  * mtime are unchanged since the previous poll. Empty files and temporary names are never ready.
  * One tracker per watcher and office; it only remembers the previous poll.

@@ -38,7 +38,7 @@ export interface PollSummary {
 }
 
 /**
- * The SFTP drop watcher (DESIGN.md §10, docs/sftp.md). Each poll opens a fresh connection and,
+ * The SFTP drop watcher (docs/sftp.md; docs/architecture.md, SFTP drops). Each poll opens a fresh connection and,
  * per office folder `<root>/<office>/`: moves files whose feeds have finished from processing/ to
  * processed/ or failed/ (with a .error.json), returns orphaned claims to inbox/, and claims the
  * inbox files that are complete, oldest first: rename into processing/ (the rename is the claim,

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
@@ -29,20 +29,78 @@ describe('the all-in-one process (npm start)', () => {
       });
       expect(res.status).to.equal(200);
       expect((await res.json()).counts).to.deep.equal({ parsed: 1, valid: 1, invalid: 0 });
-      // While it runs, an operator command on the same embedded database is refused with the way out.
+      // The first start made an operator token and showed it once: the console and admin API open with it.
+      const token = /operator token for \/console.*?: (lop_[A-Za-z0-9_-]+)/.exec(output)?.[1];
+      expect(token, 'the first-start token in the log').to.be.a('string');
+      expect((await fetch(`http://127.0.0.1:${port}/v1/admin/stats`, { headers: { authorization: `Bearer ${token}` } })).status).to.equal(200);
+      // While it runs, npm run key:create reaches it through its API (the embedded database takes one process).
       const key = await runCommand('db/commands/create-feed-key.js', ['--client', 'Ops', '--email', 'ops@example.com', '--office', 'OFF1'], {
         DATA_DIR: dataDir,
       });
-      expect(key.code).to.equal(1);
-      expect(key.out).to.match(/in use by another process \(pid \d+\).*POST \/v1\/admin\/keys/);
+      expect(key.code, key.out).to.equal(0);
+      const printed = JSON.parse(key.out);
+      expect(printed).to.deep.include({ status: 'active', officeIds: ['OFF1'] });
+      const whoami = await fetch(`http://127.0.0.1:${port}/v1/feeds/whoami`, { headers: { authorization: `Bearer ${printed.key}` } });
+      expect((await whoami.json()).status).to.equal('active');
+      expect(statSync(join(dataDir, 'service.json')).mode & 0o077, 'the command token is for the service account only').to.equal(0);
       const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
       child.kill('SIGTERM');
       expect(await exited).to.equal(0);
       expect(output).to.include('"stopped"');
+      expect(existsSync(join(dataDir, 'service.json')), 'the command token ends with the process').to.equal(false);
+      expect(output).not.to.include(printed.key);
       expect(output).not.to.include('secret-token-value');
       expect(output).not.to.include('xmlpassword');
     } finally {
       child.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('stops when the shell npm started it under is killed, and takes over a lock left by a process that died', async function () {
+    this.timeout(60000);
+    const dataDir = mkdtempSync(join(tmpdir(), 'process-orphan-'));
+    const port = await freePort();
+    const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: String(port), npm_lifecycle_event: 'start' };
+    const main = resolve(repoRoot, 'dist/main.js');
+    const watch = (child: ReturnType<typeof spawn>) => {
+      const seen = { output: '' };
+      child.stdout?.on('data', (d) => (seen.output += d));
+      child.stderr?.on('data', (d) => (seen.output += d));
+      return seen;
+    };
+    const until = async (done: () => boolean, what: string) => {
+      for (let i = 0; i < 150 && !done(); i += 1) await new Promise((r) => setTimeout(r, 100));
+      expect(done(), what).to.equal(true);
+    };
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    try {
+      // As npm runs a script: a shell that does not exec the service. SIGTERM ends the shell only.
+      const shell = spawn('sh', ['-c', `"${process.execPath}" "${main}"; true`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const first = watch(shell);
+      await until(() => first.output.includes('"listening"'), 'listening');
+      const servicePid = Number(readFileSync(join(dataDir, 'pglite.pid'), 'utf8'));
+      shell.kill('SIGTERM');
+      await until(() => !alive(servicePid), 'the service stops once its shell is gone');
+      expect(existsSync(join(dataDir, 'pglite.pid')), 'and frees the embedded database').to.equal(false);
+
+      // A lock left by a process that no longer exists is taken over, with a log line.
+      writeFileSync(join(dataDir, 'pglite.pid'), String(servicePid));
+      const again = spawn(process.execPath, [main], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const second = watch(again);
+      await until(() => second.output.includes('"listening"'), 'listening again');
+      expect(second.output).to.include('lock taken over').and.include(`"pid":${servicePid}`);
+      const exited = new Promise<number | null>((r) => again.once('exit', (code) => r(code)));
+      again.kill('SIGTERM');
+      expect(await exited).to.equal(0);
+    } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
   });

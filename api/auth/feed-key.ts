@@ -13,7 +13,7 @@ function presentedKey(authorization: string | undefined, token: string | string[
 }
 
 /**
- * Authenticates a feed key (SPEC.md Authentication). 401 for a missing, unknown or revoked key,
+ * Authenticates a feed key (docs/ingestion.md). 401 for a missing, unknown or revoked key,
  * and for a suspended one unless the route allows it (whoami does, so integrators can poll for
  * approval). The key is on res.locals.feedKey afterwards.
  */

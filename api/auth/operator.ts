@@ -17,9 +17,22 @@ export function sessionSecret(req: Request): string | null {
   return header ? (parseCookie(header)[SESSION_COOKIE] ?? null) : null;
 }
 
-/** The actor a token stands for (`bootstrap` or `token:<name>`), or null. */
-export async function tokenActor(db: Knex, operatorToken: string | null, presented: string | null): Promise<string | null> {
+/**
+ * The credentials an operator may present: OPERATOR_TOKEN (actor `bootstrap`), and on the embedded
+ * database the running process's local command token (actor `command:local`; DATA_DIR/service.json,
+ * readable by the account that runs the service only) that `npm run key:create` uses to reach it.
+ * Named tokens are looked up in the database.
+ */
+export interface OperatorCredentials {
+  operatorToken: string | null;
+  localToken?: string | null;
+}
+
+/** The actor a token stands for (`bootstrap`, `command:local` or `token:<name>`), or null. */
+export async function tokenActor(db: Knex, credentials: OperatorCredentials, presented: string | null): Promise<string | null> {
+  const { operatorToken, localToken } = credentials;
   if (presented && operatorToken && secretsEqual(presented, operatorToken)) return 'bootstrap';
+  if (presented && localToken && secretsEqual(presented, localToken)) return 'command:local';
   if (presented?.startsWith('lop_')) {
     const name = await operatorTokenName(db, presented);
     if (name) return `token:${name}`;
@@ -34,11 +47,11 @@ export async function tokenActor(db: Knex, operatorToken: string | null, present
  * is sent to the console to sign in (`signIn`). The actor (`bootstrap` or `token:<name>`) is on
  * res.locals.operator for the audit log. Without any credential configured every request is 401.
  */
-export function requireOperator(operatorToken: string | null, db: Knex, options: { session?: boolean; signIn?: string } = {}): RequestHandler {
+export function requireOperator(credentials: OperatorCredentials, db: Knex, options: { session?: boolean; signIn?: string } = {}): RequestHandler {
   return async (req, res, next) => {
-    let actor = await tokenActor(db, operatorToken, bearerToken(req.headers.authorization ?? ''));
+    let actor = await tokenActor(db, credentials, bearerToken(req.headers.authorization ?? ''));
     const secret = options.session && !actor ? sessionSecret(req) : null;
-    if (secret) actor = await operatorSessionActor(db, secret, operatorToken);
+    if (secret) actor = await operatorSessionActor(db, secret, credentials.operatorToken);
     if (actor) {
       res.locals.operator = actor;
       next();

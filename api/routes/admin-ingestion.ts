@@ -8,7 +8,7 @@ import { operatorOf } from '../auth/operator.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { officeIdsOf } from '../office-ids.js';
 import { uuidParam } from '../path-params.js';
-import { assertValid } from '../validators.js';
+import { assertValid, assertValidQuery } from '../validators.js';
 
 /** Operator routes for feed keys and quarantine (mounted behind the operator credential). */
 export function adminIngestionRouter(deps: { db: Db }): Router {
@@ -47,7 +47,7 @@ export function adminIngestionRouter(deps: { db: Db }): Router {
   }
 
   router.get('/v1/admin/quarantine', async (req, res) => {
-    const query = assertValid<{ includeResolved?: 'true' | 'false' }>('QuarantineQuery', { ...req.query }, 'query');
+    const query = assertValidQuery<{ includeResolved?: 'true' | 'false' }>('QuarantineQuery', req.query);
     res.json({ items: await listQuarantine(deps.db, { includeResolved: query.includeResolved === 'true' }) });
   });
 

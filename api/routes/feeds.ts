@@ -48,7 +48,7 @@ export const feedStatusBody = (event: FeedEvent) => ({
   error: event.error,
 });
 
-/** POST /v1/feeds, GET /v1/feeds/whoami, GET /v1/feeds/{feedId} (DESIGN.md §5). */
+/** POST /v1/feeds, GET /v1/feeds/whoami, GET /v1/feeds/{feedId} (docs/architecture.md, Ingestion). */
 export function feedsRouter(deps: FeedsDeps): Router {
   const router = Router();
   const ingestKey = requireFeedKey(deps.db, { allowSuspended: false, allowHeaderToken: true });

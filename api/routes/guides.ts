@@ -19,9 +19,10 @@ export const GUIDES: [name: string, title: string][] = [
   ['operators', 'Operators: credentials, console, dashboard'],
   ['sftp', 'SFTP drops'],
   ['security', 'Limits and defences'],
+  ['architecture', 'Architecture: how the service is built, and why'],
 ];
 
-const STYLE =
+export const GUIDE_STYLE =
   'body{font:16px/1.55 system-ui,sans-serif;color:#1c2530;background:#fafafa;margin:0}main{max-width:52rem;margin:0 auto;padding:1.5rem 2rem 4rem}' +
   'table{border-collapse:collapse;width:100%;font-size:.9rem}th,td{border:1px solid #dde2e8;padding:.35rem .5rem;text-align:left;vertical-align:top}' +
   'code{font-family:ui-monospace,monospace;font-size:.88em;background:#eef1f5;padding:0 .2em;border-radius:3px}pre{background:#eef1f5;padding:.75rem;overflow:auto}pre code{background:none}' +
@@ -35,7 +36,7 @@ function renderGuides(): Map<string, string> {
     const body = marked.parse(markdown, { async: false });
     pages.set(
       name,
-      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title} · Listing service</title><link rel="icon" href="data:,"><style>${STYLE}</style></head>` +
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title} · Listing service</title><link rel="icon" href="data:,"><style>${GUIDE_STYLE}</style></head>` +
         `<body><main><nav><a href="/docs/">API reference</a> · ${GUIDES.map(([n, t]) => (n === name ? `<strong>${t.split(':')[0]}</strong>` : `<a href="/guides/${n}">${t.split(':')[0]}</a>`)).join(' · ')}</nav>${body}</main></body></html>`,
     );
   }

@@ -19,7 +19,7 @@ export interface LeadsDeps {
 const forbidden = (message: string) => new HttpError(403, message);
 
 /**
- * POST /v1/leads with DESIGN.md §7's checks in order. Once 202 is answered the lead is in the
+ * POST /v1/leads with its checks in order (docs/architecture.md, Leads). Once 202 is answered the lead is in the
  * database; queueing its delivery is best effort here, and the sweep queues any pending lead
  * whose job did not make it (Redis away), so an accepted lead is always delivered.
  */

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { closeOperatorSession, OPERATOR_SESSION_HOURS, openOperatorSession } from '../../db/operator-sessions.js';
 import { recordAudit } from '../../db/operators.js';
 import { bearerToken } from '../auth/bearer.js';
-import { operatorOf, requireOperator, SESSION_COOKIE, SESSION_COOKIE_PATH, sessionSecret } from '../auth/operator.js';
+import { type OperatorCredentials, operatorOf, requireOperator, SESSION_COOKIE, SESSION_COOKIE_PATH, sessionSecret } from '../auth/operator.js';
 import { sameOriginWrites } from '../middleware/same-origin-writes.js';
 
 const cookieOptions = (req: Request) => ({ httpOnly: true, sameSite: 'strict' as const, secure: req.secure, path: SESSION_COOKIE_PATH });
@@ -14,9 +14,9 @@ const cookieOptions = (req: Request) => ({ httpOnly: true, sameSite: 'strict' as
  * cookie for /admin, 8 hours); DELETE /admin/session ends it. A browser never sends a SameSite=Strict
  * cookie with a request another site starts, unlike the HTTP Basic password it replays anywhere.
  */
-export function operatorSessionRouter(deps: { db: Knex; operatorToken: string | null }): Router {
+export function operatorSessionRouter(deps: { db: Knex; operators: OperatorCredentials }): Router {
   const router = Router();
-  router.post('/admin/session', requireOperator(deps.operatorToken, deps.db), async (req, res) => {
+  router.post('/admin/session', requireOperator(deps.operators, deps.db), async (req, res) => {
     const actor = operatorOf(res);
     const { secret, expiresAt } = await openOperatorSession(deps.db, actor, bearerToken(req.headers.authorization) ?? '');
     await recordAudit(deps.db, { actor, action: 'operator.sign_in', details: { expiresAt: expiresAt.toISOString() } });

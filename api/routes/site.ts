@@ -26,7 +26,7 @@ import { assertValid } from '../validators.js';
 const slugInUse = (err: unknown) => (err instanceof SlugInUse ? new HttpError(409, `slug "${err.message}" is already used by another page`) : err);
 const json = jsonBody('512kb');
 
-/** Public site content: settings, navigation and published pages (DESIGN.md §9). */
+/** Public site content: settings, navigation and published pages (docs/architecture.md, Site content and FX). */
 export function siteRouter(db: Knex): Router {
   const router = Router();
   router.get('/v1/site', async (_req, res) => {

@@ -1,4 +1,4 @@
-/** Schemas of the operator API (SPEC.md Admin table, DESIGN.md §8, §9). */
+/** Schemas of the operator API (docs/operators.md; docs/architecture.md, Operators and Site content and FX). */
 
 import { adminLimitParam as limit, offsetParam as offset } from './paging.js';
 

@@ -1,6 +1,6 @@
 import type { FeedFormat } from '../../pipeline/types.js';
 
-/** JSON Schemas of the feed request (SPEC.md "Feed request body"); ajv validates with these and the OpenAPI document publishes them. */
+/** JSON Schemas of the feed request (docs/ingestion.md); ajv validates with these and the OpenAPI document publishes them. */
 
 const currency = { type: 'string', pattern: '^[A-Za-z]{3}$', description: 'ISO-4217 currency code, injected on every price.', example: 'AUD' } as const;
 const country = { type: 'string', pattern: '^[A-Za-z]{2}$', description: 'ISO-3166 alpha-2 fallback country (default AU).', example: 'AU' } as const;

@@ -1,4 +1,4 @@
-/** Schemas of feed keys, ingestion results, feed status and quarantine (DESIGN.md §5). */
+/** Schemas of feed keys, ingestion results, feed status and quarantine (docs/architecture.md, Ingestion). */
 
 import { countsSchema } from './validation-result.js';
 

@@ -1,4 +1,4 @@
-/** Schemas of leads, the blocklist and office settings (SPEC.md Leads and Admin, DESIGN.md §7). */
+/** Schemas of leads, the blocklist and office settings (docs/leads.md; docs/architecture.md, Leads). */
 
 import { adminLimitParam, offsetParam } from './paging.js';
 

@@ -1,4 +1,4 @@
-/** Paging query parameters, one definition for every list (SPEC.md Limits). */
+/** Paging query parameters, one definition for every list (docs/reads.md). */
 
 export const limitParam = (max: number, dflt: number) => ({ type: 'integer', minimum: 1, maximum: max, default: dflt }) as const;
 /** Deep offsets make the database skip that many rows: past 10,000, narrow the filters instead. */

@@ -1,5 +1,5 @@
 import { publicProjectSchema } from './canonical.js';
-/** Query schemas and answers of the public reads (SPEC.md "Public reads", DESIGN.md §3, §6). */
+/** Query schemas and answers of the public reads (docs/reads.md; docs/architecture.md, The canonical listing and Reads). */
 
 import { limitParam as limit, offsetParam as offset } from './paging.js';
 

@@ -1,13 +1,18 @@
 import { type Config, ConfigError, loadConfig } from '../../lib/config.js';
 import { EmbeddedDbInUseError } from '../embedded-lock.js';
 import { createDb, type Db, migrateToLatest } from '../knex.js';
+import { type LocalService, readLocalService } from '../local-service.js';
 
 /**
  * Runs an operator command against the database the service uses (DATABASE_URL, or the embedded
- * one under DATA_DIR), migrated, and closes it after. Invalid configuration is reported and
+ * one under DATA_DIR), migrated, and closes it after; or, when the service runs on the embedded
+ * database, through the running service (whileRunning). Invalid configuration is reported and
  * answers exit code 1.
  */
-export async function withConfiguredDb(run: (db: Db) => Promise<number>): Promise<number> {
+export async function withConfiguredDb(
+  run: (db: Db) => Promise<number>,
+  options: { whileRunning?: (service: LocalService) => Promise<number> } = {},
+): Promise<number> {
   let config: Readonly<Config>;
   try {
     config = loadConfig();
@@ -18,6 +23,10 @@ export async function withConfiguredDb(run: (db: Db) => Promise<number>): Promis
     }
     throw err;
   }
+  // The embedded database takes one process at a time: while the service runs on it, a command
+  // that can do its work through the service's API does (whileRunning), with the service's command token.
+  const running = !config.databaseUrl && options.whileRunning ? readLocalService(config.dataDir) : null;
+  if (running && options.whileRunning) return options.whileRunning(running);
   let db: Db;
   try {
     db = createDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });

@@ -7,7 +7,7 @@ const USAGE = `Creates an already-active feed key (for operations and scripts) a
 
   npm run key:create -- --client "Ops import" --email ops@example.com --office OFF1 [--office OFF2 ...]
 
-Uses DATABASE_URL, or the embedded database under DATA_DIR, like the service.`;
+Uses DATABASE_URL, or the embedded database under DATA_DIR, like the service; while the service runs\non the embedded database, the key is made through it.`;
 
 /** Parses the arguments, creates the key, prints `{ id, key, status, officeIds }` as JSON. */
 async function main(): Promise<number> {
@@ -34,16 +34,33 @@ async function main(): Promise<number> {
     process.stderr.write(`${problems.join('\n')}\n\n${USAGE}\n`);
     return 2;
   }
-  return withConfiguredDb(async (db) => {
-    const { key, secret } = await createFeedKey(db, {
-      clientName: values.client!.trim(),
-      alertEmail: values.email!,
-      officeIds: values.office!.map((o) => o.trim()).filter(Boolean),
-      status: 'active',
-    });
-    process.stdout.write(`${JSON.stringify({ id: key.id, key: secret, status: key.status, officeIds: key.officeIds })}\n`);
-    return 0;
-  });
+  const input = { clientName: values.client!.trim(), alertEmail: values.email!, officeIds: values.office!.map((o) => o.trim()).filter(Boolean) };
+  const print = (key: { id: string; key: string; status: string; officeIds: string[] }) =>
+    process.stdout.write(`${JSON.stringify({ id: key.id, key: key.key, status: key.status, officeIds: key.officeIds })}\n`);
+  return withConfiguredDb(
+    async (db) => {
+      const { key, secret } = await createFeedKey(db, { ...input, status: 'active' });
+      print({ ...key, key: secret });
+      return 0;
+    },
+    {
+      // The service runs on the embedded database: the key is made through it (POST /v1/admin/keys).
+      whileRunning: async (service) => {
+        const res = await fetch(`http://127.0.0.1:${service.port}/v1/admin/keys`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${service.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(input),
+        });
+        const body = (await res.json()) as { error?: string; id: string; key: string; status: string; officeIds: string[] };
+        if (res.status !== 201) {
+          process.stderr.write(`the running service (pid ${service.pid}) refused the key: ${body.error ?? res.status}\n`);
+          return 1;
+        }
+        print(body);
+        return 0;
+      },
+    },
+  );
 }
 
 process.exitCode = await main();

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-/** The canonical listing store (DESIGN.md §3): identity, ordering and change-detection columns, the record as jsonb. */
+/** The canonical listing store (docs/architecture.md, The canonical listing): identity, ordering and change-detection columns, the record as jsonb. */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('listings', (t) => {
     t.text('listing_key').primary({ constraintName: 'listings_pkey' });

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Persisting ingestion (DESIGN.md §5): feed keys, feed events with their raw bytes in chunks,
+ * Persisting ingestion (docs/architecture.md, Ingestion): feed keys, feed events with their raw bytes in chunks,
  * quarantine items for circuit-breaker trips, and the notification outbox.
  */
 export async function up(knex: Knex): Promise<void> {

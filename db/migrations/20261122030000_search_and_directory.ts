@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Public reads (DESIGN.md §3, §6): search columns generated from the stored record (one source of
+ * Public reads (docs/architecture.md, The canonical listing and Reads): search columns generated from the stored record (one source of
  * truth, nothing for the write path to keep in step), partial indexes over public listings in
  * search order, and the agent and office directory, refreshed per office as feeds land.
  */

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-/** Operators (DESIGN.md §8) and site content (§9): named operator tokens, the audit log, settings, navigation, pages. */
+/** Operators (docs/architecture.md, Operators) and site content (§9): named operator tokens, the audit log, settings, navigation, pages. */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('operator_tokens', (t) => {
     t.uuid('id').primary();

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-/** Leads (DESIGN.md §7): the lead rows double as the delivery outbox; the sender blocklist; office lead addresses. */
+/** Leads (docs/architecture.md, Leads): the lead rows double as the delivery outbox; the sender blocklist; office lead addresses. */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('leads', (t) => {
     t.uuid('id').primary();

@@ -12,7 +12,7 @@ export async function createSearchIndexes(knex: Knex): Promise<void> {
 }
 
 /**
- * Projects (DESIGN.md §4): the project store, the link from child listings (a generated
+ * Projects (docs/architecture.md, Formats and mapping): the project store, the link from child listings (a generated
  * project_key column), projects held by a tripped breaker, and price_amount for yearly rents
  * (commercial leases, RESO annual leases), which the first version compared as weekly.
  */

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * SFTP drops (DESIGN.md §10): one row per file content ingested per office (sha256, so the same
+ * SFTP drops (docs/architecture.md, SFTP drops): one row per file content ingested per office (sha256, so the same
  * content is never ingested twice; the row also tells watchers where the claimed file is and which
  * feed it became), and the per-office context an operator sets for dropped feeds.
  */

@@ -6,7 +6,7 @@ import { finishProject, type ProjectDraft } from './map-project.js';
 export type ProjectApplied = { action: 'invalid' } | { action: UpsertAction; project: CanonicalProject; advanced?: boolean };
 
 /**
- * DESIGN.md §5.2 for a project against its stored version (null when new), pure: stale, then the
+ * Applying a project (docs/architecture.md, Ingestion), against its stored version (null when new), pure: stale, then the
  * content hash decides between unchanged and updated (an unchanged project with a newer modTime
  * says so: its modTime is kept). An archived project that reappears differs in status, so it is updated.
  */

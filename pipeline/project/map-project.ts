@@ -31,7 +31,7 @@ const text = (locale: string, value: string | undefined) => (value?.trim() ? { [
 /** Everything of a project except its children's keys and its hash; null when it cannot be stored. */
 export type ProjectDraft = Omit<CanonicalProject, 'contentHash'>;
 
-/** The project record (DESIGN.md §4); the price range is completed from `childPrices` where the document leaves it out. */
+/** The project record (docs/architecture.md, Formats and mapping); the price range is completed from `childPrices` where the document leaves it out. */
 export function mapProject(
   input: ProjectInput,
   office: string,

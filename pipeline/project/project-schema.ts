@@ -1,6 +1,6 @@
 /**
- * The project document (format=project, DESIGN.md §4) as JSON Schemas: the pipeline validates
- * each project with them and the OpenAPI document publishes them. See docs/projects.md.
+ * The project document (format=project, docs/architecture.md, Formats and mapping) as JSON Schemas: the pipeline validates
+ * each project with them and the OpenAPI document publishes them. Documented in docs/formats.md.
  */
 
 const text = (maxLength: number, description?: string) => ({ type: 'string', minLength: 1, maxLength, ...(description ? { description } : {}) }) as const;

@@ -48,7 +48,7 @@ function schemaIssues(errors: ErrorObject[], path: string, issuesAt: (instancePa
 }
 
 /**
- * Reads a project document (DESIGN.md §4, docs/projects.md): each project is checked against the
+ * Reads a project document (docs/formats.md; docs/architecture.md, Formats and mapping): each project is checked against the
  * project schema, mapped to its record, and its children to canonical listing deltas linked by
  * projectKey. Children are numbered across the whole feed (listingIndex); a project's own issues
  * carry listingIndex null. Throws FeedSyntaxError when the document is not JSON or not a project

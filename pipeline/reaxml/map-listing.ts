@@ -96,7 +96,7 @@ function localisedText(ctx: MapContext, textNode: XmlNode): Record<string, strin
   return localised;
 }
 
-/** Maps one REAXML listing element to a canonical delta (DESIGN.md §3, §4). Pure. */
+/** Maps one REAXML listing element to a canonical delta (docs/architecture.md, The canonical listing and Formats and mapping). Pure. */
 export function mapReaxmlListing(
   node: XmlNode,
   index: number,

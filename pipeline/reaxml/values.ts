@@ -38,7 +38,7 @@ export function readCount(raw: string): { value: number; studio?: true } | undef
   return undefined;
 }
 
-/** Square metres per REAXML area unit (DESIGN.md §3). */
+/** Square metres per REAXML area unit (docs/architecture.md, The canonical listing). */
 const SQM_PER_UNIT: Readonly<Record<string, number>> = {
   squaremeter: 1,
   squaremeters: 1,

@@ -9,7 +9,7 @@ import { mapResoAgents, mapResoMedia } from './reso-media.js';
 import { mapClose, mapLease, mapListPrice } from './reso-money.js';
 import type { ResoFields } from './reso-values.js';
 
-/** StandardStatus (DESIGN.md §4); Closed is resolved by the listing kind. */
+/** StandardStatus (docs/architecture.md, Formats and mapping); Closed is resolved by the listing kind. */
 const STATUSES: Readonly<Record<string, Status | 'closed'>> = {
   active: 'active',
   activeundercontract: 'under_offer',
@@ -98,7 +98,7 @@ function removal(f: ResoFields, feed: FeedContext, office: string | undefined, u
 }
 
 /**
- * Maps one RESO Data Dictionary Property record to a canonical delta (DESIGN.md §3, §4). A RESO
+ * Maps one RESO Data Dictionary Property record to a canonical delta (docs/architecture.md, The canonical listing and Formats and mapping). A RESO
  * record is whole: every field the service keeps is set, absent ones to null, and media and
  * agents replace the stored lists. Vendor (local) fields are not kept. Pure; null when the record
  * cannot be identified, dated or given a status.

@@ -22,7 +22,7 @@ function withoutAnnotations(record: Record<string, unknown>): ResoRecord {
 }
 
 /**
- * Reads a RESO Web API payload (DESIGN.md §4): one Property record (fetch by key, RESO Common
+ * Reads a RESO Web API payload (docs/architecture.md, Formats and mapping): one Property record (fetch by key, RESO Common
  * Format single) or a collection `{ "@odata.context", "value": [...] }`. Keys beginning with `@`
  * are ignored. Paths are JSON Pointers (`/value/3/ListPrice`). Throws FeedSyntaxError when the
  * document is not JSON or holds no records.

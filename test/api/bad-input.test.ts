@@ -1,5 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
+import { repoRoot } from '../helpers.js';
+import { activeKey } from '../ingest/client.js';
 import { OPERATOR, startTestService, type TestService } from '../service.js';
 
 type Operation = { parameters?: { name: string; in: string; schema?: { type?: string; format?: string } }[] };
@@ -141,5 +145,50 @@ describe('Hostile input gets a 4xx naming the problem, never a 500 (PostgreSQL)'
       { 'content-encoding': 'gzip' },
     );
     expect(ok.status).to.equal(200);
+  });
+
+  it('says what is wrong in words a newcomer understands: an empty body, a method the path does not take, a repeated parameter', async () => {
+    const feedKey = await activeKey(svc.db, ['OFF1']);
+    for (const [path, headers] of [
+      ['/v1/validate?currency=AUD', {}],
+      ['/v1/feeds?currency=AUD', { authorization: `Bearer ${feedKey}` }],
+    ] as const) {
+      const res = await fetch(`${svc.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/xml', ...headers } });
+      expect([res.status, (await res.json()).error], path).to.deep.equal([
+        400,
+        'the request body is empty: send the feed as the body (raw XML, a RESO or project JSON document, or a JSON feed request)',
+      ]);
+    }
+    for (const [method, path, allow] of [
+      ['DELETE', '/v1/listings', 'GET, HEAD'],
+      ['POST', '/v1/listings/OFF1/L1', 'GET, HEAD'],
+      ['GET', '/v1/validate', 'POST'],
+      ['PUT', '/v1/leads', 'POST'],
+    ] as const) {
+      const res = await fetch(`${svc.url}${path}`, { method });
+      expect([res.status, res.headers.get('allow')], `${method} ${path}`).to.deep.equal([405, allow]);
+      expect((await res.json()).error).to.equal(`${method} is not allowed on ${path}; it takes ${allow}`);
+    }
+    expect((await fetch(`${svc.url}/v1/nothing-here`, { method: 'DELETE' })).status, 'an unknown path stays a 404').to.equal(404);
+    const twice = await fetch(`${svc.url}/v1/validate?currency=AUD&currency=NZD`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/xml' },
+      body: '<propertyList/>',
+    });
+    expect([twice.status, (await twice.json()).error]).to.deep.equal([400, 'query parameter currency is given more than once']);
+    const quarantine = await get('/v1/admin/quarantine?includeResolved=true&includeResolved=false', true);
+    expect([quarantine.status, quarantine.body.error]).to.deep.equal([400, 'query parameter includeResolved is given more than once']);
+  });
+
+  it('answers / with a landing page that links where a newcomer starts, with the version', async () => {
+    const res = await fetch(`${svc.url}/`);
+    expect([res.status, res.headers.get('content-type')]).to.deep.equal([200, 'text/html; charset=utf-8']);
+    const html = await res.text();
+    for (const href of ['/developer', '/docs/', '/v1/openapi.json', '/console', '/guides/ingestion', '/guides/architecture', '/healthz', '/readyz'])
+      expect(html, href).to.contain(`href="${href}"`);
+    const { version } = JSON.parse(readFileSync(resolve(repoRoot, 'package.json'), 'utf8'));
+    expect(html).to.contain(`Version ${version}.`);
+    for (const href of ['/developer', '/docs/', '/console', '/guides/architecture', '/healthz'])
+      expect((await fetch(`${svc.url}${href}`)).status, href).to.equal(200);
   });
 });

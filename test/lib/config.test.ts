@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { ConfigError, loadConfig } from '../../lib/config.js';
 
 describe('configuration', () => {
-  it('runs with no configuration at all: the embedded defaults of DESIGN.md §2', () => {
+  it('runs with no configuration at all: the embedded defaults', () => {
     const config = loadConfig({});
     expect(config).to.include({
       port: 3000,

@@ -82,7 +82,7 @@ export interface DecidedBatch {
 }
 
 /**
- * DESIGN.md §5.2 for a batch of one feed, first half: one light query reads the stored
+ * Applying a batch of one feed (docs/architecture.md, Ingestion), first half: one light query reads the stored
  * fingerprints; known sources are unchanged at once. The rest are mapped and decided against their
  * stored records (a second query). Nothing is written, so it can run while the batch before is
  * being written; writeBatch checks what it decided against the rows it locks.

@@ -12,7 +12,7 @@ export interface ProjectsOutcome {
 }
 
 /**
- * DESIGN.md §5.2 for a feed's projects, in one transaction: the stored versions are locked, each
+ * Applying a feed's projects (docs/architecture.md, Ingestion), in one transaction: the stored versions are locked, each
  * project is decided in feed order (a repeated project sees the earlier one's result), and only
  * changed records are written, guarded in SQL against newer ones. Projects are few per feed, so
  * this needs none of the listing batch machinery.

@@ -28,7 +28,7 @@ export async function notifyFeedGivenUp(db: Db, event: FeedEvent): Promise<boole
   });
 }
 
-/** The feed-failure mails of DESIGN.md §5 for one finished feed, queued in the outbox. */
+/** The feed-failure mails (docs/ingestion.md) for one finished feed, queued in the outbox. */
 export async function notifyFeedFailures(db: Db, event: FeedEvent, result: IngestionResult): Promise<NotificationKind[]> {
   if (!event.alertEmail) return [];
   const sender = senderOf(event);

@@ -14,7 +14,7 @@ import type { FeedContext, FeedFormat, Issue } from '../../pipeline/types.js';
 import { type BatchOutcome, decideBatch, writeBatch } from './apply-batch.js';
 import { applyProjects, type ProjectsOutcome } from './apply-projects.js';
 
-/** SPEC.md's ingestion result. */
+/** The ingestion result (docs/ingestion.md). */
 export interface IngestionResult {
   ok: boolean;
   counts: { parsed: number; valid: number; invalid: number };
@@ -46,7 +46,7 @@ export interface IngestInput {
 const BATCH = 500;
 
 /**
- * Live ingestion of one stored feed (DESIGN.md §5): the same reader and per-listing steps as the
+ * Live ingestion of one stored feed (docs/architecture.md, Ingestion): the same reader and per-listing steps as the
  * dry run, applied in batches against the store, then the full-mode reconcile per office. A feed
  * that is not well-formed keeps what was applied before the fault and never reconciles.
  */
