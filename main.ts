@@ -1,5 +1,5 @@
 import { startWeb } from './api/server.js';
-import { runProcess } from './lib/run-process.js';
+import { runProcess } from './workers/run-process.js';
 
 /**
  * The all-in-one process (`npm start`): web and workers in one process, on the embedded

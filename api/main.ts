@@ -1,4 +1,4 @@
-import { runProcess } from '../lib/run-process.js';
+import { runProcess } from '../workers/run-process.js';
 import { startWeb } from './server.js';
 
 /** The web role (Procfile `web`): HTTP only when REDIS_URL is set; workers run in `worker` processes. */

@@ -3,7 +3,7 @@ import { type FileHandle, open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
-import type { Preview } from '../pipeline/apply-listing.js';
+import type { Preview } from '../pipeline/applied.js';
 import type { PreviewSink } from '../pipeline/validate-feed.js';
 
 /** Bytes gathered before they are written to the file. */

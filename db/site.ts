@@ -1,9 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { NavLink, PageInput } from '../api/schemas/admin.js';
 import { cleanUrls, linkTarget } from '../lib/safe-url.js';
 import { isUniqueViolation } from './pg-errors.js';
 import { iso } from './row-values.js';
+
+/** A navigation link as stored (schema NavLink in the API description). */
+export interface NavLink {
+  kind: 'builtin' | 'page' | 'custom';
+  ref: string;
+  label: Record<string, string> | null;
+  visible: boolean;
+  newTab: boolean;
+}
+
+/** A page as written (schema PageInput). */
+export interface PageInput {
+  slug?: string;
+  title?: Record<string, string>;
+  body?: Record<string, string>;
+  description?: Record<string, string> | null;
+  published?: boolean;
+}
 
 /** Shown when no navigation was set, and restored by an empty list (docs/architecture.md, Site content and FX). */
 export const DEFAULT_NAVIGATION: NavLink[] = (['listings', 'agents', 'offices'] as const).map((ref) => ({

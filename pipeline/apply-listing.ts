@@ -1,17 +1,9 @@
+import { type Applied, type DryRunOutcome, previewOf } from './applied.js';
 import type { FeedListing } from './feed-listing.js';
 import { inStoredZone } from './local-times.js';
 import { mergeListing } from './merge.js';
 import type { CanonicalListing } from './types.js';
 import { validateListing } from './validate-listing.js';
-
-export type UpsertAction = 'inserted' | 'updated' | 'unchanged' | 'stale_ignored';
-
-export type Applied =
-  | { action: 'invalid' }
-  | { action: 'stale_ignored'; listing: CanonicalListing }
-  /** advanced: the content is the stored one but the record is newer; listing carries the newer modTime. */
-  | { action: 'unchanged'; listing: CanonicalListing; advanced: boolean }
-  | { action: 'inserted' | 'updated'; listing: CanonicalListing };
 
 /** True when `a` is an earlier instant than `b` (modTimes carry offsets, so strings do not compare). */
 export function isEarlier(a: string, b: string): boolean {
@@ -54,19 +46,6 @@ export function applyListing(stored: CanonicalListing | null, item: FeedListing,
   }
   return { action: 'updated', listing: merged };
 }
-
-/** A dry run's preview of a listing: the record, or its JSON text, whichever is wanted (each made from the other on demand). */
-export interface Preview {
-  listing(): CanonicalListing;
-  json(): string;
-}
-
-export const previewOf = (listing: CanonicalListing): Preview => ({ listing: () => listing, json: () => JSON.stringify(listing) });
-
-export const previewOfJson = (json: string): Preview => ({ listing: () => JSON.parse(json) as CanonicalListing, json: () => json });
-
-/** What a dry run keeps of a listing applied as new: whether it is valid, what decides duplicates, and its preview. */
-export type DryRunOutcome = { valid: false } | { valid: true; listingKey: string; modTime: string; office: string; uniqueId: string; preview: Preview };
 
 /** A listing applied as new, as a dry run does (hash: previews are kept, so they carry their content hash). */
 export function dryRunOutcome(item: FeedListing, hash: boolean): DryRunOutcome {

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { Applied, DryRunOutcome } from './apply-listing.js';
+import type { Applied, DryRunOutcome } from './applied.js';
 import type { ListingIssues } from './issues.js';
 import type { FeedContext, FeedFormat, ListingDelta } from './types.js';
 import type { FieldPaths } from './validate-listing.js';

@@ -1,8 +1,8 @@
 import type { FeedListing } from './feed-listing.js';
 import { wholeText } from './json-document.js';
 import { type FeedProject, readProjectDocument } from './project/read-project-feed.js';
+import type { ReadOptions } from './reaxml/read-options.js';
 import { readReaxmlFeed } from './reaxml/read-reaxml-feed.js';
-import type { ReadOptions } from './reaxml/read-threads.js';
 import { readResoDocument } from './reso/read-reso-feed.js';
 import type { FeedContext, FeedFormat, Issue } from './types.js';
 

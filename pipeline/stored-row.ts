@@ -1,4 +1,4 @@
-import type { Applied } from './apply-listing.js';
+import type { Applied } from './applied.js';
 import { publicPatch } from './public-view.js';
 import type { CanonicalListing } from './types.js';
 

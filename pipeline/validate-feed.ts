@@ -1,4 +1,5 @@
-import { dryRunOutcome, isEarlier, type Preview } from './apply-listing.js';
+import type { Preview } from './applied.js';
+import { dryRunOutcome, isEarlier } from './apply-listing.js';
 import { applyProject } from './project/apply-project.js';
 import { readFeed } from './read-feed.js';
 import type { CanonicalListing, CanonicalProject, FeedContext, FeedFormat, Issue } from './types.js';

@@ -1,6 +1,6 @@
 import { createDb, migrateToLatest } from '../db/knex.js';
 import { createMetrics, serveMetrics } from '../lib/metrics.js';
-import { runProcess } from '../lib/run-process.js';
+import { runProcess } from '../workers/run-process.js';
 import { startRuntime } from '../workers/runtime.js';
 import { startSftpWatcher } from './start.js';
 

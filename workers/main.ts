@@ -1,6 +1,6 @@
 import { createDb, migrateToLatest } from '../db/knex.js';
 import { createMetrics, serveMetrics } from '../lib/metrics.js';
-import { runProcess } from '../lib/run-process.js';
+import { runProcess } from './run-process.js';
 import { startRuntime } from './runtime.js';
 
 /**

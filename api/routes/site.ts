@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { Knex } from 'knex';
 import { recordAudit } from '../../db/operators.js';
+import type { NavLink, PageInput } from '../../db/site.js';
 import {
   checkedLink,
   createPage,
@@ -20,7 +21,6 @@ import { cleanUrls } from '../../lib/safe-url.js';
 import { operatorOf } from '../auth/operator.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { uuidParam } from '../path-params.js';
-import type { NavLink, PageInput } from '../schemas/admin.js';
 import { assertValid } from '../validators.js';
 
 const slugInUse = (err: unknown) => (err instanceof SlugInUse ? new HttpError(409, `slug "${err.message}" is already used by another page`) : err);

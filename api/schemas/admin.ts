@@ -146,19 +146,3 @@ export const siteSchema = {
     },
   },
 } as const;
-
-export interface NavLink {
-  kind: 'builtin' | 'page' | 'custom';
-  ref: string;
-  label: Record<string, string> | null;
-  visible: boolean;
-  newTab: boolean;
-}
-
-export interface PageInput {
-  slug?: string;
-  title?: Record<string, string>;
-  body?: Record<string, string>;
-  description?: Record<string, string> | null;
-  published?: boolean;
-}

@@ -1,4 +1,5 @@
-import { isEarlier, type UpsertAction } from '../apply-listing.js';
+import type { UpsertAction } from '../applied.js';
+import { isEarlier } from '../apply-listing.js';
 import type { CanonicalProject } from '../types.js';
 import { finishProject, type ProjectDraft } from './map-project.js';
 

@@ -1,4 +1,5 @@
-import { type Applied, applyListing, dryRunOutcome, type Preview, previewOfJson } from '../apply-listing.js';
+import { type Applied, type Preview, previewOfJson } from '../applied.js';
+import { applyListing, dryRunOutcome } from '../apply-listing.js';
 import type { FeedListing } from '../feed-listing.js';
 import { FeedSyntaxError } from '../feed-syntax-error.js';
 import { ListingIssues } from '../issues.js';
@@ -9,7 +10,7 @@ import type { XmlNode } from '../xml-node.js';
 import { type FeedPosition, type ListingSource, listingHandlers, type ReaxmlListing, reaxmlSalt } from './listing-reader.js';
 import { mapReaxmlListing, readIdentity } from './map-listing.js';
 import { PIECE_PREFIX, ReaxmlParser } from './parse-reaxml.js';
-import type { PieceOptions } from './read-threads.js';
+import type { PieceOptions } from './read-options.js';
 import type { FeedPiece } from './split-feed.js';
 
 /** A listing read, fingerprinted and mapped apart from the feed's other pieces, as it crosses between threads. */

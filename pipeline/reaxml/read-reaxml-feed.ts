@@ -1,8 +1,9 @@
 import type { FeedListing } from '../feed-listing.js';
 import type { FeedContext, Issue } from '../types.js';
 import { readReaxmlHere } from './listing-reader.js';
+import type { ReadOptions } from './read-options.js';
 import { readReaxmlSplit } from './read-split.js';
-import { type ReadOptions, readThreads } from './read-threads.js';
+import { readThreads } from './read-threads.js';
 
 export { REAXML_MAPPING_VERSION } from './listing-reader.js';
 

@@ -6,8 +6,9 @@ import type { FeedContext, Issue } from '../types.js';
 import { type FeedPosition, feedPosition, feedSyntaxError, readReaxmlHere } from './listing-reader.js';
 import { ReaxmlParser } from './parse-reaxml.js';
 import { type Dispatched, PiecePump } from './piece-pump.js';
+import type { ReadOptions } from './read-options.js';
 import { feedListingOf } from './read-piece.js';
-import type { ReadOptions, ReadPool, ReadThreadOptions } from './read-threads.js';
+import type { ReadPool, ReadThreadOptions } from './read-threads.js';
 import { FeedSplitter, type HeadVerdict } from './split-feed.js';
 
 /**

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { expect } from 'chai';
 import { PreviewSpool } from '../../api/preview-spool.js';
-import { previewOf, previewOfJson } from '../../pipeline/apply-listing.js';
+import { previewOf, previewOfJson } from '../../pipeline/applied.js';
 import type { CanonicalListing } from '../../pipeline/types.js';
 
 /**

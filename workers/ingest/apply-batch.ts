@@ -8,7 +8,8 @@ import {
   type StoredVersion,
   writeListings,
 } from '../../db/listings-store.js';
-import { type Applied, applyListing, type UpsertAction } from '../../pipeline/apply-listing.js';
+import type { Applied, UpsertAction } from '../../pipeline/applied.js';
+import { applyListing } from '../../pipeline/apply-listing.js';
 import { type FeedListing, fingerprintMapping } from '../../pipeline/feed-listing.js';
 import { keyOfIdentity } from '../../pipeline/listing-key.js';
 import { storedRowOfApplied } from '../../pipeline/stored-row.js';

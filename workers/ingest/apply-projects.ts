@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { loadProjects, writeProjects } from '../../db/projects-store.js';
-import type { UpsertAction } from '../../pipeline/apply-listing.js';
+import type { UpsertAction } from '../../pipeline/applied.js';
 import { keyOfIdentity } from '../../pipeline/listing-key.js';
 import { applyProject } from '../../pipeline/project/apply-project.js';
 import type { FeedProject } from '../../pipeline/project/read-project-feed.js';

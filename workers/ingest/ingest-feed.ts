@@ -2,7 +2,7 @@ import { refreshDirectory } from '../../db/directory.js';
 import type { Db } from '../../db/knex.js';
 import { storedSourceHashes } from '../../db/listings-store.js';
 import { type OfficeReconcile, reconcileOffice } from '../../db/reconcile.js';
-import type { UpsertAction } from '../../pipeline/apply-listing.js';
+import type { UpsertAction } from '../../pipeline/applied.js';
 import type { FeedListing } from '../../pipeline/feed-listing.js';
 import { FeedSyntaxError } from '../../pipeline/feed-syntax-error.js';
 import { knownFingerprints } from '../../pipeline/known-fingerprints.js';
@@ -13,6 +13,7 @@ import type { BreakerSettings } from '../../pipeline/reconcile.js';
 import type { FeedContext, FeedFormat, Issue } from '../../pipeline/types.js';
 import { type BatchOutcome, decideBatch, writeBatch } from './apply-batch.js';
 import { applyProjects, type ProjectsOutcome } from './apply-projects.js';
+import { BatchPipeline } from './batch-pipeline.js';
 
 /** The ingestion result (docs/ingestion.md). */
 export interface IngestionResult {
@@ -45,78 +46,88 @@ export interface IngestInput {
 
 const BATCH = 500;
 
+/** The keys a full feed carried, valid or not, per office in scope (only the reconcile reads them). */
+type PresentKeys = Map<string, Set<string>>;
+
 /**
- * Live ingestion of one stored feed (docs/architecture.md, Ingestion): the same reader and per-listing steps as the
- * dry run, applied in batches against the store, then the full-mode reconcile per office. A feed
- * that is not well-formed keeps what was applied before the fault and never reconciles.
+ * Live ingestion of one stored feed (docs/architecture.md, Ingestion), in the steps the ingestion
+ * rules name: read the feed and apply its listings in batches (the same reader and per-listing
+ * steps as the dry run), apply its projects, reconcile a full feed per office, bring the directory
+ * up to date. A feed that is not well-formed keeps what was applied before the fault and never
+ * reconciles.
  */
 export async function ingestFeed(db: Db, breaker: BreakerSettings, input: IngestInput): Promise<IngestionResult> {
   const issues: Issue[] = [];
-  const counts = { parsed: 0, valid: 0, invalid: 0 };
-  const summary: Record<UpsertAction, number> = { inserted: 0, updated: 0, unchanged: 0, stale_ignored: 0 };
-  const upserts: IngestionResult['upserts'] = [];
-  const scope = new Set(input.officeScope);
-  /**
-   * Full mode: the keys that appeared, valid or not, per office in scope; and project keys
-   * likewise. Only the reconcile reads them, so an incremental feed does not collect them.
-   */
-  const full = input.mode === 'full';
-  const present = new Map<string, Set<string>>();
-  const presentProjects = new Map<string, Set<string>>();
-  const projectItems: FeedProject[] = [];
-  const notInScope = (office: string, path: string, issues: FeedProject['issues']) => {
-    issues.error('office_not_in_scope', `office "${office}" is not one this feed may push for (${[...scope].join(', ')}); not stored`, path);
+  const result: IngestionResult = {
+    ok: false,
+    counts: { parsed: 0, valid: 0, invalid: 0 },
+    summary: { inserted: 0, updated: 0, unchanged: 0, stale_ignored: 0 },
+    upserts: [],
+    issues,
   };
-  const note = (map: Map<string, Set<string>>, office: string, key: string) => {
+  /** Offices whose stored listings this feed changed: their directory rows are rebuilt at the end. */
+  const changedOffices = new Set<string>();
+  const { syntaxError, present, presentProjects, projectItems } = await applyListings(db, input, result, changedOffices);
+  if (input.format === 'project') result.projects = await applyProjectItems(db, projectItems, issues);
+  if (input.mode === 'full') {
+    result.reconcile = syntaxError
+      ? { status: 'skipped', reason: 'the feed is not well-formed', archived: 0, offices: [] }
+      : await reconcileFullFeed(db, breaker, input, present, presentProjects);
+    for (const o of result.reconcile.offices) if (o.archived > 0) changedOffices.add(o.office);
+  }
+  await refreshDirectory(db, changedOffices);
+  result.ok = !syntaxError && result.counts.invalid === 0 && (result.projects?.counts.invalid ?? 0) === 0 && !issues.some((i) => i.level === 'error');
+  return result;
+}
+
+/**
+ * Reads the feed and applies its listings in batches of BATCH (two in flight, BatchPipeline),
+ * counting them into the result; a listing for an office out of scope is refused, a repeated key
+ * warned about. Returns what the later steps need: the feed's syntax error if any, the keys present
+ * per office (full feeds) and the projects read.
+ */
+async function applyListings(db: Db, input: IngestInput, result: IngestionResult, changedOffices: Set<string>) {
+  const { counts, summary, upserts, issues } = result;
+  const scope = new Set(input.officeScope);
+  const full = input.mode === 'full';
+  const present: PresentKeys = new Map();
+  const presentProjects: PresentKeys = new Map();
+  const projectItems: FeedProject[] = [];
+  const notInScope = (office: string, path: string, itemIssues: FeedProject['issues']) => {
+    itemIssues.error('office_not_in_scope', `office "${office}" is not one this feed may push for (${[...scope].join(', ')}); not stored`, path);
+  };
+  const note = (map: PresentKeys, office: string, key: string) => {
     const keys = map.get(office) ?? new Set<string>();
     keys.add(key);
     map.set(office, keys);
     if (!present.has(office)) present.set(office, new Set());
   };
+  const batches = new BatchPipeline<FeedListing, Awaited<ReturnType<typeof decideBatch>>, BatchOutcome>({
+    decide: (batch) => decideBatch(db, batch),
+    write: (decided) => writeBatch(db, decided),
+    record: async (batch, outcome) => {
+      for (const item of batch) issues.push(...item.issues.list);
+      counts.invalid += outcome.invalid;
+      counts.valid += outcome.upserts.length;
+      for (const u of outcome.upserts) {
+        upserts.push(u);
+        summary[u.action] += 1;
+        if (u.action === 'inserted' || u.action === 'updated') changedOffices.add(officeOfKey(u.listingKey));
+      }
+      await input.onProgress?.({ parsed: counts.parsed, applied: counts.valid, invalid: counts.invalid });
+    },
+  });
   let pending: FeedListing[] = [];
-  /** Each listing key's first position in the feed, so a repeat is reported. */
-  const firstSeen = new Map<string, number>();
-  /** Offices whose stored listings this feed changed: their directory rows are rebuilt at the end. */
-  const changedOffices = new Set<string>();
   /** The pending batch holds a key an earlier batch carried. */
   let pendingRepeats = false;
-  /**
-   * Two batches in flight while the next is read: the last one is written while the one after it
-   * is decided (mapped, hashed, compared), so mapping overlaps the database's work. Writes stay one
-   * at a time, in feed order. A batch with a key an earlier batch carried is decided only once that
-   * batch is written, so it sees what was written.
-   */
-  let written: Promise<void> = Promise.resolve();
-  let writtenBefore: Promise<void> = Promise.resolve();
-
-  const record = async (batch: FeedListing[], outcome: BatchOutcome) => {
-    for (const item of batch) issues.push(...item.issues.list);
-    counts.invalid += outcome.invalid;
-    counts.valid += outcome.upserts.length;
-    for (const u of outcome.upserts) {
-      upserts.push(u);
-      summary[u.action] += 1;
-      if (u.action === 'inserted' || u.action === 'updated') changedOffices.add(officeOfKey(u.listingKey));
-    }
-    await input.onProgress?.({ parsed: counts.parsed, applied: counts.valid, invalid: counts.invalid });
-  };
+  /** Each listing key's first position in the feed, so a repeat is reported. */
+  const firstSeen = new Map<string, number>();
   const flush = async () => {
     const batch = pending;
-    const repeats = pendingRepeats;
+    const afterEarlier = pendingRepeats;
     pending = [];
     pendingRepeats = false;
-    await writtenBefore;
-    const previous = written;
-    if (repeats) await previous;
-    const deciding = decideBatch(db, batch);
-    deciding.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
-    writtenBefore = previous;
-    written = (async () => {
-      await previous; // first, so that a failure here never leaves an earlier write running
-      const decided = await deciding;
-      await record(batch, await writeBatch(db, decided));
-    })();
-    written.catch(() => undefined); // awaited at a later flush or at the end
+    await batches.add(batch, { afterEarlier });
   };
 
   let syntaxError: FeedSyntaxError | null = null;
@@ -157,7 +168,7 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
     }
   } catch (err) {
     if (!(err instanceof FeedSyntaxError)) {
-      await written.catch(() => undefined); // never leave a write running behind a failed job
+      await batches.settle(); // never leave a write running behind a failed job
       throw err;
     }
     syntaxError = err;
@@ -171,43 +182,41 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
     });
   }
   if (pending.length) await flush();
-  await written;
+  await batches.drain();
+  return { syntaxError, present, presentProjects, projectItems };
+}
 
-  const result: IngestionResult = { ok: false, counts, summary, upserts, issues };
-  if (input.format === 'project') {
-    const outcome = await applyProjects(db, projectItems);
-    const projectSummary: Record<UpsertAction, number> = { inserted: 0, updated: 0, unchanged: 0, stale_ignored: 0 };
-    for (const u of outcome.upserts) projectSummary[u.action] += 1;
-    for (const item of projectItems) issues.push(...item.issues.list);
-    result.projects = {
-      counts: { parsed: projectItems.length, valid: outcome.upserts.length, invalid: outcome.invalid },
-      summary: projectSummary,
-      upserts: outcome.upserts,
-    };
+/** The projects of a project feed, applied once its listings are (their issues joined to the feed's). */
+async function applyProjectItems(db: Db, projectItems: FeedProject[], issues: Issue[]): Promise<NonNullable<IngestionResult['projects']>> {
+  const outcome = await applyProjects(db, projectItems);
+  const summary: Record<UpsertAction, number> = { inserted: 0, updated: 0, unchanged: 0, stale_ignored: 0 };
+  for (const u of outcome.upserts) summary[u.action] += 1;
+  for (const item of projectItems) issues.push(...item.issues.list);
+  return { counts: { parsed: projectItems.length, valid: outcome.upserts.length, invalid: outcome.invalid }, summary, upserts: outcome.upserts };
+}
+
+/** A full feed's reconcile, office by office in a fixed order (each behind the circuit breaker). */
+async function reconcileFullFeed(
+  db: Db,
+  breaker: BreakerSettings,
+  input: IngestInput,
+  present: PresentKeys,
+  presentProjects: PresentKeys,
+): Promise<NonNullable<IngestionResult['reconcile']>> {
+  const offices: OfficeReconcile[] = [];
+  for (const [office, keys] of [...present].sort(([a], [b]) => a.localeCompare(b))) {
+    offices.push(
+      await reconcileOffice(db, {
+        office,
+        scope: input.format === 'project' ? 'projects' : 'listings',
+        presentKeys: keys,
+        presentProjectKeys: presentProjects.get(office),
+        feedId: input.feedId,
+        breaker,
+      }),
+    );
   }
-  if (full) {
-    if (syntaxError) result.reconcile = { status: 'skipped', reason: 'the feed is not well-formed', archived: 0, offices: [] };
-    else {
-      const offices: OfficeReconcile[] = [];
-      for (const [office, keys] of [...present].sort(([a], [b]) => a.localeCompare(b))) {
-        offices.push(
-          await reconcileOffice(db, {
-            office,
-            scope: input.format === 'project' ? 'projects' : 'listings',
-            presentKeys: keys,
-            presentProjectKeys: presentProjects.get(office),
-            feedId: input.feedId,
-            breaker,
-          }),
-        );
-      }
-      for (const o of offices) if (o.archived > 0) changedOffices.add(o.office);
-      const tripped = offices.some((o) => o.tripped);
-      result.reconcile = { status: tripped ? 'tripped' : 'applied', archived: offices.reduce((n, o) => n + o.archived, 0), offices };
-      if (offices.length === 0) Object.assign(result.reconcile, { status: 'skipped', reason: 'the feed has no listings for any office it may push for' });
-    }
-  }
-  await refreshDirectory(db, changedOffices);
-  result.ok = !syntaxError && counts.invalid === 0 && (result.projects?.counts.invalid ?? 0) === 0 && !issues.some((i) => i.level === 'error');
-  return result;
+  if (offices.length === 0) return { status: 'skipped', reason: 'the feed has no listings for any office it may push for', archived: 0, offices };
+  const tripped = offices.some((o) => o.tripped);
+  return { status: tripped ? 'tripped' : 'applied', archived: offices.reduce((n, o) => n + o.archived, 0), offices };
 }

@@ -1,10 +1,11 @@
 import closeWithGrace from 'close-with-grace';
+import { type Config, ConfigError, loadConfig } from '../lib/config.js';
+import { createLogger, type Logger } from '../lib/logger.js';
 import { closeReadThreads, configureReadThreads } from '../pipeline/reaxml/read-threads.js';
-import { type Config, ConfigError, loadConfig } from './config.js';
-import { createLogger, type Logger } from './logger.js';
 
 /**
- * The common start of every process role: configuration (every problem reported before exit),
+ * The common start of every process role (web, worker, sftp, all-in-one; it lives with the worker
+ * side because every role may read feeds on the reading threads it configures): configuration (every problem reported before exit),
  * logger, the role's own start, then graceful shutdown on SIGTERM/SIGINT.
  */
 export async function runProcess(role: string, start: (config: Readonly<Config>, logger: Logger) => Promise<{ close(): Promise<void> }>): Promise<void> {
