@@ -1,5 +1,4 @@
 import { WorkerPool } from '../../lib/worker-pool.js';
-import type { KnownFingerprints } from '../known-fingerprints.js';
 import type { FeedContext } from '../types.js';
 import type { PieceOptions } from './read-options.js';
 import type { PieceResult } from './read-piece.js';

@@ -119,7 +119,11 @@ describe('HTTP: POST /v1/validate and the service basics', () => {
     });
     it('unknown or repeated query parameters on the raw form, any on the JSON form', async () => {
       await expectError(await post('/v1/validate?curency=AUD', '<a/>', 'application/xml'), 400, /unknown property "curency"/);
-      await expectError(await post('/v1/validate?currency=AUD&currency=NZD', '<a/>', 'application/xml'), 400, /^query parameter currency is given more than once$/);
+      await expectError(
+        await post('/v1/validate?currency=AUD&currency=NZD', '<a/>', 'application/xml'),
+        400,
+        /^query parameter currency is given more than once$/,
+      );
       await expectError(
         await fetch(`${server.url}/v1/validate?currency=AUD`, { method: 'POST', body: '{"xml":"<a/>"}', headers: { 'content-type': 'application/json' } }),
         400,
