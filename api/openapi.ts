@@ -15,6 +15,7 @@ export function buildOpenApi(): Record<string, unknown> {
     info: {
       title: 'Listing ingestion and directory service',
       version: SERVICE_VERSION,
+      license: { name: 'UNLICENSED (all rights reserved; publishing this description grants no licence)' },
       description: `Feeds in (REAXML, RESO Web API JSON, project documents), one canonical listing model out.\n\nGuides: ${GUIDES.map(([name, title]) => `[${title}](/guides/${name})`).join(' · ')}.`,
     },
     servers: [{ url: '/', description: 'This service (paths are relative to where it answers)' }],
@@ -71,5 +72,18 @@ export function buildOpenApi(): Record<string, unknown> {
     },
   };
   nameOperations(document.paths as Record<string, Record<string, Record<string, unknown>>>);
+  describeUrlRefusal(document.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>);
   return document;
+}
+
+/**
+ * Every route refuses a NUL character in its path or query (400): said on the operations that
+ * have no other client error, so each operation documents the 4xx it can answer.
+ */
+function describeUrlRefusal(paths: Record<string, Record<string, { responses: Record<string, unknown> }>>): void {
+  for (const operations of Object.values(paths))
+    for (const operation of Object.values(operations)) {
+      if (!Object.keys(operation.responses).some((code) => code.startsWith('4')))
+        operation.responses[400] = errorResponse('A NUL character (%00) in the path or query: refused on every route');
+    }
 }

@@ -13,10 +13,12 @@ const locale = {
 } as const;
 const officeId = { type: 'string', minLength: 1, maxLength: 200, description: "Overrides the feed's agentID as the office id." } as const;
 const mode = {
+  type: 'string',
   enum: ['full', 'incremental'],
   description: 'full reconciles (archives absent listings); incremental upserts only. Default incremental.',
 } as const;
 const format = {
+  type: 'string',
   enum: ['reaxml', 'reso', 'project'],
   description: 'Feed format; default reaxml. reso: a RESO Web API Property record or collection (JSON); project: a project document (JSON, see ProjectFeed).',
 } as const;
