@@ -59,7 +59,11 @@ export function adminPaths(): Record<string, unknown> {
           "outcome says what became of each feed: queued or running while it is read; ok (every listing stored), with_invalid (some listings or projects refused), not_well_formed (the feed could not be read; nothing stored), tripped (the circuit breaker held a full feed's archive for review); failed (ingestion gave up) or rejected (refused before it was read).",
         security: operator,
         parameters: queryParameters('AdminFeedsQuery'),
-        responses: { 200: open('{ total, feeds }'), 400: errorResponse('Invalid query'), ...guarded },
+        responses: {
+          200: { description: 'A page of feed events and the total', content: json('AdminFeedPage') },
+          400: errorResponse('Invalid query'),
+          ...guarded,
+        },
       },
     },
     '/v1/admin/feeds/{feedId}/retry': {

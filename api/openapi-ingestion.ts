@@ -42,7 +42,7 @@ export function ingestionPaths(): Record<string, unknown> {
         parameters: queryParameters('FeedQuery'),
         requestBody: feedRequestBody,
         responses: {
-          200: { description: 'Ingestion result, with the feedId (Location: its status URL)', content: json('IngestionResult') },
+          200: { description: 'Ingestion result, with the feedId (Location: its status URL)', content: json('FeedIngested') },
           202: {
             description: 'Stored, not finished within FEED_SYNC_WAIT_MS (or failed for good): poll statusUrl with the same key',
             content: json('FeedAccepted'),

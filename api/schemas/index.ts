@@ -17,9 +17,12 @@ import { errorSchema } from './error.js';
 import { feedContextSchema, feedQuerySchema, feedRequestSchema } from './feed-request.js';
 import { healthSchema, readinessSchema } from './health.js';
 import {
+  adminFeedPageSchema,
+  adminFeedSchema,
   dropSettingsRequestSchema,
   dropSettingsSchema,
   feedAcceptedSchema,
+  feedIngestedSchema,
   feedKeySchema,
   feedStatusSchema,
   ingestionResultSchema,
@@ -68,6 +71,9 @@ export const schemas = [
   whoAmISchema,
   feedKeySchema,
   ingestionResultSchema,
+  feedIngestedSchema,
+  adminFeedSchema,
+  adminFeedPageSchema,
   feedAcceptedSchema,
   feedStatusSchema,
   quarantineItemSchema,

@@ -195,6 +195,77 @@ export const feedStatusSchema = {
   },
 } as const;
 
+/** The 200 answer of POST /v1/feeds: the ingestion result, always with its feedId. */
+export const feedIngestedSchema = {
+  $id: 'FeedIngested',
+  allOf: [{ $ref: 'IngestionResult' }, { type: 'object', required: ['feedId'], properties: { feedId: uuid } }],
+} as const;
+
+/** One feed event as operators list it (GET /v1/admin/feeds). */
+export const adminFeedSchema = {
+  $id: 'AdminFeed',
+  type: 'object',
+  required: [
+    'feedId',
+    'source',
+    'keyId',
+    'officeScope',
+    'format',
+    'mode',
+    'status',
+    'outcome',
+    'attempts',
+    'bodyBytes',
+    'createdAt',
+    'finishedAt',
+    'error',
+    'errorDetail',
+    'progress',
+    'ok',
+    'counts',
+    'summary',
+    'reconcile',
+    'issues',
+  ],
+  properties: {
+    feedId: uuid,
+    source: { type: 'string', enum: ['api', 'sftp'] },
+    keyId: { type: ['string', 'null'], description: 'The key it was pushed with (null for an SFTP drop).' },
+    officeScope: { type: 'array', items: { type: 'string' } },
+    format: { type: 'string', enum: ['reaxml', 'reso', 'project'] },
+    mode: { type: 'string', enum: ['full', 'incremental'] },
+    status: { type: 'string', enum: ['queued', 'running', 'done', 'failed', 'rejected'] },
+    outcome: {
+      type: 'string',
+      enum: ['queued', 'running', 'ok', 'with_invalid', 'not_well_formed', 'tripped', 'failed', 'rejected'],
+      description:
+        "What became of the feed: ok (every listing stored), with_invalid (some refused), not_well_formed (the feed could not be read), tripped (the circuit breaker held a full feed's archive); failed, rejected; queued or running while it is read.",
+    },
+    attempts: { type: 'integer' },
+    bodyBytes: { type: 'integer' },
+    createdAt: { type: 'string', format: 'date-time' },
+    finishedAt: { type: ['string', 'null'], format: 'date-time' },
+    error: { type: ['string', 'null'], description: 'failed or rejected: why, as the integrator is told.' },
+    errorDetail: { type: ['string', 'null'], description: 'The internal cause, for operators only.' },
+    progress: { ...feedStatusSchema.properties.progress },
+    ok: { type: ['boolean', 'null'] },
+    counts: { oneOf: [countsSchema, { type: 'null' }] },
+    summary: { oneOf: [summary, { type: 'null' }] },
+    reconcile: { type: ['object', 'null'], description: 'As in the ingestion result (mode=full).' },
+    issues: { type: 'array', items: { $ref: 'Issue' } },
+  },
+} as const;
+
+export const adminFeedPageSchema = {
+  $id: 'AdminFeedPage',
+  type: 'object',
+  required: ['total', 'feeds'],
+  properties: {
+    total: { type: 'integer', description: 'Every feed event matching the filters.' },
+    feeds: { type: 'array', items: { $ref: 'AdminFeed' }, description: 'Newest first.' },
+  },
+} as const;
+
 export const quarantineItemSchema = {
   $id: 'QuarantineItem',
   type: 'object',

@@ -152,6 +152,7 @@ describe('Operator API and site content (PostgreSQL)', function () {
       feed('<residential modTime="2024-03-01-10:00:00" status="current"><agentID>OFF2</agentID><uniqueID>BAD</uniqueID></residential>'),
     );
     const { body } = await call('GET', '/v1/admin/feeds?limit=2');
+    expect(validatorFor('AdminFeedPage')(body), JSON.stringify(validatorFor('AdminFeedPage').errors)).to.equal(true);
     expect(body.total).to.be.at.least(3);
     const [latest] = body.feeds;
     expect(latest).to.deep.include({ source: 'api', status: 'done', outcome: 'with_invalid', ok: false, counts: { parsed: 1, valid: 0, invalid: 1 } });

@@ -20,7 +20,7 @@ describe('POST /v1/feeds: per-listing actions against PostgreSQL with BullMQ wor
     const res = await pushFeed(svc.url, key, xml, extra);
     const body = await res.json();
     expect(res.status, JSON.stringify(body)).to.equal(200);
-    expect(validatorFor('IngestionResult')(body), JSON.stringify(validatorFor('IngestionResult').errors)).to.equal(true);
+    expect(validatorFor('FeedIngested')(body), JSON.stringify(validatorFor('FeedIngested').errors)).to.equal(true);
     return body;
   };
   const row = (k: string) => svc.db('listings').where({ listing_key: k }).first();
