@@ -28,7 +28,12 @@ export const feedRequestBody = {
         anyOf: [
           ref('FeedRequest'),
           ref('ProjectFeed'),
-          { type: 'object', description: 'A RESO Property record or OData collection (format=reso in the query).' },
+          {
+            type: 'object',
+            description: 'A RESO Property record, or an OData collection of them in value (format=reso in the query). Fields are RESO Data Dictionary names.',
+            properties: { value: { type: 'array', items: { type: 'object', additionalProperties: true } } },
+            additionalProperties: true,
+          },
         ],
       },
       // What "Try it out" sends as it stands: one valid current listing.

@@ -1,12 +1,15 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { buildOpenApi } from '../../api/openapi.js';
 import { OPERATIONS, TAGS } from '../../api/openapi-operations.js';
 import { createAjv } from '../../lib/ajv.js';
-import { repoRoot } from '../helpers.js';
+import { feed, repoRoot } from '../helpers.js';
+import { activeKey, officeListing } from '../ingest/client.js';
+import { OPERATOR, startTestService } from '../service.js';
 
 type Operation = {
   operationId?: string;
@@ -16,6 +19,14 @@ type Operation = {
 };
 
 /** What client generators and linters rely on in the API description. */
+/** openapi-typescript needs TypeScript 5's compiler API; it lives in a folder of its own with it (and openapi-fetch). */
+const tools = resolve(repoRoot, 'tools/openapi-types');
+function installTools(): void {
+  if (existsSync(resolve(tools, 'node_modules/openapi-fetch')) && existsSync(resolve(tools, 'node_modules/openapi-typescript'))) return;
+  const install = spawnSync('npm', ['ci', '--no-audit', '--no-fund', '--prefix', tools], { encoding: 'utf8' });
+  expect(install.status, install.stderr).to.equal(0);
+}
+
 describe('the API description as clients generate from it', () => {
   const doc = buildOpenApi() as {
     servers: unknown[];
@@ -56,12 +67,7 @@ describe('the API description as clients generate from it', () => {
 
   it('generates TypeScript types (openapi-typescript) that type listings, projects, agents and offices by their fields', function () {
     this.timeout(180_000);
-    // openapi-typescript needs TypeScript 5's compiler API; it lives in a folder of its own with it.
-    const tools = resolve(repoRoot, 'tools/openapi-types');
-    if (!existsSync(resolve(tools, 'node_modules/openapi-typescript'))) {
-      const install = spawnSync('npm', ['ci', '--no-audit', '--no-fund', '--prefix', tools], { encoding: 'utf8' });
-      expect(install.status, install.stderr).to.equal(0);
-    }
+    installTools();
     const dir = mkdtempSync(join(tmpdir(), 'openapi-'));
     try {
       const file = join(dir, 'openapi.json');
@@ -106,6 +112,58 @@ describe('the API description as clients generate from it', () => {
       expect(run.stdout + run.stderr).to.match(/Your API description is valid/);
       expect(run.stdout + run.stderr).not.to.match(/\berror\b/);
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('generates a client (openapi-typescript, openapi-fetch) that a program compiles against with no casts and runs: dry runs, push, poll, search, operator list', async function () {
+    this.timeout(180_000);
+    installTools();
+    const program = readFileSync(resolve(tools, 'client-check/program.ts'), 'utf8');
+    const code = program.replace(/^\s*\/\/.*$/gm, '');
+    expect(code.match(/\bas (?!const\b)[A-Za-z{[]/g) ?? [], 'no type assertions').to.deep.equal([]);
+    expect(code).to.not.match(/@ts-|: any\b|!\./);
+    const dir = mkdtempSync(join(tools, 'client-'));
+    const svc = await startTestService({ database: 'pglite' });
+    try {
+      writeFileSync(join(dir, 'openapi.json'), JSON.stringify(doc));
+      const types = spawnSync(process.execPath, [resolve(tools, 'generate.mjs'), join(dir, 'openapi.json')], { encoding: 'utf8' });
+      expect(types.status, types.stderr).to.equal(0);
+      writeFileSync(join(dir, 'api.d.ts'), types.stdout);
+      writeFileSync(join(dir, 'program.ts'), program);
+      writeFileSync(
+        join(dir, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            target: 'ES2022',
+            module: 'nodenext',
+            moduleResolution: 'nodenext',
+            strict: true,
+            outDir: 'out',
+            types: ['node'],
+            skipLibCheck: true,
+          },
+          files: ['program.ts', 'api.d.ts'],
+        }),
+      );
+      const compiled = spawnSync(process.execPath, [resolve(tools, 'node_modules/typescript/bin/tsc'), '-p', dir], { encoding: 'utf8' });
+      expect(compiled.status, compiled.stdout + compiled.stderr).to.equal(0);
+
+      const key = await activeKey(svc.db, ['OFF1']);
+      const xml = feed(officeListing('OFF1', 'GEN1'));
+      // Not spawnSync: the service answers from this very process.
+      const run = await promisify(execFile)(process.execPath, [join(dir, 'out/program.js'), svc.url, key, OPERATOR, xml], { encoding: 'utf8' });
+      expect(JSON.parse(run.stdout), run.stderr).to.deep.equal({
+        dryRunXml: 1,
+        dryRunReso: 1,
+        pushed: 1,
+        polled: 'done',
+        found: ['GEN1'],
+        nextOffset: null,
+        outcomes: ['ok'],
+      });
+    } finally {
+      await svc.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });
