@@ -15,7 +15,7 @@ export function buildOpenApi(): Record<string, unknown> {
     info: {
       title: 'Listing ingestion and directory service',
       version: SERVICE_VERSION,
-      license: { name: 'UNLICENSED (all rights reserved; publishing this description grants no licence)' },
+      license: { name: 'UNLICENSED (all rights reserved; publishing this description grants no licence)', identifier: 'LicenseRef-UNLICENSED' },
       description: `Feeds in (REAXML, RESO Web API JSON, project documents), one canonical listing model out.\n\nGuides: ${GUIDES.map(([name, title]) => `[${title}](/guides/${name})`).join(' · ')}.`,
     },
     servers: [{ url: '/', description: 'This service (paths are relative to where it answers)' }],
@@ -59,7 +59,8 @@ export function buildOpenApi(): Record<string, unknown> {
       },
     },
     components: {
-      schemas: Object.fromEntries(schemas.map((s) => [s.$id, toComponent(s)])),
+      // Query schemas are published as each operation's parameters, not as components of their own.
+      schemas: Object.fromEntries(schemas.filter((s) => !s.$id.endsWith('Query')).map((s) => [s.$id, toComponent(s)])),
       securitySchemes: {
         feedKey: {
           type: 'http',
