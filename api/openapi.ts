@@ -74,6 +74,7 @@ export function buildOpenApi(): Record<string, unknown> {
   };
   nameOperations(document.paths as Record<string, Record<string, Record<string, unknown>>>);
   describeUrlRefusal(document.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>);
+  describeHeaders(document.paths as Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>>);
   return document;
 }
 
@@ -87,4 +88,31 @@ function describeUrlRefusal(paths: Record<string, Record<string, { responses: Re
       if (!Object.keys(operation.responses).some((code) => code.startsWith('4')))
         operation.responses[400] = errorResponse('A NUL character (%00) in the path or query: refused on every route');
     }
+}
+
+const header = (description: string, schema: Record<string, unknown> = { type: 'string' }) => ({ description, schema });
+
+/**
+ * The headers answers carry: X-Request-Id on every one; Retry-After on every 429 and 503 (where
+ * the limit or outage says when to come back); RateLimit and RateLimit-Policy (IETF draft 8) on the
+ * answers of rate-limited routes; Location on a stored feed's answers.
+ */
+function describeHeaders(paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>>): void {
+  const limited = new Set(['POST /v1/validate', 'POST /v1/developer/keys', 'POST /v1/leads']);
+  for (const [path, operations] of Object.entries(paths))
+    for (const [method, operation] of Object.entries(operations))
+      for (const [code, response] of Object.entries(operation.responses)) {
+        const headers: Record<string, unknown> = {
+          'X-Request-Id': header("The request's id (a well-formed one sent in X-Request-Id is kept), also on every log line about it"),
+        };
+        if (code === '429' || code === '503')
+          headers['Retry-After'] = header('Seconds to wait before trying again, where the limit or the outage says', { type: 'integer', minimum: 0 });
+        if (limited.has(`${method.toUpperCase()} ${path}`)) {
+          headers.RateLimit = header('What is left of the allowance of this client address (IETF RateLimit header fields, draft 8)');
+          headers['RateLimit-Policy'] = header('The allowance: requests per window (IETF RateLimit header fields, draft 8)');
+        }
+        if (path === '/v1/feeds' && (code === '200' || code === '202')) headers.Location = header("The stored feed's status URL (GET /v1/feeds/{feedId})");
+        // A copy: one response object may serve several operations.
+        operation.responses[code] = { ...response, headers: { ...headers, ...response.headers } };
+      }
 }

@@ -16,9 +16,9 @@ type Operation = {
   tags?: string[];
   security?: unknown[];
   requestBody?: { content: Record<string, { schema: unknown; example?: unknown }> };
+  responses: Record<string, { headers?: Record<string, unknown> }>;
 };
 
-/** What client generators and linters rely on in the API description. */
 /** openapi-typescript needs TypeScript 5's compiler API; it lives in a folder of its own with it (and openapi-fetch). */
 const tools = resolve(repoRoot, 'tools/openapi-types');
 function installTools(): void {
@@ -27,6 +27,7 @@ function installTools(): void {
   expect(install.status, install.stderr).to.equal(0);
 }
 
+/** What client generators and linters rely on in the API description. */
 describe('the API description as clients generate from it', () => {
   const doc = buildOpenApi() as {
     servers: unknown[];
@@ -96,6 +97,18 @@ describe('the API description as clients generate from it', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('describes the headers answers carry: X-Request-Id everywhere, Retry-After on 429 and 503, RateLimit on limited routes, Location on a stored feed', () => {
+    const responses = Object.values(doc.paths).flatMap((ops) =>
+      Object.values(ops as Record<string, { responses: Record<string, { headers?: object }> }>).flatMap((op) => Object.entries(op.responses)),
+    );
+    expect(responses.filter(([, r]) => !r.headers || !('X-Request-Id' in r.headers)).map(([code]) => code)).to.deep.equal([]);
+    expect(responses.filter(([code, r]) => (code === '429' || code === '503') && !('Retry-After' in (r.headers ?? {})))).to.deep.equal([]);
+    const headersOf = (path: string, method: string, code: string) => Object.keys(doc.paths[path][method].responses[code].headers ?? {});
+    expect(headersOf('/v1/leads', 'post', '202')).to.include.members(['RateLimit', 'RateLimit-Policy']);
+    expect(headersOf('/v1/listings', 'get', '200')).to.not.include('RateLimit');
+    expect(headersOf('/v1/feeds', 'post', '202')).to.include('Location');
   });
 
   it("passes Redocly's recommended-strict rules with no error", function () {
