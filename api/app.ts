@@ -120,7 +120,9 @@ export function createApp(deps: AppDeps): Express {
   app.use(projectsRouter(createProjectReads(readDb, { pageMaxBytes })));
   app.use(fxRouter(deps.fx ?? staticFx()));
   app.use(siteRouter(readDb));
-  app.use(docsRouter());
+  // Built once: served by the docs, and the source of the 405 answers' Allow lists.
+  const apiDocument = buildOpenApi();
+  app.use(docsRouter(apiDocument));
   app.use(developerPageRouter());
   app.use(consolePageRouter());
   app.use(guidesRouter());
@@ -179,7 +181,7 @@ export function createApp(deps: AppDeps): Express {
     const signIn = requireOperator(operators, db, { session: true, signIn: '/console?next=queues' });
     app.use('/admin/queues', signIn, sameOriginWrites, queueBoard(deps.boardQueues, deps.logger));
   }
-  app.use(methodNotAllowed(buildOpenApi().paths as Record<string, Record<string, unknown>>));
+  app.use(methodNotAllowed(apiDocument.paths as Record<string, Record<string, unknown>>));
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;

@@ -15,9 +15,18 @@ export interface DropSettings {
   alertEmail: string | null;
 }
 
-export async function getDropSettings(db: Knex, office: string): Promise<DropSettings> {
+/** The office's drop settings as stored, or null when none were ever set. */
+export async function storedDropSettings(db: Knex, office: string): Promise<DropSettings | null> {
   const row = await db('office_drop_settings').where({ office }).first();
-  return { office, currency: row?.currency ?? null, country: row?.country ?? null, locale: row?.locale ?? null, alertEmail: row?.alert_email ?? null };
+  return row ? { office, currency: row.currency ?? null, country: row.country ?? null, locale: row.locale ?? null, alertEmail: row.alert_email ?? null } : null;
+}
+
+/** Settings that leave everything to the service defaults. */
+export const defaultDropSettings = (office: string): DropSettings => ({ office, currency: null, country: null, locale: null, alertEmail: null });
+
+/** The office's drop settings, the defaults when none were set. */
+export async function getDropSettings(db: Knex, office: string): Promise<DropSettings> {
+  return (await storedDropSettings(db, office)) ?? defaultDropSettings(office);
 }
 
 export async function setDropSettings(db: Knex, settings: DropSettings): Promise<void> {

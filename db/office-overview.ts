@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { type DropSettings, getDropSettings } from './office-drops.js';
+import { type DropSettings, defaultDropSettings, storedDropSettings } from './office-drops.js';
 
 export interface OfficeOverview {
   office: string;
@@ -17,18 +17,17 @@ export interface OfficeOverview {
  * that may push for it. Null when it holds nothing (no listing, key or setting names the office).
  */
 export async function officeOverview(db: Knex, office: string): Promise<OfficeOverview | null> {
-  const [lead, dropSettings, statuses, keys, dropRow] = await Promise.all([
+  const [lead, stored, statuses, keys] = await Promise.all([
     db('office_settings').where({ office }).first('lead_email'),
-    getDropSettings(db, office),
+    storedDropSettings(db, office),
     db('listings').where({ office }).select('status').count({ n: '*' }).groupBy('status'),
     db('feed_keys').whereRaw('? = ANY(office_ids)', [office]).orderBy('created_at').select('id', 'client_name', 'status'),
-    db('office_drop_settings').where({ office }).first('office'),
   ]);
-  if (!lead && !dropRow && statuses.length === 0 && keys.length === 0) return null;
+  if (!lead && !stored && statuses.length === 0 && keys.length === 0) return null;
   return {
     office,
     leadEmail: lead?.lead_email ?? null,
-    dropSettings,
+    dropSettings: stored ?? defaultDropSettings(office),
     listingsByStatus: Object.fromEntries(statuses.map((r: any) => [r.status, Number(r.n)])),
     keys: keys.map((k: any) => ({ id: k.id, clientName: k.client_name, status: k.status })),
   };

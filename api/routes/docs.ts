@@ -1,11 +1,11 @@
 import { Router } from 'express';
 import swaggerUi from 'swagger-ui-express';
-import { buildOpenApi } from '../openapi.js';
-
-/** /v1/openapi.json for machines, /docs for people (Swagger UI served from local assets). */
-export function docsRouter(): Router {
+/**
+ * /v1/openapi.json for machines, /docs for people (Swagger UI served from local assets); document:
+ * the API description, built once by the app (buildOpenApi).
+ */
+export function docsRouter(document: Record<string, unknown>): Router {
   const router = Router();
-  const document = buildOpenApi();
   router.get('/v1/openapi.json', (_req, res) => {
     res.json(document);
   });

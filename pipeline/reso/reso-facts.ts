@@ -1,7 +1,7 @@
 import type { ListingExtras, ListingOffice, Room } from '../types.js';
 import { area, usualAreaUnit } from './reso-features.js';
 import { FREQUENCIES, round2 } from './reso-money.js';
-import { enumKey, ResoFields } from './reso-values.js';
+import { enumKey, type ResoFields } from './reso-values.js';
 
 /**
  * Facts MLS exports carry that the core model has no field for, as typed extra fields (each null
@@ -88,20 +88,8 @@ function associationFee(f: ResoFields, currency: string): ListingExtras['associa
 
 /** The Rooms collection (an array of room records); a room with nothing but a key is none. */
 function rooms(f: ResoFields, country: string): Room[] | null {
-  const raw = f.record.Rooms;
-  if (raw === undefined || raw === null) return null;
-  if (!Array.isArray(raw)) {
-    f.issues.warning('invalid_field_type', 'Rooms should be an array; ignored', f.pathOf('Rooms'));
-    return null;
-  }
   const out: Room[] = [];
-  raw.forEach((item, i) => {
-    const path = `${f.pathOf('Rooms')}/${i}`;
-    if (typeof item !== 'object' || item === null || Array.isArray(item)) {
-      f.issues.warning('invalid_field_type', 'a Rooms entry should be an object; skipped', path);
-      return;
-    }
-    const r = new ResoFields(item as Record<string, unknown>, path, f.issues);
+  for (const { entry: r } of f.collection('Rooms', 'invalid_field_type')) {
     const room: Room = {
       type: r.text('RoomType'),
       level: r.text('RoomLevel'),
@@ -110,7 +98,7 @@ function rooms(f: ResoFields, country: string): Room[] | null {
       description: r.text('RoomDescription'),
     };
     if (Object.values(room).some((v) => v !== null)) out.push(room);
-  });
+  }
   return out.length ? out : null;
 }
 

@@ -3,7 +3,7 @@ import { type MediaSource, numberMedia } from '../number-media.js';
 import { readUrl } from '../reaxml/map-media.js';
 import type { Agent, CanonicalListing, MediaItem } from '../types.js';
 import { embeddedVideoUrl, linkUrl, uniqueLinks } from './reso-links.js';
-import { ResoFields } from './reso-values.js';
+import type { ResoFields } from './reso-values.js';
 
 type Kind = MediaItem['kind'] | 'video' | 'skip';
 
@@ -37,18 +37,9 @@ interface Entry {
  * known video host; agent and office pictures are not listing media.
  */
 export function mapResoMedia(f: ResoFields): { media: MediaItem[]; links: CanonicalListing['links'] } {
-  const raw = f.record.Media;
   const links: CanonicalListing['links'] = [];
   const entries: Entry[] = [];
-  if (raw !== undefined && raw !== null && !Array.isArray(raw)) f.issues.warning('invalid_field_type', 'Media should be an array; ignored', f.pathOf('Media'));
-  const items = Array.isArray(raw) ? raw : [];
-  items.forEach((item, i) => {
-    const path = `${f.pathOf('Media')}/${i}`;
-    if (typeof item !== 'object' || item === null || Array.isArray(item)) {
-      f.issues.warning('invalid_media', 'a Media entry should be an object; skipped', path);
-      return;
-    }
-    const m = new ResoFields(item as Record<string, unknown>, path, f.issues);
+  for (const { entry: m, index: i } of f.collection('Media', 'invalid_media')) {
     const href = m.text('MediaURL');
     const category = m.enumeration('MediaCategory');
     if (category && CATEGORIES[category] === 'video') {
@@ -56,12 +47,12 @@ export function mapResoMedia(f: ResoFields): { media: MediaItem[]; links: Canoni
       const url = href ? linkUrl(href, 'MediaURL', f.issues, m.pathOf('MediaURL')) : html ? embeddedVideoUrl(html, f.issues, m.pathOf('MediaHTML')) : null;
       if (url) links.push({ kind: 'videoLink', url });
       else if (!href && !html) f.issues.warning('invalid_media_url', 'a video Media entry has no MediaURL or MediaHTML; skipped', m.pathOf('MediaURL'));
-      return;
+      continue;
     }
     const url = href ? readUrl(href) : null;
     if (!url) {
       f.issues.warning('invalid_media_url', `MediaURL ${JSON.stringify(href)} is not an http(s) URL; skipped`, m.pathOf('MediaURL'));
-      return;
+      continue;
     }
     let kind: Kind | undefined = category ? CATEGORIES[category] : undefined;
     if (!kind) {
@@ -73,12 +64,12 @@ export function mapResoMedia(f: ResoFields): { media: MediaItem[]; links: Canoni
         );
       kind = DOCUMENT_TYPES.has(m.enumeration('MediaType') ?? '') ? 'document' : 'photo';
     }
-    if (kind === 'skip' || kind === 'video') return;
+    if (kind === 'skip' || kind === 'video') continue;
     const order = m.number('Order');
     const title = m.text('ShortDescription') ?? undefined;
     const source: MediaSource = { url, kind, slot: m.text('MediaKey') ?? `${i}`, ...(title ? { title } : {}) };
     entries.push({ item: source, order: order ?? Number.MAX_SAFE_INTEGER, preferred: m.flag('PreferredPhotoYN') === true });
-  });
+  }
   const tour = f.text('VirtualTourURLUnbranded');
   const tourUrl = tour ? linkUrl(tour, 'VirtualTourURLUnbranded', f.issues, f.pathOf('VirtualTourURLUnbranded')) : null;
   if (tourUrl) links.push({ kind: 'videoLink', url: tourUrl });

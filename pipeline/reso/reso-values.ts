@@ -104,6 +104,28 @@ export class ResoFields {
     return null;
   }
 
+  /**
+   * An expanded collection (Media, Rooms): its entries that are objects, each read as fields at its
+   * own JSON Pointer, with its position. A value that is not an array, or an entry that is not an
+   * object, is left out with a warning (entryCode for an entry).
+   */
+  collection(field: string, entryCode: string): { entry: ResoFields; index: number }[] {
+    const raw = this.record[field];
+    if (raw === undefined || raw === null) return [];
+    if (!Array.isArray(raw)) {
+      this.issues.warning('invalid_field_type', `${field} should be an array; ignored`, this.pathOf(field));
+      return [];
+    }
+    return raw.flatMap((item, index) => {
+      const path = `${this.pathOf(field)}/${index}`;
+      if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+        this.issues.warning(entryCode, `a ${field} entry should be an object; skipped`, path);
+        return [];
+      }
+      return [{ entry: new ResoFields(item as Record<string, unknown>, path, this.issues), index }];
+    });
+  }
+
   /** An enumeration field as its enumKey, or null. */
   enumeration(field: string): string | null {
     const t = this.text(field);
