@@ -2,7 +2,7 @@ import { errorResponse, json, queryParameters, ref, uuidPath } from './openapi-h
 
 const operator = [{ operator: [] }];
 const guarded = { 401: errorResponse('Operator credential missing or wrong'), 503: errorResponse('Database unavailable') };
-const open = (description: string) => ({ description, content: { 'application/json': { schema: { type: 'object' } } } });
+const answer = (description: string, name: string) => ({ description, content: json(name) });
 const page = (name: string) => ({ description: name, content: json('Page') });
 
 /** Paths of the operator API beyond ingestion, and the public site reads (docs/architecture.md, Operators and Site content and FX). */
@@ -14,7 +14,7 @@ export function adminPaths(): Record<string, unknown> {
         description:
           'Sets the operator_session cookie: HttpOnly, SameSite=Strict, Path=/admin, Secure over HTTPS, for 8 hours. The queue board at /admin/queues takes it in place of the Bearer header. The session ends when the token it was opened with is revoked (or OPERATOR_TOKEN changes).',
         security: operator,
-        responses: { 201: open('{ expiresAt }'), ...guarded },
+        responses: { 201: answer('The session is open', 'OperatorSession'), ...guarded },
       },
       delete: {
         summary: 'End the browser session (signing out of the console); clears the cookie',
@@ -25,7 +25,7 @@ export function adminPaths(): Record<string, unknown> {
       get: {
         summary: 'Dashboard: listings, directory, quarantine, feed keys, queue depths (with REDIS_URL)',
         security: operator,
-        responses: { 200: open('Figures'), ...guarded },
+        responses: { 200: answer('The figures', 'AdminStats'), ...guarded },
       },
     },
     '/v1/admin/listings': {
@@ -33,7 +33,7 @@ export function adminPaths(): Record<string, unknown> {
         summary: 'Listings for review, hidden and non-public included',
         security: operator,
         parameters: queryParameters('AdminListingsQuery'),
-        responses: { 200: open('{ total, listings }'), 400: errorResponse('Invalid query'), ...guarded },
+        responses: { 200: answer('A page of listings and the total', 'AdminListingPage'), 400: errorResponse('Invalid query'), ...guarded },
       },
     },
     '/v1/admin/listings/{office}/{uniqueId}': {
@@ -49,7 +49,12 @@ export function adminPaths(): Record<string, unknown> {
         summary: 'Hide or show a listing (survives re-ingest; removes it from every public read and the directory)',
         security: operator,
         requestBody: { required: true, content: json('VisibilityRequest') },
-        responses: { 200: open('{ listingKey, hidden, status }'), 400: errorResponse('Invalid body'), 404: errorResponse('Unknown listing'), ...guarded },
+        responses: {
+          200: answer('The listing as it now is', 'VisibilityResult'),
+          400: errorResponse('Invalid body'),
+          404: errorResponse('Unknown listing'),
+          ...guarded,
+        },
       },
     },
     '/v1/admin/feeds': {
@@ -71,7 +76,7 @@ export function adminPaths(): Record<string, unknown> {
         summary: 'Run a failed feed again (failed -> queued): its stored body is ingested from the start, and what was already applied comes back unchanged',
         security: operator,
         parameters: [uuidPath('feedId', 'Feed id')],
-        responses: { 200: open('{ feedId, status }'), 404: errorResponse('Unknown feed'), 409: errorResponse('The feed is not failed'), ...guarded },
+        responses: { 200: answer('Queued again', 'FeedRetried'), 404: errorResponse('Unknown feed'), 409: errorResponse('The feed is not failed'), ...guarded },
       },
     },
     '/v1/admin/audit': {
@@ -79,7 +84,7 @@ export function adminPaths(): Record<string, unknown> {
         summary: 'Who did what, newest first',
         security: operator,
         parameters: queryParameters('AuditQuery'),
-        responses: { 200: open('{ total, entries: [{ id, at, actor, action, target, details }] }'), 400: errorResponse('Invalid query'), ...guarded },
+        responses: { 200: answer('A page of entries and the total', 'AuditPage'), 400: errorResponse('Invalid query'), ...guarded },
       },
     },
     '/v1/admin/site/settings': {
@@ -87,7 +92,7 @@ export function adminPaths(): Record<string, unknown> {
         summary: 'Set identity, seo or favicon',
         security: operator,
         requestBody: { required: true, content: json('SiteSettingRequest') },
-        responses: { 200: open('{ settings }'), 400: errorResponse('Invalid body'), ...guarded },
+        responses: { 200: answer('Every setting after the change', 'SiteSettings'), 400: errorResponse('Invalid body'), ...guarded },
       },
     },
     '/v1/admin/site/nav': {
@@ -95,11 +100,11 @@ export function adminPaths(): Record<string, unknown> {
         summary: 'Replace the navigation (an empty list restores the default)',
         security: operator,
         requestBody: { required: true, content: json('NavRequest') },
-        responses: { 200: open('{ navigation }'), 400: errorResponse('Invalid body'), ...guarded },
+        responses: { 200: answer('The navigation after the change', 'Navigation'), 400: errorResponse('Invalid body'), ...guarded },
       },
     },
     '/v1/admin/site/pages': {
-      get: { summary: 'All pages, drafts included', security: operator, responses: { 200: open('{ pages }'), ...guarded } },
+      get: { summary: 'All pages, drafts included', security: operator, responses: { 200: answer('Every page', 'PageList'), ...guarded } },
       post: {
         summary: 'Create a page',
         security: operator,
@@ -133,7 +138,7 @@ export function adminPaths(): Record<string, unknown> {
         summary: 'Delete a page',
         security: operator,
         parameters: [uuidPath('id', 'Page id')],
-        responses: { 200: open('{ deleted }'), 404: errorResponse('Unknown page'), ...guarded },
+        responses: { 200: answer('Deleted', 'PageDeleted'), 404: errorResponse('Unknown page'), ...guarded },
       },
     },
     '/v1/site': {

@@ -2,7 +2,7 @@ import { errorResponse, json, officePath, queryParameters, uuidPath } from './op
 
 const operator = [{ operator: [] }];
 const guarded = { 401: errorResponse('Operator credential missing or wrong'), 503: errorResponse('Database unavailable') };
-const open = (description: string) => ({ description, content: { 'application/json': { schema: { type: 'object' } } } });
+const answer = (description: string, name: string) => ({ description, content: json(name) });
 
 /** Paths of leads and their operator routes (docs/architecture.md, Leads). */
 export function leadPaths(): Record<string, unknown> {
@@ -28,7 +28,7 @@ export function leadPaths(): Record<string, unknown> {
         summary: 'Leads, newest first',
         security: operator,
         parameters: queryParameters('AdminLeadsQuery'),
-        responses: { 200: open('{ total, leads }'), 400: errorResponse('Invalid query'), ...guarded },
+        responses: { 200: answer('A page of leads and the total', 'AdminLeadPage'), 400: errorResponse('Invalid query'), ...guarded },
       },
     },
     '/v1/admin/leads/{id}/retry': {
@@ -36,22 +36,22 @@ export function leadPaths(): Record<string, unknown> {
         summary: 'Re-queue a failed lead (failed -> pending)',
         security: operator,
         parameters: [uuidPath('id', 'Lead id')],
-        responses: { 200: open('{ id, status }'), 404: errorResponse('Unknown lead'), 409: errorResponse('The lead is not failed'), ...guarded },
+        responses: { 200: answer('Queued again', 'LeadRetried'), 404: errorResponse('Unknown lead'), 409: errorResponse('The lead is not failed'), ...guarded },
       },
     },
     '/v1/admin/blocklist': {
-      get: { summary: 'Blocked senders', security: operator, responses: { 200: open('{ entries }'), ...guarded } },
+      get: { summary: 'Blocked senders', security: operator, responses: { 200: answer('Every entry', 'Blocklist'), ...guarded } },
       post: {
         summary: 'Block an email address or a domain (force: common mail providers, or replacing an entry)',
         security: operator,
         requestBody: { required: true, content: json('BlockRequest') },
-        responses: { 200: open('The entry'), 400: errorResponse('Invalid body'), 409: errorResponse('Already blocked'), ...guarded },
+        responses: { 200: answer('The entry', 'BlockEntry'), 400: errorResponse('Invalid body'), 409: errorResponse('Already blocked'), ...guarded },
       },
       delete: {
         summary: 'Unblock by id, or by kind and value',
         security: operator,
         requestBody: { required: true, content: json('UnblockRequest') },
-        responses: { 200: open('{ removed }'), 400: errorResponse('Invalid body'), 404: errorResponse('No such entry'), ...guarded },
+        responses: { 200: answer('The entry removed', 'Unblocked'), 400: errorResponse('Invalid body'), 404: errorResponse('No such entry'), ...guarded },
       },
     },
     '/v1/admin/offices/{office}': {
@@ -60,7 +60,7 @@ export function leadPaths(): Record<string, unknown> {
         security: operator,
         parameters: [officePath],
         responses: {
-          200: open('{ office, leadEmail, dropSettings, listingsByStatus, keys: [{ id, clientName, status }] }'),
+          200: answer('The office', 'OfficeOverview'),
           400: errorResponse('Not an office id'),
           404: errorResponse('No listing, feed key or setting names the office'),
           ...guarded,
@@ -71,7 +71,7 @@ export function leadPaths(): Record<string, unknown> {
         security: operator,
         parameters: [officePath],
         requestBody: { required: true, content: json('OfficeSettingsRequest') },
-        responses: { 200: open('{ office, leadEmail }'), 400: errorResponse('Invalid body'), ...guarded },
+        responses: { 200: answer('The setting after the change', 'OfficeSettings'), 400: errorResponse('Invalid body'), ...guarded },
       },
     },
   };

@@ -12,6 +12,7 @@ import {
   siteSettingRequestSchema,
   visibilityRequestSchema,
 } from './admin.js';
+import { adminResponseSchemas } from './admin-responses.js';
 import { canonicalSchemas } from './canonical.js';
 import { errorSchema } from './error.js';
 import { feedContextSchema, feedQuerySchema, feedRequestSchema } from './feed-request.js';
@@ -109,4 +110,5 @@ export const schemas = [
   blockRequestSchema,
   unblockRequestSchema,
   officeSettingsRequestSchema,
+  ...adminResponseSchemas,
 ];

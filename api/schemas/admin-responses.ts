@@ -1,0 +1,274 @@
+/** What the operator API answers (docs/operators.md): one named schema per answer, so generated clients are typed. */
+
+const uuid = { type: 'string', format: 'uuid' } as const;
+const dateTime = { type: 'string', format: 'date-time' } as const;
+const nullableDateTime = { type: ['string', 'null'], format: 'date-time' } as const;
+const countByKey = (description: string) => ({ type: 'object', additionalProperties: { type: 'integer' }, description }) as const;
+const count = { type: 'integer', minimum: 0 } as const;
+const listingStatus = { type: 'string', enum: ['active', 'under_offer', 'sold', 'leased', 'withdrawn', 'off_market', 'archived'] } as const;
+
+export const operatorSessionSchema = {
+  $id: 'OperatorSession',
+  type: 'object',
+  required: ['expiresAt'],
+  properties: { expiresAt: { ...dateTime, description: 'When the browser session ends unless signed out or revoked first.' } },
+} as const;
+
+const queueCounts = {
+  type: 'object',
+  description: 'Jobs by state.',
+  required: ['waiting', 'active', 'delayed', 'failed', 'completed'],
+  properties: { waiting: count, active: count, delayed: count, failed: count, completed: count },
+} as const;
+
+export const adminStatsSchema = {
+  $id: 'AdminStats',
+  type: 'object',
+  required: ['listings', 'directory', 'quarantine', 'feedKeys', 'leads', 'blocklist'],
+  properties: {
+    listings: {
+      type: 'object',
+      required: ['total', 'public', 'hidden', 'archived', 'byStatus'],
+      properties: {
+        total: count,
+        public: { ...count, description: 'Shown on the public reads.' },
+        hidden: { ...count, description: 'Hidden by an operator.' },
+        archived: count,
+        byStatus: countByKey('Stored listings by status (active, under_offer, sold, leased, withdrawn, off_market, archived); a status with none is left out.'),
+      },
+    },
+    directory: { type: 'object', required: ['agents', 'offices'], properties: { agents: count, offices: count } },
+    quarantine: { type: 'object', required: ['open'], properties: { open: { ...count, description: 'Held full-feed archives awaiting review.' } } },
+    feedKeys: { type: 'object', required: ['active', 'suspended'], properties: { active: count, suspended: count } },
+    leads: countByKey('Leads by status.'),
+    blocklist: { type: 'object', required: ['entries'], properties: { entries: count } },
+    queues: {
+      description: 'Only when the service runs on Redis (REDIS_URL): job counts per queue, or the error reaching Redis.',
+      oneOf: [
+        { type: 'object', required: ['ingest', 'leadDelivery'], properties: { ingest: queueCounts, leadDelivery: queueCounts } },
+        { type: 'object', required: ['error'], properties: { error: { type: 'string' } } },
+      ],
+    },
+  },
+} as const;
+
+export const adminListingSchema = {
+  $id: 'AdminListing',
+  type: 'object',
+  required: ['listingKey', 'office', 'uniqueId', 'status', 'hidden', 'public', 'modTime', 'updatedAt', 'headline', 'address'],
+  properties: {
+    listingKey: { type: 'string' },
+    office: { type: 'string' },
+    uniqueId: { type: 'string' },
+    status: listingStatus,
+    hidden: { type: 'boolean', description: 'Hidden by an operator.' },
+    public: { type: 'boolean', description: 'Shown on the public reads now.' },
+    modTime: { ...dateTime, description: 'The modification time the feed gave.' },
+    updatedAt: { ...dateTime, description: 'When the service last wrote it.' },
+    headline: { type: ['object', 'null'], additionalProperties: { type: 'string' }, description: 'Headline by locale.' },
+    address: { oneOf: [{ $ref: 'Address' }, { type: 'null' }] },
+  },
+} as const;
+
+export const adminListingPageSchema = {
+  $id: 'AdminListingPage',
+  type: 'object',
+  required: ['total', 'listings'],
+  properties: {
+    total: { ...count, description: 'Every listing matching the filters.' },
+    listings: { type: 'array', items: { $ref: 'AdminListing' }, description: 'Most recently written first.' },
+  },
+} as const;
+
+export const visibilityResultSchema = {
+  $id: 'VisibilityResult',
+  type: 'object',
+  required: ['listingKey', 'hidden', 'status'],
+  properties: {
+    listingKey: { type: 'string' },
+    hidden: { type: 'boolean' },
+    status: listingStatus,
+  },
+} as const;
+
+export const feedRetriedSchema = {
+  $id: 'FeedRetried',
+  type: 'object',
+  required: ['feedId', 'status'],
+  properties: { feedId: uuid, status: { type: 'string', enum: ['queued'] } },
+} as const;
+
+export const auditEntrySchema = {
+  $id: 'AuditEntry',
+  type: 'object',
+  required: ['id', 'at', 'actor', 'action', 'target', 'details'],
+  properties: {
+    id: { type: 'string', description: 'Increasing with time.' },
+    at: dateTime,
+    actor: { type: 'string', description: 'The operator token (by name) or feed key that acted.' },
+    action: { type: 'string', description: 'What was done, e.g. key.create, listing.hide, feed.retry, site.page.update.' },
+    target: { type: ['string', 'null'] },
+    details: { type: ['object', 'null'], additionalProperties: true },
+  },
+} as const;
+
+export const auditPageSchema = {
+  $id: 'AuditPage',
+  type: 'object',
+  required: ['total', 'entries'],
+  properties: { total: count, entries: { type: 'array', items: { $ref: 'AuditEntry' }, description: 'Newest first.' } },
+} as const;
+
+export const siteSettingsSchema = {
+  $id: 'SiteSettings',
+  type: 'object',
+  required: ['settings'],
+  properties: {
+    settings: {
+      type: 'object',
+      required: ['identity', 'seo', 'favicon'],
+      properties: { identity: { type: 'object' }, seo: { type: 'object' }, favicon: { type: 'object' } },
+    },
+  },
+} as const;
+
+export const navigationSchema = {
+  $id: 'Navigation',
+  type: 'object',
+  required: ['navigation'],
+  properties: { navigation: { type: 'array', items: { $ref: 'NavLink' } } },
+} as const;
+
+export const pageListSchema = {
+  $id: 'PageList',
+  type: 'object',
+  required: ['pages'],
+  properties: { pages: { type: 'array', items: { $ref: 'Page' } } },
+} as const;
+
+export const pageDeletedSchema = {
+  $id: 'PageDeleted',
+  type: 'object',
+  required: ['deleted'],
+  properties: { deleted: { ...uuid, description: 'The id of the page deleted.' } },
+} as const;
+
+export const adminLeadSchema = {
+  $id: 'AdminLead',
+  type: 'object',
+  required: ['id', 'status', 'listing', 'contact', 'recipient', 'recipientSource', 'attempts', 'retries', 'lastError', 'createdAt', 'deliveredAt', 'purgedAt'],
+  properties: {
+    id: uuid,
+    status: { type: 'string', enum: ['pending', 'sending', 'delivered', 'failed', 'purged', 'dead_letter'] },
+    listing: {
+      type: 'object',
+      required: ['office', 'uniqueId', 'listingKey'],
+      properties: { office: { type: 'string' }, uniqueId: { type: 'string' }, listingKey: { type: 'string' } },
+    },
+    contact: {
+      type: 'object',
+      description: 'What the consumer sent (email, message, name, phone); { erased: true } once purged after the retention period.',
+      properties: { email: { type: 'string' }, message: { type: 'string' }, name: { type: 'string' }, phone: { type: 'string' }, erased: { type: 'boolean' } },
+    },
+    recipient: { type: ['string', 'null'], description: 'The address the lead is delivered to.' },
+    recipientSource: { type: ['string', 'null'], description: 'agent (a listing agent), office (the office lead email), or null when dead-lettered.' },
+    attempts: count,
+    retries: { ...count, description: 'Operator retries.' },
+    lastError: { type: ['string', 'null'] },
+    createdAt: dateTime,
+    deliveredAt: nullableDateTime,
+    purgedAt: nullableDateTime,
+  },
+} as const;
+
+export const adminLeadPageSchema = {
+  $id: 'AdminLeadPage',
+  type: 'object',
+  required: ['total', 'leads'],
+  properties: { total: count, leads: { type: 'array', items: { $ref: 'AdminLead' }, description: 'Newest first.' } },
+} as const;
+
+export const leadRetriedSchema = {
+  $id: 'LeadRetried',
+  type: 'object',
+  required: ['id', 'status'],
+  properties: { id: uuid, status: { type: 'string', enum: ['pending'] } },
+} as const;
+
+export const blockEntrySchema = {
+  $id: 'BlockEntry',
+  type: 'object',
+  required: ['id', 'kind', 'value', 'reason', 'createdAt'],
+  properties: {
+    id: uuid,
+    kind: { type: 'string', enum: ['email', 'domain'] },
+    value: { type: 'string', description: 'Lower-cased; a domain without a leading @ or trailing dot.' },
+    reason: { type: ['string', 'null'] },
+    createdAt: dateTime,
+  },
+} as const;
+
+export const blocklistSchema = {
+  $id: 'Blocklist',
+  type: 'object',
+  required: ['entries'],
+  properties: { entries: { type: 'array', items: { $ref: 'BlockEntry' }, description: 'Newest first.' } },
+} as const;
+
+export const unblockedSchema = {
+  $id: 'Unblocked',
+  type: 'object',
+  required: ['removed'],
+  properties: { removed: { $ref: 'BlockEntry' } },
+} as const;
+
+export const officeOverviewSchema = {
+  $id: 'OfficeOverview',
+  type: 'object',
+  required: ['office', 'leadEmail', 'dropSettings', 'listingsByStatus', 'keys'],
+  properties: {
+    office: { type: 'string' },
+    leadEmail: { type: ['string', 'null'], description: 'Where enquiries go when no agent of the listing has an email; null when none is set.' },
+    dropSettings: { $ref: 'DropSettings' },
+    listingsByStatus: countByKey('Stored listings of the office by status.'),
+    keys: {
+      type: 'array',
+      description: 'Feed keys whose scope includes the office, oldest first.',
+      items: {
+        type: 'object',
+        required: ['id', 'clientName', 'status'],
+        properties: { id: uuid, clientName: { type: 'string' }, status: { type: 'string', enum: ['active', 'suspended', 'revoked'] } },
+      },
+    },
+  },
+} as const;
+
+export const officeSettingsSchema = {
+  $id: 'OfficeSettings',
+  type: 'object',
+  required: ['office', 'leadEmail'],
+  properties: { office: { type: 'string' }, leadEmail: { type: ['string', 'null'] } },
+} as const;
+
+export const adminResponseSchemas = [
+  operatorSessionSchema,
+  adminStatsSchema,
+  adminListingSchema,
+  adminListingPageSchema,
+  visibilityResultSchema,
+  feedRetriedSchema,
+  auditEntrySchema,
+  auditPageSchema,
+  siteSettingsSchema,
+  navigationSchema,
+  pageListSchema,
+  pageDeletedSchema,
+  adminLeadSchema,
+  adminLeadPageSchema,
+  leadRetriedSchema,
+  blockEntrySchema,
+  blocklistSchema,
+  unblockedSchema,
+  officeOverviewSchema,
+  officeSettingsSchema,
+];
