@@ -17,7 +17,8 @@ import { promisify } from 'node:util';
 import { createApp } from '../api/app.js';
 import { allOffices, refreshDirectory } from '../db/directory.js';
 import { createDb, type Db, migrateToLatest } from '../db/knex.js';
-import { createPublicReads, type ListingSearch } from '../db/public-reads.js';
+import type { ListingSearch } from '../db/listing-search.js';
+import { createPublicReads } from '../db/public-reads.js';
 import { loadConfig } from '../lib/config.js';
 import { createLogger } from '../lib/logger.js';
 import { startRuntime } from '../workers/runtime.js';
@@ -104,11 +105,12 @@ function bareServer(db: Db): Server {
         const search: ListingSearch = {
           country: q.country,
           office: q.office,
-          category: q.category,
+          category: q.category ? [q.category] : undefined,
           saleMode: (q.saleMode as ListingSearch['saleMode']) ?? 'both',
           minPrice: num('minPrice'),
           maxPrice: num('maxPrice'),
           minBedrooms: num('minBedrooms'),
+          sort: { key: 'newest', reverse: false },
           limit: num('limit') ?? 24,
           offset: num('offset') ?? 0,
         };

@@ -12,6 +12,8 @@ export interface CappedPage {
   json: string[];
   /** True when records follow the last one returned (cut by `limit` or by the byte budget). */
   more: boolean;
+  /** The `carry` columns of the last record returned, as text (what a cursor after it needs); null for an empty page. */
+  last: Record<string, string> | null;
 }
 
 /**
@@ -19,12 +21,14 @@ export interface CappedPage {
  * add up to at most `maxBytes` (the first record always, so a page is never empty while records
  * remain); the records past the cut never leave the database. `page` must select the record's JSON
  * text as `json` plus the columns `order` names, and carry its own ORDER BY and OFFSET; it is run
- * with one row more than `limit` to learn whether more follow.
+ * with one row more than `limit` to learn whether more follow. The `carry` columns of the page
+ * come back for its last record.
  */
-export async function cappedPage(db: Knex, page: Knex.QueryBuilder, order: string, limit: number, maxBytes: number): Promise<CappedPage> {
+export async function cappedPage(db: Knex, page: Knex.QueryBuilder, order: string, limit: number, maxBytes: number, carry: string[] = []): Promise<CappedPage> {
+  const carried = carry.map((c) => `, ${c}::text AS ${c}`).join('');
   const { rows } = await db.raw(
-    `SELECT json, fetched
-       FROM (SELECT json, row_number() OVER w AS n, sum(octet_length(json)) OVER w AS upto, count(*) OVER () AS fetched
+    `SELECT json, fetched${carry.map((c) => `, ${c}`).join('')}
+       FROM (SELECT json${carried}, row_number() OVER w AS n, sum(octet_length(json)) OVER w AS upto, count(*) OVER () AS fetched
                FROM (?) page WINDOW w AS (ORDER BY ${order} ROWS UNBOUNDED PRECEDING)) ranked
       WHERE n = 1 OR (n <= ? AND upto <= ?)
       ORDER BY n`,
@@ -32,5 +36,7 @@ export async function cappedPage(db: Knex, page: Knex.QueryBuilder, order: strin
   );
   const json = (rows as { json: string }[]).map((r) => r.json);
   const fetched = rows.length ? Number(rows[0].fetched) : 0;
-  return { json, more: fetched > json.length };
+  const lastRow = rows[rows.length - 1] as Record<string, string> | undefined;
+  const last = lastRow && carry.length ? Object.fromEntries(carry.map((c) => [c, lastRow[c]])) : null;
+  return { json, more: fetched > json.length, last };
 }

@@ -14,6 +14,7 @@ import * as projectPublicPatch from './migrations/20261125010000_project_public_
 import * as operatorSessions from './migrations/20261125020000_operator_sessions.js';
 import * as sourceDisplay from './migrations/20261125030000_source_display.js';
 import * as directoryOfficeNames from './migrations/20261125040000_directory_office_names.js';
+import * as portalSearch from './migrations/20261125050000_portal_search.js';
 
 /** Migrations in order; listed here so they run the same from source, from dist/ and in tests. */
 const MIGRATIONS: Record<string, Knex.Migration> = {
@@ -32,6 +33,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261125020000_operator_sessions': operatorSessions,
   '20261125030000_source_display': sourceDisplay,
   '20261125040000_directory_office_names': directoryOfficeNames,
+  '20261125050000_portal_search': portalSearch,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -3,19 +3,8 @@ import { LRUCache } from 'lru-cache';
 import { listingKey } from '../pipeline/listing-key.js';
 import { publicRecordSql } from '../pipeline/public-view.js';
 import { type CappedPage, cappedPage, PUBLIC_PAGE_MAX_BYTES } from './capped-page.js';
+import { type FacetName, type ListingSearch, searchFacets, searchFilters, searchPage } from './listing-search.js';
 import { likePattern } from './row-values.js';
-
-export interface ListingSearch {
-  country?: string;
-  office?: string;
-  category?: string;
-  saleMode: 'sale' | 'rent' | 'both';
-  minPrice?: number;
-  maxPrice?: number;
-  minBedrooms?: number;
-  limit: number;
-  offset: number;
-}
 
 /**
  * A record as the public sees it (the agent's display choices honoured, bookkeeping left out), as
@@ -40,10 +29,27 @@ export interface JsonPage {
   nextOffset: number | null;
 }
 
+/** A page of a listing search: also the last record's position (for the next cursor) and the facets asked for. */
+export interface ListingJsonPage extends JsonPage {
+  /** The last record's sort value (as text) and key, when more records follow. */
+  after: { value: string; key: string } | null;
+  facets?: Record<string, Record<string, number>>;
+}
+
+/** Why a listing is not shown (GET /v1/listings/{office}/{uniqueId} answers 404 either way). */
+export type ListingAbsence = 'unknown' | 'withdrawn' | 'off_market' | 'archived';
+
 export interface PublicReads {
-  searchListings(search: ListingSearch): Promise<JsonPage>;
+  searchListings(search: ListingSearch): Promise<ListingJsonPage>;
   /** The stored record when it may be shown: public, or sold/leased (not hidden by an operator or withheld by its source, not archived). */
   getListingJson(office: string, uniqueId: string): Promise<string | null>;
+  /**
+   * Why a listing no public read shows is absent: withdrawn, off_market or archived for one that
+   * was listed; unknown for one never stored, hidden by an operator or withheld by its source.
+   */
+  listingAbsence(office: string, uniqueId: string): Promise<ListingAbsence>;
+  /** One agent of the directory by id, as JSON text; null when none has it. */
+  getAgentJson(id: string): Promise<string | null>;
   listAgents(query: DirectoryQuery): Promise<JsonPage>;
   listOffices(query: DirectoryQuery): Promise<JsonPage>;
   countries(): Promise<{ code: string; listingCount: number }[]>;
@@ -57,18 +63,6 @@ export interface DirectoryQuery {
   offset: number;
 }
 
-function listingFilters(db: Knex, s: ListingSearch): Knex.QueryBuilder {
-  const q = db('listings').where('is_public', true);
-  if (s.country) q.where('country', s.country);
-  if (s.office) q.where('office', s.office);
-  if (s.category) q.where('category', s.category);
-  if (s.saleMode !== 'both') q.where('sale_mode', s.saleMode);
-  if (s.minPrice !== undefined) q.where('price_amount', '>=', s.minPrice);
-  if (s.maxPrice !== undefined) q.where('price_amount', '<=', s.maxPrice);
-  if (s.minBedrooms !== undefined) q.where('bedrooms', '>=', s.minBedrooms);
-  return q;
-}
-
 function directoryFilters(db: Knex, table: 'directory_agents' | 'directory_offices', d: DirectoryQuery): Knex.QueryBuilder {
   const q = db(table);
   if (d.country) q.whereRaw('? = ANY(countries)', [d.country]);
@@ -80,7 +74,7 @@ function directoryFilters(db: Knex, table: 'directory_agents' | 'directory_offic
 /** The most localities an agent or office answer lists (alphabetically first), so no row can grow without bound. */
 export const DIRECTORY_LOCALITIES_SHOWN = 200;
 
-const AGENT_JSON = `json_build_object('office', office, 'name', name, 'email', email, 'phones', phones, 'listingCount', listing_count,
+const AGENT_JSON = `json_build_object('id', agent_id, 'office', office, 'name', name, 'email', email, 'phones', phones, 'listingCount', listing_count,
   'countries', countries, 'localities', localities[1:${DIRECTORY_LOCALITIES_SHOWN}])::text AS json`;
 const OFFICE_JSON = `json_build_object('office', office, 'name', name, 'phone', phone, 'listingCount', listing_count, 'countries', countries,
   'localities', localities[1:${DIRECTORY_LOCALITIES_SHOWN}],
@@ -95,10 +89,11 @@ export const jsonPage = (total: number, page: CappedPage, offset: number): JsonP
 
 /**
  * What a total is cached under: what is counted and the filters given, by name (the order the
- * query string gave them in does not matter), paging left out.
+ * query string gave them in does not matter), paging and order left out.
  */
+const PAGING = new Set(['limit', 'offset', 'after', 'sort', 'facets']);
 function totalKey(what: string, filters: object): string {
-  const given = Object.entries(filters).filter(([name, value]) => value !== undefined && name !== 'limit' && name !== 'offset');
+  const given = Object.entries(filters).filter(([name, value]) => value !== undefined && !PAGING.has(name));
   return JSON.stringify([what, given.sort(([a], [b]) => (a < b ? -1 : 1))]);
 }
 
@@ -118,23 +113,31 @@ export function createPublicReads(db: Knex, options: { totalTtlMs?: number; page
       return Number(n);
     },
   });
-  const total = async (what: string, filters: { limit: number; offset: number }, filtered: () => Knex.QueryBuilder) =>
+  const total = async (what: string, filters: object, filtered: () => Knex.QueryBuilder) =>
     (await totals.fetch(totalKey(what, filters), { context: filtered })) ?? 0;
+  /** Facet counts, cached and shared like totals. */
+  const facetCache = new LRUCache<string, Record<string, Record<string, number>>, { search: ListingSearch; facets: FacetName[] }>({
+    max: 2_000,
+    ttl: options.totalTtlMs ?? TOTAL_TTL_MS,
+    allowStale: true,
+    allowStaleOnFetchRejection: true,
+    fetchMethod: async (_key, _stale, { context }) => searchFacets(db, context.search, context.facets),
+  });
+  const facetCounts = async (search: ListingSearch, facets: FacetName[]) =>
+    (await facetCache.fetch(totalKey(`facets:${facets.join(',')}`, search), { context: { search, facets } }))!;
 
   return {
     async searchListings(search) {
-      const page = listingFilters(db, search)
-        .select(db.raw(RECORD_JSON), 'mod_time', 'listing_key')
-        .orderBy([
-          { column: 'mod_time', order: 'desc' },
-          { column: 'listing_key', order: 'asc' },
-        ])
-        .offset(search.offset);
-      const [rows, n] = await Promise.all([
-        cappedPage(db, page, 'mod_time DESC, listing_key', search.limit, maxBytes),
-        total('listings', search, () => listingFilters(db, search)),
+      const { page, order } = searchPage(db, search, RECORD_JSON);
+      const [rows, n, facets] = await Promise.all([
+        cappedPage(db, page, order, search.limit, maxBytes, ['sort_value', 'listing_key']),
+        total('listings', search, () => searchFilters(db, search)),
+        search.facets ? facetCounts(search, search.facets) : undefined,
       ]);
-      return jsonPage(n, rows, search.offset);
+      const after = rows.more && rows.last ? { value: rows.last.sort_value, key: rows.last.listing_key } : null;
+      // After a cursor there is no offset to give: the cursor pages on.
+      const paged = jsonPage(n, rows, search.offset);
+      return { ...paged, nextOffset: search.after ? null : paged.nextOffset, after, ...(facets ? { facets } : {}) };
     },
 
     async getListingJson(office, uniqueId) {
@@ -142,6 +145,19 @@ export function createPublicReads(db: Knex, options: { totalTtlMs?: number; page
         .where({ listing_key: listingKey(office, uniqueId), is_shown: true })
         .whereIn('status', ['active', 'under_offer', 'sold', 'leased'])
         .first(db.raw(RECORD_JSON));
+      return row ? (row.json as string) : null;
+    },
+
+    async listingAbsence(office, uniqueId) {
+      const row = await db('listings')
+        .where({ listing_key: listingKey(office, uniqueId) })
+        .first('status', 'hidden', 'is_shown');
+      if (!row || row.hidden || !row.is_shown) return 'unknown';
+      return ['withdrawn', 'off_market', 'archived'].includes(row.status) ? row.status : 'unknown';
+    },
+
+    async getAgentJson(id) {
+      const row = await db('directory_agents').where({ agent_id: id }).first(db.raw(AGENT_JSON));
       return row ? (row.json as string) : null;
     },
 

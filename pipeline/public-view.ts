@@ -1,3 +1,4 @@
+import { displayFields, titleCaseLocality } from './display-fields.js';
 import { geocode } from './geocode.js';
 import type { Address, CanonicalListing, CanonicalProject, Location, Price, Rent } from './types.js';
 
@@ -10,7 +11,8 @@ import type { Address, CanonicalListing, CanonicalProject, Location, Price, Rent
  * - display "range": the range and the text, no exact amount;
  * - an address with display "no": no street, street number, sub or lot number or site, and
  *   coordinates of the locality (the gazetteer's centre, else rounded to two decimals);
- * - never the bookkeeping (contentHash, hidden) nor the street directory reference.
+ * - never the bookkeeping (contentHash, hidden) nor the street directory reference;
+ * - and always what a portal renders with (pipeline/display-fields.ts), from the public form.
  *
  * The difference is kept beside the record as a patch of its top-level fields (null when the
  * public sees the record as it is), made when the record is written; a public read is the record
@@ -42,8 +44,11 @@ function coarseLocation(address: Address, location: Location | null): Location |
   return { lat: Math.round(location.lat * 100) / 100, lng: Math.round(location.lng * 100) / 100, precision: 'locality', source: 'rounded' };
 }
 
-/** The top-level fields whose public form differs from the stored one; null when none does. */
-export function publicPatch(listing: CanonicalListing): Record<string, unknown> | null {
+/**
+ * The top-level fields whose public form differs from the stored one, and the fields a portal
+ * renders with (displayPrice, addressLine, heroImage, primaryAgent), which every public form has.
+ */
+export function publicPatch(listing: CanonicalListing): Record<string, unknown> {
   const patch: Record<string, unknown> = {};
   if (listing.price) {
     const price = publicAmount(listing.price, WITHHELD_PRICE_TEXT);
@@ -58,7 +63,12 @@ export function publicPatch(listing: CanonicalListing): Record<string, unknown> 
     if (price !== listing.sold.price) patch.sold = { ...listing.sold, price };
   }
   Object.assign(patch, publicPlace(listing.address, listing.location));
-  return Object.keys(patch).length ? patch : null;
+  const shown = { ...listing, ...patch } as CanonicalListing;
+  const locality = shown.address?.locality;
+  if (shown.address && locality && titleCaseLocality(locality) !== locality) {
+    patch.address = { ...shown.address, locality: titleCaseLocality(locality) };
+  }
+  return Object.assign(patch, displayFields(shown));
 }
 
 /** The address and location as the public sees them when the street is withheld; {} when it is shown. */

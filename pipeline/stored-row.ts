@@ -2,11 +2,6 @@ import type { Applied } from './applied.js';
 import { publicPatch } from './public-view.js';
 import type { CanonicalListing } from './types.js';
 
-function publicPatchJson(listing: CanonicalListing): string | null {
-  const patch = publicPatch(listing);
-  return patch ? JSON.stringify(patch) : null;
-}
-
 /**
  * A canonical record as its listings row holds it (all but the source fingerprint, which is the
  * writer's to give): the columns read from the record, and the record itself as JSON text without
@@ -22,8 +17,8 @@ export interface StoredRow {
   content_hash: string;
   hidden: boolean;
   data: string;
-  /** What public answers show differently (the agent's display choices), as JSON text; null when nothing. */
-  public_patch: string | null;
+  /** What public answers show differently (the agent's display choices) and the display fields, as JSON text. */
+  public_patch: string;
 }
 
 export function storedRowOf(listing: CanonicalListing): StoredRow {
@@ -37,7 +32,7 @@ export function storedRowOf(listing: CanonicalListing): StoredRow {
     content_hash: listing.contentHash,
     hidden: listing.hidden,
     data: JSON.stringify({ ...listing, hidden: undefined }),
-    public_patch: publicPatchJson(listing),
+    public_patch: JSON.stringify(publicPatch(listing)),
   };
 }
 

@@ -1,6 +1,8 @@
-import { type Response, Router } from 'express';
-import type { DirectoryQuery, JsonPage, ListingSearch, PublicReads } from '../../db/public-reads.js';
+import { type Request, type Response, Router } from 'express';
+import type { DirectoryQuery, JsonPage, ListingAbsence, ListingJsonPage, PublicReads } from '../../db/public-reads.js';
 import { badRequest, notFound } from '../../lib/errors.js';
+import { sendCacheable } from '../cacheable.js';
+import { encodeCursor, parseListingSearch } from '../listing-search-query.js';
 import { assertValidQuery } from '../validators.js';
 
 /**
@@ -8,28 +10,54 @@ import { assertValidQuery } from '../validators.js';
  * nextOffset is where the next page starts (null when none): after `limit` records, or sooner when
  * the page reached its byte budget.
  */
-export function sendPage(res: Response, name: string, page: JsonPage): void {
-  res.type('application/json').send(`{"total":${page.total},"${name}":[${page.json.join(',')}],"nextOffset":${page.nextOffset}}`);
+export function sendPage(req: Request, res: Response, name: string, page: JsonPage, extra = ''): void {
+  sendCacheable(req, res, `{"total":${page.total},"${name}":[${page.json.join(',')}],"nextOffset":${page.nextOffset}${extra}}`);
 }
+
+/** The same request with a cursor in place of its cursor or offset, as an absolute URL (the Link header's). */
+function nextUrl(req: Request, cursor: string): string {
+  const url = new URL(req.originalUrl, `${req.protocol}://${req.get('host')}`);
+  url.searchParams.delete('offset');
+  url.searchParams.set('cursor', cursor);
+  return url.toString();
+}
+
+const ABSENCE_TEXT: Record<Exclude<ListingAbsence, 'unknown'>, string> = {
+  withdrawn: 'it was withdrawn',
+  off_market: 'it was taken off the market',
+  archived: "it is no longer in its agency's feed",
+};
 
 /** Listing search, single listing, agent and office directory, countries (no key needed). */
 export function publicReadsRouter(reads: PublicReads): Router {
   const router = Router();
 
   router.get('/v1/listings', async (req, res) => {
-    const search = assertValidQuery<ListingSearch>('ListingSearchQuery', req.query);
-    if (search.minPrice !== undefined && search.maxPrice !== undefined && search.minPrice > search.maxPrice) {
-      throw badRequest(`query.minPrice (${search.minPrice}) is greater than query.maxPrice (${search.maxPrice})`);
-    }
-    if (search.country) search.country = search.country.toUpperCase();
-    sendPage(res, 'listings', await reads.searchListings(search));
+    const { search, fingerprint } = parseListingSearch(req.query);
+    const page: ListingJsonPage = await reads.searchListings(search);
+    const next = page.after ? encodeCursor(fingerprint, page.after.value, page.after.key) : null;
+    if (next) res.set('Link', `<${nextUrl(req, next)}>; rel="next"`);
+    const facets = page.facets ? `,"facets":${JSON.stringify(page.facets)}` : '';
+    sendPage(req, res, 'listings', page, `,"next":${JSON.stringify(next)}${facets}`);
   });
 
   router.get('/v1/listings/:office/:uniqueId', async (req, res) => {
     const { office, uniqueId } = req.params as { office: string; uniqueId: string };
     const json = await reads.getListingJson(office, uniqueId);
-    if (!json) throw notFound(`no listing ${office}/${uniqueId}`);
-    res.type('application/json').send(json);
+    if (!json) {
+      const absence = await reads.listingAbsence(office, uniqueId);
+      if (absence === 'unknown') throw notFound(`no listing ${office}/${uniqueId}`);
+      throw notFound(`listing ${office}/${uniqueId} is no longer listed: ${ABSENCE_TEXT[absence]}`);
+    }
+    sendCacheable(req, res, json);
+  });
+
+  router.get('/v1/agents/:id', async (req, res) => {
+    const id = String(req.params.id);
+    if (!/^[0-9a-f]{16}$/.test(id)) throw badRequest(`path.id "${id.slice(0, 40)}" is not an agent id (16 hexadecimal digits)`);
+    const json = await reads.getAgentJson(id);
+    if (!json) throw notFound(`no agent ${id}`);
+    sendCacheable(req, res, json);
   });
 
   for (const [path, name, list] of [
@@ -39,12 +67,12 @@ export function publicReadsRouter(reads: PublicReads): Router {
     router.get(path, async (req, res) => {
       const query = assertValidQuery<DirectoryQuery>('DirectoryQuery', req.query);
       if (query.country) query.country = query.country.toUpperCase();
-      sendPage(res, name, await list(query));
+      sendPage(req, res, name, await list(query));
     });
   }
 
-  router.get('/v1/countries', async (_req, res) => {
-    res.json({ countries: await reads.countries() });
+  router.get('/v1/countries', async (req, res) => {
+    sendCacheable(req, res, JSON.stringify({ countries: await reads.countries() }));
   });
 
   return router;

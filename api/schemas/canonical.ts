@@ -91,13 +91,60 @@ function without<S extends { properties: object; required: readonly string[] }>(
   return { ...schema, $id, description, properties, required: schema.required.filter((key) => !fields.includes(key)) };
 }
 
-/** A listing as public reads return it. */
-export const publicListingSchema = without(
+const publicListingBase = without(
   listingSchema,
   'PublicListing',
   PUBLIC_OMITTED,
-  'A listing as the public sees it: the stored record with the agent\'s display choices honoured. A price, rent or sold price the agent withholds (display false) has no amount, range or rent per square metre, and its text (the price view, else "Contact agent"; a sold price "Price withheld"); one shown as a range (displayRange) has the range and no amount. An address the agent withholds (display false) has no street, street number, sub or lot number or site, and its location is the locality\'s. The content hash, hidden flag and street directory reference are never included.',
+  'A listing as the public sees it: the stored record with the agent\'s display choices honoured. A price, rent or sold price the agent withholds (display false) has no amount, range or rent per square metre, and its text (the price view, else "Contact agent"; a sold price "Price withheld"); one shown as a range (displayRange) has the range and no amount. An address the agent withholds (display false) has no street, street number, sub or lot number or site, and its location is the locality\'s. A locality sent all in capitals or all in lower case is title-cased. The content hash, hidden flag and street directory reference are never included. displayPrice, addressLine, heroImage and primaryAgent are what a portal renders it with.',
 );
+
+/** What a portal renders a listing with (pipeline/display-fields.ts makes them from the public form). */
+const displayProperties = {
+  displayPrice: {
+    type: 'string',
+    description:
+      'The price as the agent chose to show it: their price text, else the public amount or range in its currency ("$650,000", "$600,000 – $650,000", "$650 per week"), else "Contact agent". Sold: "Sold for $1,200,000", or the sold price\'s text ("Price withheld"), else "Sold"; leased: "Leased".',
+    example: '$650,000',
+  },
+  addressLine: {
+    type: ['string', 'null'],
+    description: 'The address on one line: "2/12 Sample Road, Richmond VIC 3121"; the locality, region and postcode only when the agent withholds the street.',
+    example: '2/12 Sample Road, Richmond VIC 3121',
+  },
+  heroImage: {
+    oneOf: [
+      { type: 'null' },
+      { type: 'object', required: ['url', 'title'], properties: { url: { type: 'string', format: 'uri' }, title: { type: ['string', 'null'] } } },
+    ],
+    description: 'The hero photo (else the first photo) with an http(s) URL; null when there is none.',
+  },
+  primaryAgent: {
+    oneOf: [
+      { type: 'null' },
+      {
+        type: 'object',
+        required: ['id', 'name', 'email', 'phones'],
+        properties: {
+          id: { type: ['string', 'null'], description: "The agent's id in the directory (GET /v1/agents/{id}; agent= on the search)." },
+          name: { type: ['string', 'null'] },
+          email: { type: ['string', 'null'] },
+          phones: {
+            type: 'array',
+            items: { type: 'object', required: ['type', 'number'], properties: { type: { type: 'string' }, number: { type: 'string' } } },
+          },
+        },
+      },
+    ],
+    description: 'The first agent with a name or email; null when none.',
+  },
+} as const;
+
+/** A listing as public reads return it. */
+export const publicListingSchema = {
+  ...publicListingBase,
+  properties: { ...publicListingBase.properties, ...displayProperties },
+  required: [...publicListingBase.required, 'displayPrice', 'addressLine', 'heroImage', 'primaryAgent'],
+};
 
 /** A project as public reads return it. */
 export const publicProjectSchema = without(projectSchema, 'PublicProject', PUBLIC_PROJECT_OMITTED, 'A new-home development as the public sees it.');
@@ -107,8 +154,13 @@ export const agentSchema = {
   type: 'object',
   description: 'A directory agent: an agent of public listings, per office.',
   additionalProperties: false,
-  required: ['office', 'name', 'email', 'phones', 'listingCount', 'countries', 'localities'],
+  required: ['id', 'office', 'name', 'email', 'phones', 'listingCount', 'countries', 'localities'],
   properties: {
+    id: {
+      type: 'string',
+      pattern: '^[0-9a-f]{16}$',
+      description: 'Stable for the same office and agent (by email, else by name, in any case): GET /v1/agents/{id}, and agent= on the listing search.',
+    },
     office: { type: 'string' },
     name: { type: ['string', 'null'] },
     email: { type: ['string', 'null'] },
@@ -141,7 +193,8 @@ export const officeSchema = {
         { type: 'null' },
         { type: 'object', additionalProperties: false, required: ['lat', 'lng'], properties: { lat: { type: 'number' }, lng: { type: 'number' } } },
       ],
-      description: "Centroid of the office's located public listings.",
+      description:
+        'Where the office works: the centre of its located public listings in its most common locality (a real place, not the mean of listings spread over several cities).',
     },
   },
 } as const;

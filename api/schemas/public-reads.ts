@@ -14,6 +14,17 @@ const nextOffset = {
 const country = { type: 'string', pattern: '^[A-Za-z]{2}$', description: 'ISO-3166 alpha-2 (exactly two letters; any case).' } as const;
 const office = { type: 'string', minLength: 1, maxLength: 200, description: 'Source office id, exact.' } as const;
 
+const list = (description: string, example: string) =>
+  ({ type: 'string', minLength: 1, maxLength: 500, description: `${description} Several values: separated by commas (any one matches).`, example }) as const;
+const isoTime = (description: string, example: string) =>
+  ({
+    type: 'string',
+    pattern: '^\\d{4}-\\d{2}-\\d{2}([T ]\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:?\\d{2})?)?$',
+    description: `${description} ISO 8601: a date (2024-03-01) or a date and time (2024-03-01T10:00:00Z; without a zone, UTC).`,
+    example,
+  }) as const;
+const count = (description: string) => ({ type: 'number', minimum: 0, description }) as const;
+
 export const listingSearchQuerySchema = {
   $id: 'ListingSearchQuery',
   type: 'object',
@@ -21,21 +32,94 @@ export const listingSearchQuerySchema = {
   properties: {
     country,
     office,
-    category: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 40,
-      description: 'residential, rental, land, rural, commercial, commercialLand, business, holidayRental.',
-    },
+    category: list('Category, in any case: residential, rental, land, rural, commercial, commercialLand, business, holidayRental.', 'residential'),
+    subCategory: list('Property type as the feed names it, in any case (House, Unit, Apartment, Townhouse, Land, ...).', 'House,Townhouse'),
+    locality: list('Suburb or town, in any case.', 'Richmond,Hawthorn'),
+    region: list('State or region as feeds give it (VIC, NSW, ...), in any case.', 'VIC'),
+    postcode: list('Postcode (spaces and case ignored).', '3121'),
     saleMode: { enum: ['sale', 'rent', 'both'], default: 'both', description: 'both (default) returns sale and rent listings.' },
+    status: list(
+      'active, underOffer, sold or leased. Default: active and underOffer (on the market). Sold and leased listings are searched with this (and soldSince).',
+      'sold',
+    ),
+    soldSince: isoTime('Sold on or after this date (by the sold date the feed gives); implies status=sold unless status is given.', '2024-01-01'),
+    updatedSince: isoTime('Changed by the service on or after this time (any change a public read shows).', '2024-03-01T00:00:00Z'),
+    listedSince: isoTime('Listed on or after this time: the listing date the feed gives, else when the service first stored it.', '2024-03-01'),
     minPrice: {
       type: 'number',
       minimum: 0,
       description:
-        'Sale listings: the sale price. Rent listings: the weekly rent (monthly rents are compared as x 12 / 52). With saleMode=both each listing is compared by its own amount.',
+        'The public price only: a price the agent withholds matches no price bound. Sale listings: the sale price (sold listings: the sold price). Rent listings: the weekly rent (monthly rents are compared as x 12 / 52, yearly as / 52). With saleMode=both each listing is compared by its own amount.',
     },
-    maxPrice: { type: 'number', minimum: 0 },
-    minBedrooms: { type: 'number', minimum: 0 },
+    maxPrice: { type: 'number', minimum: 0, description: 'As minPrice.' },
+    minBedrooms: count('At least this many bedrooms.'),
+    maxBedrooms: count('At most this many bedrooms.'),
+    minBathrooms: count('At least this many bathrooms.'),
+    minCarSpaces: count('At least this many car spaces (garages, carports and open spaces added up).'),
+    minLandArea: count('Land area at least this many m².'),
+    maxLandArea: count('Land area at most this many m².'),
+    q: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 200,
+      description:
+        'Keywords, as a web search engine reads them ("quoted phrase", or, -excluded), over the headline, description, public address and agent names, stemmed in the language of the listing\'s text. sort=relevance ranks by them.',
+      example: 'pool garden',
+    },
+    bbox: {
+      type: 'string',
+      maxLength: 100,
+      description:
+        'Map area: minLng,minLat,maxLng,maxLat in degrees (WGS 84). minLng greater than maxLng crosses the antimeridian. Listings are placed where the public sees them (a withheld street at its locality).',
+      example: '144.9,-37.9,145.1,-37.7',
+    },
+    near: {
+      type: 'string',
+      maxLength: 60,
+      description: 'A point lat,lng in degrees: listings within radiusKm of it; enables sort=distance.',
+      example: '-37.82,145.0',
+    },
+    radiusKm: { type: 'number', exclusiveMinimum: 0, maximum: 500, default: 10, description: 'With near: the radius in kilometres (default 10, at most 500).' },
+    agent: {
+      type: 'string',
+      pattern: '^[0-9a-f]{16}$',
+      description: "An agent's id (from /v1/agents or a listing's primaryAgent): that agent's listings.",
+      example: '0123456789abcdef',
+    },
+    sort: {
+      enum: [
+        'newest',
+        'updated',
+        'price',
+        'bedrooms',
+        'landArea',
+        'distance',
+        'relevance',
+        '-newest',
+        '-updated',
+        '-price',
+        '-bedrooms',
+        '-landArea',
+        '-distance',
+        '-relevance',
+      ],
+      default: 'newest',
+      description:
+        'newest (default: modTime, latest first), updated (latest change first), price, bedrooms, landArea and distance (with near) smallest first, relevance (with q) best first; a leading - reverses. Listings without a public price (or bedrooms, land area) sort last either way; ties are broken by listingKey.',
+    },
+    facets: {
+      type: 'string',
+      maxLength: 100,
+      description:
+        'Counts over all matches, by value, for each named facet: category, subCategory, bedrooms, locality, priceBand, status (comma separated). Counted at most every 30 s per filter set.',
+      example: 'category,bedrooms,priceBand',
+    },
+    cursor: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 1000,
+      description: 'The next value of the previous page: the page after it, with the same filters and sort (not with offset).',
+    },
     limit: limit(100, 24),
     offset,
   },
@@ -57,11 +141,26 @@ export const directoryQuerySchema = {
 export const listingPageSchema = {
   $id: 'ListingPage',
   type: 'object',
-  required: ['total', 'listings', 'nextOffset'],
+  required: ['total', 'listings', 'nextOffset', 'next'],
   properties: {
-    total: { type: 'integer', description: 'All public matches (counted at most every 30 s per filter set).' },
-    listings: { type: 'array', items: { $ref: 'PublicListing' }, description: 'Newest modTime first, then listingKey.' },
-    nextOffset,
+    total: { type: 'integer', description: 'All matches (counted at most every 30 s per filter set).' },
+    listings: {
+      type: 'array',
+      items: { $ref: 'PublicListing' },
+      description: 'In the order sort asks for (default: newest modTime first), ties by listingKey.',
+    },
+    nextOffset: { ...nextOffset, description: `${nextOffset.description} Null after a cursor: page on with next.` },
+    next: {
+      type: ['string', 'null'],
+      description:
+        'An opaque cursor for the page after this one (send it back as cursor, with the same filters and sort); null on the last page. Also in the Link header (rel="next") as a whole URL. Unlike offsets, cursors neither repeat nor skip records when listings are written between pages.',
+    },
+    facets: {
+      type: 'object',
+      description:
+        'With facets=: for each facet asked for, the count of matches by value (most common first; at most 100 values; "none" for matches without one). priceBand values are sale:<from>-<to> and rent:<from>-<to> (weekly), or none for no public price.',
+      additionalProperties: { type: 'object', additionalProperties: { type: 'integer' } },
+    },
   },
 } as const;
 

@@ -61,6 +61,7 @@ for (const backend of backends) {
       '20261125020000_operator_sessions',
       '20261125030000_source_display',
       '20261125040000_directory_office_names',
+      '20261125050000_portal_search',
     ];
     it('applies migrations once, idempotently, and rolls them back', async () => {
       expect(await migrateToLatest(db)).to.deep.equal(ALL);

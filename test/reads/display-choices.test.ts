@@ -85,10 +85,29 @@ describe("Display choices in public reads, and the office's own full read (Postg
     expect(street.price.amount).to.equal(800000);
   });
 
-  it('lets search filters use a withheld price, without ever returning it', async () => {
-    const page = JSON.parse((await get('/v1/listings?minPrice=1200000&maxPrice=1300000')).text);
-    expect(page.listings.map((l: { uniqueId: string }) => l.uniqueId)).to.deep.equal(['HIDDEN-PRICE']);
-    expect(page.listings[0].price.amount).to.equal(null);
+  it('never lets a price bound or a price sort find a withheld price (bisecting the bounds would reveal it)', async () => {
+    for (const bounds of ['minPrice=1200000&maxPrice=1300000', 'minPrice=1234567&maxPrice=1234567', 'maxPrice=99999999', 'minPrice=0']) {
+      const page = JSON.parse((await get(`/v1/listings?${bounds}`)).text);
+      expect(
+        page.listings.map((l: { uniqueId: string }) => l.uniqueId),
+        bounds,
+      ).not.to.include('HIDDEN-PRICE');
+    }
+    // Sorted by price either way, it comes after every listing with a public price.
+    for (const sort of ['price', '-price']) {
+      const ids = JSON.parse((await get(`/v1/listings?sort=${sort}&limit=100`)).text).listings.map(
+        (l: { uniqueId: string; price: { amount: number | null } | null }) => [l.uniqueId, l.price?.amount ?? null],
+      );
+      const hidden = ids.findIndex(([id]: [string]) => id === 'HIDDEN-PRICE');
+      expect(hidden, sort).to.be.at.least(0);
+      expect(
+        ids.slice(hidden).every(([, amount]: [string, number | null]) => amount === null),
+        `${sort}: ${JSON.stringify(ids)}`,
+      ).to.equal(true);
+    }
+    const listing = JSON.parse((await get('/v1/listings/OFF1/HIDDEN-PRICE')).text);
+    expect(listing.price.amount).to.equal(null);
+    expect(listing.displayPrice).to.equal(listing.price.text ?? 'Contact agent');
   });
 
   it("gives the office's own key and operators the full stored record, and another office's key nothing", async () => {

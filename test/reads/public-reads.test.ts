@@ -1,10 +1,13 @@
 import { expect } from 'chai';
 import { validatorFor } from '../../api/validators.js';
 import { refreshDirectory } from '../../db/directory.js';
-import { createPublicReads, DIRECTORY_LOCALITIES_SHOWN, type DirectoryQuery, type ListingSearch } from '../../db/public-reads.js';
+import type { ListingSearch } from '../../db/listing-search.js';
+import { createPublicReads, DIRECTORY_LOCALITIES_SHOWN, type DirectoryQuery } from '../../db/public-reads.js';
 import { feed } from '../helpers.js';
 import { activeKey, pushFeed } from '../ingest/client.js';
 import { startTestService, type TestService } from '../service.js';
+
+const NEWEST: ListingSearch['sort'] = { key: 'newest', reverse: false };
 
 interface Spec {
   office: string;
@@ -91,7 +94,7 @@ describe('Public reads: search, single listing, agents, offices, countries (Post
   });
 
   it('stops a page before the record that would pass its byte budget, never empty, and pages on by nextOffset', async () => {
-    const search: ListingSearch = { saleMode: 'both', limit: 100, offset: 0 };
+    const search: ListingSearch = { saleMode: 'both', sort: NEWEST, limit: 100, offset: 0 };
     const whole = await createPublicReads(svc.db).searchListings(search);
     expect([whole.json.length, whole.nextOffset]).to.deep.equal([6, null]);
     const sizes = whole.json.map((j) => Buffer.byteLength(j));
@@ -124,7 +127,8 @@ describe('Public reads: search, single listing, agents, offices, countries (Post
       ['saleMode=lease', /saleMode/],
       ['minPrice=cheap', /minPrice/],
       ['minBedrooms=-1', /minBedrooms/],
-      ['sort=price', /unknown property "sort"/],
+      ['sort=cheapest', /sort/],
+      ['order=price', /unknown property "order"/],
       ['minPrice=10&maxPrice=5', /minPrice \(10\) is greater than query.maxPrice/],
       ['limit=1&limit=2', /more than once/],
       [`office=${'x'.repeat(201)}`, /office/],
@@ -203,7 +207,7 @@ describe('Public reads: search, single listing, agents, offices, countries (Post
 
   it('answers with an expired total while it is counted again in the background', async () => {
     const reads = createPublicReads(svc.db, { totalTtlMs: 200 });
-    const search: ListingSearch = { office: 'OFF2', saleMode: 'both', limit: 10, offset: 0 };
+    const search: ListingSearch = { office: 'OFF2', saleMode: 'both', sort: NEWEST, limit: 10, offset: 0 };
     const pageIds = (r: { json: string[] }) => r.json.map((j) => JSON.parse(j).uniqueId);
     expect((await reads.searchListings(search)).total).to.equal(2);
     await svc.db('listings').where({ listing_key: 'OFF2/L1' }).update({ hidden: true });
@@ -226,13 +230,13 @@ describe('Public reads: search, single listing, agents, offices, countries (Post
 
   it('counts a filter set once whatever the order of its parameters and the page asked for', async () => {
     const reads = createPublicReads(svc.db);
-    expect((await reads.searchListings({ office: 'OFF2', saleMode: 'both', limit: 10, offset: 0 })).total).to.equal(2);
+    expect((await reads.searchListings({ office: 'OFF2', saleMode: 'both', sort: NEWEST, limit: 10, offset: 0 })).total).to.equal(2);
     await svc.db('listings').where({ listing_key: 'OFF2/L1' }).update({ hidden: true });
     try {
       // The same filters in another order (as ?saleMode=both&offset=1&office=OFF2 gives them), another page.
-      const reordered: ListingSearch = { saleMode: 'both', limit: 5, offset: 1, office: 'OFF2' };
+      const reordered: ListingSearch = { saleMode: 'both', sort: NEWEST, limit: 5, offset: 1, office: 'OFF2' };
       expect((await reads.searchListings(reordered)).total, 'the cached count').to.equal(2);
-      const other: ListingSearch = { office: 'OFF2', saleMode: 'both', minPrice: 1, limit: 10, offset: 0 };
+      const other: ListingSearch = { office: 'OFF2', saleMode: 'both', sort: NEWEST, minPrice: 1, limit: 10, offset: 0 };
       expect((await reads.searchListings(other)).total, 'another filter set is counted').to.equal(1);
     } finally {
       await svc.db('listings').where({ listing_key: 'OFF2/L1' }).update({ hidden: false });

@@ -1,0 +1,197 @@
+import { createHash } from 'node:crypto';
+import { FACET_NAMES, type FacetName, type ListingSearch, type SearchStatus, type SortKey } from '../db/listing-search.js';
+import { badRequest } from '../lib/errors.js';
+import type { Category } from '../pipeline/types.js';
+import { assertValidQuery } from './validators.js';
+
+/** The query string as the schema checks it (lists and points still text). */
+interface RawSearch {
+  country?: string;
+  office?: string;
+  category?: string;
+  subCategory?: string;
+  locality?: string;
+  region?: string;
+  postcode?: string;
+  saleMode: 'sale' | 'rent' | 'both';
+  status?: string;
+  soldSince?: string;
+  updatedSince?: string;
+  listedSince?: string;
+  minPrice?: number;
+  maxPrice?: number;
+  minBedrooms?: number;
+  maxBedrooms?: number;
+  minBathrooms?: number;
+  minCarSpaces?: number;
+  minLandArea?: number;
+  maxLandArea?: number;
+  q?: string;
+  bbox?: string;
+  near?: string;
+  radiusKm: number;
+  agent?: string;
+  sort: string;
+  facets?: string;
+  cursor?: string;
+  limit: number;
+  offset: number;
+}
+
+const CATEGORIES: Category[] = ['residential', 'rental', 'land', 'rural', 'commercial', 'commercialLand', 'business', 'holidayRental'];
+const STATUSES: Record<string, SearchStatus> = { active: 'active', underoffer: 'under_offer', sold: 'sold', leased: 'leased' };
+/** Most values one list parameter takes. */
+const MAX_VALUES = 20;
+
+function values(name: string, text: string | undefined, normalise: (v: string) => string = (v) => v): string[] | undefined {
+  if (text === undefined) return undefined;
+  const list = [...new Set(text.split(',').map((v) => normalise(v.trim())))].filter(Boolean);
+  if (list.length === 0) throw badRequest(`query.${name} names no value`);
+  if (list.length > MAX_VALUES) throw badRequest(`query.${name} has ${list.length} values; at most ${MAX_VALUES}`);
+  return list;
+}
+
+function numbers(name: string, text: string, count: number): number[] {
+  const parts = text.split(',').map((p) => p.trim());
+  const list = parts.map(Number);
+  if (parts.length !== count || parts.some((p) => p === '') || list.some((n) => !Number.isFinite(n))) {
+    throw badRequest(`query.${name} must be ${count} numbers separated by commas`);
+  }
+  return list;
+}
+
+function latitude(name: string, lat: number): number {
+  if (lat < -90 || lat > 90) throw badRequest(`query.${name}: latitude ${lat} is outside -90..90`);
+  return lat;
+}
+function longitude(name: string, lng: number): number {
+  if (lng < -180 || lng > 180) throw badRequest(`query.${name}: longitude ${lng} is outside -180..180`);
+  return lng;
+}
+
+/** An ISO 8601 date or time that is a real one (the schema checks its shape); as an ISO instant. */
+function instant(name: string, text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  const date = /^\d{4}-\d{2}-\d{2}$/.test(text) ? new Date(`${text}T00:00:00Z`) : new Date(/[zZ]|[+-]\d{2}:?\d{2}$/.test(text) ? text : `${text}Z`);
+  const [y, m, d] = text.slice(0, 10).split('-').map(Number);
+  if (Number.isNaN(date.getTime()) || m < 1 || m > 12 || d < 1 || d > new Date(Date.UTC(y, m, 0)).getUTCDate()) {
+    throw badRequest(`query.${name} "${text}" is not a real date or time`);
+  }
+  return date.toISOString();
+}
+
+function bound(min: number | undefined, max: number | undefined, minName: string, maxName: string) {
+  if (min !== undefined && max !== undefined && min > max) throw badRequest(`query.${minName} (${min}) is greater than query.${maxName} (${max})`);
+}
+
+/** What a cursor is tied to: the filters and sort (not the paging), so it cannot carry one search's position into another. */
+function searchFingerprint(raw: RawSearch): string {
+  const { cursor: _c, offset: _o, limit: _l, facets: _f, ...rest } = raw;
+  const given = Object.entries(rest)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : 1));
+  return createHash('sha256').update(JSON.stringify(given)).digest('base64url').slice(0, 16);
+}
+
+/** The opaque cursor of the page after a record: its sort value, its key and the search it belongs to. */
+export function encodeCursor(fingerprint: string, value: string, key: string): string {
+  return Buffer.from(JSON.stringify({ f: fingerprint, v: value, k: key })).toString('base64url');
+}
+
+function decodeCursor(text: string, fingerprint: string): { value: string; key: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+  } catch {
+    parsed = null;
+  }
+  const c = parsed as { f?: unknown; v?: unknown; k?: unknown } | null;
+  if (!c || typeof c.f !== 'string' || typeof c.v !== 'string' || typeof c.k !== 'string') {
+    throw badRequest('query.cursor is not a cursor this service gave (send back the next value of a page as it is)');
+  }
+  if (c.f !== fingerprint) throw badRequest('query.cursor belongs to a search with other filters or another sort: send the same ones with it');
+  return { value: c.v, key: c.k };
+}
+
+/**
+ * A listing search from its query string: the schema first (400 naming each parameter), then
+ * what a schema cannot say (lists, points, real dates, bounds, what needs what). Returns the search
+ * and its fingerprint, which cursors carry.
+ */
+export function parseListingSearch(query: Record<string, unknown>): { search: ListingSearch; fingerprint: string } {
+  const raw = assertValidQuery<RawSearch>('ListingSearchQuery', query);
+  const fingerprint = searchFingerprint(raw);
+  const category = values('category', raw.category, (v) => {
+    const found = CATEGORIES.find((c) => c.toLowerCase() === v.toLowerCase());
+    if (!found) throw badRequest(`query.category "${v}" is not one of ${CATEGORIES.join(', ')}`);
+    return found;
+  });
+  const status = values('status', raw.status, (v) => {
+    const found = STATUSES[v.toLowerCase().replace(/[_\s-]/g, '')];
+    if (!found) throw badRequest(`query.status "${v}" is not one of active, underOffer, sold, leased`);
+    return found;
+  }) as SearchStatus[] | undefined;
+  const facets = values('facets', raw.facets, (v) => {
+    if (!FACET_NAMES.includes(v as FacetName)) throw badRequest(`query.facets "${v}" is not one of ${FACET_NAMES.join(', ')}`);
+    return v;
+  }) as FacetName[] | undefined;
+  bound(raw.minPrice, raw.maxPrice, 'minPrice', 'maxPrice');
+  bound(raw.minBedrooms, raw.maxBedrooms, 'minBedrooms', 'maxBedrooms');
+  bound(raw.minLandArea, raw.maxLandArea, 'minLandArea', 'maxLandArea');
+
+  let bbox: ListingSearch['bbox'];
+  if (raw.bbox !== undefined) {
+    const [minLng, minLat, maxLng, maxLat] = numbers('bbox', raw.bbox, 4);
+    bbox = [longitude('bbox', minLng), latitude('bbox', minLat), longitude('bbox', maxLng), latitude('bbox', maxLat)];
+    if (minLat > maxLat) throw badRequest(`query.bbox: minLat (${minLat}) is greater than maxLat (${maxLat})`);
+  }
+  let near: ListingSearch['near'];
+  if (raw.near !== undefined) {
+    const [lat, lng] = numbers('near', raw.near, 2);
+    near = { lat: latitude('near', lat), lng: longitude('near', lng), radiusKm: raw.radiusKm };
+  } else if (query.radiusKm !== undefined) {
+    throw badRequest('query.radiusKm needs query.near (lat,lng)');
+  }
+
+  const reverse = raw.sort.startsWith('-');
+  const key = raw.sort.replace(/^-/, '') as SortKey;
+  if (key === 'distance' && !near) throw badRequest('query.sort=distance needs query.near (lat,lng)');
+  if (key === 'relevance' && !raw.q) throw badRequest('query.sort=relevance needs query.q');
+  if (raw.cursor !== undefined && query.offset !== undefined)
+    throw badRequest('query.cursor and query.offset cannot be combined: a cursor says where the page starts');
+
+  const soldSince = instant('soldSince', raw.soldSince);
+  const search: ListingSearch = {
+    country: raw.country?.toUpperCase(),
+    office: raw.office,
+    category,
+    subCategory: values('subCategory', raw.subCategory, (v) => v.toLowerCase()),
+    locality: values('locality', raw.locality, (v) => v.toLowerCase()),
+    region: values('region', raw.region, (v) => v.toLowerCase()),
+    postcode: values('postcode', raw.postcode, (v) => v.toUpperCase().replace(/\s+/g, '')),
+    saleMode: raw.saleMode,
+    status: status ?? (soldSince ? ['sold'] : undefined),
+    soldSince,
+    updatedSince: instant('updatedSince', raw.updatedSince),
+    listedSince: instant('listedSince', raw.listedSince),
+    minPrice: raw.minPrice,
+    maxPrice: raw.maxPrice,
+    minBedrooms: raw.minBedrooms,
+    maxBedrooms: raw.maxBedrooms,
+    minBathrooms: raw.minBathrooms,
+    minCarSpaces: raw.minCarSpaces,
+    minLandArea: raw.minLandArea,
+    maxLandArea: raw.maxLandArea,
+    q: raw.q?.trim() || undefined,
+    bbox,
+    near,
+    agent: raw.agent,
+    sort: { key, reverse },
+    facets,
+    limit: raw.limit,
+    offset: raw.offset,
+    after: raw.cursor === undefined ? undefined : decodeCursor(raw.cursor, fingerprint),
+  };
+  if (raw.q !== undefined && !search.q) throw badRequest('query.q has no words');
+  return { search, fingerprint };
+}

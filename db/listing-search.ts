@@ -1,0 +1,232 @@
+import type { Knex } from 'knex';
+import { searchQuerySql } from './search-columns.js';
+
+/** Statuses a public search can ask for, as stored. */
+export type SearchStatus = 'active' | 'under_offer' | 'sold' | 'leased';
+export type SortKey = 'newest' | 'updated' | 'price' | 'bedrooms' | 'landArea' | 'distance' | 'relevance';
+export type FacetName = 'category' | 'subCategory' | 'bedrooms' | 'locality' | 'priceBand' | 'status';
+export const FACET_NAMES: readonly FacetName[] = ['category', 'subCategory', 'bedrooms', 'locality', 'priceBand', 'status'];
+
+/** A listing search, checked and normalised (api/listing-search-query.ts makes it from the query string). */
+export interface ListingSearch {
+  country?: string;
+  office?: string;
+  category?: string[];
+  subCategory?: string[];
+  locality?: string[];
+  region?: string[];
+  postcode?: string[];
+  saleMode: 'sale' | 'rent' | 'both';
+  /** Absent: on the market (active and under offer). */
+  status?: SearchStatus[];
+  /** YYYY-MM-DD: compared by day. */
+  soldSince?: string;
+  /** An ISO 8601 instant. */
+  updatedSince?: string;
+  /** YYYY-MM-DD: compared by day (UTC). */
+  listedSince?: string;
+  minPrice?: number;
+  maxPrice?: number;
+  minBedrooms?: number;
+  maxBedrooms?: number;
+  minBathrooms?: number;
+  minCarSpaces?: number;
+  minLandArea?: number;
+  maxLandArea?: number;
+  q?: string;
+  /** minLng, minLat, maxLng, maxLat. */
+  bbox?: [number, number, number, number];
+  near?: { lat: number; lng: number; radiusKm: number };
+  agent?: string;
+  sort: { key: SortKey; reverse: boolean };
+  facets?: FacetName[];
+  limit: number;
+  offset: number;
+  /** Start after this record (the previous page's last): its sort value as text and its key. */
+  after?: { value: string; key: string };
+}
+
+type Sql = { sql: string; bindings: Knex.Value[] };
+
+const EARTH_KM = 6371.0088;
+
+/** Great-circle distance in km from a point to a listing's public location (geo: x lng, y lat). */
+export function distanceSql(lat: number, lng: number): Sql {
+  return {
+    sql: `(${EARTH_KM} * 2 * asin(least(1, sqrt(power(sin(radians(geo[1] - ?::float8) / 2), 2)
+           + cos(radians(?::float8)) * cos(radians(geo[1])) * power(sin(radians(geo[0] - ?::float8) / 2), 2)))))`,
+    bindings: [lat, lat, lng],
+  };
+}
+
+/** The boxes (two across the antimeridian) of a bbox, as SQL on geo. */
+function boxesSql(minLng: number, minLat: number, maxLng: number, maxLat: number): Sql {
+  const box = 'geo <@ box(point(?, ?), point(?, ?))';
+  if (minLng <= maxLng) return { sql: box, bindings: [minLng, minLat, maxLng, maxLat] };
+  return { sql: `(${box} OR ${box})`, bindings: [minLng, minLat, 180, maxLat, -180, minLat, maxLng, maxLat] };
+}
+
+/** The box around a circle, for the GiST index; the exact distance is checked after it. */
+export function circleBox(lat: number, lng: number, radiusKm: number): [number, number, number, number] {
+  const dLat = (radiusKm / EARTH_KM) * (180 / Math.PI);
+  const minLat = Math.max(-90, lat - dLat);
+  const maxLat = Math.min(90, lat + dLat);
+  const cos = Math.cos((Math.max(Math.abs(minLat), Math.abs(maxLat)) * Math.PI) / 180);
+  if (cos < 1e-6 || dLat * 2 >= 180) return [-180, minLat, 180, maxLat];
+  const dLng = Math.min(180, dLat / cos);
+  if (dLng >= 180) return [-180, minLat, 180, maxLat];
+  const wrap = (x: number) => (x < -180 ? x + 360 : x > 180 ? x - 360 : x);
+  return [wrap(lng - dLng), minLat, wrap(lng + dLng), maxLat];
+}
+
+/** The listings a search matches (no order, no paging). */
+export function searchFilters(db: Knex, s: ListingSearch): Knex.QueryBuilder {
+  const q = db('listings').where('is_shown', true);
+  if (s.status) q.whereRaw('status = ANY(?::text[])', [s.status]);
+  else q.where('is_public', true);
+  if (s.country) q.where('country', s.country);
+  if (s.office) q.where('office', s.office);
+  if (s.category) q.whereIn('category', s.category);
+  if (s.subCategory) q.whereRaw('sub_category_key = ANY(?::text[])', [s.subCategory]);
+  if (s.locality) q.whereRaw('locality_key = ANY(?::text[])', [s.locality]);
+  if (s.region) q.whereRaw('region_key = ANY(?::text[])', [s.region]);
+  if (s.postcode) q.whereRaw('postcode_key = ANY(?::text[])', [s.postcode]);
+  if (s.saleMode !== 'both') q.where('sale_mode', s.saleMode);
+  // Dates as feeds give them (YYYY-MM-DD, perhaps with a time) compare as text, by day.
+  if (s.soldSince) q.whereRaw('left(sold_date, 10) >= ?', [s.soldSince.slice(0, 10)]);
+  if (s.updatedSince) q.where('updated_at', '>=', s.updatedSince);
+  if (s.listedSince) {
+    q.whereRaw(`coalesce(left(data->>'listedDate', 10), to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')) >= ?`, [s.listedSince.slice(0, 10)]);
+  }
+  for (const [column, op, value] of [
+    ['price_amount', '>=', s.minPrice],
+    ['price_amount', '<=', s.maxPrice],
+    ['bedrooms', '>=', s.minBedrooms],
+    ['bedrooms', '<=', s.maxBedrooms],
+    ['bathrooms', '>=', s.minBathrooms],
+    ['car_spaces', '>=', s.minCarSpaces],
+    ['land_area', '>=', s.minLandArea],
+    ['land_area', '<=', s.maxLandArea],
+  ] as const) {
+    if (value !== undefined) q.where(column, op, value);
+  }
+  if (s.q) q.whereRaw(`search_tsv @@ ${searchQuerySql()}`, tsqueryBindings(s.q));
+  if (s.bbox) {
+    const box = boxesSql(...s.bbox);
+    q.whereRaw(box.sql, box.bindings);
+  }
+  if (s.near) {
+    const box = boxesSql(...circleBox(s.near.lat, s.near.lng, s.near.radiusKm));
+    const distance = distanceSql(s.near.lat, s.near.lng);
+    q.whereRaw(box.sql, box.bindings).whereRaw(`${distance.sql} <= ?`, [...distance.bindings, s.near.radiusKm]);
+  }
+  if (s.agent) {
+    q.whereRaw(
+      `EXISTS (SELECT 1 FROM directory_agents d, jsonb_array_elements(coalesce(listings.data->'agents', '[]'::jsonb)) a
+               WHERE d.agent_id = ? AND d.office = listings.office
+                 AND coalesce(lower(nullif(a->>'email', '')), 'name:' || lower(a->>'name')) = d.agent_key)`,
+      [s.agent],
+    );
+  }
+  return q;
+}
+
+const tsqueryBindings = (text: string) =>
+  searchQuerySql()
+    .match(/\?/g)!
+    .map(() => text);
+
+/**
+ * The sort of a search as SQL: the expression, its type (to read a cursor's value back), and its
+ * direction. Values a listing lacks sort last whichever the direction.
+ */
+export function sortSql(s: ListingSearch): Sql & { type: string; desc: boolean } {
+  const { key, reverse } = s.sort;
+  const lastWhenMissing = (column: string, desc: boolean) => ({
+    sql: `coalesce(${column}, '${desc ? '-' : ''}Infinity'::numeric)`,
+    bindings: [],
+    type: 'numeric',
+    desc,
+  });
+  switch (key) {
+    case 'newest':
+      return { sql: 'mod_time', bindings: [], type: 'timestamptz', desc: !reverse };
+    case 'updated':
+      return { sql: 'updated_at', bindings: [], type: 'timestamptz', desc: !reverse };
+    case 'price':
+      return lastWhenMissing('price_amount', reverse);
+    case 'bedrooms':
+      return lastWhenMissing('bedrooms', reverse);
+    case 'landArea':
+      return lastWhenMissing('land_area', reverse);
+    case 'distance': {
+      const d = distanceSql(s.near!.lat, s.near!.lng);
+      return { ...d, type: 'float8', desc: reverse };
+    }
+    case 'relevance':
+      return { sql: `ts_rank_cd(search_tsv, ${searchQuerySql()})`, bindings: tsqueryBindings(s.q!), type: 'float4', desc: !reverse };
+  }
+}
+
+/**
+ * The page query of a search: the public record as JSON text, its sort value and key, in sort
+ * order from its offset or after its cursor. cappedPage runs it.
+ */
+export function searchPage(db: Knex, s: ListingSearch, recordJson: string): { page: Knex.QueryBuilder; order: string } {
+  const sort = sortSql(s);
+  const dir = sort.desc ? 'DESC' : 'ASC';
+  const page = searchFilters(db, s)
+    .select(db.raw(recordJson), db.raw(`${sort.sql} AS sort_value`, sort.bindings), 'listing_key')
+    .orderByRaw(`${sort.sql} ${dir}, listing_key`, sort.bindings);
+  if (s.after) {
+    const op = sort.desc ? '<' : '>';
+    // The first condition bounds an index scan on the sort; the second steps past the tie.
+    page.whereRaw(`${sort.sql} ${op}= ?::${sort.type}`, [...sort.bindings, s.after.value]);
+    page.whereRaw(`(${sort.sql} ${op} ?::${sort.type} OR listing_key > ?)`, [...sort.bindings, s.after.value, s.after.key]);
+  } else {
+    page.offset(s.offset);
+  }
+  return { page, order: `sort_value ${dir}, listing_key` };
+}
+
+/** Sale price bands, and weekly rent bands (the public amount). */
+const SALE_BANDS = [250_000, 500_000, 750_000, 1_000_000, 1_500_000, 2_000_000, 3_000_000, 5_000_000];
+const RENT_BANDS = [300, 400, 500, 750, 1000, 1500];
+
+function bandSql(mode: 'sale' | 'rent', edges: number[]): string {
+  const cases = edges.map((edge, i) => `WHEN price_amount < ${edge} THEN '${mode}:${i === 0 ? 0 : edges[i - 1]}-${edge}'`);
+  return `CASE ${cases.join(' ')} ELSE '${mode}:${edges[edges.length - 1]}+' END`;
+}
+
+const FACET_SQL: Record<FacetName, string> = {
+  category: 'category',
+  subCategory: 'sub_category_key',
+  bedrooms: 'bedrooms::text',
+  locality: 'initcap(locality_key)',
+  priceBand: `CASE WHEN price_amount IS NULL THEN 'none' WHEN sale_mode = 'rent' THEN ${bandSql('rent', RENT_BANDS)} ELSE ${bandSql('sale', SALE_BANDS)} END`,
+  status: `CASE status WHEN 'under_offer' THEN 'underOffer' ELSE status END`,
+};
+
+/** The most values a facet lists (the most common first); locality can have thousands. */
+export const FACET_VALUES_SHOWN = 100;
+
+/** Counts of each asked facet over all the search's matches, in one scan. */
+export async function searchFacets(db: Knex, s: ListingSearch, facets: FacetName[]): Promise<Record<string, Record<string, number>>> {
+  const columns = facets.map((f, i) => `${FACET_SQL[f]} AS f${i}`);
+  const filtered = searchFilters(db, s).select(db.raw(columns.join(', ')));
+  const { rows } = await db.raw(
+    `SELECT ${facets.map((_f, i) => `f${i}, GROUPING(f${i}) AS g${i}`).join(', ')}, count(*)::int AS n
+       FROM (?) matches GROUP BY GROUPING SETS (${facets.map((_f, i) => `(f${i})`).join(', ')})`,
+    [filtered],
+  );
+  const out: Record<string, Record<string, number>> = {};
+  facets.forEach((facet, i) => {
+    const values = (rows as Record<string, unknown>[])
+      .filter((r) => Number(r[`g${i}`]) === 0)
+      .map((r) => [r[`f${i}`] === null ? 'none' : String(r[`f${i}`]), Number(r.n)] as const)
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .slice(0, FACET_VALUES_SHOWN);
+    out[facet] = Object.fromEntries(values);
+  });
+  return out;
+}
