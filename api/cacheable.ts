@@ -9,13 +9,26 @@ import type { Request, Response } from 'express';
 export const PUBLIC_MAX_AGE_S = 30;
 
 /**
+ * Whether If-None-Match names the ETag (weak comparison, RFC 9110 13.1.2). Unlike Express's
+ * req.fresh, a request's Cache-Control: no-cache does not stop it: that asks caches on the way to
+ * revalidate with the origin, and this is the origin answering (fetch() sends it with every
+ * conditional request).
+ */
+function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  if (ifNoneMatch.trim() === '*') return true;
+  return ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
+/**
  * Sends a public JSON answer with a strong ETag (a hash of its bytes) and Cache-Control; a request
  * whose If-None-Match names that ETag is answered 304 with no body.
  */
 export function sendCacheable(req: Request, res: Response, json: string): void {
-  res.set('ETag', `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`);
+  const etag = `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
+  res.set('ETag', etag);
   res.set('Cache-Control', `public, max-age=${PUBLIC_MAX_AGE_S}`);
-  if (req.fresh) {
+  if (matches(req.get('if-none-match'), etag)) {
     res.status(304).end();
     return;
   }

@@ -5,7 +5,8 @@ const PARALLEL_FROM = 100;
 
 /**
  * Brings the directory rows of the given offices up to date with their public listings: one office
- * row (listing count, countries, localities, centroid of located listings, the name and phone its
+ * row (listing count, countries, localities, the centre of its located listings in its most common
+ * locality, the name and phone its
  * listings' source gives) and one
  * row per distinct agent (by email, or by name without one) with contact and listing count.
  * Called after every feed for the offices it changed, and after visibility changes.
@@ -77,9 +78,17 @@ async function refreshOfficeRows(trx: Knex, list: string[]): Promise<void> {
        FROM (SELECT office, country, count(*)::int AS n FROM l WHERE country IS NOT NULL GROUP BY office, country) c
        GROUP BY office
      ),
+     -- where the office works: the centre of its located listings in its most common locality
+     -- (the mean of all of them puts an office working Perth and Sydney in rural New South Wales)
+     place AS (
+       SELECT DISTINCT ON (office) office, lat, lng
+       FROM (SELECT office, locality, count(*) AS n, avg((location->>'lat')::float8) AS lat, avg((location->>'lng')::float8) AS lng
+             FROM l WHERE location->>'lat' IS NOT NULL GROUP BY office, locality) per_locality
+       ORDER BY office, n DESC, locality NULLS LAST
+     ),
      fresh AS MATERIALIZED (
        SELECT o.office, o.n AS listing_count, o.countries, coalesce(per_country.counts, '{}'::jsonb) AS country_counts,
-              o.localities, o.lat, o.lng, o.name, o.phone,
+              o.localities, place.lat, place.lng, o.name, o.phone,
               lower(o.office || ' ' || coalesce(o.name || ' ', '') || array_to_string(o.localities, ' ')) AS search_text
        FROM (
          SELECT office, count(*)::int AS n,
@@ -87,11 +96,11 @@ async function refreshOfficeRows(trx: Knex, list: string[]): Promise<void> {
                 (array_agg(named->>'name' ORDER BY mod_time DESC, listing_key DESC) FILTER (WHERE named->>'name' IS NOT NULL))[1] AS name,
                 (array_agg(named->>'phone' ORDER BY mod_time DESC, listing_key DESC) FILTER (WHERE named->>'phone' IS NOT NULL))[1] AS phone,
                 coalesce(array_agg(DISTINCT country ORDER BY country) FILTER (WHERE country IS NOT NULL), '{}') AS countries,
-                coalesce(array_agg(DISTINCT locality ORDER BY locality) FILTER (WHERE locality IS NOT NULL), '{}') AS localities,
-                avg((location->>'lat')::float8) AS lat, avg((location->>'lng')::float8) AS lng
+                coalesce(array_agg(DISTINCT locality ORDER BY locality) FILTER (WHERE locality IS NOT NULL), '{}') AS localities
          FROM l GROUP BY office
        ) o
        LEFT JOIN per_country USING (office)
+       LEFT JOIN place USING (office)
      )`;
   const columns = ['office', 'listing_count', 'countries', 'country_counts', 'localities', 'lat', 'lng', 'name', 'phone', 'search_text'];
   await syncRows(trx, 'directory_offices', ['office'], columns, fresh, list);
