@@ -49,15 +49,17 @@ export const feedRequestBody = {
 export const errorResponse = (description: string) => ({ description, content: json('Error') });
 
 /**
- * Query parameters from a named object schema. Their examples are left out: Swagger UI's "Try it
- * out" would send them, and a feed request in the JSON body form takes no query parameters.
+ * Query parameters from a named object schema. Their examples are left out unless asked for:
+ * Swagger UI's "Try it out" would send them, and a feed request in the JSON body form takes no
+ * query parameters. With examples, each becomes the parameter's example (the search's, say).
  */
-export function queryParameters(schemaId: string): unknown[] {
+export function queryParameters(schemaId: string, options: { examples?: boolean } = {}): unknown[] {
   const query = schemas.find((s) => s.$id === schemaId) as unknown as { properties: Record<string, Record<string, unknown>> };
-  return Object.entries(query.properties).map(([name, { example: _example, ...schema }]) => ({
+  return Object.entries(query.properties).map(([name, { example, ...schema }]) => ({
     name,
     in: 'query',
     required: false,
+    ...(options.examples && example !== undefined ? { example } : {}),
     schema: toComponent(schema),
   }));
 }

@@ -30,6 +30,7 @@ export const OPERATIONS: Record<string, [operationId: string, tag: Tag]> = {
   'GET /v1/projects': ['searchProjects', 'reads'],
   'GET /v1/projects/{office}/{uniqueId}': ['getProject', 'reads'],
   'GET /v1/agents': ['listAgents', 'reads'],
+  'GET /v1/agents/{id}': ['getAgent', 'reads'],
   'GET /v1/offices': ['listOffices', 'reads'],
   'GET /v1/countries': ['listCountries', 'reads'],
   'GET /v1/fx': ['getFxRates', 'reads'],

@@ -2,17 +2,34 @@ import { errorResponse, json, queryParameters } from './openapi-helpers.js';
 
 const unavailable = errorResponse('Database unavailable');
 const invalid = errorResponse('A parameter is malformed or out of range (named in the error)');
+const header = (description: string) => ({ description, schema: { type: 'string' } });
+/** The caching headers of every public read, and its 304. */
+const cacheHeaders = {
+  ETag: header('A strong validator of the answer: sent back in If-None-Match, an unchanged answer is a 304 with no body'),
+  'Cache-Control': header('public, max-age=30: the same 30 s for which totals and facets may lag writes'),
+};
+const cached = (description: string, schema: string, extraHeaders: Record<string, unknown> = {}) => ({
+  200: { description, headers: { ...cacheHeaders, ...extraHeaders }, content: json(schema) },
+  304: { description: 'Not modified: If-None-Match named the current ETag', headers: cacheHeaders },
+});
 
 /** Paths of the public reads (no key). */
 export function readPaths(): Record<string, unknown> {
   return {
     '/v1/listings': {
       get: {
-        summary: 'Search public listings, newest modTime first, then listingKey',
+        summary:
+          'Search listings: where (locality, region, postcode, map area, radius), what (keywords, category, property type, rooms, land, status), how much; sorted, faceted, paged by cursor',
         description:
-          'Public: not hidden, not archived, status active or under_offer. Price filters compare the sale price of sale listings and the weekly rent of rent listings (monthly x 12 / 52); with saleMode=both each listing is compared by its own amount.',
-        parameters: queryParameters('ListingSearchQuery'),
-        responses: { 200: { description: 'A page and the total', content: json('ListingPage') }, 400: invalid, 503: unavailable },
+          'Public listings only: shown (not hidden by an operator nor withheld by their source) and, unless status says otherwise, on the market (active or under offer); sold and leased ones with status (and soldSince). Every filter combines with every other. Prices, places and keywords are those a public answer shows: a withheld price matches no price bound and sorts last, a withheld street is not a keyword, and a withheld address is placed at its locality. Lists are comma separated. Page with next (cursor=, also in the Link header), or with offset as before. Each listing carries displayPrice, addressLine, heroImage and primaryAgent for rendering.',
+        parameters: queryParameters('ListingSearchQuery', { examples: true }),
+        responses: {
+          ...cached('A page, the total, the next cursor and the facets asked for', 'ListingPage', {
+            Link: header('<the same search with cursor=next>; rel="next", when there is a next page'),
+          }),
+          400: invalid,
+          503: unavailable,
+        },
       },
     },
     '/v1/listings/{office}/{uniqueId}': {
@@ -20,8 +37,10 @@ export function readPaths(): Record<string, unknown> {
         summary: 'One listing as the public sees it (public, sold or leased)',
         parameters: ['office', 'uniqueId'].map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
         responses: {
-          200: { description: "The listing, with the agent's display choices honoured", content: json('PublicListing') },
-          404: errorResponse('Unknown, hidden, archived, or in another status'),
+          ...cached("The listing, with the agent's display choices honoured", 'PublicListing'),
+          404: errorResponse(
+            'Not listed: "listing {office}/{uniqueId} is no longer listed: it was withdrawn" (or taken off the market, or no longer in its agency\'s feed) for one that was, so a portal can retire its page; "no listing {office}/{uniqueId}" for one never stored, hidden by an operator or withheld by its source',
+          ),
           503: unavailable,
         },
       },
@@ -31,7 +50,7 @@ export function readPaths(): Record<string, unknown> {
         summary: 'Search projects (new-home developments), newest modTime first, then projectKey',
         description: 'Every project not archived. Pushed with format=project; see the ProjectFeed schema.',
         parameters: queryParameters('ProjectSearchQuery'),
-        responses: { 200: { description: 'A page and the total', content: json('ProjectPage') }, 400: invalid, 503: unavailable },
+        responses: { ...cached('A page and the total', 'ProjectPage'), 400: invalid, 503: unavailable },
       },
     },
     '/v1/projects/{office}/{uniqueId}': {
@@ -39,7 +58,7 @@ export function readPaths(): Record<string, unknown> {
         summary: 'One project with its public child listings',
         parameters: ['office', 'uniqueId'].map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
         responses: {
-          200: { description: 'The canonical project and its public listings', content: json('ProjectWithListings') },
+          ...cached('The canonical project and its public listings', 'ProjectWithListings'),
           404: errorResponse('Unknown or archived project'),
           503: unavailable,
         },
@@ -49,14 +68,26 @@ export function readPaths(): Record<string, unknown> {
       get: {
         summary: 'Agents of public listings: one per office and email (or name), most listings first',
         parameters: queryParameters('DirectoryQuery'),
-        responses: { 200: { description: 'A page and the total', content: json('AgentPage') }, 400: invalid, 503: unavailable },
+        responses: { ...cached('A page and the total', 'AgentPage'), 400: invalid, 503: unavailable },
+      },
+    },
+    '/v1/agents/{id}': {
+      get: {
+        summary: "One agent by id (a listing's primaryAgent.id or an agent's id); agent= on the listing search lists their listings",
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9a-f]{16}$' } }],
+        responses: {
+          ...cached('The agent', 'Agent'),
+          400: errorResponse('Not an agent id'),
+          404: errorResponse('No agent of a public listing has this id'),
+          503: unavailable,
+        },
       },
     },
     '/v1/offices': {
       get: {
-        summary: 'Offices of public listings: localities, listing count, centroid; most listings first',
+        summary: 'Offices of public listings: name, phone, localities, listing count and where they work; most listings first',
         parameters: queryParameters('DirectoryQuery'),
-        responses: { 200: { description: 'A page and the total', content: json('OfficePage') }, 400: invalid, 503: unavailable },
+        responses: { ...cached('A page and the total', 'OfficePage'), 400: invalid, 503: unavailable },
       },
     },
     '/v1/fx': {
@@ -70,7 +101,7 @@ export function readPaths(): Record<string, unknown> {
     '/v1/countries': {
       get: {
         summary: 'Public listings per country, most first',
-        responses: { 200: { description: 'Countries', content: json('Countries') }, 503: unavailable },
+        responses: { ...cached('Countries', 'Countries'), 503: unavailable },
       },
     },
   };

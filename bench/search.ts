@@ -23,6 +23,7 @@ import { loadConfig } from '../lib/config.js';
 import { createLogger } from '../lib/logger.js';
 import { startRuntime } from '../workers/runtime.js';
 import { aggregate, type LoadResult } from './load.js';
+import { loadSyntheticListings as load } from './synthetic-listings.js';
 
 const LISTINGS = Number(process.argv[2] ?? 1_000_000);
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -42,55 +43,6 @@ const PATHS = [
   '/v1/agents?country=AU&query=richmond%2012&limit=60',
   '/v1/offices?country=AU&limit=60',
 ];
-
-/**
- * Rows made by PostgreSQL itself: countries AU 70% / NZ 15% / GB 10% / US 5%; 2,000 offices with
- * ten agents each, each office in about five of 3,000 localities; residential 55%, rental 25%, land 8%, commercial 7%, rural 5%; 90% active or
- * under offer, the rest sold, leased or withdrawn; 1% hidden; two years of modTimes.
- */
-async function load(db: Db, n: number): Promise<void> {
-  const step = 100_000;
-  for (let from = 0; from < n; from += step) {
-    await db.raw(
-      `WITH g AS (
-         SELECT i, (i % 2000) AS o, abs(hashint4(i)) AS h, abs(hashint4(i * 7 + 1)) AS h2 FROM generate_series(?::int, ?::int) AS i
-       ), v AS (
-         SELECT i, o, 'OFF' || o AS office, 'L' || i AS uid, h, h2,
-           CASE WHEN h % 100 < 70 THEN 'AU' WHEN h % 100 < 85 THEN 'NZ' WHEN h % 100 < 95 THEN 'GB' ELSE 'US' END AS country,
-           CASE WHEN h2 % 100 < 55 THEN 'residential' WHEN h2 % 100 < 80 THEN 'rental' WHEN h2 % 100 < 88 THEN 'land' WHEN h2 % 100 < 95 THEN 'commercial' ELSE 'rural' END AS category,
-           CASE WHEN h % 1000 < 850 THEN 'active' WHEN h % 1000 < 900 THEN 'under_offer' WHEN h % 1000 < 950 THEN 'sold' WHEN h % 1000 < 980 THEN 'leased' ELSE 'withdrawn' END AS status,
-           (h2 % 1000) < 10 AS hidden,
-           timestamptz '2024-01-01' + ((h % 63072000) || ' seconds')::interval AS mod_time,
-           -- each office works a handful of neighbouring localities out of 3,000
-           (ARRAY['Richmond','Bondi','Glenelg','Fremantle','Ponsonby','Camden','Brooklyn','Fitzroy','Newtown','Paddington',
-                  'Carlton','Manly','Norwood','Subiaco','Parnell','Hackney','Queens','Kew','Balmain','Toorak'])[1 + ((o * 3 + (h2 / 7) % 5) % 3000) % 20]
-             || ' ' || (((o * 3 + (h2 / 7) % 5) % 3000) / 20) AS locality
-         FROM g
-       )
-       INSERT INTO listings (listing_key, office, unique_id, format, status, mod_time, content_hash, hidden, data)
-       SELECT office || '/' || uid, office, uid, 'reaxml', status, mod_time, md5(uid), hidden,
-         jsonb_build_object(
-           'listingKey', office || '/' || uid, 'office', office, 'uniqueId', uid, 'format', 'reaxml', 'category', category,
-           'saleMode', CASE WHEN category = 'rental' THEN 'rent' ELSE 'sale' END, 'status', status,
-           'modTime', to_char(mod_time AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-           'price', CASE WHEN category = 'rental' THEN NULL ELSE jsonb_build_object('amount', 200000 + (h2 % 2800) * 1000, 'currency', 'AUD', 'display', true, 'text', NULL) END,
-           'rent', CASE WHEN category = 'rental' THEN jsonb_build_object('amount', 200 + (h2 % 1800), 'currency', 'AUD', 'period', 'week', 'display', true) ELSE NULL END,
-           'bedrooms', (h2 / 13) % 7, 'bathrooms', 1 + (h2 / 17) % 3,
-           'address', jsonb_build_object('country', country, 'region', NULL, 'locality', locality, 'postcode', lpad(((h / 3) % 9000 + 1000)::text, 4, '0'), 'street', 'Main Road', 'streetNumber', ((h / 5) % 300)::text, 'subNumber', NULL, 'display', true),
-           'location', jsonb_build_object('lat', -37.8 + (h % 1000) / 10000.0, 'lng', 144.9 + (h2 % 1000) / 10000.0, 'precision', 'locality', 'source', 'bench'),
-           'media', jsonb_build_array(jsonb_build_object('url', 'https://img.example.com/' || uid || '/m.jpg', 'kind', 'photo', 'order', 0, 'hero', true, 'slot', 'm')),
-           'agents', jsonb_build_array(jsonb_build_object('name', 'Agent ' || o || '-' || (h % 10), 'email', 'agent' || (h % 10) || '@off' || o || '.example', 'phones', '[]'::jsonb, 'sourceAgentId', NULL, 'slot', '1')),
-           'headline', jsonb_build_object('en-AU', 'Home ' || uid), 'description', jsonb_build_object('en-AU', 'A synthetic listing for the search benchmark.'),
-           'features', '{}'::jsonb, 'inspections', '[]'::jsonb, 'links', '[]'::jsonb, 'projectKey', NULL, 'contentHash', md5(uid)
-         )
-       FROM v`,
-      [from, Math.min(from + step, n) - 1],
-    );
-    process.stdout.write(`\rloaded ${Math.min(from + step, n)} listings`);
-  }
-  process.stdout.write('\n');
-  await db.raw('VACUUM ANALYZE listings');
-}
 
 /** The baseline: node:http, no framework, no validation; the same data-access functions and SQL. */
 function bareServer(db: Db): Server {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { searchQuerySql } from './search-columns.js';
+import { TEXT_CONFIGS } from './search-columns.js';
 
 /** Statuses a public search can ask for, as stored. */
 export type SearchStatus = 'active' | 'under_offer' | 'sold' | 'leased';
@@ -34,6 +34,8 @@ export interface ListingSearch {
   minLandArea?: number;
   maxLandArea?: number;
   q?: string;
+  /** q as a text search query, from keywordQuery (set by the reads before the search runs). */
+  tsquery?: string;
   /** minLng, minLat, maxLng, maxLat. */
   bbox?: [number, number, number, number];
   near?: { lat: number; lng: number; radiusKm: number };
@@ -110,7 +112,12 @@ export function searchFilters(db: Knex, s: ListingSearch): Knex.QueryBuilder {
   ] as const) {
     if (value !== undefined) q.where(column, op, value);
   }
-  if (s.q) q.whereRaw(`search_tsv @@ ${searchQuerySql()}`, tsqueryBindings(s.q));
+  if (s.q) {
+    if (s.tsquery === undefined) throw new Error('keywordQuery must resolve q before a search runs');
+    // Words that are all stop words ("the") make an empty query: they match nothing.
+    if (s.tsquery === '') q.whereRaw('false');
+    else q.whereRaw('search_tsv @@ ?::tsquery', [s.tsquery]);
+  }
   if (s.bbox) {
     const box = boxesSql(...s.bbox);
     q.whereRaw(box.sql, box.bindings);
@@ -131,10 +138,18 @@ export function searchFilters(db: Knex, s: ListingSearch): Knex.QueryBuilder {
   return q;
 }
 
-const tsqueryBindings = (text: string) =>
-  searchQuerySql()
-    .match(/\?/g)!
-    .map(() => text);
+/**
+ * The keyword query of q: the words as a web search engine reads them, in each text configuration
+ * (a listing matches in its own language's), the distinct ones joined by OR. Distinct, so that the
+ * planner's estimate of how many listings match is that of the words, not of the same word counted
+ * once per language. Empty when q holds only stop words.
+ */
+export async function keywordQuery(db: Knex, q: string): Promise<string> {
+  const configs = [...new Set([...Object.values(TEXT_CONFIGS), 'simple'])];
+  const { rows } = await db.raw('SELECT DISTINCT websearch_to_tsquery(config::regconfig, ?)::text AS query FROM unnest(?::text[]) AS config', [q, configs]);
+  const parts = (rows as { query: string }[]).map((r) => r.query).filter((text) => text !== '');
+  return parts.length ? parts.map((text) => `(${text})`).join(' | ') : '';
+}
 
 /**
  * The sort of a search as SQL: the expression, its type (to read a cursor's value back), and its
@@ -164,7 +179,7 @@ export function sortSql(s: ListingSearch): Sql & { type: string; desc: boolean }
       return { ...d, type: 'float8', desc: reverse };
     }
     case 'relevance':
-      return { sql: `ts_rank_cd(search_tsv, ${searchQuerySql()})`, bindings: tsqueryBindings(s.q!), type: 'float4', desc: !reverse };
+      return { sql: 'ts_rank_cd(search_tsv, ?::tsquery)', bindings: [s.tsquery ?? ''], type: 'float4', desc: !reverse };
   }
 }
 

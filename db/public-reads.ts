@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { listingKey } from '../pipeline/listing-key.js';
 import { publicRecordSql } from '../pipeline/public-view.js';
 import { type CappedPage, cappedPage, PUBLIC_PAGE_MAX_BYTES } from './capped-page.js';
-import { type FacetName, type ListingSearch, searchFacets, searchFilters, searchPage } from './listing-search.js';
+import { type FacetName, keywordQuery, type ListingSearch, searchFacets, searchFilters, searchPage } from './listing-search.js';
 import { likePattern } from './row-values.js';
 
 /**
@@ -128,6 +128,7 @@ export function createPublicReads(db: Knex, options: { totalTtlMs?: number; page
 
   return {
     async searchListings(search) {
+      if (search.q !== undefined && search.tsquery === undefined) search.tsquery = await keywordQuery(db, search.q);
       const { page, order } = searchPage(db, search, RECORD_JSON);
       const [rows, n, facets] = await Promise.all([
         cappedPage(db, page, order, search.limit, maxBytes, ['sort_value', 'listing_key']),

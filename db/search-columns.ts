@@ -73,7 +73,3 @@ export const SEARCH_VECTOR = `setweight(jsonb_to_tsvector(${textConfig}, coalesc
     || setweight(to_tsvector(${textConfig}, ${addressText}), 'B')
     || setweight(jsonb_to_tsvector(${textConfig}, jsonb_path_query_array(coalesce(data->'agents', '[]'::jsonb), '$[*].name'), '["string"]'), 'B')
     || setweight(jsonb_to_tsvector(${textConfig}, coalesce(data->'description', '{}'::jsonb), '["string"]'), 'C')`;
-
-/** The keyword query: the words as a web search engine reads them, in every configuration (a listing matches in its own). */
-export const searchQuerySql = (placeholder = '?') =>
-  `(${[...new Set(Object.values(TEXT_CONFIGS)), 'simple'].map((config) => `websearch_to_tsquery('${config}', ${placeholder})`).join(' || ')})`;

@@ -1,5 +1,8 @@
 import { expect } from 'chai';
+import { parseListingSearch } from '../../api/listing-search-query.js';
 import { validatorFor } from '../../api/validators.js';
+import { loadSyntheticListings } from '../../bench/synthetic-listings.js';
+import { keywordQuery, searchFacets, searchFilters, searchPage } from '../../db/listing-search.js';
 import { feed } from '../helpers.js';
 import { activeKey, pushFeed } from '../ingest/client.js';
 import { startTestService, type TestService } from '../service.js';
@@ -191,6 +194,7 @@ for (const database of ['postgres', 'pglite'] as const) {
       // A withheld street is no keyword.
       expect(await ids('q=secret')).to.deep.equal([]);
       expect(await ids('q=quiet')).to.deep.equal(['H']);
+      expect(await ids('q=the')).to.deep.equal([]); // stop words only
       const ranked = await ids('q=sunny OR pool OR compact&sort=relevance');
       expect(ranked[0]).to.equal('A');
       expect(ranked).to.have.members(['A', 'B']);
@@ -334,6 +338,43 @@ for (const database of ['postgres', 'pglite'] as const) {
         expect(await again.text()).to.equal('');
         expect((await fetch(`${svc.url}${path}`, { headers: { 'if-none-match': '"other"' } })).status).to.equal(200);
       }
+    });
+
+    it('plans every search family on an index at scale (20,000 more listings; the plan, not the time)', async function () {
+      if (database === 'pglite') this.skip(); // the same SQL; PostgreSQL's plans are the ones that matter at scale
+      this.timeout(120_000);
+      await loadSyntheticListings(svc.db, 20_000, { quiet: true });
+      const families: [string, RegExp][] = [
+        ['locality=Richmond 7', /listings_public_locality_idx/],
+        ['postcode=1234', /listings_public_postcode_idx/],
+        ['q=l123', /listings_shown_text_idx/],
+        ['q=l123&sort=relevance', /listings_shown_text_idx/],
+        ['bbox=144.90,-37.80,144.905,-37.795', /listings_shown_geo_idx/],
+        ['near=-37.75,144.95&radiusKm=0.3&sort=distance', /listings_shown_geo_idx/],
+        ['sort=price', /listings_public_price_sort_idx/],
+        ['status=sold', /listings_shown_status_idx/],
+        ['office=OFF17', /listings_public_office_idx/],
+        ['limit=50', /listings_public_recent_idx/],
+        ['sort=updated', /listings_public_updated_idx/],
+      ];
+      const first = (await get('/v1/listings?limit=50')).body.next;
+      families.push([`limit=50&cursor=${first}`, /listings_public_recent_idx/]);
+      for (const [query, index] of families) {
+        const { search } = parseListingSearch(Object.fromEntries(new URLSearchParams(query)));
+        if (search.q) search.tsquery = await keywordQuery(svc.db, search.q);
+        const { sql, bindings } = searchPage(svc.db, search, 'data::text AS json').page.limit(search.limit).toSQL();
+        const { rows } = await svc.db.raw(`EXPLAIN ${sql}`, bindings);
+        const plan = rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n');
+        expect(plan, `${query}\n${plan}`).to.match(index);
+        expect(plan, `${query}\n${plan}`).not.to.match(/Seq Scan on listings/);
+      }
+      // Facets count the filtered set in one scan, on its index.
+      const { search } = parseListingSearch({ locality: 'Richmond 7', facets: 'category,locality' });
+      const { sql, bindings } = searchFilters(svc.db, search).select('category').toSQL();
+      const { rows } = await svc.db.raw(`EXPLAIN ${sql}`, bindings);
+      expect(rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n')).to.match(/listings_public_locality_idx/);
+      const facets = await searchFacets(svc.db, search, ['category', 'locality']);
+      expect(Object.keys(facets.locality)).to.deep.equal(['Richmond 7']);
     });
 
     it('answers 400 naming the parameter for each malformed search', async () => {
