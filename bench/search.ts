@@ -1,6 +1,6 @@
 /**
  * bench/search: 1,000,000 synthetic listings in PostgreSQL, then five representative searches
- * and the agents and offices reads at concurrency 16 (autocannon, in its own process), against the
+ * and the agents and offices reads, then each portal search family on its own (FAMILIES), at concurrency 16 (autocannon, in its own process), against the
  * service and against a bare node:http handler serving the same queries (same data-access code, same
  * SQL) as the baseline, taking turns (BENCH_ROUNDS rounds of BENCH_SECONDS each, default 4 x 5 s).
  * Targets (issue 16): throughput >= 0.8 of the baseline; p99 <= 1.25 x the baseline's p99 at the
@@ -32,6 +32,22 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const CONNECTIONS = 16;
 const run = promisify(execFile);
+
+/**
+ * The portal search families (issue 30), each driven on its own: p50, p99 and requests/s beside the
+ * bare node:http baseline serving the cheapest indexed query (newest first) in the same run. Targets:
+ * p99 <= 50 ms for every family; >= 0.8 of the baseline's throughput for the plain filters.
+ */
+const FAMILIES: { name: string; path: string; plain: boolean }[] = [
+  { name: 'locality', path: '/v1/listings?locality=Richmond%207,Bondi%2012&limit=24', plain: true },
+  { name: 'keyword', path: '/v1/listings?q=L123456%20OR%20L777&limit=24', plain: false },
+  { name: 'bbox', path: '/v1/listings?bbox=144.90,-37.80,144.91,-37.79&limit=24', plain: false },
+  { name: 'radius, distance sort', path: '/v1/listings?near=-37.75,144.95&radiusKm=0.5&sort=distance&limit=24', plain: false },
+  { name: 'price sort', path: '/v1/listings?sort=price&saleMode=sale&limit=24', plain: true },
+  { name: 'facets', path: '/v1/listings?locality=Richmond%207&facets=category,bedrooms,priceBand,status&limit=24', plain: false },
+  // cursor page 50: the 50th page of 24 by cursor (filled in once the data is loaded)
+  { name: 'cursor page 50', path: '', plain: true },
+];
 
 /** Five searches a portal makes all day, and the two directory reads. */
 const PATHS = [
@@ -89,11 +105,11 @@ async function listen(server: Server): Promise<string> {
 type Driven = LoadResult & { seconds: number; cpuUsPerRequest: number; raw: unknown };
 
 /** Drives one server; also reports this process's CPU time per request while it served (the server's own cost). */
-async function drive(url: string, seconds: number): Promise<Driven> {
+async function drive(url: string, seconds: number, paths: string[] = PATHS): Promise<Driven> {
   const cpu = process.cpuUsage();
   const { stdout } = await run(
     process.execPath,
-    [new URL('./load.js', import.meta.url).pathname, JSON.stringify({ url, paths: PATHS, connections: CONNECTIONS, seconds })],
+    [new URL('./load.js', import.meta.url).pathname, JSON.stringify({ url, paths, connections: CONNECTIONS, seconds })],
     { maxBuffer: 1 << 22 },
   );
   const used = process.cpuUsage(cpu);
@@ -174,6 +190,30 @@ async function main() {
     console.log(`requests: baseline ${baseline.requests.total}, service ${measured.requests.total}; non-2xx and errors ${failures}`);
     console.log(`throughput service/baseline: ${ratio.toFixed(2)} (target >= 0.80) ${ratio >= 0.8 ? 'MET' : 'NOT MET'}`);
     const p99Ratio = measured.latency.p99 / Math.max(1, baseline.latency.p99);
+
+    // The search families, each on its own, beside the baseline's cheapest indexed query.
+    let cursorPath = '/v1/listings?limit=24';
+    for (let page = 1; page < 50; page += 1) {
+      const next = ((await (await fetch(`${serviceUrl}${cursorPath}`)).json()) as { next: string }).next;
+      cursorPath = `/v1/listings?limit=24&cursor=${encodeURIComponent(next)}`;
+    }
+    FAMILIES[FAMILIES.length - 1].path = cursorPath;
+    const familyBaseline = await drive(bareUrl, SECONDS, ['/v1/listings?limit=24']);
+    const perSecond = (r: Driven) => r.requests.total / r.seconds;
+    console.log(`\nsearch families, each alone at concurrency ${CONNECTIONS} for ${SECONDS} s (targets: p99 <= 50 ms; plain filters >= 0.80 of the baseline)`);
+    console.log(row('baseline: bare, newest first', familyBaseline));
+    for (const family of FAMILIES) {
+      const first = await fetch(`${serviceUrl}${family.path}`);
+      const body = (await first.json()) as { total?: number; error?: string };
+      if (first.status !== 200) throw new Error(`${family.name} answered ${first.status}: ${body.error}`);
+      const r = await drive(serviceUrl, SECONDS, [family.path]);
+      const ratio = perSecond(r) / perSecond(familyBaseline);
+      const verdicts = [
+        `p99 ${r.latency.p99 <= 50 ? 'MET' : 'NOT MET'}`,
+        family.plain ? `throughput ${ratio.toFixed(2)} ${ratio >= 0.8 ? 'MET' : 'NOT MET'}` : `throughput ${ratio.toFixed(2)} (no target)`,
+      ];
+      console.log(`${row(family.name, r)}  total ${body.total}  ${verdicts.join('; ')}`);
+    }
     console.log(
       `service p99 / baseline p99: ${measured.latency.p99} / ${baseline.latency.p99} ms = ${p99Ratio.toFixed(2)} (target <= 1.25) ${p99Ratio <= 1.25 ? 'MET' : 'NOT MET'}; below 50 ms ${measured.latency.p99 < 50 ? 'MET' : 'NOT MET'}`,
     );

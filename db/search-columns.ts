@@ -54,8 +54,13 @@ export const TEXT_CONFIGS: Record<string, string> = {
   tr: 'turkish',
 };
 
-/** The language of the record's text: its headline's (else description's) first locale, e.g. "fr" of "fr-CA". */
-const textLanguage = `lower(split_part(jsonb_path_query_first(coalesce(data->'headline', data->'description', '{}'::jsonb), '$.keyvalue().key') #>> '{}', '-', 1))`;
+/**
+ * The language of the record's text: its headline's (else description's) first locale, e.g. "fr" of
+ * "fr-CA". Silent (the last argument): a headline that is null or not an object yields nothing
+ * rather than an error, so no record can fail its write here.
+ */
+const firstLocale = (field: string) => `jsonb_path_query_first(data, '$.${field}.keyvalue().key', '{}', true) #>> '{}'`;
+const textLanguage = `lower(split_part(coalesce(${firstLocale('headline')}, ${firstLocale('description')}), '-', 1))`;
 const textConfig = `CASE ${textLanguage} ${Object.entries(TEXT_CONFIGS)
   .map(([lang, config]) => `WHEN '${lang}' THEN '${config}'::regconfig`)
   .join(' ')} ELSE 'simple'::regconfig END`;
