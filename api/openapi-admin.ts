@@ -1,8 +1,5 @@
-import { errorResponse, json, queryParameters, ref, uuidPath } from './openapi-helpers.js';
+import { answer, errorResponse, json, operatorErrors, operatorSecurity, queryParameters, ref, uuidPath } from './openapi-helpers.js';
 
-const operator = [{ operator: [] }];
-const guarded = { 401: errorResponse('Operator credential missing or wrong'), 503: errorResponse('Database unavailable') };
-const answer = (description: string, name: string) => ({ description, content: json(name) });
 const page = (name: string) => ({ description: name, content: json('Page') });
 
 /** Paths of the operator API beyond ingestion, and the public site reads (docs/architecture.md, Operators and Site content and FX). */
@@ -13,8 +10,8 @@ export function adminPaths(): Record<string, unknown> {
         summary: "Open the queue board's browser session (the console does this when an operator signs in)",
         description:
           'Sets the operator_session cookie: HttpOnly, SameSite=Strict, Path=/admin, Secure over HTTPS, for 8 hours. The queue board at /admin/queues takes it in place of the Bearer header. The session ends when the token it was opened with is revoked (or OPERATOR_TOKEN changes).',
-        security: operator,
-        responses: { 201: answer('The session is open', 'OperatorSession'), ...guarded },
+        security: operatorSecurity,
+        responses: { 201: answer('The session is open', 'OperatorSession'), ...operatorErrors },
       },
       delete: {
         summary: 'End the browser session (signing out of the console); clears the cookie',
@@ -24,36 +21,36 @@ export function adminPaths(): Record<string, unknown> {
     '/v1/admin/stats': {
       get: {
         summary: 'Dashboard: listings, directory, quarantine, feed keys, queue depths (with REDIS_URL)',
-        security: operator,
-        responses: { 200: answer('The figures', 'AdminStats'), ...guarded },
+        security: operatorSecurity,
+        responses: { 200: answer('The figures', 'AdminStats'), ...operatorErrors },
       },
     },
     '/v1/admin/listings': {
       get: {
         summary: 'Listings for review, hidden and non-public included',
-        security: operator,
+        security: operatorSecurity,
         parameters: queryParameters('AdminListingsQuery'),
-        responses: { 200: answer('A page of listings and the total', 'AdminListingPage'), 400: errorResponse('Invalid query'), ...guarded },
+        responses: { 200: answer('A page of listings and the total', 'AdminListingPage'), 400: errorResponse('Invalid query'), ...operatorErrors },
       },
     },
     '/v1/admin/listings/{office}/{uniqueId}': {
       get: {
         summary: 'One listing as stored: the full record (withheld prices and streets included), whatever its status',
-        security: operator,
+        security: operatorSecurity,
         parameters: ['office', 'uniqueId'].map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
-        responses: { 200: { description: 'The stored canonical record', content: json('Listing') }, 404: errorResponse('No such listing'), ...guarded },
+        responses: { 200: { description: 'The stored canonical record', content: json('Listing') }, 404: errorResponse('No such listing'), ...operatorErrors },
       },
     },
     '/v1/admin/listings/visibility': {
       post: {
         summary: 'Hide or show a listing (survives re-ingest; removes it from every public read and the directory)',
-        security: operator,
+        security: operatorSecurity,
         requestBody: { required: true, content: json('VisibilityRequest') },
         responses: {
           200: answer('The listing as it now is', 'VisibilityResult'),
           400: errorResponse('Invalid body'),
           404: errorResponse('Unknown listing'),
-          ...guarded,
+          ...operatorErrors,
         },
       },
     },
@@ -62,68 +59,73 @@ export function adminPaths(): Record<string, unknown> {
         summary: 'Recent feed events: source, scope, counts, status, outcome, issues',
         description:
           "outcome says what became of each feed: queued or running while it is read; ok (every listing stored), with_invalid (some listings or projects refused), not_well_formed (the feed could not be read; nothing stored), tripped (the circuit breaker held a full feed's archive for review); failed (ingestion gave up) or rejected (refused before it was read).",
-        security: operator,
+        security: operatorSecurity,
         parameters: queryParameters('AdminFeedsQuery'),
         responses: {
           200: { description: 'A page of feed events and the total', content: json('AdminFeedPage') },
           400: errorResponse('Invalid query'),
-          ...guarded,
+          ...operatorErrors,
         },
       },
     },
     '/v1/admin/feeds/{feedId}/retry': {
       post: {
         summary: 'Run a failed feed again (failed -> queued): its stored body is ingested from the start, and what was already applied comes back unchanged',
-        security: operator,
+        security: operatorSecurity,
         parameters: [uuidPath('feedId', 'Feed id')],
-        responses: { 200: answer('Queued again', 'FeedRetried'), 404: errorResponse('Unknown feed'), 409: errorResponse('The feed is not failed'), ...guarded },
+        responses: {
+          200: answer('Queued again', 'FeedRetried'),
+          404: errorResponse('Unknown feed'),
+          409: errorResponse('The feed is not failed'),
+          ...operatorErrors,
+        },
       },
     },
     '/v1/admin/audit': {
       get: {
         summary: 'Who did what, newest first',
-        security: operator,
+        security: operatorSecurity,
         parameters: queryParameters('AuditQuery'),
-        responses: { 200: answer('A page of entries and the total', 'AuditPage'), 400: errorResponse('Invalid query'), ...guarded },
+        responses: { 200: answer('A page of entries and the total', 'AuditPage'), 400: errorResponse('Invalid query'), ...operatorErrors },
       },
     },
     '/v1/admin/site/settings': {
       put: {
         summary: 'Set identity, seo or favicon',
-        security: operator,
+        security: operatorSecurity,
         requestBody: { required: true, content: json('SiteSettingRequest') },
-        responses: { 200: answer('Every setting after the change', 'SiteSettings'), 400: errorResponse('Invalid body'), ...guarded },
+        responses: { 200: answer('Every setting after the change', 'SiteSettings'), 400: errorResponse('Invalid body'), ...operatorErrors },
       },
     },
     '/v1/admin/site/nav': {
       put: {
         summary: 'Replace the navigation (an empty list restores the default)',
-        security: operator,
+        security: operatorSecurity,
         requestBody: { required: true, content: json('NavRequest') },
-        responses: { 200: answer('The navigation after the change', 'Navigation'), 400: errorResponse('Invalid body'), ...guarded },
+        responses: { 200: answer('The navigation after the change', 'Navigation'), 400: errorResponse('Invalid body'), ...operatorErrors },
       },
     },
     '/v1/admin/site/pages': {
-      get: { summary: 'All pages, drafts included', security: operator, responses: { 200: answer('Every page', 'PageList'), ...guarded } },
+      get: { summary: 'All pages, drafts included', security: operatorSecurity, responses: { 200: answer('Every page', 'PageList'), ...operatorErrors } },
       post: {
         summary: 'Create a page',
-        security: operator,
+        security: operatorSecurity,
         requestBody: { required: true, content: json('PageCreate') },
-        responses: { 200: page('The page'), 400: errorResponse('Invalid body'), 409: errorResponse('Slug in use'), ...guarded },
+        responses: { 200: page('The page'), 400: errorResponse('Invalid body'), 409: errorResponse('Slug in use'), ...operatorErrors },
       },
     },
     '/v1/admin/site/pages/{slug}': {
       get: {
         summary: 'A page by slug, draft or published',
-        security: operator,
+        security: operatorSecurity,
         parameters: [{ name: 'slug', in: 'path', required: true, schema: { type: 'string', maxLength: 80 } }],
-        responses: { 200: page('The page'), 404: errorResponse('Unknown slug'), ...guarded },
+        responses: { 200: page('The page'), 404: errorResponse('Unknown slug'), ...operatorErrors },
       },
     },
     '/v1/admin/site/pages/id/{id}': {
       put: {
         summary: 'Update a page (any of its fields)',
-        security: operator,
+        security: operatorSecurity,
         parameters: [uuidPath('id', 'Page id')],
         requestBody: { required: true, content: json('PageUpdate') },
         responses: {
@@ -131,14 +133,14 @@ export function adminPaths(): Record<string, unknown> {
           400: errorResponse('Invalid body'),
           404: errorResponse('Unknown page'),
           409: errorResponse('Slug in use'),
-          ...guarded,
+          ...operatorErrors,
         },
       },
       delete: {
         summary: 'Delete a page',
-        security: operator,
+        security: operatorSecurity,
         parameters: [uuidPath('id', 'Page id')],
-        responses: { 200: answer('Deleted', 'PageDeleted'), 404: errorResponse('Unknown page'), ...guarded },
+        responses: { 200: answer('Deleted', 'PageDeleted'), 404: errorResponse('Unknown page'), ...operatorErrors },
       },
     },
     '/v1/site': {

@@ -47,6 +47,13 @@ export const feedRequestBody = {
   },
 };
 export const errorResponse = (description: string) => ({ description, content: json('Error') });
+/** A JSON answer of a named schema. */
+export const answer = (description: string, name: string) => ({ description, content: json(name) });
+/** A response header (text unless its schema says otherwise). */
+export const header = (description: string, schema: Record<string, unknown> = { type: 'string' }) => ({ description, schema });
+/** The security of an operator route, and the errors every one of them may answer. */
+export const operatorSecurity = [{ operator: [] }];
+export const operatorErrors = { 401: errorResponse('Operator credential missing or wrong'), 503: errorResponse('Database unavailable') };
 
 /**
  * Query parameters from a named object schema. Their examples are left out unless asked for:

@@ -1,9 +1,7 @@
-import { errorResponse, feedRequestBody, json, officePath, queryParameters, ref, uuidPath } from './openapi-helpers.js';
+import { errorResponse, feedRequestBody, json, officePath, operatorErrors, operatorSecurity, queryParameters, ref, uuidPath } from './openapi-helpers.js';
 
 const unauthorized = errorResponse('Missing, wrong, suspended or revoked key');
 const unavailable = errorResponse('Database or job queue unavailable; nothing was accepted');
-const operator = [{ operator: [] }];
-const operatorErrors = { 401: errorResponse('Operator credential missing or wrong'), 503: errorResponse('Database unavailable') };
 
 /** Paths of feed keys, POST /v1/feeds and the operator's ingestion routes (docs/architecture.md, Ingestion). */
 export function ingestionPaths(): Record<string, unknown> {
@@ -88,7 +86,7 @@ export function ingestionPaths(): Record<string, unknown> {
     '/v1/admin/keys': {
       get: {
         summary: 'All feed keys (never the secrets)',
-        security: operator,
+        security: operatorSecurity,
         responses: {
           200: {
             description: 'Keys, newest first',
@@ -99,7 +97,7 @@ export function ingestionPaths(): Record<string, unknown> {
       },
       post: {
         summary: "Create an already-active key and show its secret once (the running service's way to do what npm run key:create does)",
-        security: operator,
+        security: operatorSecurity,
         requestBody: { required: true, content: json('KeyRequest') },
         responses: {
           201: { description: 'The key; its secret is shown only here', content: json('KeyCreated') },
@@ -114,7 +112,7 @@ export function ingestionPaths(): Record<string, unknown> {
         {
           post: {
             summary: action === 'approve' ? 'Approve a suspended key (it can push from now on)' : 'Revoke a key (401 from now on)',
-            security: operator,
+            security: operatorSecurity,
             parameters: [uuidPath('id', 'Feed key id')],
             responses: {
               200: { description: 'The key after the change', content: json('FeedKey') },
@@ -129,7 +127,7 @@ export function ingestionPaths(): Record<string, unknown> {
     '/v1/admin/quarantine': {
       get: {
         summary: 'Circuit-breaker trips awaiting review',
-        security: operator,
+        security: operatorSecurity,
         parameters: queryParameters('QuarantineQuery'),
         responses: {
           200: {
@@ -146,14 +144,14 @@ export function ingestionPaths(): Record<string, unknown> {
     '/v1/admin/offices/{office}/drop-settings': {
       get: {
         summary: "An office's context for SFTP-dropped feeds (defaults where unset)",
-        security: operator,
+        security: operatorSecurity,
         parameters: [officePath],
         responses: { 200: { description: 'The settings', content: json('DropSettings') }, 400: errorResponse('Office id too long'), ...operatorErrors },
       },
       put: {
         summary: "Set an office's context for SFTP-dropped feeds: currency, country, locale, alert email",
         description: 'Applies to files claimed from now on; see docs/sftp.md.',
-        security: operator,
+        security: operatorSecurity,
         parameters: [officePath],
         requestBody: { required: true, content: json('DropSettingsRequest') },
         responses: { 200: { description: 'The settings as stored', content: json('DropSettings') }, 400: errorResponse('Invalid body'), ...operatorErrors },
@@ -162,7 +160,7 @@ export function ingestionPaths(): Record<string, unknown> {
     '/v1/admin/quarantine/{id}/resolve': {
       post: {
         summary: 'Mark an item reviewed; with { "action": "apply" } also archive the held listings still absent and not written since',
-        security: operator,
+        security: operatorSecurity,
         parameters: [uuidPath('id', 'Quarantine item id')],
         requestBody: { required: false, content: json('ResolveRequest') },
         responses: {

@@ -1,8 +1,4 @@
-import { errorResponse, json, officePath, queryParameters, uuidPath } from './openapi-helpers.js';
-
-const operator = [{ operator: [] }];
-const guarded = { 401: errorResponse('Operator credential missing or wrong'), 503: errorResponse('Database unavailable') };
-const answer = (description: string, name: string) => ({ description, content: json(name) });
+import { answer, errorResponse, json, officePath, operatorErrors, operatorSecurity, queryParameters, uuidPath } from './openapi-helpers.js';
 
 /** Paths of leads and their operator routes (docs/architecture.md, Leads). */
 export function leadPaths(): Record<string, unknown> {
@@ -26,52 +22,62 @@ export function leadPaths(): Record<string, unknown> {
     '/v1/admin/leads': {
       get: {
         summary: 'Leads, newest first',
-        security: operator,
+        security: operatorSecurity,
         parameters: queryParameters('AdminLeadsQuery'),
-        responses: { 200: answer('A page of leads and the total', 'AdminLeadPage'), 400: errorResponse('Invalid query'), ...guarded },
+        responses: { 200: answer('A page of leads and the total', 'AdminLeadPage'), 400: errorResponse('Invalid query'), ...operatorErrors },
       },
     },
     '/v1/admin/leads/{id}/retry': {
       post: {
         summary: 'Re-queue a failed lead (failed -> pending)',
-        security: operator,
+        security: operatorSecurity,
         parameters: [uuidPath('id', 'Lead id')],
-        responses: { 200: answer('Queued again', 'LeadRetried'), 404: errorResponse('Unknown lead'), 409: errorResponse('The lead is not failed'), ...guarded },
+        responses: {
+          200: answer('Queued again', 'LeadRetried'),
+          404: errorResponse('Unknown lead'),
+          409: errorResponse('The lead is not failed'),
+          ...operatorErrors,
+        },
       },
     },
     '/v1/admin/blocklist': {
-      get: { summary: 'Blocked senders', security: operator, responses: { 200: answer('Every entry', 'Blocklist'), ...guarded } },
+      get: { summary: 'Blocked senders', security: operatorSecurity, responses: { 200: answer('Every entry', 'Blocklist'), ...operatorErrors } },
       post: {
         summary: 'Block an email address or a domain (force: common mail providers, or replacing an entry)',
-        security: operator,
+        security: operatorSecurity,
         requestBody: { required: true, content: json('BlockRequest') },
-        responses: { 200: answer('The entry', 'BlockEntry'), 400: errorResponse('Invalid body'), 409: errorResponse('Already blocked'), ...guarded },
+        responses: { 200: answer('The entry', 'BlockEntry'), 400: errorResponse('Invalid body'), 409: errorResponse('Already blocked'), ...operatorErrors },
       },
       delete: {
         summary: 'Unblock by id, or by kind and value',
-        security: operator,
+        security: operatorSecurity,
         requestBody: { required: true, content: json('UnblockRequest') },
-        responses: { 200: answer('The entry removed', 'Unblocked'), 400: errorResponse('Invalid body'), 404: errorResponse('No such entry'), ...guarded },
+        responses: {
+          200: answer('The entry removed', 'Unblocked'),
+          400: errorResponse('Invalid body'),
+          404: errorResponse('No such entry'),
+          ...operatorErrors,
+        },
       },
     },
     '/v1/admin/offices/{office}': {
       get: {
         summary: 'What the service holds about an office: lead email, SFTP drop settings, listings by status, the feed keys that cover it',
-        security: operator,
+        security: operatorSecurity,
         parameters: [officePath],
         responses: {
           200: answer('The office', 'OfficeOverview'),
           400: errorResponse('Not an office id'),
           404: errorResponse('No listing, feed key or setting names the office'),
-          ...guarded,
+          ...operatorErrors,
         },
       },
       put: {
         summary: "Set an office's lead email (null clears it)",
-        security: operator,
+        security: operatorSecurity,
         parameters: [officePath],
         requestBody: { required: true, content: json('OfficeSettingsRequest') },
-        responses: { 200: answer('The setting after the change', 'OfficeSettings'), 400: errorResponse('Invalid body'), ...guarded },
+        responses: { 200: answer('The setting after the change', 'OfficeSettings'), 400: errorResponse('Invalid body'), ...operatorErrors },
       },
     },
   };

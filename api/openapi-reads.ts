@@ -1,8 +1,7 @@
-import { errorResponse, json, queryParameters } from './openapi-helpers.js';
+import { errorResponse, header, json, queryParameters } from './openapi-helpers.js';
 
 const unavailable = errorResponse('Database unavailable');
 const invalid = errorResponse('A parameter is malformed or out of range (named in the error)');
-const header = (description: string) => ({ description, schema: { type: 'string' } });
 /** The caching headers of every public read, and its 304. */
 const cacheHeaders = {
   ETag: header('A strong validator of the answer: sent back in If-None-Match, an unchanged answer is a 304 with no body'),

@@ -1,6 +1,6 @@
 import { SERVICE_VERSION } from '../lib/version.js';
 import { adminPaths } from './openapi-admin.js';
-import { errorResponse, feedRequestBody, json, queryParameters, toComponent } from './openapi-helpers.js';
+import { errorResponse, feedRequestBody, header, json, queryParameters, toComponent } from './openapi-helpers.js';
 import { ingestionPaths } from './openapi-ingestion.js';
 import { leadPaths } from './openapi-leads.js';
 import { nameOperations, TAGS } from './openapi-operations.js';
@@ -89,8 +89,6 @@ function describeUrlRefusal(paths: Record<string, Record<string, { responses: Re
         operation.responses[400] = errorResponse('A NUL character (%00) in the path or query: refused on every route');
     }
 }
-
-const header = (description: string, schema: Record<string, unknown> = { type: 'string' }) => ({ description, schema });
 
 /**
  * The headers answers carry: X-Request-Id on every one; Retry-After on every 429 and 503 (where
