@@ -1,5 +1,12 @@
 import type { Knex } from 'knex';
 
+/**
+ * An agent's key within its office, from a listing's agent element `a`: the lower-case email, else
+ * `name:` and the lower-case name. The directory groups by it, agent= matches on it, and an agent's
+ * id is the first 16 hex digits of md5(office || '/' || key) (pipeline/display-fields.ts agentId).
+ */
+export const AGENT_KEY_SQL = `coalesce(lower(nullif(a->>'email', '')), 'name:' || lower(a->>'name'))`;
+
 /** Offices from which a directory refresh is split in two. */
 const PARALLEL_FROM = 100;
 
@@ -117,7 +124,7 @@ async function refreshAgentRows(trx: Knex, list: string[]): Promise<void> {
               lower(coalesce(name, '') || ' ' || coalesce(email, '') || ' ' || array_to_string(localities, ' ')) AS search_text
        FROM (
          SELECT l.office,
-                coalesce(lower(nullif(a->>'email', '')), 'name:' || lower(a->>'name')) AS agent_key,
+                ${AGENT_KEY_SQL} AS agent_key,
                 (array_agg(a->>'name' ORDER BY l.mod_time DESC, l.listing_key DESC) FILTER (WHERE a->>'name' IS NOT NULL))[1] AS name,
                 (array_agg(a->>'email' ORDER BY l.mod_time DESC, l.listing_key DESC) FILTER (WHERE nullif(a->>'email', '') IS NOT NULL))[1] AS email,
                 (array_agg(coalesce(a->'phones', '[]'::jsonb) ORDER BY l.mod_time DESC, l.listing_key DESC))[1] AS phones,

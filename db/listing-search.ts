@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { AGENT_KEY_SQL } from './directory.js';
 import { TEXT_CONFIGS } from './search-columns.js';
 
 /** Statuses a public search can ask for, as stored. */
@@ -131,7 +132,7 @@ export function searchFilters(db: Knex, s: ListingSearch): Knex.QueryBuilder {
     q.whereRaw(
       `EXISTS (SELECT 1 FROM directory_agents d, jsonb_array_elements(coalesce(listings.data->'agents', '[]'::jsonb)) a
                WHERE d.agent_id = ? AND d.office = listings.office
-                 AND coalesce(lower(nullif(a->>'email', '')), 'name:' || lower(a->>'name')) = d.agent_key)`,
+                 AND ${AGENT_KEY_SQL} = d.agent_key)`,
       [s.agent],
     );
   }

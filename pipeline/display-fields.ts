@@ -23,10 +23,11 @@ export const CONTACT_AGENT = 'Contact agent';
 
 /**
  * An agent's stable id: the same for the same office and agent (by email, else by name, in any
- * case), as the directory's agents carry it.
+ * case), as the directory's agents carry it: its key is the one db/directory.ts AGENT_KEY_SQL
+ * makes (the email lower-cased as it is, else name: and the name), hashed as its agent_id column.
  */
 export function agentId(office: string, agent: Pick<Agent, 'email' | 'name'>): string | null {
-  const key = agent.email?.trim() ? agent.email.trim().toLowerCase() : agent.name?.trim() ? `name:${agent.name.toLowerCase()}` : null;
+  const key = agent.email ? agent.email.toLowerCase() : agent.name ? `name:${agent.name.toLowerCase()}` : null;
   return key ? createHash('md5').update(`${office}/${key}`).digest('hex').slice(0, 16) : null;
 }
 

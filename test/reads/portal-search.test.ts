@@ -2,7 +2,9 @@ import { expect } from 'chai';
 import { parseListingSearch } from '../../api/listing-search-query.js';
 import { validatorFor } from '../../api/validators.js';
 import { loadSyntheticListings } from '../../bench/synthetic-listings.js';
+import { AGENT_KEY_SQL } from '../../db/directory.js';
 import { keywordQuery, searchFacets, searchFilters, searchPage } from '../../db/listing-search.js';
+import { agentId } from '../../pipeline/display-fields.js';
 import { feed } from '../helpers.js';
 import { activeKey, pushFeed } from '../ingest/client.js';
 import { startTestService, type TestService } from '../service.js';
@@ -312,6 +314,20 @@ for (const database of ['postgres', 'pglite'] as const) {
       expect((await get('/v1/agents')).body.agents.map((x: { id: string }) => x.id)).to.include(id);
       expect((await get('/v1/agents/0000000000000000')).status).to.equal(404);
       expect((await get('/v1/agents/nope')).status).to.equal(400);
+    });
+
+    it("makes a listing's agent id exactly as the directory does, whatever the email's spacing or the name's case", async () => {
+      for (const agent of [
+        { email: ' Jane@Off1.Example ', name: null },
+        { email: '', name: 'Bob  Builder' },
+        { email: null, name: 'ÉLODIE Martin' },
+      ]) {
+        const { rows } = await svc.db.raw(`SELECT substr(md5(?::text || '/' || ${AGENT_KEY_SQL}), 1, 16) AS id FROM (SELECT ?::jsonb AS a) agent`, [
+          'OFF1',
+          JSON.stringify(agent),
+        ]);
+        expect(agentId('OFF1', agent), JSON.stringify(agent)).to.equal(rows[0].id);
+      }
     });
 
     it('places an office at its most common locality, not the mean of all its listings', async () => {
