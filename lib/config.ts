@@ -192,3 +192,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     logLevel: e.LOG_LEVEL,
   });
 }
+
+/**
+ * The configuration of this process, or null when it has problems: they are written to stderr,
+ * every one of them, for the caller to exit with a failure (a service at start, a command).
+ */
+export function loadConfigOrReport(): Readonly<Config> | null {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    return null;
+  }
+}

@@ -1,5 +1,5 @@
 import closeWithGrace from 'close-with-grace';
-import { type Config, ConfigError, loadConfig } from '../lib/config.js';
+import { type Config, loadConfigOrReport } from '../lib/config.js';
 import { createLogger, type Logger } from '../lib/logger.js';
 import { closeReadThreads, configureReadThreads } from '../pipeline/reaxml/read-threads.js';
 
@@ -9,16 +9,8 @@ import { closeReadThreads, configureReadThreads } from '../pipeline/reaxml/read-
  * logger, the role's own start, then graceful shutdown on SIGTERM/SIGINT.
  */
 export async function runProcess(role: string, start: (config: Readonly<Config>, logger: Logger) => Promise<{ close(): Promise<void> }>): Promise<void> {
-  let config: Readonly<Config>;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      process.exit(1);
-    }
-    throw err;
-  }
+  const config = loadConfigOrReport();
+  if (!config) process.exit(1);
   const logger = createLogger(config.logLevel).child({ role });
   configureReadThreads(config.readThreads);
   let handle: { close(): Promise<void> };

@@ -1,4 +1,4 @@
-import { type Config, ConfigError, loadConfig } from '../../lib/config.js';
+import { loadConfigOrReport } from '../../lib/config.js';
 import { EmbeddedDbInUseError } from '../embedded-lock.js';
 import { createDb, type Db, migrateToLatest } from '../knex.js';
 import { type LocalService, readLocalService } from '../local-service.js';
@@ -13,16 +13,8 @@ export async function withConfiguredDb(
   run: (db: Db) => Promise<number>,
   options: { whileRunning?: (service: LocalService) => Promise<number> } = {},
 ): Promise<number> {
-  let config: Readonly<Config>;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      return 1;
-    }
-    throw err;
-  }
+  const config = loadConfigOrReport();
+  if (!config) return 1;
   // The embedded database takes one process at a time: while the service runs on it, a command
   // that can do its work through the service's API does (whileRunning), with the service's command token.
   const running = !config.databaseUrl && options.whileRunning ? readLocalService(config.dataDir) : null;
