@@ -11,6 +11,16 @@ export async function createSearchIndexes(knex: Knex): Promise<void> {
   await knex.raw(`CREATE INDEX listings_public_office_idx ON listings (office, mod_time DESC, listing_key) ${filters}`);
 }
 
+/** price_amount as this migration defines it: the stored sale price, or the weekly rent (monthly x 12 / 52, yearly / 52). */
+export const ADD_PRICE_AMOUNT = `
+    ALTER TABLE listings ADD COLUMN price_amount numeric GENERATED ALWAYS AS (
+      CASE WHEN data->>'saleMode' = 'rent' THEN
+        CASE data->'rent'->>'period'
+          WHEN 'month' THEN round((data->'rent'->>'amount')::numeric * 12 / 52, 2)
+          WHEN 'year' THEN round((data->'rent'->>'amount')::numeric / 52, 2)
+          ELSE (data->'rent'->>'amount')::numeric END
+      ELSE (data->'price'->>'amount')::numeric END) STORED`;
+
 /**
  * Projects (docs/architecture.md, Formats and mapping): the project store, the link from child listings (a generated
  * project_key column), projects held by a tripped breaker, and price_amount for yearly rents
@@ -42,14 +52,7 @@ export async function up(knex: Knex): Promise<void> {
 
   for (const idx of SEARCH_INDEXES) await knex.raw(`DROP INDEX ${idx}`);
   await knex.raw('ALTER TABLE listings DROP COLUMN price_amount');
-  await knex.raw(`
-    ALTER TABLE listings ADD COLUMN price_amount numeric GENERATED ALWAYS AS (
-      CASE WHEN data->>'saleMode' = 'rent' THEN
-        CASE data->'rent'->>'period'
-          WHEN 'month' THEN round((data->'rent'->>'amount')::numeric * 12 / 52, 2)
-          WHEN 'year' THEN round((data->'rent'->>'amount')::numeric / 52, 2)
-          ELSE (data->'rent'->>'amount')::numeric END
-      ELSE (data->'price'->>'amount')::numeric END) STORED`);
+  await knex.raw(ADD_PRICE_AMOUNT);
   await createSearchIndexes(knex);
 }
 

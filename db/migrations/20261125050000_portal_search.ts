@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { publicPatch } from '../../pipeline/public-view.js';
 import type { CanonicalListing } from '../../pipeline/types.js';
 import { CAR_SPACES, GEO_POINT, numberAt, PUBLIC_PRICE, SEARCH_VECTOR } from '../search-columns.js';
-import { createSearchIndexes, SEARCH_INDEXES } from './20261122060000_projects.js';
+import { ADD_PRICE_AMOUNT, createSearchIndexes, SEARCH_INDEXES } from './20261122060000_projects.js';
 
 /** Indexes of the portal search, each over the listings a public read may show. */
 export const PORTAL_INDEXES: Record<string, string> = {
@@ -68,13 +68,6 @@ export async function down(knex: Knex): Promise<void> {
   for (const idx of SEARCH_INDEXES) await knex.raw(`DROP INDEX ${idx}`);
   await knex.raw(`ALTER TABLE listings DROP COLUMN price_amount, DROP COLUMN locality_key, DROP COLUMN region_key, DROP COLUMN postcode_key,
     DROP COLUMN sub_category_key, DROP COLUMN bathrooms, DROP COLUMN car_spaces, DROP COLUMN land_area, DROP COLUMN sold_date, DROP COLUMN geo, DROP COLUMN search_tsv`);
-  await knex.raw(`
-    ALTER TABLE listings ADD COLUMN price_amount numeric GENERATED ALWAYS AS (
-      CASE WHEN data->>'saleMode' = 'rent' THEN
-        CASE data->'rent'->>'period'
-          WHEN 'month' THEN round((data->'rent'->>'amount')::numeric * 12 / 52, 2)
-          WHEN 'year' THEN round((data->'rent'->>'amount')::numeric / 52, 2)
-          ELSE (data->'rent'->>'amount')::numeric END
-      ELSE (data->'price'->>'amount')::numeric END) STORED`);
+  await knex.raw(ADD_PRICE_AMOUNT);
   await createSearchIndexes(knex);
 }
