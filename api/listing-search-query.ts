@@ -4,39 +4,15 @@ import { badRequest } from '../lib/errors.js';
 import type { Category } from '../pipeline/types.js';
 import { assertValidQuery } from './validators.js';
 
-/** The query string as the schema checks it (lists and points still text). */
-interface RawSearch {
-  country?: string;
-  office?: string;
-  category?: string;
-  subCategory?: string;
-  locality?: string;
-  region?: string;
-  postcode?: string;
-  saleMode: 'sale' | 'rent' | 'both';
-  status?: string;
-  soldSince?: string;
-  updatedSince?: string;
-  listedSince?: string;
-  minPrice?: number;
-  maxPrice?: number;
-  minBedrooms?: number;
-  maxBedrooms?: number;
-  minBathrooms?: number;
-  minCarSpaces?: number;
-  minLandArea?: number;
-  maxLandArea?: number;
-  q?: string;
-  bbox?: string;
-  near?: string;
-  radiusKm: number;
-  agent?: string;
-  sort: string;
-  facets?: string;
-  cursor?: string;
-  limit: number;
-  offset: number;
-}
+/** The query string as the schema checks it: lists, points, the sort and the cursor still text. */
+type RawSearch = Omit<
+  ListingSearch,
+  'category' | 'subCategory' | 'locality' | 'region' | 'postcode' | 'status' | 'bbox' | 'near' | 'sort' | 'facets' | 'after' | 'tsquery'
+> &
+  Record<'category' | 'subCategory' | 'locality' | 'region' | 'postcode' | 'status' | 'bbox' | 'near' | 'facets' | 'cursor', string | undefined> & {
+    radiusKm: number;
+    sort: string;
+  };
 
 const CATEGORIES: Category[] = ['residential', 'rental', 'land', 'rural', 'commercial', 'commercialLand', 'business', 'holidayRental'];
 const STATUSES: Record<string, SearchStatus> = { active: 'active', underoffer: 'under_offer', sold: 'sold', leased: 'leased' };

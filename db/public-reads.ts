@@ -127,8 +127,8 @@ export function createPublicReads(db: Knex, options: { totalTtlMs?: number; page
     (await facetCache.fetch(totalKey(`facets:${facets.join(',')}`, search), { context: { search, facets } }))!;
 
   return {
-    async searchListings(search) {
-      if (search.q !== undefined && search.tsquery === undefined) search.tsquery = await keywordQuery(db, search.q);
+    async searchListings(asked) {
+      const search = asked.q !== undefined && asked.tsquery === undefined ? { ...asked, tsquery: await keywordQuery(db, asked.q) } : asked;
       const { page, order } = searchPage(db, search, RECORD_JSON);
       const [rows, n, facets] = await Promise.all([
         cappedPage(db, page, order, search.limit, maxBytes, ['sort_value', 'listing_key']),
