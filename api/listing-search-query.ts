@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { FACET_NAMES, type FacetName, type ListingSearch, type SearchStatus, type SortKey } from '../db/listing-search.js';
+import { FACET_NAMES, type FacetName, isSortValue, type ListingSearch, type SearchStatus, type SortKey } from '../db/listing-search.js';
 import { badRequest } from '../lib/errors.js';
 import type { Category } from '../pipeline/types.js';
 import { assertValidQuery } from './validators.js';
@@ -74,7 +74,7 @@ export function encodeCursor(fingerprint: string, value: string, key: string): s
   return Buffer.from(JSON.stringify({ f: fingerprint, v: value, k: key })).toString('base64url');
 }
 
-function decodeCursor(text: string, fingerprint: string): { value: string; key: string } {
+function decodeCursor(text: string, fingerprint: string, sort: SortKey): { value: string; key: string } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
@@ -82,7 +82,7 @@ function decodeCursor(text: string, fingerprint: string): { value: string; key: 
     parsed = null;
   }
   const c = parsed as { f?: unknown; v?: unknown; k?: unknown } | null;
-  if (!c || typeof c.f !== 'string' || typeof c.v !== 'string' || typeof c.k !== 'string') {
+  if (!c || typeof c.f !== 'string' || typeof c.v !== 'string' || typeof c.k !== 'string' || c.k.includes('\u0000') || !isSortValue(sort, c.v)) {
     throw badRequest('query.cursor is not a cursor this service gave (send back the next value of a page as it is)');
   }
   if (c.f !== fingerprint) throw badRequest('query.cursor belongs to a search with other filters or another sort: send the same ones with it');
@@ -166,7 +166,7 @@ export function parseListingSearch(query: Record<string, unknown>): { search: Li
     facets,
     limit: raw.limit,
     offset: raw.offset,
-    after: raw.cursor === undefined ? undefined : decodeCursor(raw.cursor, fingerprint),
+    after: raw.cursor === undefined ? undefined : decodeCursor(raw.cursor, fingerprint, key),
   };
   if (raw.q !== undefined && !search.q) throw badRequest('query.q has no words');
   return { search, fingerprint };

@@ -152,23 +152,57 @@ export async function keywordQuery(db: Knex, q: string): Promise<string> {
   return parts.length ? parts.map((text) => `(${text})`).join(' | ') : '';
 }
 
+/** The SQL type of each sort's value: what a cursor's value is read back as. */
+const SORT_TYPE: Record<SortKey, 'timestamptz' | 'numeric' | 'float8' | 'float4'> = {
+  newest: 'timestamptz',
+  updated: 'timestamptz',
+  price: 'numeric',
+  bedrooms: 'numeric',
+  landArea: 'numeric',
+  distance: 'float8',
+  relevance: 'float4',
+};
+
+const PG_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(\.\d{1,6})?[+-](\d{2})(:?\d{2}){0,2}$/;
+
+/**
+ * Whether a cursor's value is one PostgreSQL reads as the sort's type without an error, as its own
+ * text output of that type is (a cursor is the client's to send back, so it may have been altered).
+ */
+export function isSortValue(key: SortKey, text: string): boolean {
+  switch (SORT_TYPE[key]) {
+    case 'timestamptz': {
+      const m = PG_TIMESTAMP.exec(text);
+      if (!m) return false;
+      const [y, mo, d, h, mi, sec, , offset] = m.slice(1).map((part) => Number(part?.replace(/^[.:]/, '') ?? 0));
+      const date = new Date(Date.UTC(y, mo - 1, d, h, mi, sec));
+      return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d && h < 24 && mi < 60 && sec < 60 && offset <= 15;
+    }
+    case 'numeric':
+      return /^-?(Infinity|\d{1,30}(\.\d{1,30})?)$/.test(text);
+    case 'float8':
+    case 'float4': {
+      if (!/^-?\d+(\.\d+)?(e[+-]?\d{1,3})?$/.test(text)) return false;
+      const n = Math.abs(Number(text));
+      const [min, max] = SORT_TYPE[key] === 'float8' ? [2.3e-308, 1.7e308] : [1.2e-38, 3.4e38];
+      return n === 0 || (n >= min && n <= max);
+    }
+  }
+}
+
 /**
  * The sort of a search as SQL: the expression, its type (to read a cursor's value back), and its
  * direction. Values a listing lacks sort last whichever the direction.
  */
 export function sortSql(s: ListingSearch): Sql & { type: string; desc: boolean } {
   const { key, reverse } = s.sort;
-  const lastWhenMissing = (column: string, desc: boolean) => ({
-    sql: `coalesce(${column}, '${desc ? '-' : ''}Infinity'::numeric)`,
-    bindings: [],
-    type: 'numeric',
-    desc,
-  });
+  const type = SORT_TYPE[key];
+  const lastWhenMissing = (column: string, desc: boolean) => ({ sql: `coalesce(${column}, '${desc ? '-' : ''}Infinity'::numeric)`, bindings: [], type, desc });
   switch (key) {
     case 'newest':
-      return { sql: 'mod_time', bindings: [], type: 'timestamptz', desc: !reverse };
+      return { sql: 'mod_time', bindings: [], type, desc: !reverse };
     case 'updated':
-      return { sql: 'updated_at', bindings: [], type: 'timestamptz', desc: !reverse };
+      return { sql: 'updated_at', bindings: [], type, desc: !reverse };
     case 'price':
       return lastWhenMissing('price_amount', reverse);
     case 'bedrooms':
@@ -177,10 +211,10 @@ export function sortSql(s: ListingSearch): Sql & { type: string; desc: boolean }
       return lastWhenMissing('land_area', reverse);
     case 'distance': {
       const d = distanceSql(s.near!.lat, s.near!.lng);
-      return { ...d, type: 'float8', desc: reverse };
+      return { ...d, type, desc: reverse };
     }
     case 'relevance':
-      return { sql: 'ts_rank_cd(search_tsv, ?::tsquery)', bindings: [s.tsquery ?? ''], type: 'float4', desc: !reverse };
+      return { sql: 'ts_rank_cd(search_tsv, ?::tsquery)', bindings: [s.tsquery ?? ''], type, desc: !reverse };
   }
 }
 

@@ -272,6 +272,28 @@ for (const database of ['postgres', 'pglite'] as const) {
       expect((await get(`/v1/listings?limit=1&locality=bondi&cursor=${first.body.next}`)).body.error).to.match(/cursor belongs to a search with other filters/);
       expect((await get(`/v1/listings?limit=1&offset=1&cursor=${first.body.next}`)).body.error).to.match(/cursor and query.offset cannot be combined/);
       expect((await get('/v1/listings?cursor=bm9wZQ')).status).to.equal(400);
+      // A cursor altered by its client (the right fingerprint, a value of the wrong shape) is a 400, never a database error.
+      const forge = (cursor: string, v: string) =>
+        Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(cursor, 'base64url').toString()), v })).toString('base64url');
+      for (const [query, values] of [
+        ['', ['abc', '2024-13-01 10:00:00+00', '2024-02-30 10:00:00+00', '1e999']],
+        ['sort=price', ['abc', '1e999', 'NaN']],
+        ['near=-37.8,145&radiusKm=500&sort=distance', ['abc', '1e999', 'Infinity']],
+        ['q=close&sort=relevance', ['1e300', '1e-50', 'x']],
+      ] as const) {
+        const next = (await get(`/v1/listings?limit=1${query ? `&${query}` : ''}`)).body.next;
+        for (const v of values) {
+          const res = await get(`/v1/listings?limit=1${query ? `&${query}` : ''}&cursor=${forge(next, v)}`);
+          expect([res.status, res.body.error], `${query} ${v}`).to.deep.equal([
+            400,
+            'query.cursor is not a cursor this service gave (send back the next value of a page as it is)',
+          ]);
+        }
+      }
+      const withNul = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(first.body.next, 'base64url').toString()), k: 'OFF1/\u0000' })).toString(
+        'base64url',
+      );
+      expect((await get(`/v1/listings?limit=1&cursor=${withNul}`)).status).to.equal(400);
     });
 
     it('counts facets over all matches in the same answer', async () => {
