@@ -84,7 +84,11 @@ export function circleBox(lat: number, lng: number, radiusKm: number): [number, 
 
 /** The listings a search matches (no order, no paging). */
 export function searchFilters(db: Knex, s: ListingSearch): Knex.QueryBuilder {
-  const q = db('listings').where('is_shown', true);
+  const q = db('listings');
+  // is_public is is_shown and on the market. The indexes over public listings need only it (and
+  // answer from the index alone when is_shown is not asked too); the map and keyword indexes cover
+  // every shown listing, so their searches also say is_shown, for the planner to choose them.
+  if (s.status || s.q || s.bbox || s.near) q.where('is_shown', true);
   if (s.status) q.whereRaw('status = ANY(?::text[])', [s.status]);
   else q.where('is_public', true);
   if (s.country) q.where('country', s.country);
@@ -220,23 +224,33 @@ export function sortSql(s: ListingSearch): Sql & { type: string; desc: boolean }
 
 /**
  * The page query of a search: the public record as JSON text, its sort value and key, in sort
- * order from its offset or after its cursor. cappedPage runs it.
+ * order from its offset or after its cursor. cappedPage runs it. Ties go by listing key, ascending
+ * in a sort's natural order and descending when it is reversed, so that `-x` is exactly `x` read
+ * backwards (missing values aside) and one index serves both. The page's keys are found first
+ * and only they are joined back for their records, so a search that sorts thousands of matches
+ * makes 25 records' JSON, not thousands.
  */
 export function searchPage(db: Knex, s: ListingSearch, recordJson: string): { page: Knex.QueryBuilder; order: string } {
   const sort = sortSql(s);
   const dir = sort.desc ? 'DESC' : 'ASC';
-  const page = searchFilters(db, s)
-    .select(db.raw(recordJson), db.raw(`${sort.sql} AS sort_value`, sort.bindings), 'listing_key')
-    .orderByRaw(`${sort.sql} ${dir}, listing_key`, sort.bindings);
+  const keyDir = s.sort.reverse ? 'DESC' : 'ASC';
+  const keys = searchFilters(db, s)
+    .select(db.raw(`${sort.sql} AS sort_value`, sort.bindings), 'listing_key')
+    .orderByRaw(`${sort.sql} ${dir}, listing_key ${keyDir}`, sort.bindings)
+    .limit(s.limit + 1);
   if (s.after) {
     const op = sort.desc ? '<' : '>';
     // The first condition bounds an index scan on the sort; the second steps past the tie.
-    page.whereRaw(`${sort.sql} ${op}= ?::${sort.type}`, [...sort.bindings, s.after.value]);
-    page.whereRaw(`(${sort.sql} ${op} ?::${sort.type} OR listing_key > ?)`, [...sort.bindings, s.after.value, s.after.key]);
+    keys.whereRaw(`${sort.sql} ${op}= ?::${sort.type}`, [...sort.bindings, s.after.value]);
+    keys.whereRaw(`(${sort.sql} ${op} ?::${sort.type} OR listing_key ${s.sort.reverse ? '<' : '>'} ?)`, [...sort.bindings, s.after.value, s.after.key]);
   } else {
-    page.offset(s.offset);
+    keys.offset(s.offset);
   }
-  return { page, order: `sort_value ${dir}, listing_key` };
+  const page = db
+    .from(keys.as('page_keys'))
+    .join('listings', 'listings.listing_key', 'page_keys.listing_key')
+    .select(db.raw(recordJson), 'page_keys.sort_value', 'page_keys.listing_key');
+  return { page, order: `sort_value ${dir}, listing_key ${keyDir}` };
 }
 
 /** Sale price bands, and weekly rent bands (the public amount). */

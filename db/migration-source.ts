@@ -15,6 +15,8 @@ import * as operatorSessions from './migrations/20261125020000_operator_sessions
 import * as sourceDisplay from './migrations/20261125030000_source_display.js';
 import * as directoryOfficeNames from './migrations/20261125040000_directory_office_names.js';
 import * as portalSearch from './migrations/20261125050000_portal_search.js';
+import * as searchSortIndexes from './migrations/20261125060000_search_sort_indexes.js';
+import * as directoryOfficeLogo from './migrations/20261125070000_directory_office_logo.js';
 
 /** Migrations in order; listed here so they run the same from source, from dist/ and in tests. */
 const MIGRATIONS: Record<string, Knex.Migration> = {
@@ -34,6 +36,8 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261125030000_source_display': sourceDisplay,
   '20261125040000_directory_office_names': directoryOfficeNames,
   '20261125050000_portal_search': portalSearch,
+  '20261125060000_search_sort_indexes': searchSortIndexes,
+  '20261125070000_directory_office_logo': directoryOfficeLogo,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

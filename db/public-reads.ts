@@ -10,7 +10,7 @@ import { likePattern } from './row-values.js';
  * A record as the public sees it (the agent's display choices honoured, bookkeeping left out), as
  * JSON text straight from PostgreSQL (no parse and re-serialise).
  */
-const RECORD_JSON = `${publicRecordSql()}::text AS json`;
+const RECORD_JSON = `${publicRecordSql('listings')}::text AS json`;
 
 /**
  * `total` for a filter set (listings, agents or offices) is counted at most once per TOTAL_TTL_MS
@@ -76,7 +76,7 @@ export const DIRECTORY_LOCALITIES_SHOWN = 200;
 
 const AGENT_JSON = `json_build_object('id', agent_id, 'office', office, 'name', name, 'email', email, 'phones', phones, 'listingCount', listing_count,
   'countries', countries, 'localities', localities[1:${DIRECTORY_LOCALITIES_SHOWN}])::text AS json`;
-const OFFICE_JSON = `json_build_object('office', office, 'name', name, 'phone', phone, 'listingCount', listing_count, 'countries', countries,
+const OFFICE_JSON = `json_build_object('office', office, 'name', name, 'phone', phone, 'logoUrl', logo_url, 'listingCount', listing_count, 'countries', countries,
   'localities', localities[1:${DIRECTORY_LOCALITIES_SHOWN}],
   'location', CASE WHEN lat IS NULL THEN NULL ELSE json_build_object('lat', lat, 'lng', lng) END)::text AS json`;
 

@@ -105,7 +105,7 @@ export const listingSearchQuerySchema = {
       ],
       default: 'newest',
       description:
-        'newest (default: modTime, latest first), updated (latest change first), price, bedrooms, landArea and distance (with near) smallest first, relevance (with q) best first; a leading - reverses. Listings without a public price (or bedrooms, land area) sort last either way; ties are broken by listingKey.',
+        'newest (default: modTime, latest first), updated (latest change first), price, bedrooms, landArea and distance (with near) smallest first, relevance (with q) best first; a leading - reverses. Listings without a public price (or bedrooms, land area) sort last either way; ties are broken by listingKey, ascending, and descending when the sort is reversed. A price sort is fastest with saleMode sale or rent.',
     },
     facets: {
       type: 'string',

@@ -62,6 +62,8 @@ for (const backend of backends) {
       '20261125030000_source_display',
       '20261125040000_directory_office_names',
       '20261125050000_portal_search',
+      '20261125060000_search_sort_indexes',
+      '20261125070000_directory_office_logo',
     ];
     it('applies migrations once, idempotently, and rolls them back', async () => {
       expect(await migrateToLatest(db)).to.deep.equal(ALL);

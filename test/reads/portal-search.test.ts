@@ -212,12 +212,14 @@ for (const database of ['postgres', 'pglite'] as const) {
       expect(await sorted('near=-37.82,145.0&radiusKm=20&sort=distance')).to.deep.equal(['A', 'B', 'H']);
     });
 
-    it('sorts by price, bedrooms and land area, missing values last either way, ties by listing key', async () => {
+    it('sorts by price, bedrooms and land area, missing values last either way, ties by listing key (backwards when reversed)', async () => {
       expect(await ids('sort=price&saleMode=sale')).to.deep.equal(['B', 'H', 'FR', 'A', 'C']);
       expect(await ids('sort=-price&saleMode=sale')).to.deep.equal(['A', 'FR', 'H', 'B', 'C']);
-      expect(await ids('sort=-bedrooms&saleMode=sale')).to.deep.equal(['A', 'C', 'H', 'B', 'FR']);
+      // C and H have as many bedrooms: by key, and reversed with the sort.
+      expect(await ids('sort=bedrooms&saleMode=sale')).to.deep.equal(['B', 'C', 'H', 'A', 'FR']);
+      expect(await ids('sort=-bedrooms&saleMode=sale')).to.deep.equal(['A', 'H', 'C', 'B', 'FR']);
       expect(await ids('sort=landArea')).to.deep.equal(['C', 'A', 'B', 'D', 'H', 'FR']);
-      expect(await ids('sort=-landArea')).to.deep.equal(['A', 'C', 'B', 'D', 'H', 'FR']);
+      expect(await ids('sort=-landArea')).to.deep.equal(['A', 'C', 'FR', 'H', 'D', 'B']);
       expect(await ids('sort=-newest')).to.deep.equal(['A', 'B', 'C', 'D', 'H', 'FR']);
       expect(await ids('')).to.deep.equal(['FR', 'H', 'D', 'C', 'B', 'A']);
     });
@@ -389,7 +391,10 @@ for (const database of ['postgres', 'pglite'] as const) {
         ['q=l123&sort=relevance', /listings_shown_text_idx/],
         ['bbox=144.90,-37.80,144.905,-37.795', /listings_shown_geo_idx/],
         ['near=-37.75,144.95&radiusKm=0.3&sort=distance', /listings_shown_geo_idx/],
-        ['sort=price', /listings_public_price_sort_idx/],
+        ['sort=price&saleMode=sale', /Scan using listings_public_price_asc_idx/],
+        ['sort=-price&saleMode=sale', /Scan Backward using listings_public_price_desc_idx/],
+        ['sort=-newest', /Scan Backward using listings_public_recent_idx/],
+        ['sort=-updated', /Scan Backward using listings_public_updated_idx/],
         ['status=sold', /listings_shown_status_idx/],
         ['office=OFF17', /listings_public_office_idx/],
         ['limit=50', /listings_public_recent_idx/],
