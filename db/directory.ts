@@ -76,7 +76,7 @@ async function refreshOfficeRows(trx: Knex, list: string[]): Promise<void> {
        SELECT office, country, data->'address'->>'locality' AS locality,
               -- the location the public may see (a withheld street's is its locality's)
               CASE WHEN public_patch->'location' IS NOT NULL THEN public_patch->'location' ELSE data->'location' END AS location,
-              -- the office as its listings' source names it (RESO ListOfficeName, ListOfficePhone)
+              -- the office as its listings' source names it (RESO ListOfficeName, ListOfficePhone, Office Logo media)
               (SELECT o FROM jsonb_array_elements(data->'listingOffices') o WHERE o->>'role' = 'list' LIMIT 1) AS named, mod_time, listing_key
        FROM listings WHERE is_public AND office = ANY(?::text[])
      ),
@@ -95,13 +95,14 @@ async function refreshOfficeRows(trx: Knex, list: string[]): Promise<void> {
      ),
      fresh AS MATERIALIZED (
        SELECT o.office, o.n AS listing_count, o.countries, coalesce(per_country.counts, '{}'::jsonb) AS country_counts,
-              o.localities, place.lat, place.lng, o.name, o.phone,
+              o.localities, place.lat, place.lng, o.name, o.phone, o.logo_url,
               lower(o.office || ' ' || coalesce(o.name || ' ', '') || array_to_string(o.localities, ' ')) AS search_text
        FROM (
          SELECT office, count(*)::int AS n,
-                -- name and phone from the latest listing that has them (the greater key between equals)
+                -- name, phone and logo from the latest listing that has them (the greater key between equals)
                 (array_agg(named->>'name' ORDER BY mod_time DESC, listing_key DESC) FILTER (WHERE named->>'name' IS NOT NULL))[1] AS name,
                 (array_agg(named->>'phone' ORDER BY mod_time DESC, listing_key DESC) FILTER (WHERE named->>'phone' IS NOT NULL))[1] AS phone,
+                (array_agg(named->>'logoUrl' ORDER BY mod_time DESC, listing_key DESC) FILTER (WHERE named->>'logoUrl' IS NOT NULL))[1] AS logo_url,
                 coalesce(array_agg(DISTINCT country ORDER BY country) FILTER (WHERE country IS NOT NULL), '{}') AS countries,
                 coalesce(array_agg(DISTINCT locality ORDER BY locality) FILTER (WHERE locality IS NOT NULL), '{}') AS localities
          FROM l GROUP BY office
@@ -109,7 +110,7 @@ async function refreshOfficeRows(trx: Knex, list: string[]): Promise<void> {
        LEFT JOIN per_country USING (office)
        LEFT JOIN place USING (office)
      )`;
-  const columns = ['office', 'listing_count', 'countries', 'country_counts', 'localities', 'lat', 'lng', 'name', 'phone', 'search_text'];
+  const columns = ['office', 'listing_count', 'countries', 'country_counts', 'localities', 'lat', 'lng', 'name', 'phone', 'logo_url', 'search_text'];
   await syncRows(trx, 'directory_offices', ['office'], columns, fresh, list);
 }
 

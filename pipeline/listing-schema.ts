@@ -279,6 +279,11 @@ export const extraProperties = {
         phone: { type: ['string', 'null'] },
         email: { type: ['string', 'null'] },
         sourceOfficeId: { type: ['string', 'null'], description: 'The office key (else MLS id) at the source.' },
+        logoUrl: {
+          type: 'string',
+          pattern: '^https?://',
+          description: "The office's logo, when the source gives one (RESO Media with MediaCategory Office Logo).",
+        },
       },
     },
   },

@@ -198,6 +198,8 @@ export interface ListingOffice {
   phone: string | null;
   email: string | null;
   sourceOfficeId: string | null;
+  /** The office's logo (an http(s) URL), when the source gives one (RESO Media, MediaCategory Office Logo). */
+  logoUrl?: string;
 }
 
 export interface Room {

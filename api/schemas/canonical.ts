@@ -176,7 +176,7 @@ export const officeSchema = {
   type: 'object',
   description: 'A directory office: an office with public listings.',
   additionalProperties: false,
-  required: ['office', 'name', 'phone', 'listingCount', 'countries', 'localities', 'location'],
+  required: ['office', 'name', 'phone', 'logoUrl', 'listingCount', 'countries', 'localities', 'location'],
   properties: {
     office: { type: 'string' },
     name: {
@@ -185,6 +185,11 @@ export const officeSchema = {
         "The office's name as its listings' source gives it (RESO ListOfficeName), from the latest public listing that has one; null when none does (REAXML names no office).",
     },
     phone: { type: ['string', 'null'], description: 'Likewise its phone (RESO ListOfficePhone).' },
+    logoUrl: {
+      type: ['string', 'null'],
+      description:
+        'Likewise its logo, an http(s) URL (RESO Media with MediaCategory Office Logo); null when no listing gives one (REAXML and project feeds carry no office logo).',
+    },
     listingCount: { type: 'integer' },
     countries: stringArray,
     localities: { ...stringArray, description: 'Localities of its public listings, alphabetically; at most the first 200.' },

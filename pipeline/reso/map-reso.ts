@@ -129,7 +129,7 @@ export function mapResoRecord(f: ResoFields, feed: FeedContext): ListingDelta | 
 
   const currency = resolveCurrency(feed, country, issues, f.path);
   const description = f.text('PublicRemarks');
-  const { media, links } = mapResoMedia(f);
+  const { media, links, officeLogo } = mapResoMedia(f);
   const closed = status === 'sold' || status === 'leased' ? mapClose(f, currency) : null;
   return {
     office,
@@ -152,7 +152,7 @@ export function mapResoRecord(f: ResoFields, feed: FeedContext): ListingDelta | 
     description: description ? { [feed.sourceLocale]: description } : null,
     links,
     dateAvailable: f.date('AvailabilityDate'),
-    ...mapResoExtras(f, category, currency, country),
+    ...mapResoExtras(f, category, currency, country, officeLogo),
     replace: { media, agents: mapResoAgents(f) },
   };
 }

@@ -115,7 +115,7 @@ function rural(f: ResoFields): ListingExtras['rural'] | null {
  * IDXParticipationYN (internetDisplay); and the facts of reso-facts.ts. Every one is set (null when the record has nothing for
  * it), as a RESO record is whole.
  */
-export function mapResoExtras(f: ResoFields, category: Category, currency: string, country: string): ResoExtras {
+export function mapResoExtras(f: ResoFields, category: Category, currency: string, country: string, officeLogo: string | null): ResoExtras {
   const list = (...fields: string[]) => {
     const values = fields.flatMap((field) => f.values(field)).filter((v) => enumKey(v) !== 'none');
     return values.length ? values : null;
@@ -135,6 +135,6 @@ export function mapResoExtras(f: ResoFields, category: Category, currency: strin
     business: category === 'business' && businessTypes.length ? { categories: businessTypes.map((name) => ({ name, subCategory: null })) } : null,
     rural: category === 'rural' ? rural(f) : null,
     internetDisplay: internetDisplay(f),
-    ...mapResoFacts(f, currency, country),
+    ...mapResoFacts(f, currency, country, officeLogo),
   };
 }

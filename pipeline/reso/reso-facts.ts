@@ -25,8 +25,12 @@ export const RESO_FACT_FIELDS = [
   'rooms',
 ] as const satisfies readonly (keyof ListingExtras)[];
 
-/** ListOffice* and CoListOffice*: an office with no name, phone, email or key is none. */
-function listingOffices(f: ResoFields): ListingOffice[] | null {
+/**
+ * ListOffice* and CoListOffice*: an office with no name, phone, email or key is none. The listing
+ * office also carries the logo its listing's Media gives (MediaCategory Office Logo), and is there
+ * for it alone when that is all the record says of it.
+ */
+function listingOffices(f: ResoFields, logoUrl: string | null): ListingOffice[] | null {
   const offices: ListingOffice[] = [];
   for (const [prefix, role] of [
     ['ListOffice', 'list'],
@@ -38,8 +42,9 @@ function listingOffices(f: ResoFields): ListingOffice[] | null {
       phone: f.text(`${prefix}Phone`),
       email: f.text(`${prefix}Email`),
       sourceOfficeId: f.text(`${prefix}Key`) ?? f.text(`${prefix}MlsId`),
+      ...(role === 'list' && logoUrl ? { logoUrl } : {}),
     };
-    if (office.name || office.phone || office.email || office.sourceOfficeId) offices.push(office);
+    if (office.name || office.phone || office.email || office.sourceOfficeId || office.logoUrl) offices.push(office);
   }
   return offices.length ? offices : null;
 }
@@ -107,12 +112,12 @@ function rooms(f: ResoFields, country: string): Room[] | null {
  * OriginalListPrice, ParcelNumber, Directions, the bathroom counts by kind, StoriesTotal,
  * TaxAnnualAmount with TaxYear, AssociationFee with its frequency, WaterfrontYN and Rooms.
  */
-export function mapResoFacts(f: ResoFields, currency: string, country: string): ResoFacts {
+export function mapResoFacts(f: ResoFields, currency: string, country: string, officeLogo: string | null): ResoFacts {
   const original = f.number('OriginalListPrice');
   const tax = f.number('TaxAnnualAmount');
   const stories = f.number('StoriesTotal');
   return {
-    listingOffices: listingOffices(f),
+    listingOffices: listingOffices(f, officeLogo),
     sourceStatus: f.text('MlsStatus'),
     listedDate: f.date('ListingContractDate'),
     daysOnMarket: whole(f, 'DaysOnMarket'),

@@ -5,9 +5,9 @@ import type { Agent, CanonicalListing, MediaItem } from '../types.js';
 import { embeddedVideoUrl, linkUrl, uniqueLinks } from './reso-links.js';
 import type { ResoFields } from './reso-values.js';
 
-type Kind = MediaItem['kind'] | 'video' | 'skip';
+type Kind = MediaItem['kind'] | 'video' | 'logo' | 'skip';
 
-/** MediaCategory to what the listing keeps: photos, floor plans, documents; tours become links. */
+/** MediaCategory to what the listing keeps: photos, floor plans, documents; tours become links, an office logo its office's. */
 const CATEGORIES: Readonly<Record<string, Kind>> = {
   photo: 'photo',
   floorplan: 'floorplan',
@@ -16,7 +16,7 @@ const CATEGORIES: Readonly<Record<string, Kind>> = {
   brandedvirtualtour: 'video',
   unbrandedvirtualtour: 'video',
   agentphoto: 'skip',
-  officelogo: 'skip',
+  officelogo: 'logo',
   officephoto: 'skip',
 };
 
@@ -34,11 +34,13 @@ interface Entry {
  * else the first photo), then floor plans, then documents, numbered in that order. Videos and
  * virtual tours (and VirtualTourURLUnbranded) become video links, each URL once, a scheme-less one
  * read as https and one given only as an embedded player (MediaHTML) kept when the player is on a
- * known video host; agent and office pictures are not listing media.
+ * known video host; agent and office pictures are not listing media, but the office logo (the first
+ * by Order) is the listing office's logo.
  */
-export function mapResoMedia(f: ResoFields): { media: MediaItem[]; links: CanonicalListing['links'] } {
+export function mapResoMedia(f: ResoFields): { media: MediaItem[]; links: CanonicalListing['links']; officeLogo: string | null } {
   const links: CanonicalListing['links'] = [];
   const entries: Entry[] = [];
+  const logos: { url: string; order: number }[] = [];
   for (const { entry: m, index: i } of f.collection('Media', 'invalid_media')) {
     const href = m.text('MediaURL');
     const category = m.enumeration('MediaCategory');
@@ -64,8 +66,9 @@ export function mapResoMedia(f: ResoFields): { media: MediaItem[]; links: Canoni
         );
       kind = DOCUMENT_TYPES.has(m.enumeration('MediaType') ?? '') ? 'document' : 'photo';
     }
-    if (kind === 'skip' || kind === 'video') continue;
     const order = m.number('Order');
+    if (kind === 'logo') logos.push({ url, order: order ?? Number.MAX_SAFE_INTEGER });
+    if (kind === 'skip' || kind === 'video' || kind === 'logo') continue;
     const title = m.text('ShortDescription') ?? undefined;
     const source: MediaSource = { url, kind, slot: m.text('MediaKey') ?? `${i}`, ...(title ? { title } : {}) };
     entries.push({ item: source, order: order ?? Number.MAX_SAFE_INTEGER, preferred: m.flag('PreferredPhotoYN') === true });
@@ -79,7 +82,8 @@ export function mapResoMedia(f: ResoFields): { media: MediaItem[]; links: Canoni
   const hero = photos.find((p) => p.preferred) ?? photos.find((p) => p.order === 0) ?? photos[0];
   const sources = (list: Entry[]) => list.map((e) => e.item);
   const media = numberMedia(sources(photos), sources(byOrder('floorplan')), sources(byOrder('document')), hero?.item);
-  return { media, links: uniqueLinks(links) };
+  const officeLogo = logos.sort((a, b) => a.order - b.order)[0]?.url ?? null;
+  return { media, links: uniqueLinks(links), officeLogo };
 }
 
 const PHONES = [

@@ -95,9 +95,18 @@ describe('RESO MLS exports through the dry run, ingestion and every public read 
 
     // The office directory names the office as its source does, and finds it by that name.
     const office = (await get('/v1/offices?office=STL-OFF-9')).body.offices[0];
-    expect(office).to.deep.include({ office: 'STL-OFF-9', name: 'Bayside Realty Group', phone: '813-555-0100' });
+    // ...with the logo its listings' Media gives (MediaCategory Office Logo), which is not a listing photo.
+    expect(office).to.deep.include({
+      office: 'STL-OFF-9',
+      name: 'Bayside Realty Group',
+      phone: '813-555-0100',
+      logoUrl: 'https://photos.example.org/offices/stl-off-9/logo.png',
+    });
+    const bay = (await get('/v1/listings/STL-OFF-9/STL-1001')).body;
+    expect(bay.listingOffices[0].logoUrl).to.equal('https://photos.example.org/offices/stl-off-9/logo.png');
+    expect(JSON.stringify(bay.media)).to.not.contain('logo.png');
     expect((await get('/v1/offices?query=bayside')).body.offices.map((o: { office: string }) => o.office)).to.deep.equal(['STL-OFF-9']);
-    expect((await get('/v1/offices?office=MRED-OFF-1')).body.offices[0]).to.deep.include({ name: null, phone: null });
+    expect((await get('/v1/offices?office=MRED-OFF-1')).body.offices[0]).to.deep.include({ name: null, phone: null, logoUrl: null });
   });
 
   it('lets a newer record bring a withheld listing back, and compares timestamps to the millisecond', async () => {

@@ -90,7 +90,7 @@ describe('RESO mapping of MLS export shapes (test/fixtures/reso/mls-exports.json
     expect([defaultLocaleOf('AU'), defaultLocaleOf('NZ'), defaultLocaleOf('FR'), defaultLocaleOf('ca')]).to.deep.equal(['en-AU', 'en-NZ', 'fr-FR', 'en-CA']);
   });
 
-  it('keeps what MLS exports carry beyond the core: offices, MLS status, dates, days on market, prices, parcel, directions, baths by kind, storeys, tax, association fee, waterfront, rooms', () => {
+  it('keeps what MLS exports carry beyond the core: offices (with the office logo), MLS status, dates, days on market, prices, parcel, directions, baths by kind, storeys, tax, association fee, waterfront, rooms', () => {
     const lease = listings.get('STL-1001')!;
     expect(lease).to.deep.include({
       sourceStatus: 'Active - Lease',
@@ -98,7 +98,14 @@ describe('RESO mapping of MLS export shapes (test/fixtures/reso/mls-exports.json
       daysOnMarket: 7,
       bathroomParts: { full: 1, half: 1 },
       listingOffices: [
-        { role: 'list', name: 'Bayside Realty Group', phone: '813-555-0100', email: null, sourceOfficeId: 'STL-OFF-9' },
+        {
+          role: 'list',
+          name: 'Bayside Realty Group',
+          phone: '813-555-0100',
+          email: null,
+          sourceOfficeId: 'STL-OFF-9',
+          logoUrl: 'https://photos.example.org/offices/stl-off-9/logo.png',
+        },
         { role: 'coList', name: 'Harbor Homes', phone: '813-555-0199', email: null, sourceOfficeId: 'STL-OFF-12' },
       ],
     });

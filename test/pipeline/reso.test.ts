@@ -240,6 +240,20 @@ describe('RESO mapping (format=reso)', () => {
     ]);
     expect(listing.links).to.deep.equal([{ kind: 'videoLink', url: 'https://tour.example/1' }]);
     expect(issues.map((i) => [i.code, i.path])).to.deep.equal([['invalid_media_url', '/Media/7/MediaURL']]);
+    // The office logo is the listing office's, not a listing photo; alone it still makes the office.
+    expect(listing.listingOffices).to.deep.equal([
+      { role: 'list', name: null, phone: null, email: null, sourceOfficeId: 'OFF1', logoUrl: 'https://cdn.example/logo.png' },
+    ]);
+    const logos = [
+      { MediaCategory: 'Office Logo', Order: 3, MediaURL: 'https://cdn.example/later.png' },
+      { MediaCategory: 'Office Logo', Order: 1, MediaURL: 'https://cdn.example/first.png' },
+      { MediaCategory: 'Office Logo', Order: 0, MediaURL: 'javascript:alert(1)' },
+    ];
+    const logoOnly = await reso(resoRecord({ ListOfficeKey: undefined, Media: logos }), { ...AU_CONTEXT, sourceOfficeId: 'CTX' });
+    expect(logoOnly.listing.listingOffices).to.deep.equal([
+      { role: 'list', name: null, phone: null, email: null, sourceOfficeId: null, logoUrl: 'https://cdn.example/first.png' },
+    ]);
+    expect(logoOnly.listing.media).to.deep.equal([]);
 
     const preferred = await reso(resoRecord({ Media: [media[2], { ...media[0], PreferredPhotoYN: true }] }));
     expect(preferred.listing.media.map((m) => [m.slot, m.hero])).to.deep.equal([
