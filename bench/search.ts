@@ -1,6 +1,8 @@
 /**
  * bench/search: 1,000,000 synthetic listings in PostgreSQL, then five representative searches
- * and the agents and offices reads, then each portal search family on its own (FAMILIES), at concurrency 16 (autocannon, in its own process), against the
+ * and the agents and offices reads, then each portal search family on its own (bench/search-families.ts: p50, p99 and
+ * requests/s beside the baseline's cheapest indexed query, newest first; targets p99 <= 50 ms for every family and
+ * >= 0.8 of the baseline's throughput for the plain filters), at concurrency 16 (autocannon, in its own process), against the
  * service and against a bare node:http handler serving the same queries (same data-access code, same
  * SQL) as the baseline, taking turns (BENCH_ROUNDS rounds of BENCH_SECONDS each, default 4 x 5 s).
  * Targets (issue 16): throughput >= 0.8 of the baseline; p99 <= 1.25 x the baseline's p99 at the
@@ -23,6 +25,7 @@ import { loadConfig } from '../lib/config.js';
 import { createLogger } from '../lib/logger.js';
 import { startRuntime } from '../workers/runtime.js';
 import { aggregate, type LoadResult } from './load.js';
+import { cursorPage50, FAMILIES } from './search-families.js';
 import { loadSyntheticListings as load } from './synthetic-listings.js';
 
 const LISTINGS = Number(process.argv[2] ?? 1_000_000);
@@ -32,22 +35,6 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const CONNECTIONS = 16;
 const run = promisify(execFile);
-
-/**
- * The portal search families (issue 30), each driven on its own: p50, p99 and requests/s beside the
- * bare node:http baseline serving the cheapest indexed query (newest first) in the same run. Targets:
- * p99 <= 50 ms for every family; >= 0.8 of the baseline's throughput for the plain filters.
- */
-const FAMILIES: { name: string; path: string; plain: boolean }[] = [
-  { name: 'locality', path: '/v1/listings?locality=Richmond%207,Bondi%2012&limit=24', plain: true },
-  { name: 'keyword', path: '/v1/listings?q=L123456%20OR%20L777&limit=24', plain: false },
-  { name: 'bbox', path: '/v1/listings?bbox=144.90,-37.80,144.91,-37.79&limit=24', plain: false },
-  { name: 'radius, distance sort', path: '/v1/listings?near=-37.75,144.95&radiusKm=0.5&sort=distance&limit=24', plain: false },
-  { name: 'price sort', path: '/v1/listings?sort=price&saleMode=sale&limit=24', plain: true },
-  { name: 'facets', path: '/v1/listings?locality=Richmond%207&facets=category,bedrooms,priceBand,status&limit=24', plain: false },
-  // cursor page 50: the 50th page of 24 by cursor (filled in once the data is loaded)
-  { name: 'cursor page 50', path: '', plain: true },
-];
 
 /** Five searches a portal makes all day, and the two directory reads. */
 const PATHS = [
@@ -192,17 +179,12 @@ async function main() {
     const p99Ratio = measured.latency.p99 / Math.max(1, baseline.latency.p99);
 
     // The search families, each on its own, beside the baseline's cheapest indexed query.
-    let cursorPath = '/v1/listings?limit=24';
-    for (let page = 1; page < 50; page += 1) {
-      const next = ((await (await fetch(`${serviceUrl}${cursorPath}`)).json()) as { next: string }).next;
-      cursorPath = `/v1/listings?limit=24&cursor=${encodeURIComponent(next)}`;
-    }
-    FAMILIES[FAMILIES.length - 1].path = cursorPath;
+    const families = [...FAMILIES, { name: 'cursor page 50', path: await cursorPage50(serviceUrl), plain: true }];
     const familyBaseline = await drive(bareUrl, SECONDS, ['/v1/listings?limit=24']);
     const perSecond = (r: Driven) => r.requests.total / r.seconds;
     console.log(`\nsearch families, each alone at concurrency ${CONNECTIONS} for ${SECONDS} s (targets: p99 <= 50 ms; plain filters >= 0.80 of the baseline)`);
     console.log(row('baseline: bare, newest first', familyBaseline));
-    for (const family of FAMILIES) {
+    for (const family of families) {
       const first = await fetch(`${serviceUrl}${family.path}`);
       const body = (await first.json()) as { total?: number; error?: string };
       if (first.status !== 200) throw new Error(`${family.name} answered ${first.status}: ${body.error}`);
