@@ -36,6 +36,14 @@ export async function refreshDirectory(db: Knex, offices: Iterable<string>): Pro
 type DirectoryTable = 'directory_offices' | 'directory_agents';
 
 /**
+ * In a query grouped by office over listings (mod_time, listing_key), `json->>field` of the latest
+ * listing that has it (the greater key between equals): how the directory picks an office's name,
+ * phone and logo.
+ */
+export const latestOfficeField = (json: string, field: string) =>
+  `(array_agg(${json}->>'${field}' ORDER BY mod_time DESC, listing_key DESC) FILTER (WHERE ${json}->>'${field}' IS NOT NULL))[1]`;
+
+/**
  * Brings the given offices' rows of a directory table to `fresh` (a CTE named fresh, of the rows
  * they should have, bound to the office list once). Refreshes of the same office take turns (a
  * transaction-scoped advisory lock per table and office, taken in office order). Offices with no
@@ -100,9 +108,9 @@ async function refreshOfficeRows(trx: Knex, list: string[]): Promise<void> {
        FROM (
          SELECT office, count(*)::int AS n,
                 -- name, phone and logo from the latest listing that has them (the greater key between equals)
-                (array_agg(named->>'name' ORDER BY mod_time DESC, listing_key DESC) FILTER (WHERE named->>'name' IS NOT NULL))[1] AS name,
-                (array_agg(named->>'phone' ORDER BY mod_time DESC, listing_key DESC) FILTER (WHERE named->>'phone' IS NOT NULL))[1] AS phone,
-                (array_agg(named->>'logoUrl' ORDER BY mod_time DESC, listing_key DESC) FILTER (WHERE named->>'logoUrl' IS NOT NULL))[1] AS logo_url,
+                ${latestOfficeField('named', 'name')} AS name,
+                ${latestOfficeField('named', 'phone')} AS phone,
+                ${latestOfficeField('named', 'logoUrl')} AS logo_url,
                 coalesce(array_agg(DISTINCT country ORDER BY country) FILTER (WHERE country IS NOT NULL), '{}') AS countries,
                 coalesce(array_agg(DISTINCT locality ORDER BY locality) FILTER (WHERE locality IS NOT NULL), '{}') AS localities
          FROM l GROUP BY office

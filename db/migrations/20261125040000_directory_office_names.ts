@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { latestOfficeField } from '../directory.js';
 
 /**
  * An office's name and phone in the directory, as its listings' source names it (RESO
@@ -15,8 +16,8 @@ export async function up(knex: Knex): Promise<void> {
            search_text = lower(d.office || ' ' || coalesce(n.name || ' ', '') || array_to_string(d.localities, ' '))
     FROM (
       SELECT office,
-             (array_agg(o->>'name' ORDER BY mod_time DESC, listing_key DESC) FILTER (WHERE o->>'name' IS NOT NULL))[1] AS name,
-             (array_agg(o->>'phone' ORDER BY mod_time DESC, listing_key DESC) FILTER (WHERE o->>'phone' IS NOT NULL))[1] AS phone
+             ${latestOfficeField('o', 'name')} AS name,
+             ${latestOfficeField('o', 'phone')} AS phone
       FROM listings, jsonb_array_elements(data->'listingOffices') o
       WHERE is_public AND o->>'role' = 'list'
       GROUP BY office

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { latestOfficeField } from '../directory.js';
 
 /**
  * An office's logo in the directory (its listings' source gives it: RESO Media with MediaCategory
@@ -11,7 +12,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     UPDATE directory_offices d SET logo_url = n.logo_url
     FROM (
-      SELECT office, (array_agg(o->>'logoUrl' ORDER BY mod_time DESC, listing_key DESC) FILTER (WHERE o->>'logoUrl' IS NOT NULL))[1] AS logo_url
+      SELECT office, ${latestOfficeField('o', 'logoUrl')} AS logo_url
       FROM listings, jsonb_array_elements(data->'listingOffices') o
       WHERE is_public AND o->>'role' = 'list'
       GROUP BY office
