@@ -40,6 +40,7 @@ import { projectsRouter } from './routes/projects.js';
 import { publicReadsRouter } from './routes/public-reads.js';
 import { adminSiteRouter, siteRouter } from './routes/site.js';
 import { validateRouter } from './routes/validate.js';
+import { adminWebhooksRouter, webhooksRouter } from './routes/webhooks.js';
 
 export interface AppDeps {
   config: Pick<
@@ -66,6 +67,7 @@ export interface AppDeps {
     | 'turnstileSecret'
     | 'turnstileVerifyUrl'
     | 'publicPageMaxBytes'
+    | 'webhookAllowPrivateNetworks'
   >;
   logger: Logger;
   db: Db;
@@ -86,6 +88,8 @@ export interface AppDeps {
   isShuttingDown?: () => boolean;
   /** Aborted when the process begins to shut down: requests waiting on a feed answer 202 at once. */
   shutdown?: AbortSignal;
+  /** Where webhook deliveries are queued (absent: the sweep sends them). */
+  webhookQueue?: JobQueue;
   /** This process's metrics (default: a registry of the app's own). */
   metrics?: Metrics;
 }
@@ -155,6 +159,8 @@ export function createApp(deps: AppDeps): Express {
       shutdown: deps.shutdown,
     }),
   );
+  const webhooks = { db, webhookQueue: deps.webhookQueue, allowPrivateNetworks: config.webhookAllowPrivateNetworks };
+  app.use(webhooksRouter(webhooks));
   app.use(developerKeysRouter({ db, limit: limit('key', config.keyRequestRateLimit) }));
   app.use(
     leadsRouter({
@@ -171,11 +177,20 @@ export function createApp(deps: AppDeps): Express {
   });
   app.use('/v1/admin', requireOperator(operators, db));
   app.use(adminIngestionRouter({ db }));
-  app.use(adminOperationsRouter({ db, ingestQueue: deps.ingestQueue, leadQueue: deps.leadQueue, queueIsRedis: config.redisUrl !== null }));
+  app.use(
+    adminOperationsRouter({
+      db,
+      ingestQueue: deps.ingestQueue,
+      leadQueue: deps.leadQueue,
+      webhookQueue: deps.webhookQueue,
+      queueIsRedis: config.redisUrl !== null,
+    }),
+  );
   app.use(adminSiteRouter(db));
   app.use(adminLeadsRouter({ db, leadQueue: deps.leadQueue }));
   app.use(adminOfficesRouter({ db }));
   app.use(adminDropsRouter({ db }));
+  app.use(adminWebhooksRouter(webhooks));
   app.use(operatorSessionRouter({ db, operators }));
   if (deps.boardQueues?.length) {
     const signIn = requireOperator(operators, db, { session: true, signIn: '/console?next=queues' });

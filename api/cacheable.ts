@@ -22,15 +22,18 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
 
 /**
  * Sends a public JSON answer with a strong ETag (a hash of its bytes) and Cache-Control; a request
- * whose If-None-Match names that ETag is answered 304 with no body.
+ * whose If-None-Match names that ETag is answered 304 with no body. The text is encoded to UTF-8
+ * once, and those bytes are both hashed and sent (hashing the string and sending it would encode
+ * a page of listings twice).
  */
 export function sendCacheable(req: Request, res: Response, json: string): void {
-  const etag = `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
+  const body = Buffer.from(json, 'utf8');
+  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
   res.set('ETag', etag);
   res.set('Cache-Control', `public, max-age=${PUBLIC_MAX_AGE_S}`);
   if (matches(req.get('if-none-match'), etag)) {
     res.status(304).end();
     return;
   }
-  res.type('application/json').send(json);
+  res.type('application/json').send(body);
 }

@@ -68,6 +68,20 @@ export function adminPaths(): Record<string, unknown> {
         },
       },
     },
+    '/v1/admin/feeds/{feedId}/issues': {
+      get: {
+        summary: "Any feed's issues in feed order, paged and filtered by level and code, with counts per level and code",
+        description: 'Each issue keeps its number among all the feed’s issues (from 1) whatever the filters.',
+        security: operatorSecurity,
+        parameters: [uuidPath('feedId', 'Feed id'), ...queryParameters('FeedIssueQuery')],
+        responses: {
+          200: answer('A page of issues', 'FeedIssuePage'),
+          400: errorResponse('Invalid query'),
+          404: errorResponse('Unknown feed'),
+          ...operatorErrors,
+        },
+      },
+    },
     '/v1/admin/feeds/{feedId}/retry': {
       post: {
         summary: 'Run a failed feed again (failed -> queued): its stored body is ingested from the start, and what was already applied comes back unchanged',

@@ -60,6 +60,16 @@ export function leadPaths(): Record<string, unknown> {
         },
       },
     },
+    '/v1/admin/offices': {
+      get: {
+        summary: 'Every office the service knows of: listings, lead email, drop settings, keys and newest feed',
+        description:
+          'An office is known when a listing, a feed key, a lead email or SFTP drop settings name it. Sorted by office id (default), listings or newest feed, paged with limit and offset, filtered by q.',
+        security: operatorSecurity,
+        parameters: queryParameters('AdminOfficesQuery'),
+        responses: { 200: answer('A page of offices and the total', 'AdminOfficePage'), 400: errorResponse('Invalid query'), ...operatorErrors },
+      },
+    },
     '/v1/admin/offices/{office}': {
       get: {
         summary: 'What the service holds about an office: lead email, SFTP drop settings, listings by status, the feed keys that cover it',

@@ -5,6 +5,7 @@ import { ingestionPaths } from './openapi-ingestion.js';
 import { leadPaths } from './openapi-leads.js';
 import { nameOperations, TAGS } from './openapi-operations.js';
 import { readPaths } from './openapi-reads.js';
+import { webhookPaths } from './openapi-webhooks.js';
 import { GUIDES } from './routes/guides.js';
 import { schemas } from './schemas/index.js';
 
@@ -54,6 +55,7 @@ export function buildOpenApi(): Record<string, unknown> {
       ...readPaths(),
       ...adminPaths(),
       ...leadPaths(),
+      ...webhookPaths(),
       '/v1/openapi.json': {
         get: { summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1 document' } } },
       },

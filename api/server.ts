@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Server } from 'node:http';
 import { Redis } from 'ioredis';
+import { startFeedDoneListener } from '../db/feed-done.js';
 import { createDb, createReadDb, type Db, migrateToLatest } from '../db/knex.js';
 import { removeLocalService, writeLocalService } from '../db/local-service.js';
 import { createOperatorToken, hasOperatorTokens } from '../db/operators.js';
@@ -11,7 +12,7 @@ import { createMetrics, serveMetrics } from '../lib/metrics.js';
 import { newSecret } from '../lib/secrets.js';
 import { startSftpWatcher } from '../sftp-watcher/start.js';
 import { queueForBoard } from '../workers/bullmq-queue.js';
-import { INGEST_QUEUE, LEAD_QUEUE, MAINTENANCE_QUEUE, startRuntime } from '../workers/runtime.js';
+import { INGEST_QUEUE, LEAD_QUEUE, MAINTENANCE_QUEUE, startRuntime, WEBHOOK_QUEUE } from '../workers/runtime.js';
 import { createApp } from './app.js';
 import { removeLeftSpools } from './spool-body.js';
 
@@ -53,12 +54,14 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
   const metrics = createMetrics();
   const runtime = startRuntime(config, logger, db, { consume, metrics });
   const metricsServer = config.metricsPort ? await serveMetrics(metrics, config.metricsPort) : null;
+  // Requests waiting for a feed hear from workers in other processes through LISTEN (PostgreSQL).
+  const feedDone = config.databaseUrl ? startFeedDoneListener(config.databaseUrl, logger) : null;
   // The all-in-one process (and a lone web role) also watches the SFTP drops when SFTP_URL is set.
   const watcher = consume && config.sftpUrl ? startSftpWatcher(config, logger, db, runtime.ingestQueue) : null;
   // Rate-limit counters: a command that cannot be answered within 500 ms lets the request pass.
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 500 }) : null;
   redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
-  const boardQueues = config.redisUrl ? [INGEST_QUEUE, LEAD_QUEUE, MAINTENANCE_QUEUE].map((name) => queueForBoard(name, config.redisUrl!)) : [];
+  const boardQueues = config.redisUrl ? [INGEST_QUEUE, LEAD_QUEUE, WEBHOOK_QUEUE, MAINTENANCE_QUEUE].map((name) => queueForBoard(name, config.redisUrl!)) : [];
   let shuttingDown = false;
   const shutdown = new AbortController();
   // Every request receiving a body or waiting for a feed listens to it: no listener limit.
@@ -71,6 +74,7 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
     readDb,
     ingestQueue: runtime.ingestQueue,
     leadQueue: runtime.leadQueue,
+    webhookQueue: runtime.webhookQueue,
     redis,
     boardQueues,
     fx,
@@ -97,6 +101,7 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
       // A body cut off by the shutdown may still be removing its temporary file: none is left.
       removeLeftSpools();
       metricsServer?.close();
+      await feedDone?.close();
       await watcher?.stop();
       await runtime.close();
       await Promise.all(boardQueues.map((q) => q.close()));

@@ -1,31 +1,50 @@
+import { onFeedDone } from '../db/feed-done.js';
 import { type FeedStatus, feedEventStatus } from '../db/feed-events.js';
 import type { Db } from '../db/knex.js';
 
 const FINISHED: ReadonlySet<FeedStatus> = new Set(['done', 'failed', 'rejected']);
+/** The longest wait between two looks at the feed's status when no announcement comes. */
+const POLL_MAX_MS = 250;
 
 /**
- * Waits up to waitMs for a feed to finish, polling its status (10 ms at first, backing off to
- * 250 ms), which works the same whether the worker is this process or another machine. Returns
- * the last status seen; at once when `stop` aborts (the process is shutting down).
+ * Waits up to waitMs for a feed to finish. It is told at once when the feed is announced done
+ * (db/feed-done.ts: this process's emitter, which the PostgreSQL LISTEN connection feeds too), and
+ * looks at the status itself now and then (10 ms at first, backing off to 250 ms) in case an
+ * announcement was missed. Works the same whether the worker is this process or another machine.
+ * Returns the last status seen; at once when `stop` aborts (the process is shutting down).
  */
 export async function waitForFeed(db: Db, id: string, waitMs: number, stop?: AbortSignal): Promise<FeedStatus | null> {
   const deadline = Date.now() + waitMs;
   let delay = 10;
   for (;;) {
-    const status = await feedEventStatus(db, id);
-    if (status === null || FINISHED.has(status)) return status;
-    const left = deadline - Date.now();
-    if (left <= 0 || stop?.aborted) return status;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, Math.min(delay, left));
-      function done() {
-        clearTimeout(timer);
-        stop?.removeEventListener('abort', done);
-        resolve();
-      }
-      stop?.addEventListener('abort', done, { once: true });
+    // Listening before looking, so an announcement between the two is not missed.
+    let announced = false;
+    let wake: () => void = () => undefined;
+    const stopListening = onFeedDone(id, () => {
+      announced = true;
+      wake();
     });
-    if (stop?.aborted) return status;
-    delay = Math.min(delay * 2, 250);
+    try {
+      const status = await feedEventStatus(db, id);
+      if (status === null || FINISHED.has(status)) return status;
+      const left = deadline - Date.now();
+      if (left <= 0 || stop?.aborted) return status;
+      if (!announced) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(done, Math.min(delay, left));
+          function done() {
+            clearTimeout(timer);
+            stop?.removeEventListener('abort', done);
+            resolve();
+          }
+          wake = done;
+          stop?.addEventListener('abort', done, { once: true });
+        });
+      }
+      if (stop?.aborted) return status;
+    } finally {
+      stopListening();
+    }
+    delay = Math.min(delay * 2, POLL_MAX_MS);
   }
 }

@@ -4,8 +4,9 @@
  * keys (one office each), are POSTed to /v1/feeds all at once (FEED_SYNC_WAIT_MS=0: each answer
  * comes once its feed is stored); the run ends when every feed event is done. Run with 1 and then 2
  * worker processes, each on a fresh database. Prints listings/s end to end, the p50/p99 of the
- * POSTs, and the ratio 2 workers / 1 worker; checks that every listing is stored exactly once and
- * that no feed failed or had an invalid listing.
+ * POSTs, the ratio 2 workers / 1 worker, and the CPU each part used over the run (PostgreSQL, the
+ * workers, web, Redis, from /proc) with where the ceiling is; checks that every listing is stored
+ * exactly once and that no feed failed or had an invalid listing.
  *
  *   npm run bench:many-feeds
  *   npm run bench:many-feeds -- 400 50    # feeds, listings per feed
@@ -16,6 +17,7 @@ import type { ChildProcess } from 'node:child_process';
 import { createFeedKey } from '../db/feed-keys.js';
 import { createDb, type Db } from '../db/knex.js';
 import { freePort } from '../lib/free-port.js';
+import { cpuLines, cpuMeter, pidsNamed } from './process-cpu.js';
 import { startRole, stopRole } from './roles.js';
 
 const FEEDS = Number(process.argv[2] ?? 200);
@@ -39,7 +41,9 @@ function feedXml(feed: number, office: string): string {
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
-async function run(workers: number): Promise<{ seconds: number; listingsPerSecond: number; p50: number; p99: number }> {
+async function run(
+  workers: number,
+): Promise<{ seconds: number; listingsPerSecond: number; p50: number; p99: number; cpu: ReturnType<ReturnType<typeof cpuMeter>['stop']> }> {
   const name = `bench_many_${process.pid}_${workers}`;
   const admin = createDb({ databaseUrl: DATABASE_URL, dataDir: '' });
   await admin.raw('CREATE DATABASE ??', [name]);
@@ -51,6 +55,10 @@ async function run(workers: number): Promise<{ seconds: number; listingsPerSecon
     REDIS_URL,
     PORT: String(port),
     FEED_SYNC_WAIT_MS: '0',
+    // Every feed is POSTed at once: the upload limits (32 in flight, 4 per key by default) would
+    // answer most of them 503/429, which is not what this measures.
+    FEED_UPLOADS_TOTAL: String(FEEDS),
+    FEED_UPLOADS_PER_KEY: String(FEEDS),
     LOG_LEVEL: 'info',
   };
   const roles: ChildProcess[] = [];
@@ -66,6 +74,14 @@ async function run(workers: number): Promise<{ seconds: number; listingsPerSecon
     const bodies = Array.from({ length: FEEDS }, (_, f) => JSON.stringify({ xml: feedXml(f, `OFFICE${f % KEYS}`), context: { currency: 'AUD' } }));
 
     const latencies: number[] = [];
+    const [web, ...workerRoles] = roles;
+    const meter = cpuMeter({
+      PostgreSQL: () => pidsNamed('postgres'),
+      [workers > 1 ? 'workers' : 'worker']: () => workerRoles.map((r) => r.pid!),
+      web: () => [web.pid!],
+      Redis: () => pidsNamed('redis-server'),
+    });
+    meter.start();
     const start = performance.now();
     const answers = await Promise.all(
       bodies.map(async (body, f) => {
@@ -90,6 +106,7 @@ async function run(workers: number): Promise<{ seconds: number; listingsPerSecon
       await new Promise((r) => setTimeout(r, 20));
     }
     const seconds = (performance.now() - start) / 1000;
+    const cpu = meter.stop();
 
     const [{ n: stored, keys: distinct }] = await db('listings').select(db.raw('count(*)::int AS n'), db.raw('count(DISTINCT listing_key)::int AS keys'));
     const results = await db('feed_events').select('result');
@@ -100,7 +117,7 @@ async function run(workers: number): Promise<{ seconds: number; listingsPerSecon
       throw new Error(`expected ${expected} listings stored once each; stored ${stored} (${distinct} keys), inserted ${inserted}, invalid ${invalid}`);
     }
     latencies.sort((a, b) => a - b);
-    return { seconds, listingsPerSecond: expected / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+    return { seconds, listingsPerSecond: expected / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), cpu };
   } finally {
     await Promise.all(roles.map(stopRole));
     await db?.destroy();
@@ -118,8 +135,17 @@ async function main() {
     console.log(
       `${workers} worker process${workers > 1 ? 'es' : ''}: ${f.listingsPerSecond.toFixed(0).padStart(6)} listings/s end to end (${f.seconds.toFixed(2)} s); POST /v1/feeds p50 ${f.p50.toFixed(0)} ms, p99 ${f.p99.toFixed(0)} ms; every listing stored once, 0 errors`,
     );
+    console.log(`  ${cpuLines(f.cpu)}`);
   }
   console.log(`2 workers / 1 worker: ${(figures[2].listingsPerSecond / figures[1].listingsPerSecond).toFixed(2)}`);
+  const two = figures[2].cpu;
+  const busy = Object.values(two.used).reduce((a, b) => a + b, 0) / (two.wallSeconds * two.cores);
+  const [top] = Object.entries(two.used).sort((a, b) => b[1] - a[1]);
+  console.log(
+    busy > 0.85
+      ? `ceiling: the machine (${(busy * 100).toFixed(0)}% of its ${two.cores} cores busy with 2 workers; ${top[0]} takes the most): more workers here only take turns; add cores or machines`
+      : `ceiling: not CPU (${(busy * 100).toFixed(0)}% of the cores busy with 2 workers): waiting (locks, round trips) limits it; ${top[0]} uses the most CPU`,
+  );
 }
 
 await main();

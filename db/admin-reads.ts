@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { feedOutcome } from '../lib/feed-outcome.js';
+import { PROBLEM_OUTCOMES } from '../lib/feed-outcome.js';
 import { listingKey } from '../pipeline/listing-key.js';
 import { refreshDirectory } from './directory.js';
 import { iso, isoOrNull, likePattern } from './row-values.js';
@@ -79,10 +79,15 @@ export async function setListingHidden(
 }
 
 /** Recent feed events: source, scope, counts, status and issues (never the body or the per-listing upserts). */
-export async function adminFeeds(db: Knex, query: { status?: string; keyId?: string; office?: string; limit: number; offset: number }) {
+export async function adminFeeds(
+  db: Knex,
+  query: { status?: string; outcome?: string; since?: string; keyId?: string; office?: string; limit: number; offset: number },
+) {
   const base = () => {
     const q = db('feed_events');
     if (query.status) q.where({ status: query.status });
+    if (query.outcome) q.whereIn('outcome', query.outcome.split(','));
+    if (query.since) q.where('created_at', '>=', query.since);
     if (query.keyId) q.where({ key_id: query.keyId });
     if (query.office) q.whereRaw('? = ANY(office_scope)', [query.office]);
     return q;
@@ -97,12 +102,14 @@ export async function adminFeeds(db: Knex, query: { status?: string; keyId?: str
         'format',
         'mode',
         'status',
+        'outcome',
         'attempts',
         'body_bytes',
         'error',
         'error_detail',
         'progress',
         'created_at',
+        'started_at',
         'finished_at',
         db.raw("result - 'upserts' AS result"),
       )
@@ -121,10 +128,11 @@ export async function adminFeeds(db: Knex, query: { status?: string; keyId?: str
       format: r.format,
       mode: r.mode,
       status: r.status,
-      outcome: feedOutcome(r.status, r.result ?? null),
+      outcome: r.outcome,
       attempts: r.attempts,
       bodyBytes: Number(r.body_bytes),
       createdAt: iso(r.created_at),
+      startedAt: isoOrNull(r.started_at),
       finishedAt: isoOrNull(r.finished_at),
       error: r.error,
       errorDetail: r.error_detail ?? null,
@@ -140,7 +148,7 @@ export async function adminFeeds(db: Knex, query: { status?: string; keyId?: str
 
 /** The dashboard figures: listings, directory, quarantine, feed keys, leads by status, blocklist size (queue depths are added by the route). */
 export async function adminStats(db: Knex) {
-  const [[listings], byStatus, [directory], [quarantine], [keys], leads, [blocklist]] = await Promise.all([
+  const [[listings], byStatus, [directory], [quarantine], [keys], leads, [blocklist], [feeds]] = await Promise.all([
     db('listings').select(
       db.raw('count(*)::int AS total'),
       db.raw('count(*) FILTER (WHERE is_public)::int AS public'),
@@ -156,6 +164,14 @@ export async function adminStats(db: Knex) {
     ),
     db('leads').select('status').count({ n: '*' }).groupBy('status'),
     db('blocklist').count({ n: '*' }),
+    db('feed_events')
+      .where('created_at', '>=', db.raw("now() - interval '7 days'"))
+      .select(
+        db.raw("count(*) FILTER (WHERE created_at >= now() - interval '24 hours')::int AS total24h"),
+        db.raw("count(*) FILTER (WHERE created_at >= now() - interval '24 hours' AND outcome = ANY(?::text[]))::int AS problems24h", [[...PROBLEM_OUTCOMES]]),
+        db.raw('count(*)::int AS total7d'),
+        db.raw('count(*) FILTER (WHERE outcome = ANY(?::text[]))::int AS problems7d', [[...PROBLEM_OUTCOMES]]),
+      ),
   ]);
   return {
     listings: { ...listings, byStatus: Object.fromEntries(byStatus.map((r: any) => [r.status, Number(r.n)])) },
@@ -164,5 +180,9 @@ export async function adminStats(db: Knex) {
     feedKeys: keys,
     leads: Object.fromEntries(leads.map((r: any) => [r.status, Number(r.n)])),
     blocklist: { entries: Number(blocklist.n) },
+    feeds: {
+      last24h: { total: feeds.total24h, problems: feeds.problems24h },
+      last7d: { total: feeds.total7d, problems: feeds.problems7d },
+    },
   };
 }

@@ -4,8 +4,10 @@ import type { Knex } from 'knex';
 import type { PoolClient } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import copyBinary from 'pg-copy-streams-binary';
+import type { FeedOutcome } from '../lib/feed-outcome.js';
 import { scrubCredentials } from '../pipeline/reaxml/scrub-credentials.js';
 import type { FeedFormat } from '../pipeline/types.js';
+import { announceFeedDone } from './feed-done.js';
 import type { Db } from './knex.js';
 import { iso, isoOrNull } from './row-values.js';
 
@@ -52,7 +54,7 @@ export interface FeedProgress {
 /** The raw feed is kept in chunks of this size, so neither side ever holds it whole. */
 const CHUNK_BYTES = 1024 * 1024;
 
-const toEvent = (row: any): FeedEvent => ({
+export const toEvent = (row: any): FeedEvent => ({
   id: row.id,
   source: row.source,
   keyId: row.key_id,
@@ -79,52 +81,72 @@ const toEvent = (row: any): FeedEvent => ({
  * Stores a feed event and its body in one transaction, streaming the body in chunks: either the
  * whole feed is stored (status queued) or nothing is (an error while reading the body rolls back).
  * A REAXML body's root credentials are masked first; size and sha256 are of what is stored.
+ * `beforeCommit` sees the stored event inside the transaction; should it name another event
+ * instead (db/feed-dedupe.ts), nothing is stored and that one is returned.
  */
-export async function storeFeedEvent(db: Knex, input: FeedEventInput, sent: AsyncIterable<Buffer>): Promise<FeedEvent> {
+export async function storeFeedEvent(
+  db: Knex,
+  input: FeedEventInput,
+  sent: AsyncIterable<Buffer>,
+  beforeCommit?: (trx: Knex.Transaction, stored: FeedEvent) => Promise<FeedEvent | null>,
+): Promise<FeedEvent> {
   const id = randomUUID();
   const body = input.format === 'reaxml' ? scrubCredentials(sent) : sent;
-  return db.transaction(async (trx) => {
-    await trx('feed_events').insert({
-      id,
-      source: input.source,
-      key_id: input.keyId,
-      office_scope: input.officeScope,
-      alert_email: input.alertEmail,
-      format: input.format,
-      mode: input.mode,
-      context: input.context,
-      body_kind: input.bodyKind,
-      body_bytes: 0,
-      body_sha256: '',
-      status: 'queued',
+  let instead: FeedEvent | null = null;
+  const stored = await db
+    .transaction(async (trx) => {
+      await trx('feed_events').insert({
+        id,
+        source: input.source,
+        key_id: input.keyId,
+        office_scope: input.officeScope,
+        alert_email: input.alertEmail,
+        format: input.format,
+        mode: input.mode,
+        context: input.context,
+        body_kind: input.bodyKind,
+        body_bytes: 0,
+        body_sha256: '',
+        status: 'queued',
+      });
+      const hash = createHash('sha256');
+      let seq = 0;
+      let total = 0;
+      let pending: Buffer[] = [];
+      let pendingBytes = 0;
+      const flush = async () => {
+        if (pendingBytes === 0) return;
+        await trx('feed_event_chunks').insert({ feed_id: id, seq, data: Buffer.concat(pending, pendingBytes) });
+        seq += 1;
+        pending = [];
+        pendingBytes = 0;
+      };
+      for await (const chunk of body) {
+        hash.update(chunk);
+        total += chunk.length;
+        pending.push(chunk);
+        pendingBytes += chunk.length;
+        if (pendingBytes >= CHUNK_BYTES) await flush();
+      }
+      await flush();
+      const [row] = await trx('feed_events')
+        .where({ id })
+        .update({ body_bytes: total, body_sha256: hash.digest('hex') })
+        .returning('*');
+      const event = toEvent(row);
+      instead = (await beforeCommit?.(trx, event)) ?? null;
+      if (instead) throw ROLL_BACK;
+      return event;
+    })
+    .catch((err) => {
+      if (err !== ROLL_BACK) throw err;
+      return null;
     });
-    const hash = createHash('sha256');
-    let seq = 0;
-    let total = 0;
-    let pending: Buffer[] = [];
-    let pendingBytes = 0;
-    const flush = async () => {
-      if (pendingBytes === 0) return;
-      await trx('feed_event_chunks').insert({ feed_id: id, seq, data: Buffer.concat(pending, pendingBytes) });
-      seq += 1;
-      pending = [];
-      pendingBytes = 0;
-    };
-    for await (const chunk of body) {
-      hash.update(chunk);
-      total += chunk.length;
-      pending.push(chunk);
-      pendingBytes += chunk.length;
-      if (pendingBytes >= CHUNK_BYTES) await flush();
-    }
-    await flush();
-    const [row] = await trx('feed_events')
-      .where({ id })
-      .update({ body_bytes: total, body_sha256: hash.digest('hex') })
-      .returning('*');
-    return toEvent(row);
-  });
+  return stored ?? instead!;
 }
+
+/** Thrown inside storeFeedEvent's transaction to undo it when another event answers instead. */
+const ROLL_BACK = new Error('another feed event answers this one');
 
 /**
  * One stored chunk, or null past the last. PGlite hands over its bytes as they are. On PostgreSQL
@@ -180,13 +202,22 @@ export async function startFeedEvent(db: Db, id: string): Promise<FeedEvent | nu
   const [row] = await db('feed_events')
     .where({ id })
     .whereIn('status', ['queued', 'running', 'failed'])
-    .update({ status: 'running', attempts: db.raw('attempts + 1'), error: null, error_detail: null, finished_at: null, updated_at: db.fn.now() })
+    .update({
+      status: 'running',
+      attempts: db.raw('attempts + 1'),
+      error: null,
+      error_detail: null,
+      finished_at: null,
+      started_at: db.fn.now(),
+      updated_at: db.fn.now(),
+    })
     .returning('*');
   return row ? toEvent(row) : null;
 }
 
-export async function finishFeedEvent(db: Db, id: string, result: Record<string, unknown>): Promise<void> {
-  await db('feed_events')
+/** Stores a feed's result; returns what became of it (the outcome the database works out from the result). */
+export async function finishFeedEvent(db: Db, id: string, result: Record<string, unknown>): Promise<FeedOutcome> {
+  const [row] = await db('feed_events')
     .where({ id })
     .update({
       status: 'done',
@@ -196,7 +227,10 @@ export async function finishFeedEvent(db: Db, id: string, result: Record<string,
       progress: null,
       updated_at: db.fn.now(),
       finished_at: db.fn.now(),
-    });
+    })
+    .returning('outcome');
+  await announceFeedDone(db, id);
+  return row.outcome;
 }
 
 /** The counts so far of a running feed (also keeps it from looking lost to the sweep). */
@@ -216,6 +250,7 @@ export async function failFeedEvent(db: Db, id: string, status: 'failed' | 'reje
     .where({ id })
     .whereIn('status', ['queued', 'running'])
     .update({ status, error, error_detail: detail, updated_at: db.fn.now(), finished_at: db.fn.now() });
+  if (n > 0) await announceFeedDone(db, id);
   return n > 0;
 }
 

@@ -60,8 +60,17 @@ export async function feedKeyStatus(db: Db, id: string): Promise<FeedKey['status
   return row?.status ?? null;
 }
 
-export async function listFeedKeys(db: Db): Promise<FeedKey[]> {
-  return (await db('feed_keys').orderBy('created_at', 'desc').orderBy('id')).map(toKey);
+/** Every key, newest first, each with the newest feed pushed with it (null: none yet). */
+export async function listFeedKeys(db: Db): Promise<(FeedKey & { lastFeed: { feedId: string; createdAt: string; outcome: string } | null })[]> {
+  const rows = await db('feed_keys as k')
+    .select('k.*', 'f.id as feed_id', 'f.created_at as feed_at', 'f.outcome as feed_outcome')
+    .joinRaw('LEFT JOIN LATERAL (SELECT id, created_at, outcome FROM feed_events e WHERE e.key_id = k.id ORDER BY created_at DESC LIMIT 1) f ON true')
+    .orderBy('k.created_at', 'desc')
+    .orderBy('k.id');
+  return rows.map((row: any) => ({
+    ...toKey(row),
+    lastFeed: row.feed_id ? { feedId: row.feed_id, createdAt: iso(row.feed_at), outcome: row.feed_outcome } : null,
+  }));
 }
 
 export type KeyChange = { key: FeedKey } | { missing: true } | { conflict: FeedKey };

@@ -17,6 +17,10 @@ import * as directoryOfficeNames from './migrations/20261125040000_directory_off
 import * as portalSearch from './migrations/20261125050000_portal_search.js';
 import * as searchSortIndexes from './migrations/20261125060000_search_sort_indexes.js';
 import * as directoryOfficeLogo from './migrations/20261125070000_directory_office_logo.js';
+import * as feedOutcome from './migrations/20261125080000_feed_outcome.js';
+import * as feedIdempotency from './migrations/20261125090000_feed_idempotency.js';
+import * as webhooks from './migrations/20261125100000_webhooks.js';
+import * as feedStartedAt from './migrations/20261125110000_feed_started_at.js';
 
 /** Migrations in order; listed here so they run the same from source, from dist/ and in tests. */
 const MIGRATIONS: Record<string, Knex.Migration> = {
@@ -38,6 +42,10 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261125050000_portal_search': portalSearch,
   '20261125060000_search_sort_indexes': searchSortIndexes,
   '20261125070000_directory_office_logo': directoryOfficeLogo,
+  '20261125080000_feed_outcome': feedOutcome,
+  '20261125090000_feed_idempotency': feedIdempotency,
+  '20261125100000_webhooks': webhooks,
+  '20261125110000_feed_started_at': feedStartedAt,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Mailer } from '../lib/mailer.js';
 import type { Db } from './knex.js';
 
-export type NotificationKind = 'feed_not_well_formed' | 'invalid_listings' | 'circuit_breaker' | 'feed_failed';
+export type NotificationKind = 'feed_not_well_formed' | 'invalid_listings' | 'circuit_breaker' | 'feed_failed' | 'webhook_disabled';
 
 /**
  * Queues a feed-failure notification (the outbox: a row, sent by sendPendingNotifications).

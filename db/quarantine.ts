@@ -1,7 +1,8 @@
+import { officeOfKey, uniqueIdOfKey } from '../pipeline/listing-key.js';
 import { refreshDirectory } from './directory.js';
 import type { Db } from './knex.js';
 import { applyHeldArchive } from './reconcile.js';
-import { iso, isoOrNull } from './row-values.js';
+import { iso, isoOrNull, nextOffsetOf } from './row-values.js';
 
 export interface QuarantineItem {
   id: string;
@@ -58,4 +59,54 @@ export async function resolveQuarantine(db: Db, id: string, apply: boolean): Pro
       .returning('*');
     return toItem(updated);
   });
+}
+
+/** One listing a trip held back from archiving, as it is now. */
+export interface HeldListing {
+  listingKey: string;
+  office: string;
+  uniqueId: string;
+  /** Its status now (null: no longer stored). */
+  status: string | null;
+  headline: string | null;
+  /** Written since the trip (sent again by a later feed): applying the archive leaves it as it is. */
+  writtenSince: boolean;
+}
+
+/**
+ * Every listing a trip would archive, in the order the trip recorded them, paged, each as it is
+ * now; null when the item is unknown.
+ */
+export async function heldListings(
+  db: Db,
+  id: string,
+  page: { limit: number; offset: number },
+): Promise<{ total: number; listings: HeldListing[]; nextOffset: number | null } | null> {
+  const item = await db('quarantine_items').where({ id }).first(db.raw('jsonb_array_length(keys)::int AS total'), 'created_at');
+  if (!item) return null;
+  const rows = (
+    await db.raw(
+      `SELECT k.key, l.office, l.unique_id, l.status, coalesce(l.data->'headline'->>(SELECT min(h) FROM jsonb_object_keys(l.data->'headline') h), NULL) AS headline,
+              coalesce(l.updated_at > q.created_at, false) AS written_since
+       FROM quarantine_items q
+       CROSS JOIN LATERAL jsonb_array_elements_text(q.keys) WITH ORDINALITY AS k(key, n)
+       LEFT JOIN listings l ON l.listing_key = k.key
+       WHERE q.id = ?
+       ORDER BY k.n
+       LIMIT ? OFFSET ?`,
+      [id, page.limit, page.offset],
+    )
+  ).rows;
+  return {
+    total: item.total,
+    listings: rows.map((r: any) => ({
+      listingKey: r.key,
+      office: r.office ?? officeOfKey(r.key),
+      uniqueId: r.unique_id ?? uniqueIdOfKey(r.key),
+      status: r.status ?? null,
+      headline: r.headline ?? null,
+      writtenSince: r.written_since,
+    })),
+    nextOffset: nextOffsetOf(page.offset, rows.length, item.total),
+  };
 }

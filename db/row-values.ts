@@ -8,3 +8,6 @@ export const isoOrNull = (value: Date | string | null | undefined): string | nul
 
 /** A case-insensitive `LIKE … ESCAPE '\'` pattern matching `text` anywhere (wildcards in it escaped). */
 export const likePattern = (text: string): string => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** Where the page after one of `shown` rows from `offset` starts, out of `total`; null when it was the last. */
+export const nextOffsetOf = (offset: number, shown: number, total: number): number | null => (offset + shown < total ? offset + shown : null);

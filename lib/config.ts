@@ -54,6 +54,12 @@ export interface Config {
   feedBodyRetentionDays: number;
   leadRateLimit: number;
   keyRequestRateLimit: number;
+  /** Webhook endpoints may be on loopback, private and link-local addresses, and plain http (development, an intranet). */
+  webhookAllowPrivateNetworks: boolean;
+  /** A webhook delivery attempt's time limit, connection to the end of the answer. */
+  webhookTimeoutMs: number;
+  /** An endpoint failing every delivery this long is disabled and its key's alert address told. */
+  webhookDisableAfterHours: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
 
@@ -119,6 +125,9 @@ const envSchema = {
     FEED_BODY_RETENTION_DAYS: { ...int(1), default: 30 },
     LEAD_RATE_LIMIT: { ...int(1), default: 20 },
     KEY_REQUEST_RATE_LIMIT: { ...int(1), default: 10 },
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: { enum: ['0', '1'], default: '0' },
+    WEBHOOK_TIMEOUT_MS: { ...int(100, 30000), default: 5000 },
+    WEBHOOK_DISABLE_AFTER_HOURS: { type: 'number', exclusiveMinimum: 0, maximum: 720, default: 24 },
     LOG_LEVEL: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
   },
 } as const;
@@ -189,6 +198,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     feedBodyRetentionDays: e.FEED_BODY_RETENTION_DAYS,
     leadRateLimit: e.LEAD_RATE_LIMIT,
     keyRequestRateLimit: e.KEY_REQUEST_RATE_LIMIT,
+    webhookAllowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS === '1',
+    webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    webhookDisableAfterHours: e.WEBHOOK_DISABLE_AFTER_HOURS,
     logLevel: e.LOG_LEVEL,
   });
 }

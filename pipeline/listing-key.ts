@@ -12,3 +12,8 @@ export function keyOfIdentity(identity: { office: string; uniqueId: string } | n
 export function officeOfKey(key: string): string {
   return decodeURIComponent(key.slice(0, key.indexOf('/')));
 }
+
+/** The uniqueId of a listing key (the part after the first '/', decoded). */
+export function uniqueIdOfKey(key: string): string {
+  return decodeURIComponent(key.slice(key.indexOf('/') + 1));
+}

@@ -10,7 +10,7 @@ import { liveFx, staticFx } from '../lib/fx-rates.js';
 import { createMetrics } from '../lib/metrics.js';
 import { queueForBoard } from '../workers/bullmq-queue.js';
 import type { RetryPolicy } from '../workers/job-queue.js';
-import { INGEST_QUEUE, LEAD_QUEUE, MAINTENANCE_QUEUE, type Runtime, startRuntime } from '../workers/runtime.js';
+import { INGEST_QUEUE, LEAD_QUEUE, MAINTENANCE_QUEUE, type Runtime, startRuntime, WEBHOOK_QUEUE } from '../workers/runtime.js';
 import { listen, postgresUrl, silentLogger } from './helpers.js';
 
 export const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -96,7 +96,9 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 500 }) : null;
   redis?.on('error', () => undefined);
   const queuePrefix = options.queuePrefix ?? `test-${schema}`;
-  const boardQueues = config.redisUrl ? [INGEST_QUEUE, LEAD_QUEUE, MAINTENANCE_QUEUE].map((name) => queueForBoard(name, config.redisUrl!, queuePrefix)) : [];
+  const boardQueues = config.redisUrl
+    ? [INGEST_QUEUE, LEAD_QUEUE, WEBHOOK_QUEUE, MAINTENANCE_QUEUE].map((name) => queueForBoard(name, config.redisUrl!, queuePrefix))
+    : [];
   const fx =
     config.fxSource === 'live'
       ? liveFx({ primaryUrl: config.fxPrimaryUrl, backupUrl: config.fxBackupUrl, logger: silentLogger, refreshMs: options.fxRefreshMs })
@@ -112,6 +114,7 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
       readDb,
       ingestQueue: runtime.ingestQueue,
       leadQueue: runtime.leadQueue,
+      webhookQueue: runtime.webhookQueue,
       redis,
       rateLimitPrefix,
       boardQueues,

@@ -37,3 +37,6 @@ export const INGEST_RETRY: RetryPolicy = { attempts: 8, backoffMs: 2000 };
 
 /** Lead delivery: 6 attempts over about 2.5 minutes (5 s, 10 s, 20 s, 40 s, 80 s). */
 export const LEAD_RETRY: RetryPolicy = { attempts: 6, backoffMs: 5000 };
+
+/** A webhook delivery job: 3 attempts (2 s, 4 s) for the database being away; receivers' failures are scheduled on the delivery. */
+export const WEBHOOK_JOB_RETRY: RetryPolicy = { attempts: 3, backoffMs: 2000 };

@@ -1,6 +1,7 @@
 import { purgeFeedBodies, staleFeedEventIds } from '../db/feed-events.js';
 import type { Db } from '../db/knex.js';
 import { purgeLeads, stalePendingLeads } from '../db/leads.js';
+import { dueDeliveryIds } from '../db/webhooks.js';
 import type { Logger } from '../lib/logger.js';
 import type { JobQueue } from './job-queue.js';
 
@@ -23,6 +24,7 @@ export interface MaintenanceDeps {
   logger: Logger;
   ingestQueue: JobQueue;
   leadQueue: JobQueue;
+  webhookQueue: JobQueue;
   leadRetentionDays: number;
   feedBodyRetentionDays: number;
   /** Sends the notification outbox. */
@@ -60,6 +62,15 @@ export function maintenanceTasks(deps: MaintenanceDeps): MaintenanceTask[] {
         const keys = await stalePendingLeads(deps.db, deps.staleAfter().leadMs);
         for (const key of keys) await deps.leadQueue.add(key);
         return { requeued: keys.length };
+      },
+    },
+    {
+      name: 'send-due-webhooks',
+      everyMs: 10_000,
+      async run() {
+        const ids = await dueDeliveryIds(deps.db);
+        for (const id of ids) await deps.webhookQueue.requeue(id);
+        return { queued: ids.length };
       },
     },
     {

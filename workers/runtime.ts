@@ -6,20 +6,33 @@ import { createMailer } from '../lib/mailer.js';
 import type { Metrics } from '../lib/metrics.js';
 import { createBullQueue, startBullWorker, startScheduledTasks } from './bullmq-queue.js';
 import { InProcessQueue } from './in-process-queue.js';
-import { giveUpFeed, processFeed } from './ingest/process-feed.js';
-import { INGEST_RETRY, type JobContext, type JobHandler, type JobQueue, LEAD_RETRY, type RetryPolicy } from './job-queue.js';
+import { giveUpFeed, type IngestDeps, processFeed } from './ingest/process-feed.js';
+import { INGEST_RETRY, type JobContext, type JobHandler, type JobQueue, LEAD_RETRY, type RetryPolicy, WEBHOOK_JOB_RETRY } from './job-queue.js';
 import { deliverLead, giveUpLead } from './leads/deliver-lead.js';
 import { maintenanceTasks, STALE_FEED_MS, STALE_LEAD_MS } from './maintenance.js';
+import { deliverWebhook } from './webhooks/deliver-webhook.js';
+import { feedWebhookEvents, queueWebhookEvents } from './webhooks/webhook-events.js';
 
 export const INGEST_QUEUE = 'ingest';
 export const LEAD_QUEUE = 'lead-delivery';
+export const WEBHOOK_QUEUE = 'webhook-delivery';
 
 /** Where the periodic tasks are scheduled (REDIS_URL). */
 export const MAINTENANCE_QUEUE = 'maintenance';
 
 export type RuntimeConfig = Pick<
   Config,
-  'redisUrl' | 'smtpUrl' | 'dataDir' | 'mailFrom' | 'circuitBreakerRatio' | 'circuitBreakerMin' | 'leadRetentionDays' | 'feedBodyRetentionDays'
+  | 'redisUrl'
+  | 'smtpUrl'
+  | 'dataDir'
+  | 'mailFrom'
+  | 'circuitBreakerRatio'
+  | 'circuitBreakerMin'
+  | 'leadRetentionDays'
+  | 'feedBodyRetentionDays'
+  | 'webhookAllowPrivateNetworks'
+  | 'webhookTimeoutMs'
+  | 'webhookDisableAfterHours'
 >;
 
 export interface Runtime {
@@ -27,6 +40,8 @@ export interface Runtime {
   ingestQueue: JobQueue;
   /** Where the web side adds lead deliveries (keys from leadJobKey). */
   leadQueue: JobQueue;
+  /** Where webhook deliveries are queued (by delivery id). */
+  webhookQueue: JobQueue;
   /** Runs one sweep now: lost feeds and leads re-queued, old leads purged, notifications sent (the timer and tests call it). */
   sweep(): Promise<void>;
   close(): Promise<void>;
@@ -54,7 +69,24 @@ export interface RuntimeOptions {
  */
 export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, options: RuntimeOptions = { consume: true }): Runtime {
   const mailer = createMailer({ smtpUrl: config.smtpUrl, dataDir: config.dataDir, from: config.mailFrom });
-  const deps = { db, breaker: { ratio: config.circuitBreakerRatio, min: config.circuitBreakerMin }, logger };
+  // The webhook queue is made below; the ingest handler reaches it through this.
+  let webhookQueue: JobQueue | null = null;
+  const webhookDeps = {
+    db,
+    logger,
+    timeoutMs: config.webhookTimeoutMs,
+    allowPrivate: config.webhookAllowPrivateNetworks,
+    disableAfterHours: config.webhookDisableAfterHours,
+    queue: () => webhookQueue!,
+  };
+  const deps: IngestDeps = {
+    db,
+    breaker: { ratio: config.circuitBreakerRatio, min: config.circuitBreakerMin },
+    logger,
+    onFeedEnded: async (event, outcome, result) => {
+      await queueWebhookEvents(webhookDeps, event.keyId, event.id, feedWebhookEvents(event, outcome, result));
+    },
+  };
   const sendMail = () =>
     sendPendingNotifications(db, mailer).catch((err) => {
       logger.warn({ err }, 'sending notifications failed; will retry');
@@ -104,6 +136,17 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
     }
   };
   const leadQueue = queue(LEAD_QUEUE, deliver, LEAD_RETRY, 4, (key, err) => giveUpLead(leadDeps, key, err));
+  // A job's own retries cover the database being away; a receiver's failures are scheduled on the
+  // delivery row (RETRY_SCHEDULE_S) and brought back by the sweep.
+  webhookQueue = queue(
+    WEBHOOK_QUEUE,
+    (id) => deliverWebhook(webhookDeps, id),
+    WEBHOOK_JOB_RETRY,
+    4,
+    async (id, err) => {
+      logger.warn({ deliveryId: id, err: err.message }, 'webhook delivery job gave up; the sweep tries it again');
+    },
+  );
 
   // In-process jobs die with the process, so at start every unfinished feed is lost; with Redis
   // they survive, and only long-untouched ones are.
@@ -113,6 +156,7 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
     logger,
     ingestQueue,
     leadQueue,
+    webhookQueue,
     leadRetentionDays: config.leadRetentionDays,
     feedBodyRetentionDays: config.feedBodyRetentionDays,
     sendMail,
@@ -149,12 +193,13 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
   return {
     ingestQueue,
     leadQueue,
+    webhookQueue,
     sweep,
     async close() {
       for (const timer of timers) clearInterval(timer);
       await scheduled?.close();
       await Promise.all(consumers.map((c) => c.close()));
-      await Promise.all([ingestQueue.close(), leadQueue.close()]);
+      await Promise.all([ingestQueue.close(), leadQueue.close(), webhookQueue.close()]);
       mailer.close();
     },
   };

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { changeFeedKeyStatus, createFeedKey, listFeedKeys } from '../../db/feed-keys.js';
 import type { Db } from '../../db/knex.js';
 import { recordAudit } from '../../db/operators.js';
-import { listQuarantine, resolveQuarantine } from '../../db/quarantine.js';
+import { heldListings, listQuarantine, resolveQuarantine } from '../../db/quarantine.js';
 import { HttpError, notFound } from '../../lib/errors.js';
 import { operatorOf } from '../auth/operator.js';
 import { jsonBody } from '../middleware/json-body.js';
@@ -49,6 +49,14 @@ export function adminIngestionRouter(deps: { db: Db }): Router {
   router.get('/v1/admin/quarantine', async (req, res) => {
     const query = assertValidQuery<{ includeResolved?: 'true' | 'false' }>('QuarantineQuery', req.query);
     res.json({ items: await listQuarantine(deps.db, { includeResolved: query.includeResolved === 'true' }) });
+  });
+
+  router.get('/v1/admin/quarantine/:id/listings', async (req, res) => {
+    const id = uuidParam(req.params.id, 'quarantine item');
+    const page = assertValidQuery<{ limit: number; offset: number }>('PageQuery', req.query);
+    const held = await heldListings(deps.db, id, page);
+    if (!held) throw notFound(`no quarantine item ${id}`);
+    res.json(held);
   });
 
   router.post('/v1/admin/quarantine/:id/resolve', jsonBody('4kb'), async (req, res) => {

@@ -1,23 +1,28 @@
 import { Router } from 'express';
 import type { Knex } from 'knex';
 import { setOfficeLeadEmail } from '../../db/blocklist.js';
-import { officeOverview } from '../../db/office-overview.js';
+import { listOffices, type OfficeSort, officeOverview } from '../../db/office-overview.js';
 import { recordAudit } from '../../db/operators.js';
 import { badRequest, notFound } from '../../lib/errors.js';
 import { singleMailbox } from '../../pipeline/email-address.js';
 import { operatorOf } from '../auth/operator.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { officeParam } from '../office-ids.js';
-import { assertValid } from '../validators.js';
+import { assertValid, assertValidQuery } from '../validators.js';
 
 /**
- * One office (behind the operator credential): GET what the service holds about it (lead email,
+ * Offices (behind the operator credential): GET the list of every office the service knows of,
+ * sorted and paged; one office: GET what the service holds about it (lead email,
  * SFTP drop settings, listings by status, the keys that cover it); PUT its lead email. Reading
  * first is how an editor shows the current value, so saving never clears what was not touched.
  */
 export function adminOfficesRouter(deps: { db: Knex }): Router {
   const router = Router();
   const { db } = deps;
+
+  router.get('/v1/admin/offices', async (req, res) => {
+    res.json(await listOffices(db, assertValidQuery<{ q?: string; sort: OfficeSort; limit: number; offset: number }>('AdminOfficesQuery', req.query)));
+  });
 
   router.get('/v1/admin/offices/:office', async (req, res) => {
     const office = officeParam(req.params.office);

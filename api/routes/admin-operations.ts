@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { adminFeeds, adminListings, adminStats, setListingHidden } from '../../db/admin-reads.js';
 import { getFeedEvent, reopenFailedFeedEvent } from '../../db/feed-events.js';
+import { type FeedIssueQuery, feedIssues } from '../../db/feed-history.js';
 import type { Db } from '../../db/knex.js';
 import { storedListing } from '../../db/listings-store.js';
 import { listAudit, recordAudit } from '../../db/operators.js';
@@ -12,7 +13,7 @@ import { uuidParam } from '../path-params.js';
 import { assertValid, assertValidQuery } from '../validators.js';
 
 /** Dashboard, listing review and visibility, feed events and the audit log (behind the operator credential). */
-export function adminOperationsRouter(deps: { db: Db; ingestQueue: JobQueue; leadQueue: JobQueue; queueIsRedis: boolean }): Router {
+export function adminOperationsRouter(deps: { db: Db; ingestQueue: JobQueue; leadQueue: JobQueue; webhookQueue?: JobQueue; queueIsRedis: boolean }): Router {
   const router = Router();
   const { db } = deps;
 
@@ -20,8 +21,8 @@ export function adminOperationsRouter(deps: { db: Db; ingestQueue: JobQueue; lea
     const stats: Record<string, unknown> = await adminStats(db);
     if (deps.queueIsRedis) {
       // Queue depths only when REDIS_URL is set; an unreachable Redis is reported, not fatal.
-      stats.queues = await Promise.all([deps.ingestQueue.counts(), deps.leadQueue.counts()]).then(
-        ([ingest, leadDelivery]) => ({ ingest, leadDelivery }),
+      stats.queues = await Promise.all([deps.ingestQueue.counts(), deps.leadQueue.counts(), deps.webhookQueue?.counts()]).then(
+        ([ingest, leadDelivery, webhookDelivery]) => ({ ingest, leadDelivery, ...(webhookDelivery ? { webhookDelivery } : {}) }),
         (err: Error) => ({ error: err.message }),
       );
     }
@@ -49,6 +50,14 @@ export function adminOperationsRouter(deps: { db: Db; ingestQueue: JobQueue; lea
 
   router.get('/v1/admin/feeds', async (req, res) => {
     res.json(await adminFeeds(db, assertValidQuery('AdminFeedsQuery', req.query)));
+  });
+
+  router.get('/v1/admin/feeds/:feedId/issues', async (req, res) => {
+    const query = assertValidQuery<FeedIssueQuery>('FeedIssueQuery', req.query);
+    const feedId = uuidParam(req.params.feedId, 'feed');
+    const event = await getFeedEvent(db, feedId);
+    if (!event) throw notFound(`no feed ${feedId}`);
+    res.json({ feedId, status: event.status, ...(await feedIssues(db, feedId, query)) });
   });
 
   router.post('/v1/admin/feeds/:feedId/retry', async (req, res) => {

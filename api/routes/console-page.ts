@@ -7,7 +7,12 @@ import { staticPages } from './static-pages.js';
  */
 export function consolePageRouter(): Router {
   return staticPages(
-    { '/console': 'console/console.html', '/console/console.js': 'console/console.js', '/console/console.css': 'console/console.css' },
+    {
+      '/console': 'console/console.html',
+      '/console/console.js': 'console/console.js',
+      '/console/webhooks.js': 'console/webhooks.js',
+      '/console/console.css': 'console/console.css',
+    },
     { 'cache-control': 'no-cache' },
   );
 }

@@ -1,9 +1,11 @@
-import { Router } from 'express';
-import { type FeedEvent, failFeedEvent, getFeedEvent, storeFeedEvent } from '../../db/feed-events.js';
+import { type Request, type Response, Router } from 'express';
+import { IDEMPOTENCY_WINDOW_HOURS, type StoredPush, storePush } from '../../db/feed-dedupe.js';
+import { type FeedEvent, failFeedEvent, getFeedEvent } from '../../db/feed-events.js';
+import { type FeedHistoryQuery, type FeedIssueQuery, feedIssues, keyFeeds } from '../../db/feed-history.js';
 import { feedKeyStatus } from '../../db/feed-keys.js';
 import type { Db } from '../../db/knex.js';
-import { storedListing } from '../../db/listings-store.js';
-import { HttpError, notFound, serviceUnavailable } from '../../lib/errors.js';
+import { listingStatus } from '../../db/listing-status.js';
+import { badRequest, HttpError, notFound, serviceUnavailable } from '../../lib/errors.js';
 import type { JobQueue } from '../../workers/job-queue.js';
 import { feedKeyOf, requireFeedKey } from '../auth/feed-key.js';
 import { readFeedInput } from '../feed-input.js';
@@ -12,6 +14,7 @@ import { refuseUnfinishedBodyOnShutdown } from '../middleware/unfinished-body.js
 import { releaseUploadSlot, uploadSlots } from '../middleware/upload-slots.js';
 import { isUuid } from '../path-params.js';
 import { type SpooledBody, spoolBody } from '../spool-body.js';
+import { assertValidQuery } from '../validators.js';
 import { waitForFeed } from '../wait-for-feed.js';
 
 export interface FeedsDeps {
@@ -31,6 +34,19 @@ export interface FeedsDeps {
   shutdown?: AbortSignal;
 }
 
+/** What an Idempotency-Key may hold: 1 to 255 visible ASCII characters (a UUID is the usual choice). */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+function idempotencyKeyOf(req: Request): string | null {
+  const value = req.get('idempotency-key');
+  if (value === undefined) return null;
+  if (!IDEMPOTENCY_KEY.test(value)) throw badRequest('the Idempotency-Key header must be 1 to 255 visible ASCII characters (a UUID, say)');
+  return value;
+}
+
+/** Seconds a 202 answer asks the client to wait before polling the feed's status (Retry-After). */
+export const POLL_AFTER_S = 2;
+
 export const feedStatusBody = (event: FeedEvent) => ({
   feedId: event.id,
   status: event.status,
@@ -48,7 +64,10 @@ export const feedStatusBody = (event: FeedEvent) => ({
   error: event.error,
 });
 
-/** POST /v1/feeds, GET /v1/feeds/whoami, GET /v1/feeds/{feedId} (docs/architecture.md, Ingestion). */
+/**
+ * POST /v1/feeds, GET /v1/feeds/whoami, a key's own feeds (GET /v1/feeds, /v1/feeds/{feedId} and
+ * its issues) and its offices' stored listings (docs/ingestion.md).
+ */
 export function feedsRouter(deps: FeedsDeps): Router {
   const router = Router();
   const ingestKey = requireFeedKey(deps.db, { allowSuspended: false, allowHeaderToken: true });
@@ -62,10 +81,12 @@ export function feedsRouter(deps: FeedsDeps): Router {
 
   router.post('/v1/feeds', ingestKey, uploads, bodyIdleTimeout(deps.feedBodyIdleMs), refuseUnfinishedBodyOnShutdown(deps.shutdown), async (req, res) => {
     const key = feedKeyOf(res);
+    const idempotencyKey = idempotencyKeyOf(req);
     // The whole body is received into a temporary file before the database is touched: a slow
     // sender holds no connection, and memory stays flat whatever the body's size.
     const input = await readFeedInput(req, deps.feedMaxBytes);
     let event: FeedEvent;
+    let repeat: StoredPush['repeat'] = null;
     // A JSON-carried string is already in a file (input.release() removes it); raw bytes go to one here.
     let ownSpool: SpooledBody | null = null;
     try {
@@ -74,7 +95,7 @@ export function feedsRouter(deps: FeedsDeps): Router {
       // The key is checked again once the body is in: a key revoked during a long upload lands nothing.
       if ((await feedKeyStatus(deps.db, key.id)) !== 'active')
         throw new HttpError(401, 'the feed key was revoked or suspended while the feed was being sent; nothing was stored');
-      event = await storeFeedEvent(
+      ({ event, repeat } = await storePush(
         deps.db,
         {
           source: 'api',
@@ -86,14 +107,23 @@ export function feedsRouter(deps: FeedsDeps): Router {
           context: { ...input.context },
           bodyKind: input.body.kind,
         },
-        spooled.read(),
-      );
+        () => spooled.read(),
+        idempotencyKey,
+      ));
     } finally {
       await Promise.all([input.release(), ownSpool?.remove()]);
       releaseUploadSlot(res);
     }
+    if (repeat === 'conflict') {
+      throw new HttpError(
+        409,
+        `Idempotency-Key "${idempotencyKey}" was used in the last ${IDEMPOTENCY_WINDOW_HOURS} hours for a different request (feed ${event.id}); nothing was stored: send a new feed under a new key`,
+      );
+    }
+    // A repeat is answered as its first feed is: that feed's id, status and result; nothing new is queued.
+    if (repeat) res.set('Idempotent-Replayed', 'true');
     try {
-      await deps.ingestQueue.add(event.id);
+      if (!repeat) await deps.ingestQueue.add(event.id);
     } catch (err) {
       await failFeedEvent(
         deps.db,
@@ -108,11 +138,13 @@ export function feedsRouter(deps: FeedsDeps): Router {
     // From here on the feed is stored and queued: whatever happens while waiting, the client is
     // told where to find the outcome (202), never that nothing was accepted.
     const statusUrl = `/v1/feeds/${event.id}`;
-    const accepted = (status: string, extra: Record<string, unknown> = {}) => {
+    const accepted = (status: 'queued' | 'running' | 'failed', extra: Record<string, unknown> = {}) => {
+      // Still to finish: poll after POLL_AFTER_S. A failed feed changes only when an operator runs it again.
+      if (status !== 'failed') res.set('Retry-After', String(POLL_AFTER_S));
       res
         .status(202)
         .location(statusUrl)
-        .json({ feedId: event.id, status, statusUrl, ...extra });
+        .json({ feedId: event.id, status, statusUrl, ...(status === 'failed' ? {} : { retryAfter: POLL_AFTER_S }), ...extra });
     };
     let finished: FeedEvent | null = null;
     try {
@@ -127,7 +159,14 @@ export function feedsRouter(deps: FeedsDeps): Router {
     const result = finished.result as { issues: { code: string; message: string }[] };
     const fault = result.issues.find((i) => i.code === 'feed_not_well_formed');
     if (fault) {
-      res.status(400).json({ error: `${fault.message}; listings before the fault were applied, nothing was archived (feed ${event.id})` });
+      res
+        .status(400)
+        .location(statusUrl)
+        .json({
+          error: `${fault.message}; listings before the fault were applied, nothing was archived (feed ${event.id})`,
+          feedId: event.id,
+          statusUrl,
+        });
       return;
     }
     res.location(statusUrl).json({ feedId: event.id, ...result });
@@ -137,17 +176,31 @@ export function feedsRouter(deps: FeedsDeps): Router {
     const { office, uniqueId } = req.params as { office: string; uniqueId: string };
     // A key reads the full stored record of its own offices' listings only; any other office's
     // listing is as invisible as a missing one.
-    const listing = feedKeyOf(res).officeIds.includes(office) ? await storedListing(deps.db, office, uniqueId) : null;
-    if (!listing) throw notFound(`no listing ${office}/${uniqueId} for this key`);
-    res.json(listing);
+    const status = feedKeyOf(res).officeIds.includes(office) ? await listingStatus(deps.db, office, uniqueId) : null;
+    if (!status) throw notFound(`no listing ${office}/${uniqueId} for this key: none is stored and no recent feed of the office carried it`);
+    res.json(status);
+  });
+
+  /** A feed of this key's, or 404: another key's feed is as invisible as a missing one. */
+  const ownFeed = async (feedId: string, res: Response): Promise<FeedEvent> => {
+    const event = isUuid(feedId) ? await getFeedEvent(deps.db, feedId) : null;
+    if (!event || event.keyId !== feedKeyOf(res).id) throw notFound(`no feed ${feedId} for this key`);
+    return event;
+  };
+
+  router.get('/v1/feeds', ingestKey, async (req, res) => {
+    const query = assertValidQuery<FeedHistoryQuery>('FeedHistoryQuery', req.query);
+    res.json(await keyFeeds(deps.db, feedKeyOf(res).id, query));
   });
 
   router.get('/v1/feeds/:feedId', ingestKey, async (req, res) => {
-    const feedId = String(req.params.feedId);
-    const event = isUuid(feedId) ? await getFeedEvent(deps.db, feedId) : null;
-    // Another key's feed is as invisible as a missing one.
-    if (!event || event.keyId !== feedKeyOf(res).id) throw notFound(`no feed ${feedId} for this key`);
-    res.json(feedStatusBody(event));
+    res.json(feedStatusBody(await ownFeed(String(req.params.feedId), res)));
+  });
+
+  router.get('/v1/feeds/:feedId/issues', ingestKey, async (req, res) => {
+    const query = assertValidQuery<FeedIssueQuery>('FeedIssueQuery', req.query);
+    const event = await ownFeed(String(req.params.feedId), res);
+    res.json({ feedId: event.id, status: event.status, ...(await feedIssues(deps.db, event.id, query)) });
   });
 
   return router;

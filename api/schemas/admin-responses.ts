@@ -1,5 +1,7 @@
 /** What the operator API answers (docs/operators.md): one named schema per answer, so generated clients are typed. */
 
+import { offsetPageSchema } from './paging.js';
+
 const uuid = { type: 'string', format: 'uuid' } as const;
 const dateTime = { type: 'string', format: 'date-time' } as const;
 const nullableDateTime = { type: ['string', 'null'], format: 'date-time' } as const;
@@ -24,7 +26,7 @@ const queueCounts = {
 export const adminStatsSchema = {
   $id: 'AdminStats',
   type: 'object',
-  required: ['listings', 'directory', 'quarantine', 'feedKeys', 'leads', 'blocklist'],
+  required: ['listings', 'directory', 'quarantine', 'feedKeys', 'leads', 'blocklist', 'feeds'],
   properties: {
     listings: {
       type: 'object',
@@ -42,10 +44,22 @@ export const adminStatsSchema = {
     feedKeys: { type: 'object', required: ['active', 'suspended'], properties: { active: count, suspended: count } },
     leads: countByKey('Leads by status.'),
     blocklist: { type: 'object', required: ['entries'], properties: { entries: count } },
+    feeds: {
+      type: 'object',
+      required: ['last24h', 'last7d'],
+      description: 'Feeds received in the last 24 hours and 7 days, and how many need a look (outcome with_invalid, not_well_formed, tripped or failed).',
+      properties: Object.fromEntries(
+        ['last24h', 'last7d'].map((period) => [period, { type: 'object', required: ['total', 'problems'], properties: { total: count, problems: count } }]),
+      ),
+    },
     queues: {
       description: 'Only when the service runs on Redis (REDIS_URL): job counts per queue, or the error reaching Redis.',
       oneOf: [
-        { type: 'object', required: ['ingest', 'leadDelivery'], properties: { ingest: queueCounts, leadDelivery: queueCounts } },
+        {
+          type: 'object',
+          required: ['ingest', 'leadDelivery'],
+          properties: { ingest: queueCounts, leadDelivery: queueCounts, webhookDelivery: queueCounts },
+        },
         { type: 'object', required: ['error'], properties: { error: { type: 'string' } } },
       ],
     },
@@ -250,8 +264,62 @@ export const officeSettingsSchema = {
   properties: { office: { type: 'string' }, leadEmail: { type: ['string', 'null'] } },
 } as const;
 
+export const adminOfficePageSchema = offsetPageSchema(
+  'AdminOfficePage',
+  'offices',
+  {
+    type: 'object',
+    required: ['office', 'listings', 'leadEmail', 'dropSettings', 'keys', 'lastFeed'],
+    properties: {
+      office: { type: 'string' },
+      listings: { type: 'object', required: ['total', 'public'], properties: { total: { type: 'integer' }, public: { type: 'integer' } } },
+      leadEmail: { type: ['string', 'null'] },
+      dropSettings: { type: 'boolean', description: 'SFTP drop settings were saved for it (else the defaults apply).' },
+      keys: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['id', 'clientName', 'status'],
+          properties: { id: { type: 'string' }, clientName: { type: 'string' }, status: { type: 'string' } },
+        },
+      },
+      lastFeed: {
+        oneOf: [
+          {
+            type: 'object',
+            required: ['feedId', 'createdAt', 'outcome'],
+            properties: { feedId: { type: 'string' }, createdAt: { type: 'string', format: 'date-time' }, outcome: { type: 'string' } },
+          },
+          { type: 'null' },
+        ],
+      },
+    },
+  },
+  'Offices matching q.',
+);
+
+export const heldListingPageSchema = offsetPageSchema(
+  'HeldListingPage',
+  'listings',
+  {
+    type: 'object',
+    required: ['listingKey', 'office', 'uniqueId', 'status', 'headline', 'writtenSince'],
+    properties: {
+      listingKey: { type: 'string' },
+      office: { type: 'string' },
+      uniqueId: { type: 'string' },
+      status: { type: ['string', 'null'], description: 'Its status now (null: no longer stored).' },
+      headline: { type: ['string', 'null'] },
+      writtenSince: { type: 'boolean', description: 'A later feed wrote it since the trip: applying the archive leaves it as it is.' },
+    },
+  },
+  'Listings the trip would archive.',
+);
+
 export const adminResponseSchemas = [
   operatorSessionSchema,
+  heldListingPageSchema,
+  adminOfficePageSchema,
   adminStatsSchema,
   adminListingSchema,
   adminListingPageSchema,

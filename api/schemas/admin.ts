@@ -1,5 +1,6 @@
 /** Schemas of the operator API (docs/operators.md; docs/architecture.md, Operators and Site content and FX). */
 
+import { outcomeListParam } from './feed-history.js';
 import { adminLimitParam as limit, offsetParam as offset } from './paging.js';
 
 const booleanText = { enum: ['true', 'false'] } as const;
@@ -22,6 +23,8 @@ export const adminFeedsQuerySchema = {
   additionalProperties: false,
   properties: {
     status: { enum: ['queued', 'running', 'done', 'failed', 'rejected'] },
+    outcome: outcomeListParam,
+    since: { type: 'string', format: 'date-time', description: 'Only feeds received at or after this time (ISO 8601), e.g. 24 hours ago.' },
     keyId: { type: 'string', format: 'uuid', description: 'Only feeds pushed with this key.' },
     office: { type: 'string', minLength: 1, maxLength: 200, description: 'Only feeds whose office scope includes this office.' },
     limit,
@@ -145,4 +148,27 @@ export const siteSchema = {
       },
     },
   },
+} as const;
+
+export const adminOfficesQuerySchema = {
+  $id: 'AdminOfficesQuery',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    q: { type: 'string', minLength: 1, maxLength: 100, description: 'Case-insensitive substring of the office id.' },
+    sort: {
+      enum: ['office', '-office', 'listings', '-listings', 'lastFeed', '-lastFeed'],
+      default: 'office',
+      description: 'By office id, by stored listings, or by when its newest feed arrived; a leading - reverses.',
+    },
+    limit,
+    offset,
+  },
+} as const;
+
+export const pageQuerySchema = {
+  $id: 'PageQuery',
+  type: 'object',
+  additionalProperties: false,
+  properties: { limit, offset },
 } as const;

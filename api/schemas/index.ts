@@ -2,10 +2,12 @@ import { projectSchemas } from '../../pipeline/project/project-schema.js';
 import {
   adminFeedsQuerySchema,
   adminListingsQuerySchema,
+  adminOfficesQuerySchema,
   auditQuerySchema,
   navLinkSchema,
   navRequestSchema,
   pageCreateSchema,
+  pageQuerySchema,
   pageSchema,
   pageUpdateSchema,
   siteSchema,
@@ -15,6 +17,7 @@ import {
 import { adminResponseSchemas } from './admin-responses.js';
 import { canonicalSchemas } from './canonical.js';
 import { errorSchema } from './error.js';
+import { feedHistorySchemas } from './feed-history.js';
 import { feedContextSchema, feedQuerySchema, feedRequestSchema } from './feed-request.js';
 import { healthSchema, readinessSchema } from './health.js';
 import {
@@ -23,6 +26,7 @@ import {
   dropSettingsRequestSchema,
   dropSettingsSchema,
   feedAcceptedSchema,
+  feedErrorSchema,
   feedIngestedSchema,
   feedKeySchema,
   feedStatusSchema,
@@ -55,6 +59,7 @@ import {
   projectWithListingsSchema,
 } from './public-reads.js';
 import { issueSchema, validationResultSchema } from './validation-result.js';
+import { webhookSchemas } from './webhooks.js';
 
 /** Every named schema: registered with ajv and published as OpenAPI components. */
 export const schemas = [
@@ -77,6 +82,8 @@ export const schemas = [
   adminFeedPageSchema,
   feedAcceptedSchema,
   feedStatusSchema,
+  feedErrorSchema,
+  ...feedHistorySchemas,
   quarantineItemSchema,
   resolveRequestSchema,
   quarantineQuerySchema,
@@ -95,7 +102,9 @@ export const schemas = [
   ...projectSchemas,
   adminListingsQuerySchema,
   adminFeedsQuerySchema,
+  adminOfficesQuerySchema,
   auditQuerySchema,
+  pageQuerySchema,
   visibilityRequestSchema,
   siteSettingRequestSchema,
   navLinkSchema,
@@ -111,4 +120,5 @@ export const schemas = [
   unblockRequestSchema,
   officeSettingsRequestSchema,
   ...adminResponseSchemas,
+  ...webhookSchemas,
 ];

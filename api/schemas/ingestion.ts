@@ -63,11 +63,22 @@ export const feedKeySchema = {
     createdAt: { type: 'string', format: 'date-time' },
     approvedAt: { type: ['string', 'null'], format: 'date-time' },
     revokedAt: { type: ['string', 'null'], format: 'date-time' },
+    lastFeed: {
+      description: 'In the key list: the newest feed pushed with the key (null: none yet).',
+      oneOf: [
+        {
+          type: 'object',
+          required: ['feedId', 'createdAt', 'outcome'],
+          properties: { feedId: uuid, createdAt: { type: 'string', format: 'date-time' }, outcome: { type: 'string' } },
+        },
+        { type: 'null' },
+      ],
+    },
   },
 } as const;
 
-const actions = { enum: ['inserted', 'updated', 'unchanged', 'stale_ignored'] } as const;
-const summary = {
+export const actions = { enum: ['inserted', 'updated', 'unchanged', 'stale_ignored'] } as const;
+export const summary = {
   type: 'object',
   required: ['inserted', 'updated', 'unchanged', 'stale_ignored'],
   properties: { inserted: { type: 'integer' }, updated: { type: 'integer' }, unchanged: { type: 'integer' }, stale_ignored: { type: 'integer' } },
@@ -86,6 +97,16 @@ export const ingestionResultSchema = {
       type: 'array',
       items: { type: 'object', required: ['listingKey', 'action'], properties: { listingKey: { type: 'string' }, action: actions } },
       description: 'One entry per valid listing, in feed order.',
+    },
+    statusChanges: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['listingKey', 'from', 'to'],
+        properties: { listingKey: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' } },
+      },
+      description:
+        'Stored listings whose status this feed changed (e.g. active to sold, or to withdrawn), in feed order; archiving by a full feed is counted under reconcile instead.',
     },
     reconcile: {
       type: 'object',
@@ -146,7 +167,30 @@ export const feedAcceptedSchema = {
     feedId: uuid,
     status: { enum: ['queued', 'running', 'failed'] },
     statusUrl: { type: 'string', description: 'GET it with the same key until status is done or failed.' },
+    retryAfter: { type: 'integer', description: 'queued or running: seconds to wait before the first poll (also the Retry-After header).' },
     error: { type: 'string' },
+  },
+} as const;
+
+/**
+ * A 400 answer of POST /v1/feeds. Refused before anything was stored: error alone. The feed is not
+ * well formed: it was stored and partly applied, so feedId and statusUrl say where it is.
+ */
+export const feedErrorSchema = {
+  $id: 'FeedError',
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'string',
+      description:
+        'What is wrong. For a feed that is not well formed: where it stopped being readable; listings before the fault were applied, nothing was archived.',
+    },
+    feedId: { ...uuid, description: 'Present when the feed was stored (not well formed).' },
+    statusUrl: {
+      type: 'string',
+      description: 'Present with feedId: the feed’s status and full result (also the Location header); its issues at statusUrl + /issues.',
+    },
   },
 } as const;
 
@@ -244,6 +288,11 @@ export const adminFeedSchema = {
     attempts: { type: 'integer' },
     bodyBytes: { type: 'integer' },
     createdAt: { type: 'string', format: 'date-time' },
+    startedAt: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'When a worker last started it (null: never yet); the time queued is startedAt - createdAt.',
+    },
     finishedAt: { type: ['string', 'null'], format: 'date-time' },
     error: { type: ['string', 'null'], description: 'failed or rejected: why, as the integrator is told.' },
     errorDetail: { type: ['string', 'null'], description: 'The internal cause, for operators only.' },

@@ -1,4 +1,4 @@
-import type { ErrorObject } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { createAjv } from '../../lib/ajv.js';
 import { stripJsonControlCharacters } from '../control-characters.js';
 import { type FeedListing, sourceFingerprint, sourceSalt } from '../feed-listing.js';
@@ -23,9 +23,19 @@ export interface FeedProject {
   draft: ProjectDraft | null;
 }
 
-const ajv = createAjv();
-for (const schema of projectSchemas) ajv.addSchema(schema);
-const validateProject = ajv.getSchema('ProjectInput')!;
+/**
+ * The project schema's validator, compiled on first use: compiling takes about 140 ms, which a
+ * process that never reads a project feed (most workers, most days) should not pay at start.
+ */
+let validateProject: ValidateFunction | null = null;
+function projectValidator(): ValidateFunction {
+  if (!validateProject) {
+    const ajv = createAjv();
+    for (const schema of projectSchemas) ajv.addSchema(schema);
+    validateProject = ajv.getSchema('ProjectInput')!;
+  }
+  return validateProject;
+}
 
 /** Schema findings as issues: unknown fields are ignored with a warning, everything else is an error. */
 function schemaIssues(errors: ErrorObject[], path: string, issuesAt: (instancePath: string) => ListingIssues): void {
@@ -81,8 +91,9 @@ export function readProjectDocument(text: string, feed: FeedContext): { projects
       return;
     }
     if (typeof input.uniqueId === 'string') issues.stampUniqueId(input.uniqueId);
-    if (!validateProject(raw)) {
-      schemaIssues(validateProject.errors ?? [], path, (instancePath) => {
+    const validate = projectValidator();
+    if (!validate(raw)) {
+      schemaIssues(validate.errors ?? [], path, (instancePath) => {
         const m = /^\/listings\/(\d+)(\/|$)/.exec(instancePath);
         return m ? children[Number(m[1])] : issues;
       });

@@ -32,6 +32,17 @@ const ADMIN_ROUTES: [string, string][] = [
   ['GET', '/v1/admin/site/pages/about'],
   ['PUT', '/v1/admin/site/pages/id/00000000-0000-4000-8000-000000000000'],
   ['DELETE', '/v1/admin/site/pages/id/00000000-0000-4000-8000-000000000000'],
+  ['GET', '/v1/admin/offices'],
+  ['GET', '/v1/admin/quarantine/00000000-0000-4000-8000-000000000000/listings'],
+  ['GET', '/v1/admin/feeds/00000000-0000-4000-8000-000000000000/issues'],
+  ['GET', '/v1/admin/webhooks'],
+  ['POST', '/v1/admin/webhooks'],
+  ['GET', '/v1/admin/webhooks/00000000-0000-4000-8000-000000000000'],
+  ['PATCH', '/v1/admin/webhooks/00000000-0000-4000-8000-000000000000'],
+  ['DELETE', '/v1/admin/webhooks/00000000-0000-4000-8000-000000000000'],
+  ['POST', '/v1/admin/webhooks/00000000-0000-4000-8000-000000000000/rotate-secret'],
+  ['POST', '/v1/admin/webhooks/00000000-0000-4000-8000-000000000000/test'],
+  ['GET', '/v1/admin/webhooks/00000000-0000-4000-8000-000000000000/deliveries'],
 ];
 
 describe('Operator API and site content (PostgreSQL)', function () {
@@ -58,7 +69,7 @@ describe('Operator API and site content (PostgreSQL)', function () {
     return { status: res.status, body: await res.json() };
   };
 
-  it('answers 401 with an error body on all 25 admin routes without a valid credential, and accepts named tokens until revoked', async () => {
+  it(`answers 401 with an error body on all ${ADMIN_ROUTES.length} admin routes without a valid credential, and accepts named tokens until revoked`, async () => {
     for (const [method, path] of ADMIN_ROUTES) {
       for (const headers of [{}, { authorization: 'Bearer wrong-token-wrong-token' }, { authorization: 'Basic b3A6d3Jvbmc=' }] as Record<string, string>[]) {
         const res = await fetch(`${svc.url}${path}`, { method, headers });
@@ -97,6 +108,25 @@ describe('Operator API and site content (PostgreSQL)', function () {
     expect(body.leads).to.deep.equal({});
     expect(body.blocklist).to.deep.equal({ entries: 0 });
     expect(body).not.to.have.property('queues'); // no REDIS_URL here
+  });
+
+  it('lists every office the service knows of, with listings, lead email, keys and newest feed; sorted, found by id and paged', async () => {
+    const all = await call('GET', '/v1/admin/offices');
+    expect(all.status).to.equal(200);
+    expect(validatorFor('AdminOfficePage')(all.body), JSON.stringify(validatorFor('AdminOfficePage').errors)).to.equal(true);
+    const off1 = all.body.offices.find((o: { office: string }) => o.office === 'OFF1');
+    expect(off1.listings).to.deep.equal({ total: 2, public: 2 });
+    expect(off1.keys.map((k: { clientName: string }) => k.clientName)).to.include('Test CRM');
+    expect(off1.lastFeed.outcome).to.equal('ok');
+    const byListings = await call('GET', '/v1/admin/offices?sort=-listings&limit=1');
+    expect(byListings.body.offices.map((o: { office: string }) => o.office)).to.deep.equal(['OFF1']);
+    expect(byListings.body.nextOffset).to.equal(1);
+    const found = await call('GET', '/v1/admin/offices?q=ff2');
+    expect(found.body.offices.map((o: { office: string }) => o.office)).to.deep.equal(['OFF2']);
+    expect(found.body.total).to.equal(1);
+    // A LIKE wildcard in q is a character to find, not a pattern.
+    expect((await call('GET', '/v1/admin/offices?q=%25')).body.total).to.equal(0);
+    expect((await call('GET', '/v1/admin/offices?sort=size')).status).to.equal(400);
   });
 
   it('lists listings for review (hidden and non-public included) with q, hidden, limit and offset', async () => {

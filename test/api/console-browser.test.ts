@@ -1,4 +1,6 @@
 import { mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
@@ -25,11 +27,26 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
   const errors: string[] = [];
   let suspendedKey: string;
   let failedLead: string;
+  /** A webhook receiver on loopback, and the webhook-ids it was sent. */
+  let receiver: Server;
+  const received: string[] = [];
 
   before(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     smtp = await startSmtpSink();
-    svc = await startTestService({ database: 'postgres', redis: true, env: { SMTP_URL: smtp.url, CIRCUIT_BREAKER_MIN: '2', CIRCUIT_BREAKER_RATIO: '0.5' } });
+    receiver = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        received.push(String(req.headers['webhook-id']));
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
+    svc = await startTestService({
+      database: 'postgres',
+      redis: true,
+      env: { SMTP_URL: smtp.url, CIRCUIT_BREAKER_MIN: '2', CIRCUIT_BREAKER_RATIO: '0.5', WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1' },
+    });
     // A key waiting for approval, listings, a circuit-breaker trip and a lead that failed.
     const requested = await fetch(`${svc.url}/v1/developer/keys`, {
       method: 'POST',
@@ -74,6 +91,7 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
     await browser?.close();
     await svc?.close();
     await smtp?.close();
+    receiver?.close();
   });
   afterEach(() => expect(errors, 'page errors').to.deep.equal([]));
 
@@ -114,11 +132,37 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
     const secret = await page.locator('.secret').innerText();
     const whoami = await (await fetch(`${svc.url}/v1/feeds/whoami`, { headers: { authorization: `Bearer ${secret}` } })).json();
     expect(whoami).to.include({ clientName: 'Ops import', status: 'active' });
+    // The new secret and each key's id copy to the clipboard.
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    await page.getByRole('button', { name: 'Copy key' }).click();
+    await page.getByRole('button', { name: 'Copied' }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).to.equal(secret);
+    const testCrm = page.locator('tr[data-key]').filter({ hasText: 'Test CRM' });
+    const testCrmId = await testCrm.getAttribute('data-key');
+    await testCrm.getByRole('button', { name: 'Copy id' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).to.equal(testCrmId);
+    // Each key's newest feed, linked to its feeds; the feeds filter picks a key by client name.
+    expect(await testCrm.locator('td').nth(6).innerText()).to.contain('not well formed');
+    await testCrm.locator('td').nth(6).getByRole('link').click();
+    await page.getByRole('heading', { name: 'Feeds', level: 1 }).waitFor();
+    await page.locator('tr[data-feed]').first().waitFor();
+    expect(await page.getByLabel('Key').locator('option:checked').innerText()).to.equal('Test CRM (OFF1)');
+    expect(await page.locator('tr[data-feed]').count()).to.equal(4);
+    expect(await page.locator('tr[data-key]').count()).to.equal(0);
+    await go('keys', 'Feed keys');
     await shot('02-keys');
   });
 
   it('applies a quarantined archive after confirmation', async () => {
     await go('quarantine', 'Quarantine');
+    // Before applying: every listing the trip would archive, as it is now, and the way to its feeds.
+    await page.getByRole('button', { name: 'All 3 listing(s)' }).click();
+    const held = page.locator('tr[data-held]');
+    await held.first().waitFor();
+    expect(await held.evaluateAll((rows) => rows.map((r) => r.getAttribute('data-held')))).to.deep.equal(['OFF1/B', 'OFF1/C', 'OFF1/D']);
+    expect((await held.first().locator('td').allInnerTexts()).map((t) => t.trim())).to.deep.equal(['OFF1/B', 'Sunny cottage B', 'active', 'not written']);
+    expect(await page.locator('tr[data-item] a[href^="#/feeds?office=OFF1"]').count()).to.equal(1);
+    await shot('03a-quarantine-held');
     await page.getByRole('button', { name: 'Apply archive' }).click();
     await page.getByText('Archive applied.').waitFor();
     const items = await (await admin(svc.url, 'GET', '/v1/admin/quarantine?includeResolved=true')).json();
@@ -166,6 +210,7 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
 
   it('shows each feed with what became of it (never a green badge for a broken feed), its issues, the site content and the audit log', async () => {
     await go('feeds', 'Feeds');
+    await page.locator('tr[data-feed]').first().waitFor();
     const feeds = await svc.db('feed_events').orderBy('created_at').select('id');
     const cells = async (id: string) => (await page.locator(`tr[data-feed="${id}"] > td`).allInnerTexts()).map((t) => t.trim());
     const [first, trip, invalid, unreadable] = await Promise.all(feeds.map((f: { id: string }) => cells(f.id)));
@@ -177,7 +222,7 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
       .getByRole('button', { name: /^Issues/ })
       .first()
       .click();
-    expect(await page.locator('tbody').innerText()).to.contain('reconcile tripped');
+    expect(await page.locator('tbody').first().innerText()).to.contain('reconcile tripped');
     await shot('06-feeds');
     await go('site', 'Site');
     await page.getByRole('button', { name: 'Save identity' }).click();
@@ -200,6 +245,43 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
     await go('audit', 'Audit log');
     await page.getByText('key.approve').waitFor();
     await shot('08-audit');
+  });
+
+  it('puts the feeds needing a look first: a dashboard card, a filter, and each feed’s issues as a table filtered by level and code', async () => {
+    await go('dashboard', 'Dashboard');
+    const card = page.locator('#problem-feeds');
+    // Of the four feeds of the last 24 hours, three need a look: the trip, the invalid listing and the unreadable feed.
+    expect(await card.locator('.figure').innerText()).to.equal('3');
+    expect(await card.locator('.detail').innerText()).to.equal('of 4 in 24 h · 3 of 4 in 7 days');
+    await card.click();
+    await page.getByRole('heading', { name: 'Feeds' }).waitFor();
+    await page.locator('tr[data-feed]').first().waitFor();
+    expect(await page.getByLabel('Outcome').inputValue()).to.equal('with_invalid,not_well_formed,tripped,failed');
+    expect(await page.getByLabel('Received').inputValue()).to.equal('24h');
+    const outcomes = (await page.locator('tr[data-feed] > td:nth-child(2)').allInnerTexts()).map((t) => t.trim());
+    expect(outcomes).to.deep.equal(['not well formed', 'with invalid', 'tripped']);
+
+    const invalid = page.locator('tr[data-feed]').nth(1);
+    await invalid.getByRole('button', { name: /^Issues/ }).click();
+    expect(await invalid.getByRole('button', { name: /^Issues/ }).getAttribute('aria-expanded')).to.equal('true');
+    const issues = page.locator('tr.issues-row:not([hidden])');
+    await issues.locator('tr[data-issue]').first().waitFor();
+    const numbers = await issues.locator('tr[data-issue]').evaluateAll((rows) => rows.map((r) => Number(r.getAttribute('data-issue'))));
+    expect(numbers).to.deep.equal(numbers.map((_, i) => i + 1));
+    const link = issues.getByRole('link', { name: 'NOADDR' }).first();
+    expect(await link.getAttribute('href')).to.equal('#/listings?q=NOADDR');
+    await issues.getByRole('button', { name: /^errors / }).click();
+    await issues
+      .getByRole('button', { name: /^errors / })
+      .and(page.locator('[aria-pressed=true]'))
+      .waitFor();
+    const levels = (await issues.locator('tr[data-issue] > td:nth-child(2)').allInnerTexts()).map((t) => t.trim());
+    expect(levels.length).to.be.greaterThan(0);
+    expect(levels.every((l) => l.endsWith('error'))).to.equal(true);
+    await shot('06b-problem-feeds');
+    await link.click();
+    await page.getByRole('heading', { name: 'Listings' }).waitFor();
+    expect(await page.getByPlaceholder('key, address or headline').inputValue()).to.equal('NOADDR');
   });
 
   it("shows an office's current lead email and drop settings, saves only what was changed, and never opens an unknown office silently", async () => {
@@ -234,6 +316,67 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
     await page.getByRole('button', { name: 'Open' }).click();
     await page.getByRole('alert').waitFor();
     expect(await page.getByRole('alert').innerText()).to.contain('is not an office id');
+  });
+
+  it('lists every office with its listings, lead email, drop settings, keys and newest feed, sorted and found by id', async () => {
+    await go('offices', 'Offices');
+    // The last test left this page open: load it afresh to see what it saved.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Offices', level: 1 }).waitFor();
+    const offices = async () => page.locator('tr[data-office]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-office')));
+    await page.locator('tr[data-office]').first().waitFor();
+    // OFF1 has four listings (one hidden and three archived by now, so none public) and feeds; HARB is named by the key approved above.
+    expect(await offices()).to.include.members(['HARB', 'OFF1']);
+    const off1 = page.locator('tr[data-office="OFF1"] > td');
+    expect((await off1.allInnerTexts()).map((t) => t.trim())).to.deep.include.members(['0 / 4', 'leads@agency.example', 'set']);
+    expect(await off1.nth(4).innerText()).to.contain('Test CRM (active)');
+    expect(await off1.nth(5).innerText()).to.contain('not well formed');
+    expect(await page.locator('tr[data-office="HARB"] > td').nth(4).innerText()).to.equal('Harbour Realty CRM (active)');
+    await page.getByRole('button', { name: /^Public \/ listings/ }).click();
+    await page.locator('th[aria-sort="descending"]').waitFor();
+    expect((await offices())[0]).to.equal('OFF1');
+    await page.getByLabel('Find an office').fill('har');
+    await page.getByRole('button', { name: 'Find' }).click();
+    await page.getByText('1–1 of 1 office(s)').waitFor();
+    expect(await offices()).to.deep.equal(['HARB']);
+    await shot('09b-office-list');
+    await page.getByRole('button', { name: 'HARB', exact: true }).click();
+    await page.getByRole('heading', { name: 'Office HARB' }).waitFor();
+  });
+
+  it('registers a webhook endpoint for a key, shows its secret once, sends a test event and shows the delivery', async () => {
+    await page.goto(`${svc.url}/console#/webhooks`);
+    await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
+    await page.getByText('No webhook endpoints yet.').waitFor();
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+    await page.getByLabel('Feed key').selectOption({ label: 'Test CRM (OFF1)' });
+    await page.getByLabel('URL').fill(url);
+    await page.getByLabel('listing.status_changed').uncheck();
+    await page.getByRole('button', { name: 'Register endpoint' }).click();
+    await page.getByText('Its signing secret, shown only now').waitFor();
+    expect(await page.locator('.secret').last().textContent()).to.match(/^whsec_/);
+    const row = page.locator('tr[data-endpoint]');
+    expect(await row.locator('td').nth(1).textContent()).to.equal(url);
+    expect(await row.locator('td').nth(2).textContent()).to.equal('feed.completed, feed.failed, feed.quarantined, listing.archived');
+    await row.getByRole('button', { name: 'Send test' }).click();
+    await page.getByText('Test event queued').waitFor();
+    for (let i = 0; i < 100 && received.length === 0; i += 1) await new Promise((r) => setTimeout(r, 50));
+    expect(received).to.have.length(1);
+    await row.getByRole('button', { name: 'Deliveries' }).click();
+    const delivery = page.locator('tr[data-delivery]');
+    await delivery.waitFor();
+    expect(await delivery.getAttribute('data-delivery')).to.equal(received[0]);
+    expect(await delivery.locator('td').nth(2).textContent()).to.equal('delivered');
+    expect(await delivery.locator('td').nth(4).textContent()).to.equal('204');
+    await shot('webhooks');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await shot('webhooks-phone');
+    await page.setViewportSize({ width: 1360, height: 900 });
+    // An address inside the network would be refused without the operator's setting; a bad URL is refused with the reason.
+    await page.getByLabel('URL').fill('ftp://example.com/hooks');
+    await page.evaluate(() => (document.querySelector('input[name=url]') as HTMLInputElement).setAttribute('type', 'text'));
+    await page.getByRole('button', { name: 'Register endpoint' }).click();
+    await page.getByRole('alert').filter({ hasText: 'body.url' }).waitFor();
   });
 
   it("shows the server's error text when an action is refused", async () => {

@@ -6,6 +6,8 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { buildOpenApi } from '../../api/openapi.js';
 import { OPERATIONS, TAGS } from '../../api/openapi-operations.js';
+import { schemas } from '../../api/schemas/index.js';
+import { validatorFor } from '../../api/validators.js';
 import { createAjv } from '../../lib/ajv.js';
 import { feed, repoRoot } from '../helpers.js';
 import { activeKey, officeListing } from '../ingest/client.js';
@@ -39,6 +41,10 @@ describe('the API description as clients generate from it', () => {
     Object.entries(ops).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op })),
   );
 
+  it('compiles every named schema, as the service compiles each on first use (a broken one fails here, not in a request)', () => {
+    for (const schema of schemas) expect(() => validatorFor(schema.$id), schema.$id).to.not.throw();
+  });
+
   it('names and groups every operation, uniquely; says which need no credential; names its server', () => {
     expect(operations.length).to.equal(Object.keys(OPERATIONS).length);
     const ids = operations.map(({ op }) => op.operationId);
@@ -55,7 +61,7 @@ describe('the API description as clients generate from it', () => {
     }
     expect(operations.find((o) => o.key === 'GET /v1/listings')!.op.security).to.deep.equal([]);
     expect(doc.servers).to.have.length(1);
-    expect(doc.tags.map((t) => t.name)).to.deep.equal(['ingestion', 'reads', 'leads', 'admin', 'site', 'system']);
+    expect(doc.tags.map((t) => t.name)).to.deep.equal(['ingestion', 'webhooks', 'reads', 'leads', 'admin', 'site', 'system']);
   });
 
   it('a strict validator accepts the feed request example against the request body schema (exactly one reading)', () => {

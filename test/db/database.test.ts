@@ -64,6 +64,10 @@ for (const backend of backends) {
       '20261125050000_portal_search',
       '20261125060000_search_sort_indexes',
       '20261125070000_directory_office_logo',
+      '20261125080000_feed_outcome',
+      '20261125090000_feed_idempotency',
+      '20261125100000_webhooks',
+      '20261125110000_feed_started_at',
     ];
     it('applies migrations once, idempotently, and rolls them back', async () => {
       expect(await migrateToLatest(db)).to.deep.equal(ALL);

@@ -38,3 +38,7 @@ export function officeListing(
     '<address><streetNumber>1</streetNumber><street>Main Road</street><suburb>Richmond</suburb><state>VIC</state><postcode>3121</postcode></address></residential>'
   );
 }
+
+/** A listing with no address: invalid on the market (an error issue naming its uniqueId). */
+export const listingWithoutAddress = (office: string, uniqueId: string) =>
+  `<residential modTime="2024-03-01-10:00:00" status="current"><agentID>${office}</agentID><uniqueID>${uniqueId}</uniqueID><headline>No address</headline><price>1</price></residential>`;

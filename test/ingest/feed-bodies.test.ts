@@ -97,7 +97,14 @@ describe('Stored feed bodies: credentials masked, kept for FEED_BODY_RETENTION_D
       const second = await startTestService({ database: 'postgres', redis: true, db: svc.db, queuePrefix: svc.queuePrefix, maintenanceEveryMs: 400 });
       try {
         const schedulers = (await maintenance.getJobSchedulers()).map((s) => s.key ?? s.name).sort();
-        expect(schedulers).to.deep.equal(['purge-feed-bodies', 'purge-leads', 'requeue-lost-feeds', 'requeue-lost-leads', 'send-notifications']);
+        expect(schedulers).to.deep.equal([
+          'purge-feed-bodies',
+          'purge-leads',
+          'requeue-lost-feeds',
+          'requeue-lost-leads',
+          'send-due-webhooks',
+          'send-notifications',
+        ]);
       } finally {
         await second.stop();
       }

@@ -117,6 +117,19 @@ describe('mode=full: reconcile, circuit breaker, quarantine and notifications (P
     expect(res.summary.inserted).to.equal(10);
     const tripped = await push(feed(...listings('OFF3', ids(1))));
     const id = tripped.reconcile.offices[0].quarantineId;
+    // Every listing the trip would archive, paged, each as it is now; one changed since is marked
+    // (applying the archive leaves it; one re-sent unchanged was not written, so it is not).
+    await push(feed(officeListing('OFF3', 'L5', { modTime: '2024-03-02-10:00:00', headline: 'Changed since the trip' })), 'incremental');
+    const first = await (await admin(svc.url, 'GET', `/v1/admin/quarantine/${id}/listings?limit=4`)).json();
+    expect(validatorFor('HeldListingPage')(first), JSON.stringify(validatorFor('HeldListingPage').errors)).to.equal(true);
+    expect(first.total).to.equal(9);
+    expect(first.nextOffset).to.equal(4);
+    const rest = await (await admin(svc.url, 'GET', `/v1/admin/quarantine/${id}/listings?limit=10&offset=4`)).json();
+    const held = [...first.listings, ...rest.listings];
+    expect(held.map((l: { uniqueId: string }) => l.uniqueId).sort()).to.deep.equal(ids(9, 1).sort());
+    expect(held.filter((l: { writtenSince: boolean }) => l.writtenSince).map((l: { uniqueId: string }) => l.uniqueId)).to.deep.equal(['L5']);
+    expect(held.every((l: { status: string; office: string }) => l.status === 'active' && l.office === 'OFF3')).to.equal(true);
+    expect((await admin(svc.url, 'GET', '/v1/admin/quarantine/00000000-0000-4000-8000-000000000000/listings')).status).to.equal(404);
     const resolved = await (await admin(svc.url, 'POST', `/v1/admin/quarantine/${id}/resolve`)).json();
     expect(resolved).to.deep.include({ resolved: true, resolution: 'reviewed', appliedCount: null });
     expect(Object.values(await statuses('OFF3')).every((s) => s === 'active')).to.equal(true);

@@ -113,11 +113,12 @@ describe("Display choices in public reads, and the office's own full read (Postg
   it("gives the office's own key and operators the full stored record, and another office's key nothing", async () => {
     const own = await get('/v1/feeds/listings/OFF1/HIDDEN-PRICE', { authorization: `Bearer ${key}` });
     expect(own.status).to.equal(200);
-    const record = JSON.parse(own.text);
-    expect(validatorFor('Listing')(record), JSON.stringify(validatorFor('Listing').errors)).to.equal(true);
+    const status = JSON.parse(own.text);
+    expect(validatorFor('ListingStatus')(status), JSON.stringify(validatorFor('ListingStatus').errors)).to.equal(true);
+    const record = status.listing;
     expect(record.price).to.deep.include({ amount: 1234567, display: false });
     expect(record).to.include({ hidden: false });
-    const street = JSON.parse((await get('/v1/feeds/listings/OFF1/HIDDEN-STREET', { authorization: `Bearer ${key}` })).text);
+    const street = JSON.parse((await get('/v1/feeds/listings/OFF1/HIDDEN-STREET', { authorization: `Bearer ${key}` })).text).listing;
     expect(street.address.street).to.equal('Secret Street');
 
     const other = await activeKey(svc.db, ['OFF2']);
@@ -175,7 +176,7 @@ describe("Display choices in public reads, and the office's own full read (Postg
     const pub = await get('/v1/listings/OFF1/MELWAY');
     expect(pub.status).to.equal(200);
     expect(JSON.parse(pub.text)).to.not.have.property('streetDirectory');
-    const own = JSON.parse((await get('/v1/feeds/listings/OFF1/MELWAY', { authorization: `Bearer ${key}` })).text);
+    const own = JSON.parse((await get('/v1/feeds/listings/OFF1/MELWAY', { authorization: `Bearer ${key}` })).text).listing;
     expect(own.streetDirectory).to.not.equal(undefined);
   });
 
@@ -194,7 +195,9 @@ describe("Display choices in public reads, and the office's own full read (Postg
     expect((await get('/v1/listings/OFF1/PERTH')).status).to.equal(404);
     expect((await get('/v1/listings/OFF1/ADL')).status).to.equal(404);
     const stored = JSON.parse((await get('/v1/feeds/listings/OFF1/PERTH', { authorization: `Bearer ${key}` })).text);
-    expect(stored).to.include({ status: 'withdrawn', modTime: '2024-05-01T08:00:00Z' });
+    expect(stored.listing).to.include({ status: 'withdrawn', modTime: '2024-05-01T08:00:00Z' });
+    expect(stored.public).to.include({ readable: false, inSearch: false, reason: 'withdrawn' });
+    expect(stored.lastFeed).to.include({ action: 'updated', mode: 'incremental' });
     const page = JSON.parse((await get('/v1/listings?limit=100')).text);
     expect(page.listings.map((l: { uniqueId: string }) => l.uniqueId)).to.not.include.members(['PERTH', 'ADL']);
   });

@@ -19,6 +19,15 @@ export interface BatchOutcome {
   /** Per valid listing of the batch, in feed order. */
   upserts: { listingKey: string; action: UpsertAction }[];
   invalid: number;
+  /** Stored listings whose status this batch changed (sold, withdrawn, back on the market…), as written. */
+  statusChanges: StatusChange[];
+}
+
+/** A stored listing's status before and after a feed wrote it. */
+export interface StatusChange {
+  listingKey: string;
+  from: string;
+  to: string;
 }
 
 type Decision = { key: string | null; action: UpsertAction | 'invalid' };
@@ -131,9 +140,13 @@ export async function writeBatch(db: Knex, batch: DecidedBatch): Promise<BatchOu
     writes.filter(([key]) => !versions.has(key)).map(([, w]) => rowOf(w)),
   );
   const lockKeys = writes.map(([key]) => key).filter((key) => !written.has(key));
+  /** Each stored key's status before its write, and the record written. */
+  const before = new Map<string, string>();
+  const finalWrites = new Map(batch.decided.toWrite);
   if (lockKeys.length > 0) {
     await db.transaction(async (trx) => {
       const locked = await loadListings(trx, lockKeys, { forUpdate: true });
+      for (const [key, listing] of locked) before.set(key, listing.status);
       const moved = lockKeys.some((k) => locked.get(k)?.contentHash !== snapshot.get(k)?.contentHash || locked.get(k)?.modTime !== snapshot.get(k)?.modTime);
       let toWrite = lockKeys.map((key) => batch.decided.toWrite.get(key)!);
       if (moved) {
@@ -149,6 +162,8 @@ export async function writeBatch(db: Knex, batch: DecidedBatch): Promise<BatchOu
           if (advance) toAdvance.set(key, advance);
         }
         toWrite = [...redecided.toWrite.values()];
+        for (const key of lockKeys) finalWrites.delete(key);
+        for (const [key, w] of redecided.toWrite) finalWrites.set(key, w);
       }
       for (const key of await writeListings(trx, toWrite.map(rowOf))) written.add(key);
     });
@@ -181,5 +196,10 @@ export async function writeBatch(db: Knex, batch: DecidedBatch): Promise<BatchOu
     if (decision.action === 'invalid') invalid += 1;
     else upserts.push({ listingKey: decision.key!, action: decision.action });
   }
-  return { upserts, invalid };
+  const statusChanges: StatusChange[] = [];
+  for (const [key, from] of before) {
+    const to = written.has(key) ? finalWrites.get(key)?.applied.listing.status : undefined;
+    if (to !== undefined && to !== from) statusChanges.push({ listingKey: key, from, to });
+  }
+  return { upserts, invalid, statusChanges };
 }

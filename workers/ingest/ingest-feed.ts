@@ -11,7 +11,7 @@ import type { FeedProject } from '../../pipeline/project/read-project-feed.js';
 import { readFeed } from '../../pipeline/read-feed.js';
 import type { BreakerSettings } from '../../pipeline/reconcile.js';
 import type { FeedContext, FeedFormat, Issue } from '../../pipeline/types.js';
-import { type BatchOutcome, decideBatch, writeBatch } from './apply-batch.js';
+import { type BatchOutcome, decideBatch, type StatusChange, writeBatch } from './apply-batch.js';
 import { applyProjects, type ProjectsOutcome } from './apply-projects.js';
 import { BatchPipeline } from './batch-pipeline.js';
 
@@ -21,6 +21,8 @@ export interface IngestionResult {
   counts: { parsed: number; valid: number; invalid: number };
   summary: Record<UpsertAction, number>;
   upserts: { listingKey: string; action: UpsertAction }[];
+  /** Stored listings whose status the feed changed, in feed order. */
+  statusChanges: StatusChange[];
   reconcile?: {
     status: 'applied' | 'tripped' | 'skipped';
     reason?: string;
@@ -63,6 +65,7 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
     counts: { parsed: 0, valid: 0, invalid: 0 },
     summary: { inserted: 0, updated: 0, unchanged: 0, stale_ignored: 0 },
     upserts: [],
+    statusChanges: [],
     issues,
   };
   /** Offices whose stored listings this feed changed: their directory rows are rebuilt at the end. */
@@ -93,8 +96,10 @@ async function applyListings(db: Db, input: IngestInput, result: IngestionResult
   const present: PresentKeys = new Map();
   const presentProjects: PresentKeys = new Map();
   const projectItems: FeedProject[] = [];
-  const notInScope = (office: string, path: string, itemIssues: FeedProject['issues']) => {
-    itemIssues.error('office_not_in_scope', `office "${office}" is not one this feed may push for (${[...scope].join(', ')}); not stored`, path);
+  /** Refuses an item of an office out of scope; the issue names the item's uniqueId like any other. */
+  const notInScope = (identity: { office: string; uniqueId: string }, path: string, itemIssues: FeedProject['issues']) => {
+    itemIssues.stampUniqueId(identity.uniqueId);
+    itemIssues.error('office_not_in_scope', `office "${identity.office}" is not one this feed may push for (${[...scope].join(', ')}); not stored`, path);
   };
   const note = (map: PresentKeys, office: string, key: string) => {
     const keys = map.get(office) ?? new Set<string>();
@@ -109,6 +114,7 @@ async function applyListings(db: Db, input: IngestInput, result: IngestionResult
       for (const item of batch) issues.push(...item.issues.list);
       counts.invalid += outcome.invalid;
       counts.valid += outcome.upserts.length;
+      result.statusChanges.push(...outcome.statusChanges);
       for (const u of outcome.upserts) {
         upserts.push(u);
         summary[u.action] += 1;
@@ -136,14 +142,14 @@ async function applyListings(db: Db, input: IngestInput, result: IngestionResult
     const knownSources = async () => knownFingerprints(await storedSourceHashes(db, input.officeScope));
     for await (const batch of readFeed(input.format, input.source, input.context, issues, { knownSources })) {
       for (const item of batch.projects) {
-        if (item.identity && !scope.has(item.identity.office)) notInScope(item.identity.office, item.path, item.issues);
+        if (item.identity && !scope.has(item.identity.office)) notInScope(item.identity, item.path, item.issues);
         else if (full && item.identity) note(presentProjects, item.identity.office, listingKey(item.identity.office, item.identity.uniqueId));
         projectItems.push(item);
       }
       for (const item of batch.listings) {
         counts.parsed += 1;
         if (item.identity && !scope.has(item.identity.office)) {
-          notInScope(item.identity.office, item.path, item.issues);
+          notInScope(item.identity, item.path, item.issues);
           counts.invalid += 1;
           issues.push(...item.issues.list);
           continue;

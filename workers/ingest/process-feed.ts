@@ -1,6 +1,6 @@
 import { type FeedEvent, failFeedEvent, finishFeedEvent, getFeedEvent, readFeedBody, recordFeedProgress, startFeedEvent } from '../../db/feed-events.js';
 import type { Db } from '../../db/knex.js';
-import { type FeedOutcome, feedOutcome } from '../../lib/feed-outcome.js';
+import type { FeedOutcome } from '../../lib/feed-outcome.js';
 import type { Logger } from '../../lib/logger.js';
 import { decodeUtf8, decodeXmlBytes } from '../../pipeline/decode.js';
 import type { BreakerSettings } from '../../pipeline/reconcile.js';
@@ -41,6 +41,8 @@ export interface IngestDeps {
   db: Db;
   breaker: BreakerSettings;
   logger: Logger;
+  /** Told of every feed that ends (done or given up), for its key's webhooks; never fails. */
+  onFeedEnded?(event: FeedEvent, outcome: FeedOutcome, result: IngestionResult | null): Promise<void>;
 }
 
 /**
@@ -102,13 +104,13 @@ export async function processFeed(deps: IngestDeps, feedId: string, job?: JobCon
   });
   const unreported = reporter.held();
   if (unreported) await job?.progress({ ...unreported });
-  await finishFeedEvent(deps.db, feedId, result as unknown as Record<string, unknown>);
+  const outcome = await finishFeedEvent(deps.db, feedId, result as unknown as Record<string, unknown>);
   const notified = await notifyFeedFailures(deps.db, event, result);
+  await deps.onFeedEnded?.(event, outcome, result);
   deps.logger.info(
     { feedId, ms: Date.now() - started, counts: result.counts, summary: result.summary, reconcile: result.reconcile?.status, notified },
     'feed ingested',
   );
-  const outcome = feedOutcome('done', result);
   return { feedId, status: 'done', outcome, counts: result.counts, summary: result.summary, reconcile: result.reconcile?.status };
 }
 
@@ -123,5 +125,8 @@ export async function giveUpFeed(deps: IngestDeps, feedId: string, err: Error): 
   const plain = 'ingestion failed after several attempts because of a problem on our side; the feed is kept, an operator has been told and can run it again';
   if (!(await failFeedEvent(deps.db, feedId, 'failed', plain, err.stack ?? err.message))) return;
   const event = await getFeedEvent(deps.db, feedId);
-  if (event) await notifyFeedGivenUp(deps.db, event);
+  if (event) {
+    await notifyFeedGivenUp(deps.db, event);
+    await deps.onFeedEnded?.(event, 'failed', null);
+  }
 }

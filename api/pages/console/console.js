@@ -1,6 +1,8 @@
 // The operator console: one page, a view per admin task, talking to the admin API with the
 // operator token (kept in sessionStorage, sent as a Bearer header; never in a URL or a log).
 
+import { webhooks } from './webhooks.js';
+
 const TOKEN_KEY = 'operatorToken';
 const app = document.getElementById('app');
 let refreshTimer = null;
@@ -23,7 +25,9 @@ function el(tag, attrs = {}, ...children) {
 const when = (iso) => (iso ? new Date(iso).toLocaleString() : '—');
 const text = (map) => (map && typeof map === 'object' ? Object.values(map)[0] : (map ?? ''));
 const addressLine = (a) => (a ? [a.lotNumber ? `Lot ${a.lotNumber}` : null, [a.subNumber, a.streetNumber].filter(Boolean).join('/'), a.street, a.locality, a.region, a.postcode].filter(Boolean).join(' ') : '');
-const STATUS_TONE = { active: 'good', done: 'good', ok: 'good', with_invalid: 'warn', not_well_formed: 'bad', delivered: 'good', under_offer: 'good', suspended: 'warn', queued: 'warn', running: 'warn', pending: 'warn', sending: 'warn', published: 'good', applied: 'good', tripped: 'bad', draft: 'warn', open: 'warn', reviewed: 'good', revoked: 'bad', failed: 'bad', rejected: 'bad', dead_letter: 'bad', archived: 'bad' };
+const STATUS_TONE = { active: 'good', done: 'good', ok: 'good', with_invalid: 'warn', not_well_formed: 'bad', delivered: 'good', under_offer: 'good', suspended: 'warn', queued: 'warn', running: 'warn', pending: 'warn', sending: 'warn', published: 'good', applied: 'good', tripped: 'bad', draft: 'warn', open: 'warn', reviewed: 'good', revoked: 'bad', error: 'bad', warning: 'warn', disabled: 'bad', abandoned: 'bad', failed: 'bad', rejected: 'bad', dead_letter: 'bad', archived: 'bad' };
+/** The outcomes that need a look (the service's own list: with_invalid, not_well_formed, tripped, failed). */
+const PROBLEMS = 'with_invalid,not_well_formed,tripped,failed';
 const badge = (status) => el('span', { class: `badge ${STATUS_TONE[status] ?? ''}` }, String(status).replace(/_/g, ' '));
 
 class ApiError extends Error {
@@ -68,6 +72,30 @@ async function act(action, done) {
 }
 
 const confirmFirst = (question) => window.confirm(question);
+
+/** A button that copies a value (a key id, a new secret) to the clipboard and says so. */
+const copyButton = (value, label) =>
+  el(
+    'button',
+    {
+      type: 'button',
+      class: 'copy',
+      onclick: async (event) => {
+        const button = event.currentTarget;
+        try {
+          await navigator.clipboard.writeText(value);
+          button.textContent = 'Copied';
+        } catch {
+          button.textContent = 'Select and copy it';
+        }
+        setTimeout(() => (button.textContent = label), 2000);
+      },
+    },
+    label,
+  );
+
+/** The parameters after the view in the address (#/feeds?problems=24h). */
+const hashParams = () => new URLSearchParams(location.hash.split('?')[1] ?? '');
 
 function table(headers, rows, empty) {
   if (rows.length === 0) return el('div', { class: 'panel empty' }, empty);
@@ -141,6 +169,7 @@ const VIEWS = [
   ['listings', 'Listings'],
   ['leads', 'Leads'],
   ['offices', 'Offices'],
+  ['webhooks', 'Webhooks'],
   ['site', 'Site'],
   ['audit', 'Audit log'],
 ];
@@ -173,6 +202,13 @@ async function dashboard(view) {
         { class: 'cards' },
         card('Listings', s.listings.total, `${s.listings.public} public · ${s.listings.hidden} hidden · ${s.listings.archived} archived`),
         card('Directory', `${s.directory.agents} / ${s.directory.offices}`, 'agents / offices'),
+        el(
+          'a',
+          { class: `card link${s.feeds.last24h.problems ? ' alert' : ''}`, href: '#/feeds?problems=24h', id: 'problem-feeds' },
+          el('div', { class: 'label' }, 'Feeds needing a look'),
+          el('div', { class: 'figure' }, s.feeds.last24h.problems),
+          el('div', { class: 'detail' }, `of ${s.feeds.last24h.total} in 24 h · ${s.feeds.last7d.problems} of ${s.feeds.last7d.total} in 7 days`),
+        ),
         card('Quarantine', s.quarantine.open, 'open circuit-breaker trips'),
         card('Feed keys', s.feedKeys.active, `active · ${s.feedKeys.suspended} waiting for approval`),
         card('Blocklist', s.blocklist.entries, 'senders blocked'),
@@ -188,7 +224,13 @@ async function dashboard(view) {
         s.queues
           ? s.queues.error
             ? el('span', { class: 'muted' }, `Queue depths unavailable: ${s.queues.error}`)
-            : el('div', {}, el('div', {}, el('strong', {}, 'ingest: '), queueLine(s.queues.ingest)), el('div', {}, el('strong', {}, 'lead delivery: '), queueLine(s.queues.leadDelivery)))
+            : el(
+                'div',
+                {},
+                el('div', {}, el('strong', {}, 'ingest: '), queueLine(s.queues.ingest)),
+                el('div', {}, el('strong', {}, 'lead delivery: '), queueLine(s.queues.leadDelivery)),
+                s.queues.webhookDelivery ? el('div', {}, el('strong', {}, 'webhook delivery: '), queueLine(s.queues.webhookDelivery)) : null,
+              )
           : el('span', { class: 'muted' }, 'In-process queue (no REDIS_URL): no queue board.'),
       ),
       el('p', { class: 'muted' }, `Updated ${new Date().toLocaleTimeString()}; refreshes every 10 seconds.`),
@@ -211,16 +253,24 @@ async function keys(view) {
     };
     tableBox.replaceChildren(
       table(
-        ['Client', 'Alert email', 'Offices', 'Status', 'Created', ''],
+        ['Client', 'Key id', 'Alert email', 'Offices', 'Status', 'Created', 'Newest feed', ''],
         list.map((k) =>
           el(
             'tr',
             { 'data-key': k.id },
             el('td', {}, k.clientName),
+            el('td', {}, el('code', { class: 'key-id' }, k.id.slice(0, 8)), ' ', copyButton(k.id, 'Copy id')),
             el('td', {}, k.alertEmail),
             el('td', {}, k.officeIds.join(', ')),
             el('td', {}, badge(k.status)),
             el('td', {}, when(k.createdAt)),
+            el(
+              'td',
+              {},
+              k.lastFeed
+                ? el('a', { href: `#/feeds?key=${k.id}` }, when(k.lastFeed.createdAt), ' ', badge(k.lastFeed.outcome))
+                : el('span', { class: 'muted' }, 'none yet'),
+            ),
             el(
               'td',
               { class: 'actions' },
@@ -243,7 +293,7 @@ async function keys(view) {
         const body = { clientName: client.value, alertEmail: email.value, officeIds: offices.value.split(',').map((o) => o.trim()).filter(Boolean) };
         const key = await act(() => api('POST', '/v1/admin/keys', body), `Key created for ${body.clientName}.`);
         if (!key) return;
-        created.replaceChildren(el('div', { class: 'panel' }, el('strong', {}, 'The new key, shown only now:'), el('div', { class: 'secret' }, key.key)));
+        created.replaceChildren(el('div', { class: 'panel' }, el('strong', {}, 'The new key, shown only now:'), el('div', { class: 'secret' }, key.key), copyButton(key.key, 'Copy key')));
         form.reset();
         await draw();
       },
@@ -259,17 +309,48 @@ async function keys(view) {
 
 async function feeds(view) {
   const status = el('select', { name: 'status' }, ['', 'queued', 'running', 'done', 'failed', 'rejected'].map((s) => el('option', { value: s }, s || 'any status')));
-  const keyId = el('input', { name: 'keyId', placeholder: 'key id', size: 36 });
-  const office = el('input', { name: 'office', placeholder: 'office' });
+  const OUTCOMES = [
+    ['', 'any outcome'],
+    [PROBLEMS, 'needs a look'],
+    ['ok', 'ok'],
+    ['with_invalid', 'with invalid'],
+    ['not_well_formed', 'not well formed'],
+    ['tripped', 'tripped'],
+    ['failed', 'failed'],
+    ['rejected', 'rejected'],
+    ['queued,running', 'not finished'],
+  ];
+  const outcome = el('select', { name: 'outcome' }, OUTCOMES.map(([v, label]) => el('option', { value: v }, label)));
+  const period = el('select', { name: 'period' }, [['', 'any time'], ['24h', 'last 24 hours'], ['7d', 'last 7 days']].map(([v, label]) => el('option', { value: v }, label)));
+  const wanted = hashParams().get('problems');
+  if (wanted === '24h' || wanted === '7d') {
+    outcome.value = PROBLEMS;
+    period.value = wanted;
+  }
+  const keyId = el('select', { name: 'keyId' }, el('option', { value: '' }, 'any key'));
+  const wantedKey = hashParams().get('key');
+  // The keys by client name (and offices), so the filter needs no id typed.
+  const { keys: keyList } = await api('GET', '/v1/admin/keys').catch(() => ({ keys: [] }));
+  for (const k of keyList) keyId.append(el('option', { value: k.id }, `${k.clientName} (${k.officeIds.join(', ')})${k.status === 'active' ? '' : ` · ${k.status}`}`));
+  if (wantedKey) keyId.value = wantedKey;
+  const office = el('input', { name: 'office', placeholder: 'office', value: hashParams().get('office') ?? undefined });
   const box = el('div');
   const draw = async () => {
     const q = new URLSearchParams({ limit: '50' });
     if (status.value) q.set('status', status.value);
-    if (keyId.value.trim()) q.set('keyId', keyId.value.trim());
+    if (outcome.value) q.set('outcome', outcome.value);
+    if (period.value) q.set('since', new Date(Date.now() - (period.value === '24h' ? 1 : 7) * 86_400_000).toISOString());
+    if (keyId.value) q.set('keyId', keyId.value);
     if (office.value.trim()) q.set('office', office.value.trim());
     const { total, feeds: list } = await api('GET', `/v1/admin/feeds?${q}`);
     const rows = list.flatMap((f) => {
-      const issues = el('tr', { hidden: true }, el('td', { colspan: 7 }, f.issues.length ? el('pre', {}, f.issues.map((i) => `${i.level} ${i.code} (listing ${i.listingIndex ?? '—'}${i.uniqueId ? `, ${i.uniqueId}` : ''}) ${i.path}: ${i.message}`).join('\n')) : el('span', { class: 'muted' }, 'No issues.')));
+      const issuesCell = el('td', { colspan: 7 });
+      const issues = el('tr', { hidden: true, class: 'issues-row' }, issuesCell);
+      const toggleIssues = async (event) => {
+        issues.hidden = !issues.hidden;
+        event.currentTarget.setAttribute('aria-expanded', String(!issues.hidden));
+        if (!issues.hidden) await act(() => feedIssuesPanel(issuesCell, f.feedId));
+      };
       const retry = async () => {
         if (!confirmFirst('Run this feed again from its stored body?')) return;
         if (await act(() => api('POST', `/v1/admin/feeds/${f.feedId}/retry`), 'Feed queued again.')) await draw();
@@ -294,7 +375,7 @@ async function feeds(view) {
           el(
             'td',
             { class: 'actions' },
-            el('button', { onclick: () => (issues.hidden = !issues.hidden) }, `Issues (${f.issues.length})`),
+            el('button', { onclick: toggleIssues, 'aria-expanded': 'false' }, `Issues (${f.issues.length})`),
             f.status === 'failed' ? el('button', { class: 'primary', onclick: retry }, 'Retry') : null,
           ),
         ),
@@ -303,14 +384,108 @@ async function feeds(view) {
     });
     box.replaceChildren(el('p', { class: 'muted' }, `${total} feed(s); newest first, up to 50 shown.`), table(['Received', 'Outcome', 'Offices', 'Counts', 'Error', 'Attempts', ''], rows, 'No feeds match.'));
   };
-  const filters = el('form', { class: 'filters', onsubmit: (e) => (e.preventDefault(), act(draw)) }, el('label', {}, 'Status', status), el('label', {}, 'Key', keyId), el('label', {}, 'Office', office), el('button', { type: 'submit' }, 'Filter'));
+  const filters = el(
+    'form',
+    { class: 'filters', onsubmit: (e) => (e.preventDefault(), act(draw)) },
+    el('label', {}, 'Outcome', outcome),
+    el('label', {}, 'Received', period),
+    el('label', {}, 'Status', status),
+    el('label', {}, 'Key', keyId),
+    el('label', {}, 'Office', office),
+    el('button', { type: 'submit' }, 'Filter'),
+  );
   view.replaceChildren(filters, box);
   await act(draw);
+}
+
+/**
+ * One feed's issues as a table: counts per level and code (a code filters the table), errors or
+ * warnings alone, each issue numbered as among all the feed's issues (from 1, as the developer page
+ * and the API number them), its listing linked to the listings page.
+ */
+async function feedIssuesPanel(cell, feedId) {
+  const filter = { level: '', code: '' };
+  const draw = async () => {
+    const q = new URLSearchParams({ limit: '200' });
+    if (filter.level) q.set('level', filter.level);
+    if (filter.code) q.set('code', filter.code);
+    const page = await api('GET', `/v1/admin/feeds/${feedId}/issues?${q}`);
+    const chip = (label, active, onclick) => el('button', { type: 'button', class: active ? 'chip active' : 'chip', 'aria-pressed': String(active), onclick }, label);
+    const pick = (key, value) => async () => {
+      filter[key] = filter[key] === value ? '' : value;
+      await act(draw);
+    };
+    cell.replaceChildren(
+      page.counts.errors + page.counts.warnings === 0
+        ? el('span', { class: 'muted' }, 'No issues.')
+        : el(
+            'div',
+            { class: 'issues' },
+            el(
+              'div',
+              { class: 'chips', role: 'group', 'aria-label': 'Filter issues' },
+              chip(`errors ${page.counts.errors}`, filter.level === 'error', pick('level', 'error')),
+              chip(`warnings ${page.counts.warnings}`, filter.level === 'warning', pick('level', 'warning')),
+              Object.entries(page.counts.byCode)
+                .sort((a, b) => b[1] - a[1])
+                .map(([code, n]) => chip(`${code} ${n}`, filter.code === code, pick('code', code))),
+            ),
+            table(
+              ['#', 'Level', 'Code', 'Listing', 'Where', 'Message'],
+              page.issues.map((i) =>
+                el(
+                  'tr',
+                  { 'data-issue': i.number },
+                  el('td', { class: 'num' }, i.number),
+                  el('td', {}, badge(i.level)),
+                  el('td', {}, el('code', {}, i.code)),
+                  el('td', {}, i.uniqueId ? el('a', { href: `#/listings?q=${encodeURIComponent(i.uniqueId)}` }, i.uniqueId) : '—', i.listingIndex === null ? null : el('div', { class: 'muted' }, `listing ${i.listingIndex + 1} in the feed`)),
+                  el('td', {}, el('code', { class: 'path' }, i.path)),
+                  el('td', {}, i.message),
+                ),
+              ),
+              'No issues match.',
+            ),
+            page.total > page.issues.length ? el('p', { class: 'muted' }, `${page.issues.length} of ${page.total} shown.`) : null,
+          ),
+    );
+  };
+  await draw();
 }
 
 async function quarantine(view) {
   const all = el('input', { type: 'checkbox', name: 'includeResolved' });
   const box = el('div');
+  const held = el('div', { id: 'held' });
+  const HELD_PAGE = 50;
+  /** Every listing a trip would archive, as it is now, a page at a time. */
+  const showHeld = async (item, offset) => {
+    const page = await api('GET', `/v1/admin/quarantine/${item.id}/listings?limit=${HELD_PAGE}&offset=${offset}`);
+    held.replaceChildren(
+      el('h2', {}, `What the trip of ${item.office} would archive`),
+      table(
+        ['Listing', 'Headline', 'Status now', 'Since the trip'],
+        page.listings.map((l) =>
+          el(
+            'tr',
+            { 'data-held': l.listingKey },
+            el('td', {}, el('a', { href: `#/listings?q=${encodeURIComponent(l.uniqueId)}` }, l.listingKey)),
+            el('td', {}, l.headline ?? ''),
+            el('td', {}, l.status ? badge(l.status) : el('span', { class: 'muted' }, 'no longer stored')),
+            el('td', {}, l.writtenSince ? 'sent again: applying leaves it' : el('span', { class: 'muted' }, 'not written')),
+          ),
+        ),
+        'Nothing held.',
+      ),
+      el(
+        'div',
+        { class: 'pager' },
+        el('span', { class: 'muted' }, `${offset + 1}–${offset + page.listings.length} of ${page.total}`),
+        el('button', { type: 'button', disabled: offset === 0, onclick: () => act(() => showHeld(item, Math.max(0, offset - HELD_PAGE))) }, 'Previous'),
+        el('button', { type: 'button', disabled: page.nextOffset === null, onclick: () => act(() => showHeld(item, page.nextOffset)) }, 'Next'),
+      ),
+    );
+  };
   const draw = async () => {
     const { items } = await api('GET', `/v1/admin/quarantine?includeResolved=${all.checked}`);
     const resolve = (item, action) => async () => {
@@ -331,8 +506,13 @@ async function quarantine(view) {
             el('td', {}, when(i.createdAt)),
             el('td', {}, i.office),
             el('td', { class: 'num' }, `${i.archiveCount} of ${i.nonArchivedCount}`),
-            el('td', {}, el('code', {}, i.feedId.slice(0, 8))),
-            el('td', {}, el('pre', {}, [...i.keys, ...i.projectKeys].slice(0, 12).join('\n') + (i.keys.length + i.projectKeys.length > 12 ? '\n…' : ''))),
+            el('td', {}, el('a', { href: `#/feeds?office=${encodeURIComponent(i.office)}`, title: `feed ${i.feedId}` }, el('code', {}, i.feedId.slice(0, 8)))),
+            el(
+              'td',
+              {},
+              el('pre', {}, [...i.keys, ...i.projectKeys].slice(0, 12).join('\n') + (i.keys.length + i.projectKeys.length > 12 ? '\n…' : '')),
+              i.keys.length ? el('button', { type: 'button', onclick: () => act(() => showHeld(i, 0)) }, `All ${i.keys.length} listing(s)`) : null,
+            ),
             el('td', {}, i.resolved ? badge(i.resolution ?? 'resolved') : badge('open')),
             el(
               'td',
@@ -345,13 +525,13 @@ async function quarantine(view) {
       ),
     );
   };
-  view.replaceChildren(el('div', { class: 'filters' }, el('label', {}, 'Include resolved', all)), box);
+  view.replaceChildren(el('div', { class: 'filters' }, el('label', {}, 'Include resolved', all)), box, held);
   all.addEventListener('change', () => act(draw));
   await act(draw);
 }
 
 async function listings(view) {
-  const q = el('input', { name: 'q', placeholder: 'key, address or headline', size: 30 });
+  const q = el('input', { name: 'q', placeholder: 'key, address or headline', size: 30, value: hashParams().get('q') ?? undefined });
   const hidden = el('select', { name: 'hidden' }, el('option', { value: '' }, 'hidden or not'), el('option', { value: 'true' }, 'hidden only'), el('option', { value: 'false' }, 'visible only'));
   const box = el('div');
   const draw = async () => {
@@ -532,7 +712,90 @@ async function offices(view) {
     }
     box.replaceChildren(...editors(id, current));
   };
-  view.replaceChildren(el('form', { class: 'filters', onsubmit: (e) => (e.preventDefault(), flash('info', ''), act(load)) }, el('label', {}, 'Office id', office), el('button', { type: 'submit' }, 'Open')), box);
+  const list = officeList((id) => {
+    office.value = id;
+    flash('info', '');
+    return act(load);
+  });
+  view.replaceChildren(
+    list.node,
+    el('h2', {}, 'Open an office'),
+    el('form', { class: 'filters', onsubmit: (e) => (e.preventDefault(), flash('info', ''), act(load)) }, el('label', {}, 'Office id', office), el('button', { type: 'submit' }, 'Open')),
+    box,
+  );
+  await act(list.draw);
+}
+
+/**
+ * Every office the service knows of, as a sortable, paged table (listings, lead email, drop
+ * settings, keys, newest feed); choosing one opens it below.
+ */
+function officeList(open) {
+  const PAGE = 25;
+  const state = { q: '', sort: 'office', offset: 0 };
+  const q = el('input', { name: 'officeFilter', placeholder: 'part of an office id', 'aria-label': 'Find an office' });
+  const box = el('div');
+  const SORTS = [
+    ['Office', 'office'],
+    ['Listings', '-listings'],
+    ['Newest feed', '-lastFeed'],
+  ];
+  const draw = async () => {
+    const params = new URLSearchParams({ sort: state.sort, limit: String(PAGE), offset: String(state.offset) });
+    if (state.q) params.set('q', state.q);
+    const page = await api('GET', `/v1/admin/offices?${params}`);
+    const header = (label, key) => {
+      const active = state.sort.replace(/^-/, '') === key.replace(/^-/, '');
+      const next = active ? (state.sort.startsWith('-') ? state.sort.slice(1) : `-${state.sort}`) : key;
+      const arrow = active ? (state.sort.startsWith('-') ? ' ↓' : ' ↑') : '';
+      return el(
+        'th',
+        { 'aria-sort': active ? (state.sort.startsWith('-') ? 'descending' : 'ascending') : undefined },
+        el('button', { type: 'button', class: 'sort', onclick: () => ((state.sort = next), (state.offset = 0), act(draw)) }, `${label}${arrow}`),
+      );
+    };
+    const rows = page.offices.map((o) =>
+      el(
+        'tr',
+        { 'data-office': o.office },
+        el('td', {}, el('button', { type: 'button', class: 'link', onclick: () => open(o.office) }, o.office)),
+        el('td', { class: 'num' }, `${o.listings.public} / ${o.listings.total}`),
+        el('td', {}, o.leadEmail ?? el('span', { class: 'muted' }, 'none')),
+        el('td', {}, o.dropSettings ? 'set' : el('span', { class: 'muted' }, 'defaults')),
+        el('td', {}, o.keys.length ? o.keys.map((k) => `${k.clientName} (${k.status})`).join(', ') : el('span', { class: 'muted' }, 'none')),
+        el('td', {}, o.lastFeed ? [when(o.lastFeed.createdAt), ' ', badge(o.lastFeed.outcome)] : el('span', { class: 'muted' }, 'never')),
+      ),
+    );
+    const first = page.total === 0 ? 0 : state.offset + 1;
+    box.replaceChildren(
+      page.total === 0
+        ? el('div', { class: 'panel empty' }, state.q ? 'No office matches.' : 'No offices yet.')
+        : el(
+            'table',
+            {},
+            el(
+              'thead',
+              {},
+              el('tr', {}, header(SORTS[0][0], SORTS[0][1]), header('Public / listings', SORTS[1][1]), el('th', {}, 'Lead email'), el('th', {}, 'SFTP drops'), el('th', {}, 'Feed keys'), header(SORTS[2][0], SORTS[2][1])),
+            ),
+            el('tbody', {}, rows),
+          ),
+      el(
+        'div',
+        { class: 'pager' },
+        el('span', { class: 'muted' }, `${first}–${state.offset + page.offices.length} of ${page.total} office(s)`),
+        el('button', { type: 'button', disabled: state.offset === 0, onclick: () => ((state.offset = Math.max(0, state.offset - PAGE)), act(draw)) }, 'Previous'),
+        el('button', { type: 'button', disabled: page.nextOffset === null, onclick: () => ((state.offset = page.nextOffset), act(draw)) }, 'Next'),
+      ),
+    );
+  };
+  const node = el(
+    'div',
+    {},
+    el('form', { class: 'filters', onsubmit: (e) => (e.preventDefault(), (state.q = q.value.trim()), (state.offset = 0), act(draw)) }, el('label', {}, 'Find an office', q), el('button', { type: 'submit' }, 'Find')),
+    box,
+  );
+  return { node, draw };
 }
 
 async function site(view) {
@@ -648,7 +911,18 @@ async function audit(view) {
   await act(draw);
 }
 
-const RENDER = { dashboard, keys, feeds, quarantine, listings, leads, offices, site, audit };
+const RENDER = {
+  dashboard,
+  keys,
+  feeds,
+  quarantine,
+  listings,
+  leads,
+  offices,
+  webhooks: (view) => webhooks(view, { el, when, badge, api, act, confirmFirst, table }),
+  site,
+  audit,
+};
 
 function route() {
   clearInterval(refreshTimer);
@@ -661,7 +935,7 @@ function route() {
     openBoardSession().then(() => location.assign('/admin/queues'));
     return;
   }
-  const id = location.hash.replace(/^#\//, '') || 'dashboard';
+  const id = location.hash.replace(/^#\//, '').split('?')[0] || 'dashboard';
   const [view, title] = VIEWS.find(([v]) => v === id) ?? VIEWS[0];
   RENDER[view](layout(view, title));
 }

@@ -1,0 +1,135 @@
+import { errorResponse, json, operatorErrors, operatorSecurity, queryParameters, ref, uuidPath } from './openapi-helpers.js';
+
+const keySecurity = [{ feedKey: [] }, { feedToken: [] }];
+const keyErrors = { 401: errorResponse('Missing, wrong, suspended or revoked key'), 503: errorResponse('Database unavailable') };
+const endpointId = uuidPath('id', 'The webhook endpoint');
+
+/** The routes on one endpoint, for a key's own (/v1/webhooks) and for operators (/v1/admin/webhooks). */
+function endpointPaths(base: string, who: 'key' | 'operator'): Record<string, unknown> {
+  const security = who === 'key' ? keySecurity : operatorSecurity;
+  const errors = who === 'key' ? keyErrors : operatorErrors;
+  const missing = errorResponse(who === 'key' ? 'No such endpoint for this key' : 'No such endpoint');
+  return {
+    [`${base}/{id}`]: {
+      get: {
+        summary: 'One webhook endpoint',
+        security,
+        parameters: [endpointId],
+        responses: { 200: { description: 'The endpoint', content: json('WebhookEndpoint') }, 404: missing, ...errors },
+      },
+      patch: {
+        summary: 'Change the URL, events or note, or enable a disabled endpoint again',
+        security,
+        parameters: [endpointId],
+        requestBody: { required: true, content: json('WebhookUpdate') },
+        responses: {
+          200: { description: 'The endpoint as changed', content: json('WebhookEndpoint') },
+          400: errorResponse('Invalid body or URL'),
+          404: missing,
+          ...errors,
+        },
+      },
+      delete: {
+        summary: 'Delete an endpoint: nothing more is sent to it',
+        security,
+        parameters: [endpointId],
+        responses: { 204: { description: 'Deleted; its pending deliveries are abandoned' }, 404: missing, ...errors },
+      },
+    },
+    [`${base}/{id}/rotate-secret`]: {
+      post: {
+        summary: 'A new signing secret, shown once; the previous one keeps signing beside it for 24 hours',
+        security,
+        parameters: [endpointId],
+        responses: { 200: { description: 'The new secret', content: json('WebhookSecret') }, 404: missing, ...errors },
+      },
+    },
+    [`${base}/{id}/test`]: {
+      post: {
+        summary: 'Send a webhook.test event to the endpoint now',
+        security,
+        parameters: [endpointId],
+        responses: {
+          202: {
+            description: 'Queued; its delivery appears in the log',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['deliveryId', 'statusUrl'],
+                  properties: { deliveryId: { type: 'string' }, statusUrl: { type: 'string' } },
+                },
+              },
+            },
+          },
+          404: missing,
+          409: errorResponse('The endpoint is disabled'),
+          ...errors,
+        },
+      },
+    },
+    [`${base}/{id}/deliveries`]: {
+      get: {
+        summary: "The endpoint's deliveries, newest first: status, attempts, last HTTP status, latency and error",
+        security,
+        parameters: [endpointId, ...queryParameters('WebhookDeliveryQuery')],
+        responses: {
+          200: { description: 'A page of deliveries', content: json('WebhookDeliveryPage') },
+          400: errorResponse('Invalid query'),
+          404: missing,
+          ...errors,
+        },
+      },
+    },
+  };
+}
+
+const endpointList = {
+  'application/json': { schema: { type: 'object', required: ['endpoints'], properties: { endpoints: { type: 'array', items: ref('WebhookEndpoint') } } } },
+};
+
+/** Webhook endpoints: a key's own, and every key's for operators (docs/ingestion.md, Webhooks). */
+export function webhookPaths(): Record<string, unknown> {
+  return {
+    '/v1/webhooks': {
+      get: {
+        summary: "This key's webhook endpoints",
+        security: keySecurity,
+        responses: { 200: { description: 'Newest first', content: endpointList }, ...keyErrors },
+      },
+      post: {
+        summary: 'Register an endpoint for events of this key’s feeds; the signing secret is shown once',
+        description:
+          'Events are POSTed as JSON { type, timestamp, data } signed the Standard Webhooks way (webhook-id, webhook-timestamp, webhook-signature: v1, HMAC-SHA256 of id.timestamp.body with the secret). Any 2xx within WEBHOOK_TIMEOUT_MS acknowledges; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h. An endpoint failing every delivery for 24 hours is disabled and the key’s alert address told. At most 10 endpoints per key.',
+        security: keySecurity,
+        requestBody: { required: true, content: json('WebhookRequest') },
+        responses: {
+          201: { description: 'Registered', content: json('WebhookCreated') },
+          400: errorResponse('Invalid body, or a URL that is not https or not a public address'),
+          409: errorResponse('The key already has 10 endpoints'),
+          ...keyErrors,
+        },
+      },
+    },
+    ...endpointPaths('/v1/webhooks', 'key'),
+    '/v1/admin/webhooks': {
+      get: {
+        summary: "Every key's webhook endpoints",
+        security: operatorSecurity,
+        responses: { 200: { description: 'Newest first', content: endpointList }, ...operatorErrors },
+      },
+      post: {
+        summary: 'Register an endpoint for a key; the signing secret is shown once (hand it to the integrator)',
+        security: operatorSecurity,
+        requestBody: { required: true, content: json('AdminWebhookRequest') },
+        responses: {
+          201: { description: 'Registered', content: json('WebhookCreated') },
+          400: errorResponse('Invalid body, an unknown or revoked key, or a URL that is not https or not a public address'),
+          409: errorResponse('The key already has 10 endpoints'),
+          ...operatorErrors,
+        },
+      },
+    },
+    ...endpointPaths('/v1/admin/webhooks', 'operator'),
+  };
+}

@@ -1,0 +1,206 @@
+/** Schemas of a key's own feed history: GET /v1/feeds and GET /v1/feeds/{feedId}/issues (docs/ingestion.md). */
+
+import { FEED_OUTCOMES } from '../../lib/feed-outcome.js';
+import { summary } from './ingestion.js';
+import { adminLimitParam as limit, limitParam, offsetParam as offset, offsetPageSchema } from './paging.js';
+import { countsSchema } from './validation-result.js';
+
+const outcome = {
+  enum: [...FEED_OUTCOMES],
+  description:
+    "What became of the feed: ok (every listing stored), with_invalid (some listings refused: see its issues), not_well_formed (the feed could not be read to its end; listings before the fault were applied, nothing was archived), tripped (the circuit breaker held a full feed's archive for an operator's review), failed (ingestion gave up; an operator can run it again), rejected (refused before it was read); queued or running while it is read.",
+} as const;
+const status = { enum: ['queued', 'running', 'done', 'failed', 'rejected'] } as const;
+
+/** One outcome or several separated by commas, e.g. the feeds that need a look. */
+export const outcomeListParam = {
+  type: 'string',
+  pattern: `^(${FEED_OUTCOMES.join('|')})(,(${FEED_OUTCOMES.join('|')}))*$`,
+  description: `Only feeds with one of these outcomes, separated by commas (${FEED_OUTCOMES.join(', ')}); with_invalid,not_well_formed,tripped,failed are the feeds that need a look.`,
+  examples: ['with_invalid,not_well_formed,tripped,failed'],
+} as const;
+
+export const feedHistoryQuerySchema = {
+  $id: 'FeedHistoryQuery',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    status: { ...status, description: 'Only feeds with this status.' },
+    outcome: outcomeListParam,
+    limit,
+    offset,
+  },
+} as const;
+
+export const feedSummarySchema = {
+  $id: 'FeedSummary',
+  type: 'object',
+  required: [
+    'feedId',
+    'status',
+    'outcome',
+    'source',
+    'format',
+    'mode',
+    'officeScope',
+    'bodyBytes',
+    'attempts',
+    'createdAt',
+    'finishedAt',
+    'counts',
+    'summary',
+    'reconcile',
+    'issueCounts',
+    'error',
+    'statusUrl',
+  ],
+  properties: {
+    feedId: { type: 'string', format: 'uuid' },
+    status: { ...status },
+    outcome,
+    source: { enum: ['api', 'sftp'] },
+    format: { enum: ['reaxml', 'reso', 'project'] },
+    mode: { enum: ['full', 'incremental'] },
+    officeScope: { type: 'array', items: { type: 'string' } },
+    bodyBytes: { type: 'integer' },
+    attempts: { type: 'integer' },
+    createdAt: { type: 'string', format: 'date-time' },
+    finishedAt: { type: ['string', 'null'], format: 'date-time' },
+    counts: { oneOf: [countsSchema, { type: 'null' }], description: 'Listings read, valid and invalid (null until done).' },
+    summary: { oneOf: [summary, { type: 'null' }], description: 'What became of the valid listings (null until done).' },
+    reconcile: { enum: ['applied', 'tripped', 'skipped', null], description: 'mode=full: whether the archive of what the feed no longer carries was applied.' },
+    issueCounts: {
+      type: 'object',
+      required: ['errors', 'warnings'],
+      properties: { errors: { type: 'integer' }, warnings: { type: 'integer' } },
+      description: 'The feed’s issues by level; list them at statusUrl + /issues.',
+    },
+    error: { type: ['string', 'null'], description: 'failed or rejected: why, in a plain sentence.' },
+    statusUrl: { type: 'string', description: 'The feed’s own status: GET /v1/feeds/{feedId}.' },
+  },
+} as const;
+
+export const feedHistoryPageSchema = offsetPageSchema('FeedHistoryPage', 'feeds', { $ref: 'FeedSummary' }, 'Feeds matching the filters.');
+
+export const feedIssueQuerySchema = {
+  $id: 'FeedIssueQuery',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    level: { enum: ['error', 'warning'], description: 'Only errors or only warnings.' },
+    code: { type: 'string', pattern: '^[a-z][a-z0-9_]*$', maxLength: 80, description: 'Only issues with this code (docs/issue-codes.md lists them).' },
+    limit: limitParam(1000, 100),
+    offset,
+  },
+} as const;
+
+export const feedIssuePageSchema = {
+  $id: 'FeedIssuePage',
+  type: 'object',
+  required: ['feedId', 'status', 'total', 'counts', 'issues', 'nextOffset'],
+  properties: {
+    feedId: { type: 'string', format: 'uuid' },
+    status: { ...status, description: 'The feed’s status: a feed not yet done has no issues yet.' },
+    total: { type: 'integer', description: 'Issues matching the filters.' },
+    counts: {
+      type: 'object',
+      required: ['errors', 'warnings', 'byCode'],
+      description: 'Over all the feed’s issues, whatever the filters.',
+      properties: {
+        errors: { type: 'integer' },
+        warnings: { type: 'integer' },
+        byCode: { type: 'object', additionalProperties: { type: 'integer' }, description: 'Code → how many.' },
+      },
+    },
+    issues: {
+      type: 'array',
+      items: {
+        allOf: [
+          { $ref: 'Issue' },
+          {
+            type: 'object',
+            required: ['number'],
+            properties: {
+              number: { type: 'integer', minimum: 1, description: 'The issue’s place among all the feed’s issues, from 1, whatever the filters.' },
+            },
+          },
+        ],
+      },
+    },
+    nextOffset: { type: ['integer', 'null'] },
+  },
+} as const;
+
+/** GET /v1/feeds/listings/{office}/{uniqueId}: an office's listing as its owner sees it. */
+export const listingStatusSchema = {
+  $id: 'ListingStatus',
+  type: 'object',
+  required: ['listing', 'public', 'quarantine', 'lastFeed'],
+  properties: {
+    listing: {
+      oneOf: [{ $ref: 'Listing' }, { type: 'null' }],
+      description: 'The stored record in full, including what the agent withholds from the public; null when no feed has sent it valid.',
+    },
+    public: {
+      type: 'object',
+      required: ['readable', 'inSearch', 'reason', 'explanation'],
+      properties: {
+        readable: { type: 'boolean', description: 'GET /v1/listings/{office}/{uniqueId} answers it (on the market, sold or leased, and shown).' },
+        inSearch: { type: 'boolean', description: 'The default search (on the market) lists it.' },
+        reason: {
+          enum: ['hidden_by_operator', 'withheld_by_source', 'sold', 'leased', 'withdrawn', 'off_market', 'archived', 'never_valid', null],
+          description:
+            'Why the default search does not list it (null: it does): an operator hid it; its source withholds it from the internet; sold or leased (still readable); withdrawn or taken off the market by its feed; archived because a full feed of its office no longer carried it; never sent valid.',
+        },
+        explanation: { type: ['string', 'null'], description: 'The reason in a plain sentence.' },
+      },
+    },
+    quarantine: {
+      oneOf: [
+        {
+          type: 'object',
+          required: ['id', 'feedId', 'createdAt'],
+          properties: {
+            id: { type: 'string', format: 'uuid' },
+            feedId: { type: 'string', format: 'uuid' },
+            createdAt: { type: 'string', format: 'date-time' },
+          },
+        },
+        { type: 'null' },
+      ],
+      description:
+        "A full feed would have archived this listing, but the circuit breaker held that archive for an operator's review (the listing stays as it is meanwhile); null when no review is open.",
+    },
+    lastFeed: {
+      oneOf: [
+        {
+          type: 'object',
+          required: ['feedId', 'source', 'mode', 'createdAt', 'outcome', 'action', 'issues'],
+          properties: {
+            feedId: { type: 'string', format: 'uuid' },
+            source: { enum: ['api', 'sftp'] },
+            mode: { enum: ['full', 'incremental'] },
+            createdAt: { type: 'string', format: 'date-time' },
+            outcome,
+            action: {
+              enum: ['inserted', 'updated', 'unchanged', 'stale_ignored', 'refused'],
+              description: 'What that feed did with the listing; refused: its errors kept it out (see issues).',
+            },
+            issues: { type: 'array', items: { $ref: 'Issue' }, description: 'That feed’s issues for this listing, in feed order.' },
+          },
+        },
+        { type: 'null' },
+      ],
+      description: 'The newest finished feed of the office that carried the listing, valid or not (among the office’s last 500 feeds).',
+    },
+  },
+} as const;
+
+export const feedHistorySchemas = [
+  feedHistoryQuerySchema,
+  feedSummarySchema,
+  feedHistoryPageSchema,
+  feedIssueQuerySchema,
+  feedIssuePageSchema,
+  listingStatusSchema,
+];

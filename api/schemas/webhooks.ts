@@ -1,0 +1,151 @@
+/** Schemas of the webhook endpoints a feed key registers, and their delivery log (docs/ingestion.md, Webhooks). */
+
+import { SUBSCRIBABLE_EVENTS } from '../../db/webhooks.js';
+import { adminLimitParam as limit, offsetParam as offset, offsetPageSchema } from './paging.js';
+
+const uuid = { type: 'string', format: 'uuid' } as const;
+const url = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 2000,
+  description:
+    'Where events are POSTed: https, to a public address (the name is resolved when registered and at every delivery; loopback, private and link-local addresses are refused unless the operator allowed them).',
+} as const;
+const events = {
+  type: 'array',
+  minItems: 1,
+  uniqueItems: true,
+  items: { enum: [...SUBSCRIBABLE_EVENTS] },
+  description:
+    'The events to receive: feed.completed (a feed was applied: ok or with invalid listings), feed.failed (not well formed, or ingestion gave up), feed.quarantined (the circuit breaker held a full feed’s archive), listing.archived (a full feed archived an office’s listings: the count), listing.status_changed (a feed changed stored listings’ status, e.g. to sold or withdrawn: each listing’s key, from and to).',
+} as const;
+const description = { type: ['string', 'null'], maxLength: 500, description: 'A note of your own.' } as const;
+
+export const webhookEndpointSchema = {
+  $id: 'WebhookEndpoint',
+  type: 'object',
+  required: ['id', 'keyId', 'url', 'events', 'description', 'status', 'failingSince', 'disabledAt', 'disabledReason', 'createdAt'],
+  properties: {
+    id: uuid,
+    keyId: uuid,
+    url: { type: 'string' },
+    events: { type: 'array', items: { type: 'string' } },
+    description: { type: ['string', 'null'] },
+    status: {
+      enum: ['active', 'disabled'],
+      description: 'disabled: it failed every delivery for WEBHOOK_DISABLE_AFTER_HOURS (24 h); nothing is sent until it is enabled again.',
+    },
+    failingSince: { type: ['string', 'null'], format: 'date-time', description: 'Since when every delivery failed (null: the last one was acknowledged).' },
+    disabledAt: { type: ['string', 'null'], format: 'date-time' },
+    disabledReason: { type: ['string', 'null'] },
+    createdAt: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
+export const webhookRequestSchema = {
+  $id: 'WebhookRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['url'],
+  properties: { url, events: { ...events, description: `${events.description} Default: all of them.` }, description },
+} as const;
+
+export const adminWebhookRequestSchema = {
+  $id: 'AdminWebhookRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['keyId', 'url'],
+  properties: { keyId: { ...uuid, description: 'The feed key whose feeds raise the events.' }, url, events, description },
+} as const;
+
+export const webhookUpdateSchema = {
+  $id: 'WebhookUpdate',
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    url,
+    events,
+    description,
+    enabled: { const: true, description: 'Turns a disabled endpoint on again (its failure clock starts afresh).' },
+  },
+} as const;
+
+export const webhookCreatedSchema = {
+  $id: 'WebhookCreated',
+  type: 'object',
+  required: ['endpoint', 'secret'],
+  properties: {
+    endpoint: { $ref: 'WebhookEndpoint' },
+    secret: { type: 'string', description: 'The signing secret (whsec_…), shown only here: keep it to verify webhook-signature.' },
+  },
+} as const;
+
+export const webhookSecretSchema = {
+  $id: 'WebhookSecret',
+  type: 'object',
+  required: ['secret', 'previousSecretValidHours'],
+  properties: {
+    secret: { type: 'string', description: 'The new signing secret, shown only here.' },
+    previousSecretValidHours: {
+      type: 'integer',
+      description: 'For this long each delivery carries a second signature made with the previous secret, so receivers can switch over.',
+    },
+  },
+} as const;
+
+export const webhookDeliverySchema = {
+  $id: 'WebhookDelivery',
+  type: 'object',
+  required: [
+    'id',
+    'endpointId',
+    'type',
+    'feedId',
+    'status',
+    'attempts',
+    'lastStatus',
+    'lastLatencyMs',
+    'lastError',
+    'lastAttemptAt',
+    'nextAttemptAt',
+    'createdAt',
+    'deliveredAt',
+  ],
+  properties: {
+    id: { type: 'string', description: 'The webhook-id header of every attempt (the same each time: deduplicate by it).' },
+    endpointId: uuid,
+    type: { type: 'string' },
+    feedId: { type: ['string', 'null'] },
+    status: { enum: ['pending', 'delivered', 'abandoned'], description: 'abandoned: every attempt failed, or the endpoint was disabled or deleted.' },
+    attempts: { type: 'integer' },
+    lastStatus: { type: ['integer', 'null'], description: 'The HTTP status of the last attempt (null: no answer).' },
+    lastLatencyMs: { type: ['integer', 'null'] },
+    lastError: { type: ['string', 'null'] },
+    lastAttemptAt: { type: ['string', 'null'], format: 'date-time' },
+    nextAttemptAt: { type: ['string', 'null'], format: 'date-time' },
+    createdAt: { type: 'string', format: 'date-time' },
+    deliveredAt: { type: ['string', 'null'], format: 'date-time' },
+  },
+} as const;
+
+export const webhookDeliveryQuerySchema = {
+  $id: 'WebhookDeliveryQuery',
+  type: 'object',
+  additionalProperties: false,
+  properties: { status: { enum: ['pending', 'delivered', 'abandoned'] }, limit, offset },
+} as const;
+
+export const webhookDeliveryPageSchema = offsetPageSchema('WebhookDeliveryPage', 'deliveries', { $ref: 'WebhookDelivery' }, 'Deliveries matching the filter.');
+
+export const webhookSchemas = [
+  webhookEndpointSchema,
+  webhookRequestSchema,
+  adminWebhookRequestSchema,
+  webhookUpdateSchema,
+  webhookCreatedSchema,
+  webhookSecretSchema,
+  webhookDeliverySchema,
+  webhookDeliveryQuerySchema,
+  webhookDeliveryPageSchema,
+];

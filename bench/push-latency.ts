@@ -1,0 +1,219 @@
+/**
+ * bench/push-latency: how long a small push takes to go live, the traffic most CRMs send (one
+ * listing per call). 1-listing feeds from 20 keys (one office each) are POSTed at 20, 50 and 100 per
+ * second, each rate for BENCH_SECONDS (default 60), against the embedded all-in-one (`npm start`:
+ * PGlite and the in-process queue) and against web + 1 worker on PostgreSQL and Redis. For each it
+ * prints p50/p99 from the request to its 200 and to the listing answering its public read, and,
+ * from the feed events, the time queued (stored to a worker starting it), the time processing, and
+ * the time the web role took to answer after the feed was done. Targets: at 20/s and 50/s p50 <= 15 ms
+ * and p99 <= 75 ms to the 200; at 100/s no errors and p99 <= 250 ms; every listing stored once.
+ *
+ *   npm run bench:push-latency
+ *   BENCH_SECONDS=15 npm run bench:push-latency     # a quicker run
+ * Uses BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test; a scratch database is
+ * created beside it) and BENCH_REDIS_URL (default redis://127.0.0.1:6379).
+ */
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createDb } from '../db/knex.js';
+import { freePort } from '../lib/free-port.js';
+import { startRole, stopRole } from './roles.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
+const WARM_SECONDS = 5;
+const RATES = [20, 50, 100];
+const KEYS = 20;
+const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const OPERATOR_TOKEN = 'bench-operator-token-0123456789';
+
+interface Sent {
+  ok: boolean;
+  feedId: string | null;
+  toAnswerMs: number;
+  toPublicMs: number | null;
+  answeredAt: number;
+}
+
+const percentile = (values: number[], p: number) => {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+};
+
+const listingXml = (office: string, uniqueId: string) =>
+  `<?xml version="1.0" encoding="utf-8"?><propertyList><residential modTime="2024-03-01-10:00:00" status="current"><agentID>${office}</agentID><uniqueID>${uniqueId}</uniqueID>` +
+  `<headline>Home ${uniqueId}</headline><description>Light-filled rooms.</description><price>650000</price>` +
+  '<address><streetNumber>1</streetNumber><street>Main Road</street><suburb>Richmond</suburb><state>VIC</state><postcode>3121</postcode></address></residential></propertyList>';
+
+async function keysFor(base: string): Promise<string[]> {
+  const keys: string[] = [];
+  for (let k = 0; k < KEYS; k += 1) {
+    const res = await fetch(`${base}/v1/admin/keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ clientName: `CRM ${k}`, alertEmail: 'alerts@agency.example', officeIds: [`PUSH${k}`] }),
+    });
+    if (res.status !== 201) throw new Error(`creating a key answered ${res.status}: ${await res.text()}`);
+    keys.push(((await res.json()) as { key: string }).key);
+  }
+  return keys;
+}
+
+/** One push and the read that finds the listing public. */
+async function pushOne(base: string, key: string, office: string, uniqueId: string): Promise<Sent> {
+  const sent = performance.now();
+  try {
+    const res = await fetch(`${base}/v1/feeds`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/xml' },
+      body: listingXml(office, uniqueId),
+    });
+    const body = (await res.json()) as { feedId?: string };
+    const toAnswerMs = performance.now() - sent;
+    const answeredAt = Date.now();
+    if (res.status !== 200) return { ok: false, feedId: body.feedId ?? null, toAnswerMs, toPublicMs: null, answeredAt };
+    for (let i = 0; i < 400; i += 1) {
+      const read = await fetch(`${base}/v1/listings/${office}/${uniqueId}`);
+      await read.arrayBuffer();
+      if (read.status === 200) return { ok: true, feedId: body.feedId!, toAnswerMs, toPublicMs: performance.now() - sent, answeredAt };
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    return { ok: true, feedId: body.feedId!, toAnswerMs, toPublicMs: null, answeredAt };
+  } catch {
+    return { ok: false, feedId: null, toAnswerMs: performance.now() - sent, toPublicMs: null, answeredAt: Date.now() };
+  }
+}
+
+/** Sends `rate` pushes a second for SECONDS, on a fixed schedule (not waiting for answers). */
+async function drive(base: string, keys: string[], rate: number, tag: string, seconds = SECONDS): Promise<Sent[]> {
+  const total = rate * seconds;
+  const started = performance.now();
+  const pending: Promise<Sent>[] = [];
+  for (let i = 0; i < total; i += 1) {
+    const due = started + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const k = i % KEYS;
+    pending.push(pushOne(base, keys[k], `PUSH${k}`, `${tag}-${i}`));
+  }
+  return Promise.all(pending);
+}
+
+type Timings = { created: Date; started: Date | null; finished: Date | null };
+
+function report(rate: number, results: Sent[], events: Map<string, Timings>): void {
+  const ok = results.filter((r) => r.ok);
+  const errors = results.length - ok.length;
+  const answer = ok.map((r) => r.toAnswerMs);
+  const live = ok.flatMap((r) => (r.toPublicMs === null ? [] : [r.toPublicMs]));
+  const queued: number[] = [];
+  const processing: number[] = [];
+  const waited: number[] = [];
+  for (const r of ok) {
+    const e = r.feedId ? events.get(r.feedId) : undefined;
+    if (!e?.started || !e.finished) continue;
+    queued.push(e.started.getTime() - e.created.getTime());
+    processing.push(e.finished.getTime() - e.started.getTime());
+    waited.push(Math.max(0, r.answeredAt - e.finished.getTime()));
+  }
+  const p = (v: number[]) => `p50 ${percentile(v, 50).toFixed(0).padStart(4)} / p99 ${percentile(v, 99).toFixed(0).padStart(4)} ms`;
+  const target = rate <= 50 ? percentile(answer, 50) <= 15 && percentile(answer, 99) <= 75 && errors === 0 : errors === 0 && percentile(answer, 99) <= 250;
+  console.log(
+    `  ${String(rate).padStart(3)}/s  ${String(results.length).padStart(5)} pushes, ${errors} errors  to the 200 ${p(answer)}  to public ${p(live)}  ${target ? 'MET' : 'NOT MET'}`,
+  );
+  console.log(`           queued ${p(queued)}  processing ${p(processing)}  answered after done ${p(waited)}`);
+}
+
+async function measure(name: string, base: string, readEvents: () => Promise<Map<string, Timings>>, count: () => Promise<{ stored: number; keys: number }>) {
+  console.log(`${name}:`);
+  const keys = await keysFor(base);
+  // Warm the path (connections, plans, the JIT) for 5 s before measuring.
+  let sent = (await drive(base, keys, 20, 'warm', WARM_SECONDS)).filter((r) => r.ok).length;
+  for (const rate of RATES) {
+    const results = await drive(base, keys, rate, `r${rate}`);
+    sent += results.filter((r) => r.ok).length;
+    report(rate, results, await readEvents());
+  }
+  const { stored, keys: distinct } = await count();
+  const expected = sent;
+  console.log(
+    `  listings stored: ${stored} (${distinct} distinct) for ${expected} accepted pushes: ${stored === expected && distinct === expected ? 'each once' : 'NOT each once'}`,
+  );
+}
+
+async function main() {
+  console.log(
+    `1-listing feeds from ${KEYS} keys at ${RATES.join(', ')} per second, ${SECONDS} s each (targets: 20/s and 50/s p50 <= 15 ms, p99 <= 75 ms; 100/s no errors, p99 <= 250 ms)`,
+  );
+  const roles: ChildProcess[] = [];
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-push-'));
+  const name = `bench_push_${process.pid}`;
+  const admin = createDb({ databaseUrl: DATABASE_URL, dataDir: '' });
+  try {
+    // The embedded all-in-one: its database is inside the process, so the feed events are read over the admin API.
+    const port = await freePort();
+    const embedded = `http://127.0.0.1:${port}`;
+    const limits = { FEED_UPLOADS_PER_KEY: '100', FEED_UPLOADS_TOTAL: '1000' };
+    roles.push(await startRole('main.js', { DATA_DIR: dataDir, PORT: String(port), OPERATOR_TOKEN, LOG_LEVEL: 'info', ...limits }, '"listening"'));
+    const adminGet = async (path: string) => (await fetch(`${embedded}${path}`, { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })).json();
+    const embeddedEvents = async () => {
+      const events = new Map<string, Timings>();
+      for (let offset = 0; ; offset += 200) {
+        const page = (await adminGet(`/v1/admin/feeds?limit=200&offset=${offset}`)) as {
+          feeds: { feedId: string; createdAt: string; startedAt?: string; finishedAt: string | null }[];
+        };
+        for (const f of page.feeds)
+          events.set(f.feedId, {
+            created: new Date(f.createdAt),
+            started: f.startedAt ? new Date(f.startedAt) : null,
+            finished: f.finishedAt ? new Date(f.finishedAt) : null,
+          });
+        if (page.feeds.length < 200 || offset >= 9800) break;
+      }
+      return events;
+    };
+    await measure('embedded all-in-one (PGlite, in-process queue)', embedded, embeddedEvents, async () => {
+      const stats = (await adminGet('/v1/admin/stats')) as { listings: { total: number } };
+      return { stored: stats.listings.total, keys: stats.listings.total };
+    });
+    await stopRole(roles.pop()!);
+
+    await admin.raw('CREATE DATABASE ??', [name]);
+    const url = new URL(DATABASE_URL);
+    url.pathname = `/${name}`;
+    const webPort = await freePort();
+    const env = { DATABASE_URL: url.toString(), REDIS_URL, PORT: String(webPort), OPERATOR_TOKEN, LOG_LEVEL: 'info', ...limits };
+    roles.push(await startRole('api/main.js', env, '"listening"'));
+    roles.push(await startRole('workers/main.js', env, '"worker started"'));
+    const db = createDb({ databaseUrl: url.toString(), dataDir: '' });
+    try {
+      await measure(
+        'web + 1 worker (PostgreSQL, Redis)',
+        `http://127.0.0.1:${webPort}`,
+        async () => {
+          const rows = await db('feed_events').select('id', 'created_at', 'started_at', 'finished_at');
+          return new Map(rows.map((r: any) => [r.id, { created: r.created_at, started: r.started_at, finished: r.finished_at }]));
+        },
+        async () => {
+          const [{ n, keys }] = await db('listings').select(db.raw('count(*)::int AS n'), db.raw('count(DISTINCT listing_key)::int AS keys'));
+          return { stored: n, keys };
+        },
+      );
+    } finally {
+      await db.destroy();
+    }
+  } finally {
+    await Promise.all(roles.map(stopRole));
+    rmSync(dataDir, { recursive: true, force: true });
+    await admin.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [name]).catch(() => undefined);
+    await admin.destroy();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});

@@ -1,0 +1,75 @@
+import { EventEmitter } from 'node:events';
+import pg from 'pg';
+import type { Logger } from '../lib/logger.js';
+import type { Db } from './knex.js';
+
+/**
+ * How a request waiting for its feed learns the feed finished, without polling for it: the
+ * database layer announces every feed it finishes or fails (finishFeedEvent, failFeedEvent) on an
+ * emitter in this process, and on PostgreSQL also with NOTIFY on the `feed_done` channel, which
+ * every web process LISTENs to (startFeedDoneListener) and passes on to its own emitter. In the
+ * embedded all-in-one process the worker is in the same process, so the emitter alone carries it.
+ * waitForFeed still polls now and then: a notification missed while the listening connection was
+ * being re-made costs at most one poll interval.
+ */
+const done = new EventEmitter();
+done.setMaxListeners(0);
+
+export const FEED_DONE_CHANNEL = 'feed_done';
+
+/** Tells waiters in this process, and (PostgreSQL) every listening process, that a feed finished. */
+export async function announceFeedDone(db: Db, feedId: string): Promise<void> {
+  done.emit(feedId);
+  if (!db.embedded) await db.raw('SELECT pg_notify(?, ?)', [FEED_DONE_CHANNEL, feedId]);
+}
+
+/** Calls back once the feed is announced; returns the function that stops listening. */
+export function onFeedDone(feedId: string, callback: () => void): () => void {
+  done.once(feedId, callback);
+  return () => done.off(feedId, callback);
+}
+
+/**
+ * Listens for feed_done notifications on a connection of its own (not from the pool: LISTEN lasts
+ * as long as the connection) and passes each to this process's waiters. A lost connection is made
+ * again after a second; meanwhile waiters fall back to polling.
+ */
+export function startFeedDoneListener(databaseUrl: string, logger: Logger): { close(): Promise<void> } {
+  let client: pg.Client | null = null;
+  let closed = false;
+  let retry: NodeJS.Timeout | null = null;
+  const connect = async () => {
+    const c = new pg.Client({ connectionString: databaseUrl });
+    client = c;
+    c.on('notification', (message) => {
+      if (message.channel === FEED_DONE_CHANNEL && message.payload) done.emit(message.payload);
+    });
+    c.on('error', (err) => {
+      logger.warn({ err: err.message }, 'the feed_done listener lost its connection; listening again in a second');
+      again(c);
+    });
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${FEED_DONE_CHANNEL}`);
+    } catch (err) {
+      logger.warn({ err: (err as Error).message }, 'the feed_done listener could not connect; trying again in a second');
+      again(c);
+    }
+  };
+  const again = (c: pg.Client) => {
+    c.end().catch(() => undefined);
+    if (closed || retry || client !== c) return;
+    retry = setTimeout(() => {
+      retry = null;
+      if (!closed) void connect();
+    }, 1000);
+  };
+  void connect();
+  return {
+    async close() {
+      closed = true;
+      if (retry) clearTimeout(retry);
+      await client?.end().catch(() => undefined);
+    },
+  };
+}

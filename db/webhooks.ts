@@ -1,0 +1,220 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { iso, isoOrNull, nextOffsetOf } from './row-values.js';
+
+export const WEBHOOK_EVENTS = ['feed.completed', 'feed.failed', 'feed.quarantined', 'listing.archived', 'listing.status_changed', 'webhook.test'] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
+/** What an endpoint may subscribe to (webhook.test is sent on request only). */
+export const SUBSCRIBABLE_EVENTS = WEBHOOK_EVENTS.filter((e) => e !== 'webhook.test');
+
+/** A new signing secret in Standard Webhooks' form: whsec_ and 32 random bytes in base64. */
+export const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
+
+/** After a rotation the old secret still signs (a second signature) this long, so receivers can switch over. */
+export const PREVIOUS_SECRET_HOURS = 24;
+
+export interface WebhookEndpoint {
+  id: string;
+  keyId: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  status: 'active' | 'disabled';
+  failingSince: string | null;
+  disabledAt: string | null;
+  disabledReason: string | null;
+  createdAt: string;
+}
+
+const toEndpoint = (r: any): WebhookEndpoint => ({
+  id: r.id,
+  keyId: r.key_id,
+  url: r.url,
+  events: r.events,
+  description: r.description ?? null,
+  status: r.status,
+  failingSince: isoOrNull(r.failing_since),
+  disabledAt: isoOrNull(r.disabled_at),
+  disabledReason: r.disabled_reason ?? null,
+  createdAt: iso(r.created_at),
+});
+
+/** The most endpoints one key may have. */
+export const MAX_ENDPOINTS_PER_KEY = 10;
+
+export async function createEndpoint(
+  db: Knex,
+  input: { keyId: string; url: string; events: string[]; description: string | null },
+): Promise<{ endpoint: WebhookEndpoint; secret: string } | null> {
+  return db.transaction(async (trx) => {
+    // Serialises a key's registrations, so the limit holds under concurrent requests.
+    await trx('feed_keys').where({ id: input.keyId }).forUpdate().first('id');
+    const [{ n }] = await trx('webhook_endpoints').where({ key_id: input.keyId }).whereNot({ status: 'deleted' }).count({ n: '*' });
+    if (Number(n) >= MAX_ENDPOINTS_PER_KEY) return null;
+    const secret = newWebhookSecret();
+    const [row] = await trx('webhook_endpoints')
+      .insert({ id: randomUUID(), key_id: input.keyId, url: input.url, events: input.events, description: input.description, secret, status: 'active' })
+      .returning('*');
+    return { endpoint: toEndpoint(row), secret };
+  });
+}
+
+/** A key's endpoints (or, keyId null, every key's: operators), newest first; deleted ones are gone. */
+export async function listEndpoints(db: Knex, keyId: string | null): Promise<WebhookEndpoint[]> {
+  const q = db('webhook_endpoints')
+    .whereNot({ status: 'deleted' })
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ]);
+  if (keyId) q.where({ key_id: keyId });
+  return (await q).map(toEndpoint);
+}
+
+/** One endpoint of the key's (or any, keyId null); null when none. */
+export async function getEndpoint(db: Knex, id: string, keyId: string | null): Promise<WebhookEndpoint | null> {
+  const q = db('webhook_endpoints').where({ id }).whereNot({ status: 'deleted' });
+  if (keyId) q.where({ key_id: keyId });
+  const row = await q.first();
+  return row ? toEndpoint(row) : null;
+}
+
+/** Changes url, events or description, or turns a disabled endpoint on again (its failure clock reset). */
+export async function updateEndpoint(
+  db: Knex,
+  id: string,
+  keyId: string | null,
+  change: { url?: string; events?: string[]; description?: string | null; enable?: boolean },
+): Promise<WebhookEndpoint | null> {
+  const q = db('webhook_endpoints').where({ id }).whereNot({ status: 'deleted' });
+  if (keyId) q.where({ key_id: keyId });
+  const [row] = await q
+    .update({
+      ...(change.url === undefined ? {} : { url: change.url }),
+      ...(change.events === undefined ? {} : { events: change.events }),
+      ...(change.description === undefined ? {} : { description: change.description }),
+      ...(change.enable ? { status: 'active', failing_since: null, disabled_at: null, disabled_reason: null } : {}),
+      updated_at: db.fn.now(),
+    })
+    .returning('*');
+  return row ? toEndpoint(row) : null;
+}
+
+/** Deletes an endpoint: nothing more is sent to it (its deliveries are abandoned; their log stays). */
+export async function deleteEndpoint(db: Knex, id: string, keyId: string | null): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    const q = trx('webhook_endpoints').where({ id }).whereNot({ status: 'deleted' });
+    if (keyId) q.where({ key_id: keyId });
+    const n = await q.update({ status: 'deleted', updated_at: trx.fn.now() });
+    if (n === 0) return false;
+    await trx('webhook_deliveries').where({ endpoint_id: id, status: 'pending' }).update({ status: 'abandoned', last_error: 'the endpoint was deleted' });
+    return true;
+  });
+}
+
+/** A new secret, shown once; the old one keeps signing beside it for PREVIOUS_SECRET_HOURS. */
+export async function rotateSecret(db: Knex, id: string, keyId: string | null): Promise<string | null> {
+  const secret = newWebhookSecret();
+  const q = db('webhook_endpoints').where({ id }).whereNot({ status: 'deleted' });
+  if (keyId) q.where({ key_id: keyId });
+  const n = await q.update({
+    previous_secret: db.ref('secret'),
+    previous_secret_until: db.raw('now() + make_interval(hours => ?)', [PREVIOUS_SECRET_HOURS]),
+    secret,
+    updated_at: db.fn.now(),
+  });
+  return n > 0 ? secret : null;
+}
+
+/** One event for one endpoint, as queued. */
+export interface NewDelivery {
+  endpointId: string;
+  type: WebhookEventType;
+  feedId: string | null;
+  /** The event as sent: { type, timestamp, data }. */
+  payload: string;
+}
+
+/** Stores deliveries (in the given order: a feed's events keep it) and returns their ids. */
+export async function insertDeliveries(db: Knex, deliveries: NewDelivery[]): Promise<string[]> {
+  if (deliveries.length === 0) return [];
+  const rows = deliveries.map((d) => ({
+    id: `msg_${randomUUID().replaceAll('-', '')}`,
+    endpoint_id: d.endpointId,
+    event_type: d.type,
+    feed_id: d.feedId,
+    payload: d.payload,
+    status: 'pending',
+  }));
+  // One statement per row, in order, so seq follows the events' order.
+  for (const row of rows) await db('webhook_deliveries').insert(row);
+  return rows.map((r) => r.id);
+}
+
+/** The active endpoints of a key subscribed to an event type. */
+export async function subscribedEndpoints(db: Knex, keyId: string, type: WebhookEventType): Promise<string[]> {
+  return db('webhook_endpoints').where({ key_id: keyId, status: 'active' }).whereRaw('? = ANY(events)', [type]).orderBy('created_at').pluck('id');
+}
+
+export interface DeliveryLogEntry {
+  id: string;
+  endpointId: string;
+  type: string;
+  feedId: string | null;
+  status: 'pending' | 'delivered' | 'abandoned';
+  attempts: number;
+  lastStatus: number | null;
+  lastLatencyMs: number | null;
+  lastError: string | null;
+  lastAttemptAt: string | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+  deliveredAt: string | null;
+}
+
+const toLogEntry = (r: any): DeliveryLogEntry => ({
+  id: r.id,
+  endpointId: r.endpoint_id,
+  type: r.event_type,
+  feedId: r.feed_id ?? null,
+  status: r.status,
+  attempts: r.attempts,
+  lastStatus: r.last_status ?? null,
+  lastLatencyMs: r.last_latency_ms ?? null,
+  lastError: r.last_error ?? null,
+  lastAttemptAt: isoOrNull(r.last_attempt_at),
+  nextAttemptAt: r.status === 'pending' ? iso(r.next_attempt_at) : null,
+  createdAt: iso(r.created_at),
+  deliveredAt: isoOrNull(r.delivered_at),
+});
+
+/** An endpoint's deliveries, newest first, paged; filtered by status. */
+export async function listDeliveries(
+  db: Knex,
+  endpointId: string,
+  query: { status?: string; limit: number; offset: number },
+): Promise<{ total: number; deliveries: DeliveryLogEntry[]; nextOffset: number | null }> {
+  const base = () => {
+    const q = db('webhook_deliveries').where({ endpoint_id: endpointId });
+    if (query.status) q.where({ status: query.status });
+    return q;
+  };
+  const [rows, [{ n }]] = await Promise.all([base().orderBy('seq', 'desc').limit(query.limit).offset(query.offset), base().count({ n: '*' })]);
+  const total = Number(n);
+  return {
+    total,
+    deliveries: rows.map(toLogEntry),
+    nextOffset: nextOffsetOf(query.offset, rows.length, total),
+  };
+}
+
+/** Deliveries whose next attempt is due (the sweep queues them). */
+export async function dueDeliveryIds(db: Knex, limit = 500): Promise<string[]> {
+  return db('webhook_deliveries')
+    .where({ status: 'pending' })
+    .where('next_attempt_at', '<=', db.fn.now())
+    .where((q) => q.whereNull('locked_until').orWhere('locked_until', '<', db.fn.now()))
+    .orderBy('next_attempt_at')
+    .limit(limit)
+    .pluck('id');
+}

@@ -1,0 +1,298 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect } from 'chai';
+import { Webhook } from 'standardwebhooks';
+import { validatorFor } from '../../api/validators.js';
+import { feed } from '../helpers.js';
+import { activeKey, admin, officeListing, pushFeed } from '../ingest/client.js';
+import { startTestService, type TestService } from '../service.js';
+
+/** One request the receiver got. */
+interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  at: number;
+}
+
+/**
+ * A webhook receiver on loopback: records every request; `plan` says how to answer the next ones
+ * on a path (a status, or a delay before answering), then 200.
+ */
+class Receiver {
+  readonly received: Received[] = [];
+  readonly plans = new Map<string, ({ status: number } | { delayMs: number })[]>();
+  private server!: Server;
+  url = '';
+
+  async start(): Promise<void> {
+    this.server = createServer((req, res) => {
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (c: string) => {
+        body += c;
+      });
+      req.on('end', () => {
+        this.received.push({ path: req.url!, headers: req.headers, body, at: Date.now() });
+        const step = this.plans.get(req.url!)?.shift();
+        if (step && 'delayMs' in step) setTimeout(() => res.writeHead(200).end('late'), step.delayMs);
+        else res.writeHead(step?.status ?? 200).end(step ? 'planned failure' : 'ok');
+      });
+    });
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  on(path: string): Received[] {
+    return this.received.filter((r) => r.path === path);
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false> | T | undefined | null | false, ms = 20_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+for (const setup of [
+  { name: 'PostgreSQL with BullMQ workers', options: { database: 'postgres', redis: true } },
+  { name: 'the embedded default', options: { database: 'pglite' } },
+] as const) {
+  describe(`Webhooks: signed events when a key's feeds end (${setup.name})`, function () {
+    this.timeout(90_000);
+    let svc: TestService;
+    let receiver: Receiver;
+    let key: string;
+    const call = async (method: string, path: string, body?: unknown, as = key) => {
+      const res = await fetch(`${svc.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${as}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: res.status, headers: res.headers, body: res.status === 204 ? null : ((await res.json()) as any) };
+    };
+    const register = async (path: string, events?: string[]) => {
+      const res = await call('POST', '/v1/webhooks', { url: `${receiver.url}${path}`, events });
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      return res.body as { endpoint: { id: string }; secret: string };
+    };
+    const delivery = (id: string) => svc.db('webhook_deliveries').where({ id }).first();
+
+    before(async () => {
+      receiver = new Receiver();
+      await receiver.start();
+      svc = await startTestService({
+        ...setup.options,
+        maintenanceEveryMs: 200,
+        env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1', WEBHOOK_TIMEOUT_MS: '500' },
+      });
+      key = await activeKey(svc.db, ['HOOK1', 'HOOK2']);
+    });
+    after(async () => {
+      await svc.close();
+      await receiver.close();
+    });
+
+    it('registers an endpoint, shows its secret once, and signs each event the Standard Webhooks way with ids and counts only', async () => {
+      const created = await register('/completed', ['feed.completed']);
+      expect(validatorFor('WebhookCreated')(created), JSON.stringify(validatorFor('WebhookCreated').errors)).to.equal(true);
+      expect(created.secret).to.match(/^whsec_[A-Za-z0-9+/]{43}=$/);
+      const listed = await call('GET', '/v1/webhooks');
+      expect(listed.body.endpoints.map((e: any) => e.id)).to.deep.equal([created.endpoint.id]);
+      expect(JSON.stringify(listed.body)).to.not.include(created.secret);
+
+      const pushed = (await (await pushFeed(svc.url, key, feed(officeListing('HOOK1', 'H1', { headline: 'Secret headline' })))).json()) as any;
+      const [got] = await waitFor('the feed.completed event', () => receiver.on('/completed').length > 0 && receiver.on('/completed'));
+      const event = new Webhook(created.secret).verify(got.body, got.headers as Record<string, string>) as any;
+      expect(event.type).to.equal('feed.completed');
+      expect(event.data).to.include({ feedId: pushed.feedId, outcome: 'ok', statusUrl: `/v1/feeds/${pushed.feedId}` });
+      expect(event.data.counts).to.deep.equal({ parsed: 1, valid: 1, invalid: 0 });
+      expect(got.body).to.not.include('Secret headline');
+      expect(got.headers['content-type']).to.equal('application/json');
+      // A forged or altered body fails verification.
+      expect(() => new Webhook(created.secret).verify(got.body.replace('ok', 'no'), got.headers as Record<string, string>)).to.throw();
+      const log = await call('GET', `/v1/webhooks/${created.endpoint.id}/deliveries`);
+      expect(validatorFor('WebhookDeliveryPage')(log.body)).to.equal(true);
+      expect(log.body.deliveries[0]).to.include({
+        id: got.headers['webhook-id'],
+        type: 'feed.completed',
+        status: 'delivered',
+        attempts: 1,
+        lastStatus: 200,
+        feedId: pushed.feedId,
+      });
+      await call('DELETE', `/v1/webhooks/${created.endpoint.id}`);
+    });
+
+    it('retries after a 500 and after a timeout, and logs each attempt', async () => {
+      const created = await register('/flaky');
+      receiver.plans.set('/flaky', [{ status: 500 }, { delayMs: 1500 }]);
+      const test = await call('POST', `/v1/webhooks/${created.endpoint.id}/test`);
+      expect(test.status).to.equal(202);
+      const id = test.body.deliveryId as string;
+      const first = await waitFor('the first failed attempt', async () => {
+        const d = await delivery(id);
+        return d.attempts === 1 && d;
+      });
+      expect(first).to.include({ status: 'pending', last_status: 500 });
+      expect(first.last_error).to.include('answered 500');
+      // The next attempt is due 5 s later; bring the timeout attempt and the one after it forward.
+      await svc.db('webhook_deliveries').where({ id }).update({ next_attempt_at: svc.db.fn.now() });
+      const second = await waitFor('the timed-out attempt', async () => {
+        const d = await delivery(id);
+        return d.attempts === 2 && d;
+      });
+      expect(second.last_error).to.equal('no complete answer within 500 ms');
+      expect(second.last_status).to.equal(null);
+      await svc.db('webhook_deliveries').where({ id }).update({ next_attempt_at: svc.db.fn.now() });
+      const third = await waitFor('the acknowledged attempt', async () => {
+        const d = await delivery(id);
+        return d.status === 'delivered' && d;
+      });
+      expect(third).to.include({ attempts: 3, last_status: 200 });
+      const ids = receiver.on('/flaky').map((r) => r.headers['webhook-id']);
+      expect(ids).to.deep.equal([id, id, id], 'every attempt carries the same webhook-id');
+      await call('DELETE', `/v1/webhooks/${created.endpoint.id}`);
+    });
+
+    it('never sends an acknowledged delivery again, whatever re-queues it', async () => {
+      const created = await register('/once');
+      const { deliveryId } = (await call('POST', `/v1/webhooks/${created.endpoint.id}/test`)).body;
+      await waitFor('delivery', async () => (await delivery(deliveryId)).status === 'delivered');
+      await svc.runtime.webhookQueue.requeue(deliveryId);
+      await svc
+        .db('webhook_deliveries')
+        .where({ id: deliveryId })
+        .update({ next_attempt_at: svc.db.raw("now() - interval '1 hour'") });
+      await svc.runtime.sweep();
+      await new Promise((r) => setTimeout(r, 500));
+      expect(receiver.on('/once')).to.have.length(1);
+      await call('DELETE', `/v1/webhooks/${created.endpoint.id}`);
+    });
+
+    it("delivers one feed's events in order: listing.archived waits for nothing, feed.completed waits for it", async () => {
+      const created = await register('/ordered', ['listing.archived', 'feed.completed']);
+      await pushFeed(svc.url, key, feed(officeListing('HOOK2', 'A'), officeListing('HOOK2', 'B')));
+      await waitFor('the incremental feed.completed', () => receiver.on('/ordered').length === 1);
+      receiver.plans.set('/ordered', [{ status: 503 }]);
+      const full = (await (await pushFeed(svc.url, key, feed(officeListing('HOOK2', 'A')), { mode: 'full' })).json()) as any;
+      expect(full.reconcile.status).to.equal('applied');
+      // listing.archived fails once (503), is retried 5 s later; feed.completed is held back meanwhile.
+      await waitFor('the failed listing.archived', () => receiver.on('/ordered').length === 2);
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(receiver.on('/ordered')).to.have.length(2, 'feed.completed waits for the earlier event of its feed');
+      const types = async () => receiver.on('/ordered').map((r) => JSON.parse(r.body).type);
+      await waitFor('both events acknowledged', async () => receiver.on('/ordered').length === 4, 30_000);
+      expect(await types()).to.deep.equal(['feed.completed', 'listing.archived', 'listing.archived', 'feed.completed']);
+      const archived = JSON.parse(receiver.on('/ordered')[2].body);
+      expect(archived.data).to.deep.equal({ feedId: full.feedId, office: 'HOOK2', archived: 1 });
+      await call('DELETE', `/v1/webhooks/${created.endpoint.id}`);
+    });
+
+    it('tells listing.status_changed when a feed sells or withdraws stored listings, before its feed.completed', async () => {
+      const created = await register('/status', ['listing.status_changed', 'feed.completed']);
+      await pushFeed(svc.url, key, feed(officeListing('HOOK1', 'S1'), officeListing('HOOK1', 'S2'), officeListing('HOOK1', 'S3')));
+      await waitFor('the first feed.completed', () => receiver.on('/status').length === 1);
+      const later = { modTime: '2024-03-02-10:00:00' };
+      const res = await pushFeed(
+        svc.url,
+        key,
+        feed(
+          officeListing('HOOK1', 'S1', { ...later, status: 'sold' }),
+          officeListing('HOOK1', 'S2', { ...later, status: 'withdrawn' }),
+          officeListing('HOOK1', 'S3'),
+        ),
+      );
+      const result = (await res.json()) as any;
+      expect(result.statusChanges).to.deep.equal([
+        { listingKey: 'HOOK1/S1', from: 'active', to: 'sold' },
+        { listingKey: 'HOOK1/S2', from: 'active', to: 'withdrawn' },
+      ]);
+      await waitFor('the status change and feed.completed', () => receiver.on('/status').length === 3);
+      const [changed, completed] = receiver
+        .on('/status')
+        .slice(1)
+        .map((r) => JSON.parse(r.body));
+      expect(changed.type).to.equal('listing.status_changed');
+      expect(changed.data).to.deep.equal({
+        feedId: result.feedId,
+        changes: [
+          { listingKey: 'HOOK1/S1', office: 'HOOK1', uniqueId: 'S1', from: 'active', to: 'sold' },
+          { listingKey: 'HOOK1/S2', office: 'HOOK1', uniqueId: 'S2', from: 'active', to: 'withdrawn' },
+        ],
+      });
+      expect(completed.type).to.equal('feed.completed');
+      await call('DELETE', `/v1/webhooks/${created.endpoint.id}`);
+    });
+
+    it('disables an endpoint failing for 24 hours, abandons what was pending and tells the key’s alert address', async () => {
+      const created = await register('/down');
+      receiver.plans.set(
+        '/down',
+        Array.from({ length: 10 }, () => ({ status: 500 })),
+      );
+      await svc
+        .db('webhook_endpoints')
+        .where({ id: created.endpoint.id })
+        .update({ failing_since: svc.db.raw("now() - interval '25 hours'") });
+      const { deliveryId } = (await call('POST', `/v1/webhooks/${created.endpoint.id}/test`)).body;
+      const endpoint = await waitFor('the endpoint disabled', async () => {
+        const e = await call('GET', `/v1/webhooks/${created.endpoint.id}`);
+        return e.body.status === 'disabled' && e.body;
+      });
+      expect(endpoint.disabledReason).to.include('24 hours');
+      expect((await delivery(deliveryId)).status).to.equal('abandoned');
+      const mail = await svc.db('notifications').where({ kind: 'webhook_disabled' }).first();
+      expect(mail.recipient).to.equal('alerts@agency.example');
+      expect(mail.body).to.include(created.endpoint.id);
+      expect((await call('POST', `/v1/webhooks/${created.endpoint.id}/test`)).status).to.equal(409);
+      const enabled = await call('PATCH', `/v1/webhooks/${created.endpoint.id}`, { enabled: true });
+      expect(enabled.body).to.include({ status: 'active', failingSince: null });
+      await call('DELETE', `/v1/webhooks/${created.endpoint.id}`);
+    });
+
+    it('rotates the secret: for a while both the new and the previous secret sign', async () => {
+      const created = await register('/rotated');
+      const rotated = await call('POST', `/v1/webhooks/${created.endpoint.id}/rotate-secret`);
+      expect(rotated.body.secret).to.not.equal(created.secret);
+      const { deliveryId } = (await call('POST', `/v1/webhooks/${created.endpoint.id}/test`)).body;
+      await waitFor('delivery', async () => (await delivery(deliveryId)).status === 'delivered');
+      const [got] = receiver.on('/rotated');
+      expect(String(got.headers['webhook-signature']).split(' ')).to.have.length(2);
+      expect((new Webhook(rotated.body.secret).verify(got.body, got.headers as Record<string, string>) as any).type).to.equal('webhook.test');
+      expect((new Webhook(created.secret).verify(got.body, got.headers as Record<string, string>) as any).type).to.equal('webhook.test');
+      await call('DELETE', `/v1/webhooks/${created.endpoint.id}`);
+    });
+
+    it("keeps a key's endpoints from every other key; operators see and register any", async () => {
+      const created = await register('/mine');
+      const other = await activeKey(svc.db, ['ELSEWHERE']);
+      for (const [method, path] of [
+        ['GET', `/v1/webhooks/${created.endpoint.id}`],
+        ['DELETE', `/v1/webhooks/${created.endpoint.id}`],
+        ['POST', `/v1/webhooks/${created.endpoint.id}/test`],
+        ['GET', `/v1/webhooks/${created.endpoint.id}/deliveries`],
+      ] as const) {
+        expect((await call(method, path, undefined, other)).status, `${method} ${path}`).to.equal(404);
+      }
+      expect((await call('GET', '/v1/webhooks', undefined, other)).body.endpoints).to.deep.equal([]);
+      const all = (await (await admin(svc.url, 'GET', '/v1/admin/webhooks')).json()) as any;
+      expect(all.endpoints.map((e: any) => e.id)).to.include(created.endpoint.id);
+      const keyId = (await svc.db('feed_keys').where({ client_name: 'Test CRM' }).orderBy('created_at').first('id')).id;
+      const byOperator = await admin(svc.url, 'POST', '/v1/admin/webhooks', { keyId, url: `${receiver.url}/operator`, events: ['feed.failed'] });
+      expect(byOperator.status).to.equal(201);
+      expect((await call('GET', '/v1/webhooks')).body.endpoints.map((e: any) => e.url)).to.include(`${receiver.url}/operator`);
+      expect((await call('POST', '/v1/webhooks', { url: 'ftp://example.com/hook' })).status).to.equal(400);
+      expect((await call('POST', '/v1/webhooks', { url: `${receiver.url}/x`, events: ['feed.exploded'] })).status).to.equal(400);
+    });
+  });
+}

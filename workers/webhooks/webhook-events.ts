@@ -1,0 +1,101 @@
+import type { FeedEvent } from '../../db/feed-events.js';
+import type { Db } from '../../db/knex.js';
+import { insertDeliveries, type NewDelivery, subscribedEndpoints, type WebhookEventType } from '../../db/webhooks.js';
+import type { FeedOutcome } from '../../lib/feed-outcome.js';
+import type { Logger } from '../../lib/logger.js';
+import { officeOfKey, uniqueIdOfKey } from '../../pipeline/listing-key.js';
+import type { IngestionResult } from '../ingest/ingest-feed.js';
+import type { JobQueue } from '../job-queue.js';
+
+/** An event before it is addressed to endpoints: its type and data (ids and counts, never listing content). */
+export interface WebhookEvent {
+  type: WebhookEventType;
+  data: Record<string, unknown>;
+}
+
+/** The most status changes one listing.status_changed event carries; a feed with more raises several. */
+export const STATUS_CHANGES_PER_EVENT = 500;
+
+/**
+ * The events a finished feed raises, in the order they are delivered: listing.status_changed for
+ * the stored listings whose status it changed (in feed order, STATUS_CHANGES_PER_EVENT to an
+ * event), listing.archived per office whose full feed archived listings, then one of
+ * feed.completed (ok, with_invalid), feed.failed (not_well_formed, failed) or feed.quarantined
+ * (tripped: the circuit breaker held the archive).
+ */
+export function feedWebhookEvents(event: FeedEvent, outcome: FeedOutcome, result: IngestionResult | null): WebhookEvent[] {
+  const events: WebhookEvent[] = [];
+  const changes = result?.statusChanges ?? [];
+  for (let i = 0; i < changes.length; i += STATUS_CHANGES_PER_EVENT) {
+    const part = changes.slice(i, i + STATUS_CHANGES_PER_EVENT).map((c) => ({
+      listingKey: c.listingKey,
+      office: officeOfKey(c.listingKey),
+      uniqueId: uniqueIdOfKey(c.listingKey),
+      from: c.from,
+      to: c.to,
+    }));
+    events.push({ type: 'listing.status_changed', data: { feedId: event.id, changes: part } });
+  }
+  for (const office of result?.reconcile?.offices ?? []) {
+    if (office.archived > 0) events.push({ type: 'listing.archived', data: { feedId: event.id, office: office.office, archived: office.archived } });
+  }
+  const type: WebhookEventType = outcome === 'tripped' ? 'feed.quarantined' : outcome === 'ok' || outcome === 'with_invalid' ? 'feed.completed' : 'feed.failed';
+  const errors = result?.issues.filter((i) => i.level === 'error').length ?? 0;
+  events.push({
+    type,
+    data: {
+      feedId: event.id,
+      outcome,
+      mode: event.mode,
+      format: event.format,
+      officeScope: event.officeScope,
+      counts: result?.counts ?? null,
+      summary: result?.summary ?? null,
+      issueCounts: result ? { errors, warnings: result.issues.length - errors } : null,
+      ...(type === 'feed.quarantined'
+        ? {
+            quarantine: (result?.reconcile?.offices ?? [])
+              .filter((o) => o.tripped)
+              .map((o) => ({ office: o.office, quarantineId: o.quarantineId, held: o.absent })),
+          }
+        : {}),
+      statusUrl: `/v1/feeds/${event.id}`,
+    },
+  });
+  return events;
+}
+
+/** The JSON an endpoint receives: Standard Webhooks' { type, timestamp, data }. */
+export const webhookPayload = (e: WebhookEvent, at = new Date()): string => JSON.stringify({ type: e.type, timestamp: at.toISOString(), data: e.data });
+
+/**
+ * Addresses a feed's events to its key's subscribed endpoints, stores the deliveries and queues
+ * them. Never fails the caller (ingestion goes on whatever happens here): a delivery stored but not
+ * queued is sent by the sweep, and a failure to store is logged.
+ */
+export async function queueWebhookEvents(
+  deps: { db: Db; logger: Logger; queue: () => JobQueue },
+  keyId: string | null,
+  feedId: string | null,
+  events: WebhookEvent[],
+): Promise<number> {
+  if (!keyId || events.length === 0) return 0;
+  try {
+    const deliveries: NewDelivery[] = [];
+    const at = new Date();
+    for (const e of events) {
+      for (const endpointId of await subscribedEndpoints(deps.db, keyId, e.type))
+        deliveries.push({ endpointId, type: e.type, feedId, payload: webhookPayload(e, at) });
+    }
+    const ids = await insertDeliveries(deps.db, deliveries);
+    for (const id of ids)
+      await deps
+        .queue()
+        .requeue(id)
+        .catch(() => undefined);
+    return ids.length;
+  } catch (err) {
+    deps.logger.error({ err, feedId }, 'webhook events could not be stored; the feed is unaffected');
+    return 0;
+  }
+}
