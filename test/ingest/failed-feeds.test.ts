@@ -59,7 +59,12 @@ describe('Feeds that fail for good: what integrators and operators see, and retr
     const feeds = await (await admin(svc.url, 'GET', '/v1/admin/feeds?status=failed')).json();
     const shown = feeds.feeds.find((f: { feedId: string }) => f.feedId === feedId);
     expect(shown.errorDetail).to.match(/listings/);
-    const mail = await svc.db('notifications').where({ kind: 'feed_failed' }).first();
+    // The mail is sent from the outbox just after the feed is marked failed, and the answer may come first.
+    let mail = await svc.db('notifications').where({ kind: 'feed_failed' }).first();
+    for (let i = 0; i < 100 && mail?.status !== 'sent'; i += 1) {
+      await new Promise((r) => setTimeout(r, 50));
+      mail = await svc.db('notifications').where({ kind: 'feed_failed' }).first();
+    }
     expect(mail).to.include({ recipient: 'feeds@agency.example', status: 'sent' });
     expect(mail.body).to.contain(feedId);
     const outbox = join(svc.dataDir, 'outbox');
