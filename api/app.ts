@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import type { Db } from '../db/knex.js';
 import { createProjectReads } from '../db/project-reads.js';
 import { createPublicReads } from '../db/public-reads.js';
+import { createResoReads } from '../db/reso-reads.js';
 import type { Config } from '../lib/config.js';
 import { type FxProvider, staticFx } from '../lib/fx-rates.js';
 import type { Logger } from '../lib/logger.js';
@@ -13,7 +14,7 @@ import { requireOperator } from './auth/operator.js';
 import { errorHandler, notFoundHandler } from './middleware/error-handler.js';
 import { httpMetrics } from './middleware/http-metrics.js';
 import { methodNotAllowed } from './middleware/method-not-allowed.js';
-import { hourlyLimit } from './middleware/rate-limit.js';
+import { hourlyLimit, type RateLimitOptions } from './middleware/rate-limit.js';
 import { refuseNulInUrl } from './middleware/refuse-nul.js';
 import { requestLogger } from './middleware/request-logger.js';
 import { sameOriginWrites } from './middleware/same-origin-writes.js';
@@ -38,6 +39,7 @@ import { leadsRouter } from './routes/leads.js';
 import { operatorSessionRouter } from './routes/operator-session.js';
 import { projectsRouter } from './routes/projects.js';
 import { publicReadsRouter } from './routes/public-reads.js';
+import { resoRouter } from './routes/reso.js';
 import { adminSiteRouter, siteRouter } from './routes/site.js';
 import { validateRouter } from './routes/validate.js';
 import { adminWebhooksRouter, webhooksRouter } from './routes/webhooks.js';
@@ -64,6 +66,8 @@ export interface AppDeps {
     | 'keyRequestRateLimit'
     | 'redisUrl'
     | 'leadRateLimit'
+    | 'resoRateLimit'
+    | 'resoSettleMs'
     | 'turnstileSecret'
     | 'turnstileVerifyUrl'
     | 'publicPageMaxBytes'
@@ -104,7 +108,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   const metrics = deps.metrics ?? createMetrics();
   /** A per-address hourly limit, its counts shared through Redis when configured. */
-  const limit = (name: string, perHour: number, options: { countUnavailable?: boolean } = {}) =>
+  const limit = (name: string, perHour: number, options: Pick<RateLimitOptions, 'countUnavailable' | 'windowMs' | 'refuse'> = {}) =>
     hourlyLimit({ name, perHour, redis: deps.redis ?? null, prefix: deps.rateLimitPrefix, logger: deps.logger, ...options });
   queueDepthGauge(metrics, [
     { name: 'ingest', counts: () => deps.ingestQueue.counts() },
@@ -122,6 +126,15 @@ export function createApp(deps: AppDeps): Express {
   const pageMaxBytes = config.publicPageMaxBytes;
   app.use(publicReadsRouter(createPublicReads(readDb, { pageMaxBytes })));
   app.use(projectsRouter(createProjectReads(readDb, { pageMaxBytes })));
+  app.use(
+    resoRouter(
+      createResoReads(readDb, { settleMs: config.resoSettleMs }),
+      limit('RESO Web API', config.resoRateLimit, {
+        windowMs: 60_000,
+        refuse: (res, message) => res.set('OData-Version', '4.0').json({ error: { code: 'TooManyRequests', message } }),
+      }),
+    ),
+  );
   app.use(fxRouter(deps.fx ?? staticFx()));
   app.use(siteRouter(readDb));
   // Built once: served by the docs, and the source of the 405 answers' Allow lists.

@@ -60,7 +60,7 @@ export async function adminListings(db: Knex, query: { q?: string; hidden?: 'tru
 }
 
 /**
- * Sets the operator hidden flag (ingestion never touches it) and rebuilds the office's directory
+ * Sets the operator hidden flag (ingestion never touches it), moves updated_at on, and rebuilds the office's directory
  * rows. null for an unknown listing.
  */
 export async function setListingHidden(
@@ -71,7 +71,9 @@ export async function setListingHidden(
 ): Promise<{ listingKey: string; hidden: boolean; status: string } | null> {
   const [row] = await db('listings')
     .where({ listing_key: listingKey(office, uniqueId) })
-    .update({ hidden })
+    // updated_at moves on: the public record appeared or went, which readers replicating by
+    // modification time (GET /v1/listings?updatedSince, RESO ModificationTimestamp) must see.
+    .update({ hidden, updated_at: db.fn.now() })
     .returning(['listing_key', 'hidden', 'status']);
   if (!row) return null;
   await refreshDirectory(db, [office]);

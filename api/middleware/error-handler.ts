@@ -34,8 +34,8 @@ function clientMessage(err: any): string {
   return err.expose === false ? 'bad request' : String(err.message);
 }
 
-/** The one place errors become responses: `{ "error": "..." }`; anything unexpected is a logged 500. */
-export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+/** The status and client-facing message of an error; anything unexpected is a logged 500 with no detail. */
+export function describeError(err: any, req: Parameters<ErrorRequestHandler>[1]): { status: number; message: string } {
   let status = 500;
   let message = 'internal error';
   if (err instanceof HttpError) {
@@ -59,6 +59,12 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     message = clientMessage(err);
   }
   if (status === 500) req.log?.error({ err }, 'request failed');
+  return { status, message };
+}
+
+/** The one place errors become responses: `{ "error": "..." }` (the RESO surface words the same in OData's form). */
+export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+  const { status, message } = describeError(err, req);
   if (res.headersSent) {
     res.destroy();
     return;

@@ -5,7 +5,7 @@ import { type RedisReply, RedisStore } from 'rate-limit-redis';
 import type { Logger } from '../../lib/logger.js';
 
 export interface RateLimitOptions {
-  /** Requests per client address per hour. */
+  /** Requests per client address per hour (per windowMs when that is given). */
   perHour: number;
   /** Name of the limited action, used in the store key and the error. */
   name: string;
@@ -20,6 +20,10 @@ export interface RateLimitOptions {
    * 503, so that a service outage does not use up a client's allowance.
    */
   countUnavailable?: boolean;
+  /** The window (default an hour); perHour is then the allowance per window. */
+  windowMs?: number;
+  /** Answers a request past the limit (default 429 with `{ error }`); Retry-After is already set. */
+  refuse?: (res: import('express').Response, message: string) => void;
 }
 
 /**
@@ -34,8 +38,10 @@ export function hourlyLimit(options: RateLimitOptions): RequestHandler {
         sendCommand: (command: string, ...args: string[]) => options.redis!.call(command, ...args) as Promise<RedisReply>,
       })
     : undefined;
+  const windowMs = options.windowMs ?? 60 * 60 * 1000;
+  const per = windowMs === 60 * 60 * 1000 ? 'hour' : windowMs === 60 * 1000 ? 'minute' : `${windowMs / 1000} s`;
   return rateLimit({
-    windowMs: 60 * 60 * 1000,
+    windowMs,
     limit: options.perHour,
     standardHeaders: 'draft-8',
     legacyHeaders: false,
@@ -50,7 +56,9 @@ export function hourlyLimit(options: RateLimitOptions): RequestHandler {
       ? { skipFailedRequests: true, requestWasSuccessful: (_req: unknown, res: { statusCode: number }) => res.statusCode !== 503 }
       : {}),
     handler: (_req, res) => {
-      res.status(429).json({ error: `too many ${options.name} requests from this address; the limit is ${options.perHour} per hour` });
+      const message = `too many ${options.name} requests from this address; the limit is ${options.perHour} per ${per}`;
+      if (options.refuse) options.refuse(res.status(429), message);
+      else res.status(429).json({ error: message });
     },
   });
 }

@@ -43,4 +43,4 @@ export function publicCors(origins: '*' | string[]): RequestHandler {
 }
 
 /** Paths whose answers browsers on other origins may read. */
-export const PUBLIC_CORS_PATHS = ['/v1/listings', '/v1/projects', '/v1/agents', '/v1/offices', '/v1/countries', '/v1/fx', '/v1/site', '/v1/leads'];
+export const PUBLIC_CORS_PATHS = ['/v1/listings', '/v1/reso', '/v1/projects', '/v1/agents', '/v1/offices', '/v1/countries', '/v1/fx', '/v1/site', '/v1/leads'];

@@ -1,0 +1,209 @@
+import { type ErrorRequestHandler, type Request, type RequestHandler, type Response, Router } from 'express';
+import { isTokenValue } from '../../db/reso-query.js';
+import type { ResoReads } from '../../db/reso-reads.js';
+import { fieldOf, PROPERTY_EXPANDS, type PropertyExpand, RESOURCES, type ResoResource } from '../../db/reso-resources.js';
+import { HttpError } from '../../lib/errors.js';
+import { describeError } from '../middleware/error-handler.js';
+import { metadataXml } from '../reso/metadata.js';
+import { ODataSyntaxError, type OrderItem, parseFilter, parseNames, parseOrderBy } from '../reso/odata-filter.js';
+
+/** Where the RESO Web API lives (its service root). */
+export const RESO_ROOT = '/v1/reso';
+/** Records in a page when the client sets no $top nor odata.maxpagesize. */
+export const RESO_DEFAULT_PAGE = 100;
+/** The largest page; a larger $top is served in pages of this many. */
+export const RESO_MAX_PAGE = 1000;
+/** The largest page with $expand (each record carries its media, agent and office). */
+export const RESO_MAX_EXPANDED_PAGE = 200;
+
+const SYSTEM_OPTIONS = new Set(['$filter', '$select', '$orderby', '$top', '$skip', '$count', '$expand', '$skiptoken', '$format']);
+const JSON_TYPE = 'application/json;odata.metadata=minimal';
+
+const odataError = (status: number, code: string, message: string) => Object.assign(new HttpError(status, message), { odataCode: code });
+
+/** A system query option's one value (a repeated option is refused). */
+function option(req: Request, name: string): string | undefined {
+  const value = (req.query as Record<string, unknown>)[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw new ODataSyntaxError(name, 'is given more than once');
+  return value;
+}
+
+function nonNegative(req: Request, name: string): number | undefined {
+  const text = option(req, name);
+  if (text === undefined) return undefined;
+  if (!/^\d{1,9}$/.test(text)) throw new ODataSyntaxError(name, `"${text.slice(0, 20)}" is not a whole number of 0 or more`);
+  return Number(text);
+}
+
+interface SkipToken {
+  /** Order values of the last row sent. */
+  a: (string | null)[];
+  /** Records the client's $top still allows, when it gave one. */
+  t?: number;
+}
+
+const encodeToken = (token: SkipToken) => Buffer.from(JSON.stringify(token)).toString('base64url');
+
+function decodeToken(text: string): SkipToken {
+  try {
+    const token = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+    if (token && Array.isArray(token.a) && (token.t === undefined || (Number.isInteger(token.t) && token.t > 0))) return token;
+  } catch {
+    // answered below
+  }
+  throw new ODataSyntaxError('$skiptoken', 'is not one this service gave');
+}
+
+/** `Prefer: odata.maxpagesize=N` (OData's way to ask for a page size), if given. */
+function preferredPageSize(req: Request): number | undefined {
+  const match = /(?:^|[,;\s])odata\.maxpagesize=(\d{1,9})/.exec(req.get('prefer') ?? '');
+  return match ? Math.max(1, Number(match[1])) : undefined;
+}
+
+function parseSelect(resource: ResoResource, text: string | undefined): string[] | undefined {
+  if (text === undefined) return undefined;
+  const names = parseNames(text, '$select');
+  for (const name of names) if (name !== '*' && !fieldOf(resource, name)) throw new ODataSyntaxError('$select', `${resource.name} has no field ${name}`);
+  return names;
+}
+
+function parseExpand(resource: ResoResource, text: string | undefined): PropertyExpand[] {
+  if (text === undefined) return [];
+  const names = parseNames(text, '$expand');
+  for (const name of names) {
+    if (resource.name !== 'Property' || !(PROPERTY_EXPANDS as readonly string[]).includes(name))
+      throw new ODataSyntaxError(
+        '$expand',
+        `${resource.name} has no navigation property ${name}${resource.name === 'Property' ? ` (it has ${PROPERTY_EXPANDS.join(', ')})` : ''}`,
+      );
+  }
+  return [...new Set(names)] as PropertyExpand[];
+}
+
+/** The same request's URL with the skip token in place of $skip and $top. */
+function nextLink(req: Request, token: SkipToken): string {
+  const url = new URL(req.originalUrl, `${req.protocol}://${req.get('host')}`);
+  for (const name of ['$skip', '$top', '$skiptoken']) url.searchParams.delete(name);
+  const query = [...url.searchParams].map(([k, v]) => `${encodeURIComponent(k).replace(/^%24/, '$')}=${encodeURIComponent(v)}`);
+  query.push(`$skiptoken=${encodeToken(token)}`);
+  return `${url.origin}${url.pathname}?${query.join('&')}`;
+}
+
+const serviceRoot = (req: Request) => `${req.protocol}://${req.get('host')}${RESO_ROOT}`;
+
+function sendJson(res: Response, body: string): void {
+  res.type(JSON_TYPE).send(body);
+}
+
+/** A collection read: the query options parsed, bounded and run; a page with its nextLink when more follow. */
+async function collection(req: Request, res: Response, reads: ResoReads, resource: ResoResource): Promise<void> {
+  for (const name of Object.keys(req.query)) {
+    if (name.startsWith('$') && !SYSTEM_OPTIONS.has(name)) throw new ODataSyntaxError(name, 'is not a query option this service supports');
+  }
+  const format = option(req, '$format');
+  if (format !== undefined && format !== 'json' && !format.startsWith('application/json')) throw new ODataSyntaxError('$format', 'only json is served');
+  const filterText = option(req, '$filter');
+  const filter = filterText === undefined ? undefined : parseFilter(filterText);
+  const orderText = option(req, '$orderby');
+  const orderby: OrderItem[] = orderText === undefined ? [] : parseOrderBy(orderText);
+  const select = parseSelect(resource, option(req, '$select'));
+  const expand = parseExpand(resource, option(req, '$expand'));
+  const countText = option(req, '$count');
+  if (countText !== undefined && countText !== 'true' && countText !== 'false') throw new ODataSyntaxError('$count', 'is true or false');
+  const tokenText = option(req, '$skiptoken');
+  const token = tokenText === undefined ? undefined : decodeToken(tokenText);
+  const top = token ? token.t : nonNegative(req, '$top');
+  const skip = token ? 0 : (nonNegative(req, '$skip') ?? 0);
+  const columns = reads.orderOf(resource, orderby);
+  if (token && (token.a.length !== columns.length || !token.a.every((value, i) => isTokenValue(columns[i], value))))
+    throw new ODataSyntaxError('$skiptoken', 'does not belong to this query (send the nextLink as it was given)');
+
+  const maxPage = expand.length ? RESO_MAX_EXPANDED_PAGE : RESO_MAX_PAGE;
+  const preferred = preferredPageSize(req);
+  const pageSize = Math.min(preferred ?? RESO_DEFAULT_PAGE, maxPage);
+  const limit = top === undefined ? pageSize : Math.min(top, maxPage, preferred ?? maxPage);
+  const page = await reads.page(resource, { filter, orderby, select, limit, skip, after: token?.a, count: countText === 'true', expand });
+  const remaining = top === undefined ? undefined : top - page.records.length;
+  const next =
+    page.next && (remaining === undefined || remaining > 0) ? nextLink(req, { a: page.next, ...(remaining === undefined ? {} : { t: remaining }) }) : null;
+  if (preferred !== undefined) res.set('Preference-Applied', `odata.maxpagesize=${pageSize}`);
+  const head = [
+    `"@odata.context":${JSON.stringify(`${serviceRoot(req)}/$metadata#${resource.name}`)}`,
+    ...(page.count !== undefined ? [`"@odata.count":${page.count}`] : []),
+    ...(next ? [`"@odata.nextLink":${JSON.stringify(next)}`] : []),
+  ];
+  sendJson(res, `{${head.join(',')},"value":[${page.records.join(',')}]}`);
+}
+
+/** `Property('KEY')`: the key as OData writes a string (single quotes doubled inside). */
+function parseKeyPath(path: string): { resource: string; key: string } | null {
+  const match = /^([A-Za-z]+)\('((?:[^']|'')*)'\)$/.exec(path);
+  return match ? { resource: match[1], key: match[2].replace(/''/g, "'") } : null;
+}
+
+const checkVersion: RequestHandler = (req, res, next) => {
+  res.set('OData-Version', '4.0');
+  const asked = req.get('odata-version') ?? req.get('odata-maxversion');
+  if (req.get('odata-version') && !['4.0', '4.01'].includes(asked!.trim()))
+    throw odataError(400, 'UnsupportedVersion', `OData-Version ${asked!.trim().slice(0, 10)} is not served; this service speaks 4.0`);
+  next();
+};
+
+/** Errors in OData's JSON form: `{"error":{"code","message"}}`; a query it cannot run is a 400 naming the part. */
+const odataErrors: ErrorRequestHandler = (err, req, res, _next) => {
+  const syntax = err instanceof ODataSyntaxError;
+  const { status, message } = syntax ? { status: 400, message: err.message } : describeError(err, req);
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  if (err instanceof HttpError) res.set(err.headers);
+  const code = syntax
+    ? 'BadRequest'
+    : ((err as { odataCode?: string }).odataCode ?? (status === 404 ? 'NotFound' : status >= 500 ? 'ServiceError' : 'BadRequest'));
+  res.set('OData-Version', '4.0');
+  res.status(status).json({ error: { code, message, ...(syntax ? { target: (err as ODataSyntaxError).option } : {}) } });
+};
+
+/**
+ * The RESO Web API (OData 4.0) over the public listings, their agents, offices and media:
+ * service document, $metadata, collections with $filter, $select, $orderby, $top, $skip, $count
+ * and $expand, and fetch by key. No key needed; a per-address rate limit applies.
+ */
+export function resoRouter(reads: ResoReads, limit: RequestHandler): Router {
+  const router = Router();
+  router.use(RESO_ROOT, limit, checkVersion);
+
+  router.get(RESO_ROOT, (req, res) => {
+    const value = Object.keys(RESOURCES).map((name) => ({ name, kind: 'EntitySet', url: name }));
+    sendJson(res, JSON.stringify({ '@odata.context': `${serviceRoot(req)}/$metadata`, value }));
+  });
+  router.get(`${RESO_ROOT}/$metadata`, (_req, res) => {
+    res.type('application/xml').send(metadataXml());
+  });
+  router.get(`${RESO_ROOT}/:path`, async (req, res) => {
+    const path = String(req.params.path);
+    const resource = RESOURCES[path as ResoResource['name']];
+    if (resource && Object.hasOwn(RESOURCES, path)) {
+      await collection(req, res, reads, resource);
+      return;
+    }
+    const keyed = parseKeyPath(path);
+    const byKey = keyed && Object.hasOwn(RESOURCES, keyed.resource) ? RESOURCES[keyed.resource as ResoResource['name']] : null;
+    if (!keyed || !byKey) throw odataError(404, 'NotFound', `no resource ${path.slice(0, 80)} (the service has ${Object.keys(RESOURCES).join(', ')})`);
+    for (const name of Object.keys(req.query)) {
+      if (name !== '$select' && name !== '$expand' && name !== '$format' && name.startsWith('$'))
+        throw new ODataSyntaxError(name, 'is not a query option of a single record');
+    }
+    const json = await reads.byKey(byKey, keyed.key, parseSelect(byKey, option(req, '$select')), parseExpand(byKey, option(req, '$expand')));
+    if (!json) throw odataError(404, 'NotFound', `no ${byKey.name} with ${byKey.key} '${keyed.key.slice(0, 200)}'`);
+    const context = `"@odata.context":${JSON.stringify(`${serviceRoot(req)}/$metadata#${byKey.name}/$entity`)}`;
+    sendJson(res, json.length > 2 ? `{${context},${json.slice(1)}` : `{${context}}`);
+  });
+  router.use(RESO_ROOT, (req) => {
+    throw odataError(404, 'NotFound', `no route for ${req.method} ${req.path}`);
+  });
+  router.use(RESO_ROOT, odataErrors);
+  return router;
+}

@@ -1,0 +1,189 @@
+import type { Knex } from 'knex';
+import type { FilterExpr, OrderItem } from '../api/reso/odata-filter.js';
+import { afterSql, filterSql, type OrderColumn, orderBySql, orderColumns, type Sql } from './reso-query.js';
+import { fieldOf, type PropertyExpand, RESOURCES, type ResoField, type ResoResource } from './reso-resources.js';
+
+/** What one collection read asks for (the route has parsed and bounded it). */
+export interface ResoQuery {
+  filter?: FilterExpr;
+  orderby: OrderItem[];
+  /** Fields to answer with; all when absent. */
+  select?: string[];
+  /** Rows in this page (at most the page maximum). */
+  limit: number;
+  skip: number;
+  /** The order values of the last row of the previous page (a skip token). */
+  after?: (string | null)[];
+  count: boolean;
+  expand: PropertyExpand[];
+}
+
+export interface ResoPage {
+  /** Each record as JSON text. */
+  records: string[];
+  count?: number;
+  /** The order values of the page's last row when more rows follow. */
+  next: (string | null)[] | null;
+}
+
+export interface ResoReads {
+  page(resource: ResoResource, query: ResoQuery): Promise<ResoPage>;
+  byKey(resource: ResoResource, key: string, select: string[] | undefined, expand: PropertyExpand[]): Promise<string | null>;
+  /** The order columns of a query, for reading a skip token. */
+  orderOf(resource: ResoResource, orderby: OrderItem[]): OrderColumn[];
+}
+
+/** json_build_object takes at most 100 arguments: 50 fields a call. */
+const FIELDS_PER_OBJECT = 50;
+
+/** A field's value as it goes into the answer: timestamps as ISO 8601 in UTC with microseconds. */
+const outputSql = (field: ResoField): string =>
+  field.type.edm === 'Edm.DateTimeOffset' ? `to_char((${field.sql}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` : `(${field.sql})`;
+
+/** The SELECT list making a record's JSON in pieces (json0, json1, …) for the fields given. */
+function recordColumns(fields: ResoField[]): string[] {
+  const pieces: string[] = [];
+  for (let i = 0; i < fields.length; i += FIELDS_PER_OBJECT) {
+    const args = fields.slice(i, i + FIELDS_PER_OBJECT).map((f) => `'${f.name}', ${outputSql(f)}`);
+    pieces.push(`json_build_object(${args.join(', ')})::text AS json${pieces.length}`);
+  }
+  return pieces;
+}
+
+/** The record's JSON from its pieces. */
+function recordJson(row: Record<string, unknown>, pieces: number): string {
+  if (pieces === 1) return row.json0 as string;
+  const inner: string[] = [];
+  for (let i = 0; i < pieces; i += 1) {
+    const text = row[`json${i}`] as string;
+    if (text.length > 2) inner.push(text.slice(1, -1));
+  }
+  return `{${inner.join(',')}}`;
+}
+
+/** Adds `"Name":value` members to a record's JSON text. */
+const withMembers = (json: string, members: [string, string][]): string =>
+  members.length === 0 ? json : `${json.slice(0, -1)}${json.length > 2 ? ',' : ''}${members.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`;
+
+function selectedFields(resource: ResoResource, select: string[] | undefined): ResoField[] {
+  if (!select || select.includes('*')) return resource.fields;
+  return select.map((name) => fieldOf(resource, name)!);
+}
+
+/**
+ * Reads of the RESO resources (docs/reso.md). A read ordered by ModificationTimestamp stops
+ * settleMs short of now: a write still committing then cannot land behind a page already read, so
+ * replication by ModificationTimestamp never skips a record.
+ */
+export function createResoReads(db: Knex, options: { settleMs: number }): ResoReads {
+  const where = (resource: ResoResource, filter: FilterExpr | undefined, orderby: OrderItem[]): Sql => {
+    const parts = [`(${resource.visible})`];
+    const bindings: Knex.RawBinding[] = [];
+    if (filter) {
+      const f = filterSql(resource, filter);
+      parts.push(f.sql);
+      bindings.push(...f.bindings);
+    }
+    const timestamp = fieldOf(resource, 'ModificationTimestamp');
+    if (timestamp && orderby[0]?.field === 'ModificationTimestamp' && options.settleMs > 0) {
+      parts.push(`(${timestamp.sql}) < now() - ?::interval`);
+      bindings.push(`${options.settleMs} milliseconds`);
+    }
+    return { sql: parts.join(' AND '), bindings };
+  };
+
+  /** Expanded Media, list agent and list office of the Property rows given, as JSON members by listing key. */
+  const expansions = async (rows: Record<string, unknown>[], expand: PropertyExpand[]): Promise<Map<string, [string, string][]>> => {
+    const byKey = new Map<string, [string, string][]>(rows.map((r) => [r._key as string, []]));
+    const keys = [...byKey.keys()];
+    if (expand.includes('Media')) {
+      const media = RESOURCES.Media;
+      const { rows: found } = await db.raw(
+        `SELECT l.listing_key AS _key, ${recordColumns(media.fields).join(', ')} FROM ${media.from}
+          WHERE ${media.visible} AND l.listing_key = ANY(?::text[]) ORDER BY l.listing_key, (m.item->>'order')::int`,
+        [keys],
+      );
+      const lists = new Map<string, string[]>();
+      for (const row of found as Record<string, unknown>[]) {
+        const list = lists.get(row._key as string) ?? [];
+        list.push(recordJson(row, 1));
+        lists.set(row._key as string, list);
+      }
+      for (const [key, members] of byKey) members.push(['Media', `[${(lists.get(key) ?? []).join(',')}]`]);
+    }
+    const related = async (name: 'ListAgent' | 'ListOffice', resource: ResoResource, link: string) => {
+      if (!expand.includes(name)) return;
+      const wanted = [...new Set(rows.map((r) => r[link]).filter((v): v is string => typeof v === 'string'))];
+      const { rows: found } = await db.raw(
+        `SELECT ${resource.keySql} AS _key, ${recordColumns(resource.fields).join(', ')} FROM ${resource.from} WHERE ${resource.keySql} = ANY(?::text[])`,
+        [wanted],
+      );
+      const records = new Map((found as Record<string, unknown>[]).map((r) => [r._key as string, recordJson(r, 1)]));
+      for (const row of rows) byKey.get(row._key as string)!.push([name, records.get(row[link] as string) ?? 'null']);
+    };
+    await related('ListAgent', RESOURCES.Member, '_agent');
+    await related('ListOffice', RESOURCES.Office, '_office');
+    return byKey;
+  };
+
+  const readRows = async (resource: ResoResource, fields: ResoField[], condition: Sql, extra: string[], tail: string, tailBindings: Knex.RawBinding[]) => {
+    const links = resource.name === 'Property' ? [`${fieldOf(resource, 'ListAgentKey')!.sql} AS _agent`, 'office AS _office'] : [];
+    const columns = [...recordColumns(fields), `${resource.keySql} AS _key`, ...links, ...extra];
+    const { rows } = await db.raw(`SELECT ${columns.join(', ')} FROM ${resource.from} WHERE ${condition.sql} ${tail}`, [
+      ...condition.bindings,
+      ...tailBindings,
+    ]);
+    return rows as Record<string, unknown>[];
+  };
+
+  const finish = async (resource: ResoResource, rows: Record<string, unknown>[], pieces: number, expand: PropertyExpand[]): Promise<string[]> => {
+    const members = resource.name === 'Property' && expand.length ? await expansions(rows, expand) : null;
+    return rows.map((row) => {
+      const json = recordJson(row, pieces);
+      return members ? withMembers(json, members.get(row._key as string) ?? []) : json;
+    });
+  };
+
+  return {
+    orderOf: (resource, orderby) => orderColumns(resource, orderby),
+
+    async page(resource, query) {
+      const fields = selectedFields(resource, query.select);
+      const pieces = Math.ceil(fields.length / FIELDS_PER_OBJECT) || 1;
+      const columns = orderColumns(resource, query.orderby);
+      const base = where(resource, query.filter, query.orderby);
+      const condition = { ...base };
+      if (query.after) {
+        const after = afterSql(columns, query.after);
+        condition.sql = `${base.sql} AND ${after.sql}`;
+        condition.bindings = [...base.bindings, ...after.bindings];
+      }
+      const orderText = columns.map((c, i) => `${c.text} AS _o${i}`);
+      const [rows, count] = await Promise.all([
+        readRows(resource, fields.length ? fields : [], condition, orderText, `ORDER BY ${orderBySql(columns)} LIMIT ? OFFSET ?`, [
+          query.limit + 1,
+          query.skip,
+        ]),
+        query.count
+          ? db.raw(`SELECT count(*)::int AS n FROM ${resource.from} WHERE ${base.sql}`, base.bindings).then((r: { rows: { n: number }[] }) => r.rows[0].n)
+          : undefined,
+      ]);
+      const more = rows.length > query.limit;
+      const shown = more ? rows.slice(0, query.limit) : rows;
+      const last = shown.at(-1);
+      return {
+        records: await finish(resource, shown, pieces, query.expand),
+        ...(count !== undefined ? { count } : {}),
+        next: more && last ? columns.map((_c, i) => (last[`_o${i}`] as string | null) ?? null) : null,
+      };
+    },
+
+    async byKey(resource, key, select, expand) {
+      const fields = selectedFields(resource, select);
+      const pieces = Math.ceil(fields.length / FIELDS_PER_OBJECT) || 1;
+      const rows = await readRows(resource, fields, { sql: `(${resource.visible}) AND ${resource.keySql} = ?`, bindings: [key] }, [], 'LIMIT 1', []);
+      if (rows.length === 0) return null;
+      return (await finish(resource, rows, pieces, expand))[0];
+    },
+  };
+}

@@ -1,0 +1,195 @@
+import type { EnumName } from '../api/reso/enums.js';
+import { numberAt, publicField } from './search-columns.js';
+
+/**
+ * The RESO resources the service serves (docs/reso.md): each field with its RESO Data Dictionary
+ * 2.0 name, its OData type and the SQL of its value in the public form of the record. Filters,
+ * orders and answers are all made from these expressions, so no query reads a value the public
+ * may not see (a withheld price is null here as in every public read).
+ */
+
+/** How a field's value is typed in SQL and OData. */
+export type FieldType =
+  | { edm: 'Edm.String'; maxLength?: number }
+  | { edm: 'Edm.Decimal'; precision: number; scale: number }
+  | { edm: 'Edm.Int32' }
+  | { edm: 'Edm.Double' }
+  | { edm: 'Edm.Date' }
+  | { edm: 'Edm.DateTimeOffset' }
+  | { edm: 'Edm.Boolean' }
+  | { edm: 'enum'; enum: EnumName };
+
+export interface ResoField {
+  name: string;
+  type: FieldType;
+  /** The value's SQL over the resource's row (text for strings, dates and enumerations). */
+  sql: string;
+  /** Not a Data Dictionary field: a local one, said so in docs/reso.md. */
+  local?: true;
+}
+
+export interface ResoResource {
+  name: 'Property' | 'Member' | 'Office' | 'Media';
+  key: string;
+  /** FROM clause (one row per entity). */
+  from: string;
+  /** Which rows the public may see. */
+  visible: string;
+  /** The SQL of the key, for ordering and fetching by key (indexed where it matters). */
+  keySql: string;
+  fields: ResoField[];
+}
+
+const STRING = { edm: 'Edm.String' } as const;
+const str = (name: string, sql: string, maxLength = 255): ResoField => ({ name, type: { edm: 'Edm.String', maxLength }, sql });
+const money = (name: string, sql: string): ResoField => ({ name, type: { edm: 'Edm.Decimal', precision: 14, scale: 2 }, sql });
+const int = (name: string, sql: string): ResoField => ({ name, type: { edm: 'Edm.Int32' }, sql });
+const decimal = (name: string, sql: string, precision = 14, scale = 2): ResoField => ({ name, type: { edm: 'Edm.Decimal', precision, scale }, sql });
+const date = (name: string, json: string): ResoField => ({
+  name,
+  type: { edm: 'Edm.Date' },
+  sql: `CASE WHEN ${json} ~ '^\\d{4}-\\d{2}-\\d{2}' THEN left(${json}, 10) END`,
+});
+const bool = (name: string, json: string): ResoField => ({
+  name,
+  type: { edm: 'Edm.Boolean' },
+  sql: `CASE WHEN jsonb_typeof(${json}) = 'boolean' THEN (${json})::text::boolean END`,
+});
+const enumField = (name: string, enumName: EnumName, sql: string): ResoField => ({ name, type: { edm: 'enum', enum: enumName }, sql });
+
+const address = (part: string) => `${publicField('address')}->>'${part}'`;
+const rent = publicField('rent');
+const price = publicField('price');
+const isRent = `data->>'saleMode' = 'rent'`;
+const primaryAgent = `public_patch->'primaryAgent'`;
+
+/** Every listing a public read may show: shown (not hidden, allowed on the internet by its source), on the market or sold or leased. */
+export const RESO_VISIBLE_LISTING = `is_shown AND status IN ('active', 'under_offer', 'sold', 'leased')`;
+
+const PROPERTY_FIELDS: ResoField[] = [
+  str('ListingKey', 'listing_key'),
+  str('ListingId', `data->>'uniqueId'`),
+  enumField(
+    'StandardStatus',
+    'StandardStatus',
+    `CASE status WHEN 'active' THEN 'Active' WHEN 'under_offer' THEN 'ActiveUnderContract' WHEN 'sold' THEN 'Closed' WHEN 'leased' THEN 'Closed' END`,
+  ),
+  str('MlsStatus', `${publicField('sourceStatus')} #>> '{}'`, 50),
+  enumField(
+    'PropertyType',
+    'PropertyType',
+    `CASE data->>'category'
+       WHEN 'residential' THEN CASE WHEN ${isRent} THEN 'ResidentialLease' ELSE 'Residential' END
+       WHEN 'rental' THEN 'ResidentialLease' WHEN 'holidayRental' THEN 'ResidentialLease'
+       WHEN 'land' THEN 'Land' WHEN 'rural' THEN 'Farm'
+       WHEN 'commercial' THEN CASE WHEN ${isRent} THEN 'CommercialLease' ELSE 'CommercialSale' END
+       WHEN 'commercialLand' THEN 'CommercialSale'
+       WHEN 'business' THEN 'BusinessOpportunity' END`,
+  ),
+  str('PropertySubType', `data->>'subCategory'`, 50),
+  money('ListPrice', `CASE WHEN ${isRent} THEN ${numberAt(`${rent}->'amount'`)} ELSE ${numberAt(`${price}->'amount'`)} END`),
+  money('LeaseAmount', `CASE WHEN ${isRent} THEN ${numberAt(`${rent}->'amount'`)} END`),
+  enumField(
+    'LeaseAmountFrequency',
+    'FeeFrequency',
+    `CASE WHEN ${isRent} THEN CASE ${rent}->>'period' WHEN 'week' THEN 'Weekly' WHEN 'month' THEN 'Monthly' WHEN 'year' THEN 'Annually' END END`,
+  ),
+  money('ClosePrice', `CASE WHEN status IN ('sold', 'leased') THEN ${numberAt(`${publicField('sold')}->'price'->'amount'`)} END`),
+  date('CloseDate', `(CASE WHEN status IN ('sold', 'leased') THEN data->'sold'->>'date' END)`),
+  {
+    ...str('CurrencyCode', `coalesce(${price}->>'currency', ${rent}->>'currency', ${publicField('sold')}->'price'->>'currency')`, 3),
+    local: true,
+  },
+  int('BedroomsTotal', 'trunc(bedrooms)::int'),
+  int('BathroomsTotalInteger', 'trunc(bathrooms)::int'),
+  decimal('GarageSpaces', numberAt(`data->'features'->'garages'`)),
+  decimal('CarportSpaces', numberAt(`data->'features'->'carports'`)),
+  decimal('ParkingTotal', 'car_spaces'),
+  decimal('LivingArea', numberAt(`data->'buildingAreaSqm'`)),
+  enumField('LivingAreaUnits', 'AreaUnits', `CASE WHEN jsonb_typeof(data->'buildingAreaSqm') = 'number' THEN 'SquareMeters' END`),
+  decimal('LotSizeArea', 'land_area', 16, 4),
+  enumField('LotSizeUnits', 'LotSizeUnits', `CASE WHEN land_area IS NOT NULL THEN 'SquareMeters' END`),
+  int('YearBuilt', `trunc(${numberAt(`data->'yearBuilt'`)})::int`),
+  int('StoriesTotal', `trunc(${numberAt(`data->'stories'`)})::int`),
+  bool('NewConstructionYN', `data->'newConstruction'`),
+  bool('WaterfrontYN', `data->'waterfront'`),
+  str('UnparsedAddress', `public_patch->>'addressLine'`),
+  str('StreetNumber', address('streetNumber'), 25),
+  str('StreetName', address('street'), 50),
+  str('UnitNumber', address('subNumber'), 25),
+  str('City', address('locality'), 50),
+  str('StateOrProvince', address('region'), 50),
+  str('PostalCode', address('postcode'), 10),
+  str('Country', address('country'), 2),
+  bool('InternetAddressDisplayYN', `data->'address'->'display'`),
+  { name: 'Latitude', type: { edm: 'Edm.Double' }, sql: `(${numberAt(`${publicField('location')}->'lat'`)})::float8` },
+  { name: 'Longitude', type: { edm: 'Edm.Double' }, sql: `(${numberAt(`${publicField('location')}->'lng'`)})::float8` },
+  str('PublicRemarks', `jsonb_path_query_first(data, '$.description.*') #>> '{}'`, 4000),
+  str('ListOfficeKey', 'office'),
+  str('ListAgentKey', `${primaryAgent}->>'id'`),
+  str('ListAgentFullName', `${primaryAgent}->>'name'`, 150),
+  str('ListAgentEmail', `${primaryAgent}->>'email'`, 80),
+  int('PhotosCount', `jsonb_array_length(jsonb_path_query_array(coalesce(data->'media', '[]'::jsonb), '$[*] \\? (@.kind == "photo" && exists(@.url))'))`),
+  date('ListingContractDate', `(data->>'listedDate')`),
+  date('AvailabilityDate', `(data->>'dateAvailable')`),
+  { name: 'OriginalEntryTimestamp', type: { edm: 'Edm.DateTimeOffset' }, sql: 'created_at' },
+  { name: 'ModificationTimestamp', type: { edm: 'Edm.DateTimeOffset' }, sql: 'updated_at' },
+];
+
+const MEDIA_KINDS = `CASE m.item->>'kind' WHEN 'photo' THEN 'Photo' WHEN 'floorplan' THEN 'FloorPlan' WHEN 'document' THEN 'Document' END`;
+
+export const RESOURCES: Record<ResoResource['name'], ResoResource> = {
+  Property: { name: 'Property', key: 'ListingKey', from: 'listings', visible: RESO_VISIBLE_LISTING, keySql: 'listing_key', fields: PROPERTY_FIELDS },
+  Member: {
+    name: 'Member',
+    key: 'MemberKey',
+    from: 'directory_agents',
+    visible: 'true',
+    keySql: 'agent_id',
+    fields: [
+      str('MemberKey', 'agent_id'),
+      str('MemberFullName', 'name', 150),
+      str('MemberEmail', 'email', 80),
+      str('MemberMobilePhone', `jsonb_path_query_first(phones, '$[*] \\? (@.type == "mobile").number') #>> '{}'`, 16),
+      str('MemberDirectPhone', `jsonb_path_query_first(phones, '$[*] \\? (@.type != "mobile").number') #>> '{}'`, 16),
+      str('OfficeKey', 'office'),
+    ],
+  },
+  Office: {
+    name: 'Office',
+    key: 'OfficeKey',
+    from: 'directory_offices',
+    visible: 'true',
+    keySql: 'office',
+    fields: [
+      str('OfficeKey', 'office'),
+      str('OfficeName', 'name'),
+      str('OfficePhone', 'phone', 16),
+      { name: 'ModificationTimestamp', type: { edm: 'Edm.DateTimeOffset' }, sql: 'updated_at' },
+    ],
+  },
+  Media: {
+    name: 'Media',
+    key: 'MediaKey',
+    from: `listings l CROSS JOIN LATERAL jsonb_array_elements(coalesce(l.data->'media', '[]'::jsonb)) AS m(item)`,
+    visible: `${RESO_VISIBLE_LISTING.replace(/\b(is_shown|status)\b/g, 'l.$1')} AND m.item->>'url' IS NOT NULL`,
+    keySql: `l.listing_key || '/' || (m.item->>'kind') || '/' || (m.item->>'slot')`,
+    fields: [
+      str('MediaKey', `l.listing_key || '/' || (m.item->>'kind') || '/' || (m.item->>'slot')`),
+      { name: 'ResourceName', type: STRING, sql: `'Property'::text` },
+      str('ResourceRecordKey', 'l.listing_key'),
+      str('MediaURL', `m.item->>'url'`, 8000),
+      enumField('MediaCategory', 'MediaCategory', MEDIA_KINDS),
+      int('Order', `(m.item->>'order')::int`),
+      bool('PreferredPhotoYN', `m.item->'hero'`),
+      str('ShortDescription', `m.item->>'title'`, 50),
+      { name: 'ModificationTimestamp', type: { edm: 'Edm.DateTimeOffset' }, sql: 'l.updated_at' },
+    ],
+  },
+};
+
+/** The navigation properties of Property: what `$expand` takes. */
+export const PROPERTY_EXPANDS = ['Media', 'ListAgent', 'ListOffice'] as const;
+export type PropertyExpand = (typeof PROPERTY_EXPANDS)[number];
+
+export const fieldOf = (resource: ResoResource, name: string): ResoField | undefined => resource.fields.find((f) => f.name === name);

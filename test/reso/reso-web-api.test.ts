@@ -1,0 +1,324 @@
+import { expect } from 'chai';
+import { resoRecord } from '../formats/documents.js';
+import { feed } from '../helpers.js';
+import { AUD, activeKey, admin, pushFeed } from '../ingest/client.js';
+import { startTestService, type TestService } from '../service.js';
+import { literalOf, type Metadata, odataGet, readAll, readMetadata } from './odata-client.js';
+
+const ROAD = '<address><streetNumber>39</streetNumber><street>Main Road</street><suburb>Richmond</suburb><state>VIC</state><postcode>3121</postcode></address>';
+const HIDDEN_ROAD = ROAD.replace('<address>', '<address display="no">');
+const AGENT = '<listingAgent id="1"><name>Ann Smith</name><email>ann@agency.example</email></listingAgent>';
+const residential = (id: string, inner: string, status = 'current', mod = '2024-03-01-10:00:00') =>
+  `<residential modTime="${mod}" status="${status}"><agentID>OFF1</agentID><uniqueID>${id}</uniqueID>${AGENT}<headline>Home ${id}</headline><description>Nice ${id}.</description>${inner}</residential>`;
+
+/** The listings every test reads: on the market, withheld price and street, sold, rented, hidden, withdrawn. */
+const LISTINGS = [
+  residential(
+    'P1',
+    `<price>500000</price>${ROAD}<features><bedrooms>3</bedrooms><bathrooms>2</bathrooms><garages>1</garages></features>` +
+      '<landDetails><area unit="squareMeter">600</area></landDetails><images><img id="m" url="https://cdn.example/p1-hero.jpg"/><img id="a" url="https://cdn.example/p1-a.jpg"/></images>' +
+      '<objects><floorplan id="1" url="https://cdn.example/p1-plan.pdf"/></objects>',
+  ),
+  residential('P2', `<price display="no">820000</price>${HIDDEN_ROAD}<features><bedrooms>4</bedrooms></features>`),
+  residential(
+    'P3',
+    `<price>700000</price>${ROAD}<soldDetails><soldPrice display="yes">750000</soldPrice><soldDate>2024-02-01</soldDate></soldDetails>`,
+    'sold',
+  ),
+  `<rental modTime="2024-03-01-10:00:00" status="current"><agentID>OFF1</agentID><uniqueID>R1</uniqueID>${AGENT}<headline>Flat</headline><rent period="week">650</rent>${ROAD}<features><bedrooms>1</bedrooms></features></rental>`,
+  residential('H1', `<price>100</price>${ROAD}`),
+  residential('W1', `<price>100</price>${ROAD}`, 'withdrawn'),
+];
+
+for (const database of ['pglite', 'postgres'] as const) {
+  describe(`RESO Web API at /v1/reso: metadata, queries, paging, display choices (${database})`, function () {
+    this.timeout(120_000);
+    let svc: TestService;
+    let root: string;
+    let metadata: Metadata;
+    before(async () => {
+      svc = await startTestService({ database, env: { RESO_SETTLE_MS: '0' } });
+      root = `${svc.url}/v1/reso`;
+      const key = await activeKey(svc.db, ['OFF1', 'OFF2']);
+      expect((await pushFeed(svc.url, key, feed(...LISTINGS))).status).to.equal(200);
+      const reso = await fetch(`${svc.url}/v1/feeds`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          xml: JSON.stringify({
+            value: [
+              resoRecord({
+                ListOfficeKey: 'OFF2',
+                BedroomsTotal: 2,
+                BathroomsTotalInteger: 1,
+                GarageSpaces: 1,
+                LivingArea: 120.5,
+                LivingAreaUnits: 'SquareMeters',
+                StreetNumber: '34',
+                StreetName: 'Example St',
+                UnitNumber: '12',
+                Latitude: -33.8135571,
+                Longitude: 151.003407,
+                ListingContractDate: '2024-04-20',
+                YearBuilt: 1999,
+                NewConstructionYN: false,
+              }),
+            ],
+          }),
+          format: 'reso',
+          context: AUD,
+        }),
+      });
+      expect(reso.status, await reso.clone().text()).to.equal(200);
+      expect((await admin(svc.url, 'POST', '/v1/admin/listings/visibility', { officeId: 'OFF1', uniqueId: 'H1', hidden: true })).status).to.equal(200);
+      const xml = await (await fetch(`${root}/$metadata`)).text();
+      metadata = readMetadata(xml);
+    });
+    after(() => svc.close());
+
+    it('serves the service document and $metadata with Property, Member, Office and Media, their enumerations declared', async () => {
+      const doc = await odataGet(root);
+      expect(doc.status).to.equal(200);
+      expect(doc.headers.get('odata-version')).to.equal('4.0');
+      expect(doc.headers.get('content-type')).to.match(/^application\/json;\s*odata\.metadata=minimal/);
+      expect(doc.body.value.map((s: { name: string }) => s.name)).to.have.members(['Property', 'Member', 'Office', 'Media']);
+      const meta = await fetch(`${root}/$metadata`);
+      expect(meta.headers.get('content-type')).to.match(/^application\/xml/);
+      expect(meta.headers.get('odata-version')).to.equal('4.0');
+      expect(metadata.entitySets).to.have.members(['Property', 'Member', 'Office', 'Media']);
+      const property = metadata.entityTypes.get('Property')!;
+      expect(property.key).to.equal('ListingKey');
+      expect(property.navigation).to.have.members(['Media', 'ListAgent', 'ListOffice']);
+      const types = Object.fromEntries(property.properties.map((p) => [p.name, p.type]));
+      expect(types).to.include({
+        ListPrice: 'Edm.Decimal',
+        StandardStatus: 'org.reso.metadata.enums.StandardStatus',
+        PropertyType: 'org.reso.metadata.enums.PropertyType',
+        ModificationTimestamp: 'Edm.DateTimeOffset',
+        ListingContractDate: 'Edm.Date',
+        BedroomsTotal: 'Edm.Int32',
+        NewConstructionYN: 'Edm.Boolean',
+      });
+      expect(metadata.enums.get('org.reso.metadata.enums.StandardStatus')).to.include.members([
+        'Active',
+        'ActiveUnderContract',
+        'Closed',
+        'Pending',
+        'Withdrawn',
+      ]);
+      for (const entity of metadata.entityTypes.values()) {
+        for (const p of entity.properties) if (!p.type.startsWith('Edm.')) expect(metadata.enums.has(p.type), `${entity.name}.${p.name}`).to.equal(true);
+      }
+    });
+
+    it('filters, orders and selects on every field every resource declares', async () => {
+      for (const entity of metadata.entityTypes.values()) {
+        for (const p of entity.properties) {
+          const literal = literalOf(p.type, metadata);
+          const url = `${root}/${entity.name}?$filter=${encodeURIComponent(`${p.name} ne ${literal} or ${p.name} eq null`)}&$orderby=${p.name} desc&$select=${p.name},${entity.key}&$top=50`;
+          const answer = await odataGet(url);
+          expect(answer.status, `${url}: ${JSON.stringify(answer.body)}`).to.equal(200);
+          expect(answer.body.value.length, url).to.be.greaterThan(0);
+          for (const record of answer.body.value) expect(Object.keys(record).sort(), url).to.deep.equal([...new Set([p.name, entity.key])].sort());
+          // Descending with missing values last.
+          const values = answer.body.value.map((r: Record<string, unknown>) => r[p.name]);
+          const present = values.filter((v: unknown) => v !== null);
+          expect(values.slice(0, present.length), `${url}: nulls last`).to.deep.equal(present);
+          const sorted = [...present].sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
+          if (p.type !== 'Edm.String') expect(present, `${url}: descending`).to.deep.equal(sorted);
+        }
+      }
+    });
+
+    it('answers only public listings, with the agent display choices honoured', async () => {
+      const { records } = await readAll(`${root}/Property`);
+      expect(records.map((r) => r.ListingKey).sort()).to.deep.equal(['OFF1/P1', 'OFF1/P2', 'OFF1/P3', 'OFF1/R1', 'OFF2/a1']);
+      const byKey = Object.fromEntries(records.map((r) => [r.ListingKey, r]));
+      expect(byKey['OFF1/P2']).to.include({ ListPrice: null, StreetName: null, StreetNumber: null, InternetAddressDisplayYN: false, City: 'Richmond' });
+      expect(byKey['OFF1/P2'].UnparsedAddress).not.to.match(/Main/);
+      expect(JSON.stringify(byKey['OFF1/P2'])).not.to.match(/820000|Main Road/);
+      expect(byKey['OFF1/P1']).to.include({
+        ListingId: 'P1',
+        StandardStatus: 'Active',
+        PropertyType: 'Residential',
+        ListPrice: 500000,
+        BedroomsTotal: 3,
+        BathroomsTotalInteger: 2,
+        GarageSpaces: 1,
+        LotSizeArea: 600,
+        LotSizeUnits: 'SquareMeters',
+        StreetNumber: '39',
+        StreetName: 'Main Road',
+        City: 'Richmond',
+        StateOrProvince: 'VIC',
+        PostalCode: '3121',
+        Country: 'AU',
+        CurrencyCode: 'AUD',
+        PhotosCount: 2,
+        ListOfficeKey: 'OFF1',
+        ListAgentFullName: 'Ann Smith',
+        PublicRemarks: 'Nice P1.',
+      });
+      expect(byKey['OFF1/P1'].ListAgentKey).to.match(/^[0-9a-f]{16}$/);
+      expect(byKey['OFF1/P1'].ModificationTimestamp).to.match(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
+      expect(byKey['OFF1/P3']).to.include({ StandardStatus: 'Closed', ClosePrice: 750000, CloseDate: '2024-02-01' });
+      expect(byKey['OFF1/R1']).to.include({ PropertyType: 'ResidentialLease', LeaseAmount: 650, LeaseAmountFrequency: 'Weekly', ListPrice: 650 });
+      for (const hidden of ['OFF1/H1', 'OFF1/W1']) {
+        const one = await odataGet(`${root}/Property('${encodeURIComponent(hidden)}')`);
+        expect(one.status, hidden).to.equal(404);
+        expect(one.body.error).to.include({ code: 'NotFound' });
+      }
+      const withheld = await odataGet(`${root}/Property?$filter=${encodeURIComponent('ListPrice ge 800000 and ListPrice le 900000')}`);
+      expect(withheld.body.value, 'a withheld price matches no price filter').to.deep.equal([]);
+    });
+
+    it('gives a listing fed as RESO back with the values it was fed', async () => {
+      const one = await odataGet(`${root}/Property('${encodeURIComponent('OFF2/a1')}')`);
+      expect(one.status).to.equal(200);
+      expect(one.body['@odata.context']).to.match(/\$metadata#Property\/\$entity$/);
+      expect(one.body).to.include({
+        ListingId: 'a1',
+        ListOfficeKey: 'OFF2',
+        StandardStatus: 'Active',
+        PropertyType: 'Residential',
+        PropertySubType: 'Townhouse',
+        ListPrice: 1250000,
+        BedroomsTotal: 2,
+        BathroomsTotalInteger: 1,
+        GarageSpaces: 1,
+        LivingArea: 120.5,
+        LivingAreaUnits: 'SquareMeters',
+        StreetNumber: '34',
+        StreetName: 'Example St',
+        UnitNumber: '12',
+        City: 'Parramatta',
+        StateOrProvince: 'NSW',
+        PostalCode: '2150',
+        Country: 'AU',
+        Latitude: -33.8135571,
+        Longitude: 151.003407,
+        PublicRemarks: 'Light-filled townhouse.',
+        ListingContractDate: '2024-04-20',
+        YearBuilt: 1999,
+        NewConstructionYN: false,
+      });
+    });
+
+    it('runs comparisons, in, has, not and parentheses as OData defines them (null is equal only to null)', async () => {
+      const keys = async (filter: string) => {
+        const answer = await odataGet(`${root}/Property?$filter=${encodeURIComponent(filter)}&$select=ListingKey&$orderby=ListingKey`);
+        expect(answer.status, `${filter}: ${JSON.stringify(answer.body)}`).to.equal(200);
+        return answer.body.value.map((r: { ListingKey: string }) => r.ListingKey);
+      };
+      expect(await keys('BedroomsTotal ge 3')).to.deep.equal(['OFF1/P1', 'OFF1/P2']);
+      expect(await keys('BedroomsTotal ne 3')).to.deep.equal(['OFF1/P2', 'OFF1/P3', 'OFF1/R1', 'OFF2/a1']);
+      expect(await keys('not (BedroomsTotal gt 1)')).to.deep.equal(['OFF1/P3', 'OFF1/R1']);
+      expect(await keys("StandardStatus eq org.reso.metadata.enums.StandardStatus'Closed'")).to.deep.equal(['OFF1/P3']);
+      expect(await keys("StandardStatus has org.reso.metadata.enums.StandardStatus'Active'")).to.deep.equal(['OFF1/P1', 'OFF1/P2', 'OFF1/R1', 'OFF2/a1']);
+      expect(await keys("PropertyType in ('ResidentialLease', 'Residential Lease')")).to.deep.equal(['OFF1/R1']);
+      expect(await keys("City eq 'Richmond' and (ListPrice lt 600000 or ListPrice eq null)")).to.deep.equal(['OFF1/P1', 'OFF1/P2', 'OFF1/R1']);
+      expect(await keys('CloseDate ge 2024-01-01 and CloseDate lt 2024-03-01')).to.deep.equal(['OFF1/P3']);
+      expect(await keys('ModificationTimestamp gt 2000-01-01T00:00:00Z and ModificationTimestamp lt 2999-01-01T00:00:00.000+10:00')).to.have.length(5);
+      expect(await keys('NewConstructionYN eq false')).to.deep.equal(['OFF2/a1']);
+      expect(await keys("City eq 'richmond'"), 'strings compare case-sensitively').to.deep.equal([]);
+    });
+
+    it('pages with nextLink only when the result is partial, counts, skips, and caps $top at the largest page', async () => {
+      const first = await odataGet(`${root}/Property?$count=true&$orderby=ListPrice desc`, { prefer: 'odata.maxpagesize=2' });
+      expect(first.headers.get('preference-applied')).to.equal('odata.maxpagesize=2');
+      expect(first.body['@odata.count']).to.equal(5);
+      expect(first.body.value).to.have.length(2);
+      expect(first.body['@odata.nextLink']).to.match(/^http:\/\/127\.0\.0\.1:\d+\/v1\/reso\/Property\?.*\$skiptoken=/);
+      // $top is how many in all: 3 of 5, in pages of 2, then no nextLink.
+      expect((await readAll(`${root}/Property?$top=3`, { prefer: 'odata.maxpagesize=2' })).pages).to.deep.equal([2, 1]);
+      const two = await odataGet(`${root}/Property?$top=2`);
+      expect(two.body.value).to.have.length(2);
+      expect(two.body['@odata.nextLink'], 'all that $top asked for was sent').to.equal(undefined);
+      const all = await readAll(`${root}/Property?$orderby=ListPrice desc&$select=ListingKey,ListPrice`, { prefer: 'odata.maxpagesize=2' });
+      expect(all.pages).to.deep.equal([2, 2, 1]);
+      expect(all.records.map((r) => r.ListPrice)).to.deep.equal([1250000, 700000, 500000, 650, null]);
+      const skipped = await odataGet(`${root}/Property?$skip=3&$orderby=ListingKey&$select=ListingKey`);
+      expect(skipped.body.value.map((r: { ListingKey: string }) => r.ListingKey)).to.deep.equal(['OFF1/R1', 'OFF2/a1']);
+      expect(skipped.body['@odata.nextLink']).to.equal(undefined);
+      const capped = await odataGet(`${root}/Property?$top=100000`);
+      expect(capped.status).to.equal(200);
+      expect(capped.body.value).to.have.length(5);
+      const none = await odataGet(`${root}/Property?$top=0&$count=true`);
+      expect(none.body).to.include({ '@odata.count': 5 });
+      expect(none.body.value).to.deep.equal([]);
+    });
+
+    it('expands Media (hero first), the list agent and the list office', async () => {
+      const one = await odataGet(`${root}/Property('${encodeURIComponent('OFF1/P1')}')?$expand=Media,ListAgent,ListOffice&$select=ListingKey`);
+      expect(one.status, JSON.stringify(one.body)).to.equal(200);
+      expect(one.body.Media.map((m: Record<string, unknown>) => [m.MediaURL, m.MediaCategory, m.Order, m.PreferredPhotoYN])).to.deep.equal([
+        ['https://cdn.example/p1-hero.jpg', 'Photo', 0, true],
+        ['https://cdn.example/p1-a.jpg', 'Photo', 1, false],
+        ['https://cdn.example/p1-plan.pdf', 'FloorPlan', 2, false],
+      ]);
+      expect(one.body.ListAgent).to.include({ MemberFullName: 'Ann Smith', MemberEmail: 'ann@agency.example', OfficeKey: 'OFF1' });
+      expect(one.body.ListOffice).to.include({ OfficeKey: 'OFF1' });
+      const list = await odataGet(`${root}/Property?$expand=Media&$filter=${encodeURIComponent("ListingKey eq 'OFF1/P2'")}`);
+      expect(list.body.value[0].Media).to.deep.equal([]);
+      const media = await odataGet(`${root}/Media?$filter=${encodeURIComponent("ResourceRecordKey eq 'OFF1/P1' and MediaCategory eq 'Photo'")}&$orderby=Order`);
+      expect(media.body.value.map((m: { MediaURL: string }) => m.MediaURL)).to.deep.equal(['https://cdn.example/p1-hero.jpg', 'https://cdn.example/p1-a.jpg']);
+    });
+
+    it('answers a query it cannot run with 400 in the OData error form, naming the part', async () => {
+      const cases: [string, RegExp][] = [
+        ['$filter=ListPrice gt', /\$filter: expected a field name or a value but found the end/],
+        ['$filter=Nope eq 1', /Property has no field Nope/],
+        ["$filter=ListPrice eq 'abc'", /ListPrice is Edm\.Decimal; the value at position 14/],
+        ["$filter=StandardStatus eq 'Sideways'", /"Sideways" is not a member of org\.reso\.metadata\.enums\.StandardStatus/],
+        ['$filter=CloseDate eq 2024-02-30', /CloseDate is Edm\.Date/],
+        ["$filter=contains(City,'R')", /function contains\(\) at position 1 is not supported/],
+        ['$filter=(BedroomsTotal eq 1', /expected "\)"/],
+        ['$orderby=ListPrice sideways', /\$orderby: item 1/],
+        ['$select=ListPrice,Secret', /\$select: Property has no field Secret/],
+        ['$expand=Rooms', /\$expand: Property has no navigation property Rooms/],
+        ['$top=-1', /\$top: "-1" is not a whole number/],
+        ['$skiptoken=garbage', /\$skiptoken/],
+        ['$apply=groupby', /\$apply: is not a query option/],
+        ['$count=maybe', /\$count: is true or false/],
+      ];
+      for (const [query, message] of cases) {
+        const answer = await odataGet(`${root}/Property?${query.replace(/ /g, '%20')}`);
+        expect(answer.status, query).to.equal(400);
+        expect(answer.headers.get('odata-version'), query).to.equal('4.0');
+        expect(answer.body.error.code, query).to.equal('BadRequest');
+        expect(answer.body.error.message, query).to.match(message);
+      }
+      const forged = Buffer.from(JSON.stringify({ a: ["1'; drop table listings; --", 'x'] })).toString('base64url');
+      const injected = await odataGet(`${root}/Property?$orderby=ListPrice&$skiptoken=${forged}`);
+      expect(injected.status).to.equal(400);
+      expect((await odataGet(`${root}/Nothing`)).status).to.equal(404);
+      expect((await odataGet(`${root}/Property`, { 'odata-version': '5.0' })).status).to.equal(400);
+    });
+
+    it('tells a replicator when a listing stops being public: hiding one moves its ModificationTimestamp on', async () => {
+      const before = (await odataGet(`${root}/Property('${encodeURIComponent('OFF1/P1')}')?$select=ModificationTimestamp`)).body.ModificationTimestamp;
+      await admin(svc.url, 'POST', '/v1/admin/listings/visibility', { officeId: 'OFF1', uniqueId: 'P1', hidden: true });
+      await admin(svc.url, 'POST', '/v1/admin/listings/visibility', { officeId: 'OFF1', uniqueId: 'P1', hidden: false });
+      const after = (await odataGet(`${root}/Property('${encodeURIComponent('OFF1/P1')}')?$select=ModificationTimestamp`)).body.ModificationTimestamp;
+      expect(after > before, `${after} after ${before}`).to.equal(true);
+    });
+  });
+}
+
+describe('RESO Web API: the per-client rate limit', function () {
+  this.timeout(60_000);
+  let svc: TestService;
+  before(async () => {
+    svc = await startTestService({ database: 'pglite', env: { RESO_RATE_LIMIT: '3' } });
+  });
+  after(() => svc.close());
+
+  it('answers 429 with Retry-After in the OData error form past the limit', async () => {
+    for (let i = 0; i < 3; i += 1) expect((await odataGet(`${svc.url}/v1/reso/Property`)).status).to.equal(200);
+    const refused = await odataGet(`${svc.url}/v1/reso/Property`);
+    expect(refused.status).to.equal(429);
+    expect(Number(refused.headers.get('retry-after'))).to.be.greaterThan(0);
+    expect(refused.body.error).to.include({ code: 'TooManyRequests' });
+    expect(refused.body.error.message).to.match(/limit is 3 per minute/);
+  });
+});
