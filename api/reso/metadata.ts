@@ -4,7 +4,7 @@ import { ENUM_NAMESPACE, ENUMS } from './enums.js';
 /** The entity model's namespace, as RESO's reference metadata names it. */
 export const NAMESPACE = 'org.reso.metadata';
 
-const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;');
+const xmlText = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;');
 
 function propertyXml(field: ResoField): string {
   const t = field.type;
@@ -53,7 +53,7 @@ export function metadataXml(): string {
   ].join('');
   const enums = Object.entries(ENUMS).map(
     ([name, members]) =>
-      `<EnumType Name="${escape(name)}">${members.map((member, i) => `<Member Name="${escape(member)}" Value="${i}"/>`).join('')}</EnumType>`,
+      `<EnumType Name="${xmlText(name)}">${members.map((member, i) => `<Member Name="${xmlText(member)}" Value="${i}"/>`).join('')}</EnumType>`,
   );
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
