@@ -5,6 +5,7 @@ import { ingestionPaths } from './openapi-ingestion.js';
 import { leadPaths } from './openapi-leads.js';
 import { nameOperations, TAGS } from './openapi-operations.js';
 import { readPaths } from './openapi-reads.js';
+import { resoPaths } from './openapi-reso.js';
 import { webhookPaths } from './openapi-webhooks.js';
 import { GUIDES } from './routes/guides.js';
 import { schemas } from './schemas/index.js';
@@ -53,6 +54,7 @@ export function buildOpenApi(): Record<string, unknown> {
       },
       ...ingestionPaths(),
       ...readPaths(),
+      ...resoPaths(),
       ...adminPaths(),
       ...leadPaths(),
       ...webhookPaths(),
@@ -98,7 +100,14 @@ function describeUrlRefusal(paths: Record<string, Record<string, { responses: Re
  * answers of rate-limited routes; Location on a stored feed's answers.
  */
 function describeHeaders(paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>>): void {
-  const limited = new Set(['POST /v1/validate', 'POST /v1/developer/keys', 'POST /v1/leads']);
+  const limited = new Set([
+    'POST /v1/validate',
+    'POST /v1/developer/keys',
+    'POST /v1/leads',
+    'GET /v1/reso',
+    'GET /v1/reso/$metadata',
+    'GET /v1/reso/{resourcePath}',
+  ]);
   for (const [path, operations] of Object.entries(paths))
     for (const [method, operation] of Object.entries(operations))
       for (const [code, response] of Object.entries(operation.responses)) {
@@ -111,6 +120,7 @@ function describeHeaders(paths: Record<string, Record<string, { responses: Recor
           headers.RateLimit = header('What is left of the allowance of this client address (IETF RateLimit header fields, draft 8)');
           headers['RateLimit-Policy'] = header('The allowance: requests per window (IETF RateLimit header fields, draft 8)');
         }
+        if (path.startsWith('/v1/reso')) headers['OData-Version'] = header('The OData version of the answer: 4.0');
         if (path === '/v1/feeds' && (code === '200' || code === '202')) headers.Location = header("The stored feed's status URL (GET /v1/feeds/{feedId})");
         // A copy: one response object may serve several operations.
         operation.responses[code] = { ...response, headers: { ...headers, ...response.headers } };

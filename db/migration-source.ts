@@ -21,6 +21,7 @@ import * as feedOutcome from './migrations/20261125080000_feed_outcome.js';
 import * as feedIdempotency from './migrations/20261125090000_feed_idempotency.js';
 import * as webhooks from './migrations/20261125100000_webhooks.js';
 import * as feedStartedAt from './migrations/20261125110000_feed_started_at.js';
+import * as resoReplicationIndex from './migrations/20261125120000_reso_replication_index.js';
 
 /** Migrations in order; listed here so they run the same from source, from dist/ and in tests. */
 const MIGRATIONS: Record<string, Knex.Migration> = {
@@ -46,6 +47,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261125090000_feed_idempotency': feedIdempotency,
   '20261125100000_webhooks': webhooks,
   '20261125110000_feed_started_at': feedStartedAt,
+  '20261125120000_reso_replication_index': resoReplicationIndex,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

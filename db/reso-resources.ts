@@ -26,6 +26,8 @@ export interface ResoField {
   sql: string;
   /** Not a Data Dictionary field: a local one, said so in docs/reso.md. */
   local?: true;
+  /** Never null (a key, a timestamp column): paging after a row can then use a row comparison, which an index answers. */
+  notNull?: true;
 }
 
 export interface ResoResource {
@@ -67,7 +69,7 @@ const primaryAgent = `public_patch->'primaryAgent'`;
 export const RESO_VISIBLE_LISTING = `is_shown AND status IN ('active', 'under_offer', 'sold', 'leased')`;
 
 const PROPERTY_FIELDS: ResoField[] = [
-  str('ListingKey', 'listing_key'),
+  { ...str('ListingKey', 'listing_key'), notNull: true },
   str('ListingId', `data->>'uniqueId'`),
   enumField(
     'StandardStatus',
@@ -132,8 +134,8 @@ const PROPERTY_FIELDS: ResoField[] = [
   int('PhotosCount', `jsonb_array_length(jsonb_path_query_array(coalesce(data->'media', '[]'::jsonb), '$[*] \\? (@.kind == "photo" && exists(@.url))'))`),
   date('ListingContractDate', `(data->>'listedDate')`),
   date('AvailabilityDate', `(data->>'dateAvailable')`),
-  { name: 'OriginalEntryTimestamp', type: { edm: 'Edm.DateTimeOffset' }, sql: 'created_at' },
-  { name: 'ModificationTimestamp', type: { edm: 'Edm.DateTimeOffset' }, sql: 'updated_at' },
+  { name: 'OriginalEntryTimestamp', type: { edm: 'Edm.DateTimeOffset' }, sql: 'created_at', notNull: true },
+  { name: 'ModificationTimestamp', type: { edm: 'Edm.DateTimeOffset' }, sql: 'updated_at', notNull: true },
 ];
 
 const MEDIA_KINDS = `CASE m.item->>'kind' WHEN 'photo' THEN 'Photo' WHEN 'floorplan' THEN 'FloorPlan' WHEN 'document' THEN 'Document' END`;

@@ -58,6 +58,7 @@ import {
   projectSearchQuerySchema,
   projectWithListingsSchema,
 } from './public-reads.js';
+import { resoSchemas } from './reso.js';
 import { issueSchema, validationResultSchema } from './validation-result.js';
 import { webhookSchemas } from './webhooks.js';
 
@@ -84,6 +85,7 @@ export const schemas = [
   feedStatusSchema,
   feedErrorSchema,
   ...feedHistorySchemas,
+  ...resoSchemas,
   quarantineItemSchema,
   resolveRequestSchema,
   quarantineQuerySchema,

@@ -1,0 +1,74 @@
+import { RESO_DEFAULT_PAGE, RESO_MAX_EXPANDED_PAGE, RESO_MAX_PAGE } from './routes/reso.js';
+
+const odata = (name: string) => ({ 'application/json;odata.metadata=minimal': { schema: { $ref: `#/components/schemas/${name}` } } });
+const odataError = (description: string) => ({ description, content: odata('ResoError') });
+const option = (name: string, description: string, schema: Record<string, unknown> = { type: 'string' }) => ({
+  name,
+  in: 'query',
+  required: false,
+  description,
+  schema,
+});
+
+const ERRORS = {
+  400: odataError('A query it cannot run: the message names the option and the part it could not read. Also an OData-Version it does not speak.'),
+  429: odataError('Too many requests from this address this minute (RESO_RATE_LIMIT); Retry-After says when to come back'),
+  503: odataError('Database unavailable'),
+};
+
+/** The RESO Web API (OData 4.0) at /v1/reso: docs/reso.md has the fields, the mapping and examples. */
+export function resoPaths(): Record<string, unknown> {
+  return {
+    '/v1/reso': {
+      get: {
+        summary: 'RESO Web API service document: the resources Property, Member, Office and Media',
+        description:
+          'The OData service root. No key is needed; answers carry OData-Version: 4.0. Limited per client address per minute (RESO_RATE_LIMIT, 600).',
+        responses: { 200: { description: 'The resources', content: odata('ResoServiceDocument') }, ...ERRORS },
+      },
+    },
+    '/v1/reso/$metadata': {
+      get: {
+        summary: 'RESO Web API metadata (CSDL XML): every field with its RESO Data Dictionary name and OData type, and the enumerations',
+        responses: { 200: { description: 'EDMX 4.0', content: { 'application/xml': { schema: { type: 'string' } } } }, ...ERRORS },
+      },
+    },
+    '/v1/reso/{resourcePath}': {
+      get: {
+        summary: 'RESO Web API records: a collection (Property, Member, Office, Media) or one record by key',
+        description: [
+          "`Property` (and Member, Office, Media) answers a page of records; `Property('OFF1%2FL1')` one record by its key (a / in a key is sent as %2F; a ' as '').",
+          'Only public listings, as the public sees them: a withheld price is null, a withheld street and number are null, and hidden, withdrawn, off-market and archived listings are absent.',
+          `Without $top a page holds ${RESO_DEFAULT_PAGE} records (Prefer: odata.maxpagesize=N asks for another size); $top is how many records in all, served in pages of at most ${RESO_MAX_PAGE} (${RESO_MAX_EXPANDED_PAGE} with $expand), never refused. @odata.nextLink is present only when more records follow; it pages on after the last record sent, so writes between pages neither repeat nor skip a record.`,
+          'A read ordered by ModificationTimestamp leaves out the last RESO_SETTLE_MS (2 s) of writes, so replication by ModificationTimestamp never skips a record still being written.',
+        ].join('\n\n'),
+        parameters: [
+          {
+            name: 'resourcePath',
+            in: 'path',
+            required: true,
+            description: "Property, Member, Office or Media; or Resource('key') for one record",
+            schema: { type: 'string' },
+            examples: { collection: { value: 'Property' }, byKey: { value: "Property('OFF1%2FL1')" } },
+          },
+          option(
+            '$filter',
+            "Comparisons (eq, ne, gt, ge, lt, le), in, has, and, or, not and parentheses over the fields $metadata declares, e.g. `ListPrice ge 500000 and StandardStatus eq org.reso.metadata.enums.StandardStatus'Active'`.",
+          ),
+          option('$select', 'Fields to answer with, separated by commas.'),
+          option('$orderby', 'Fields, each optionally followed by asc or desc, separated by commas; ties go by the key. Missing values sort last.'),
+          option('$top', 'How many records in all.', { type: 'integer', minimum: 0 }),
+          option('$skip', 'Records to leave out before the first one.', { type: 'integer', minimum: 0 }),
+          option('$count', 'true: the answer carries @odata.count, how many records match.', { type: 'boolean' }),
+          option('$expand', 'On Property: Media (hero photo first), ListAgent, ListOffice.'),
+          option('$skiptoken', 'Set by @odata.nextLink; send it back as it is.'),
+        ],
+        responses: {
+          200: { description: 'A page of records, or one record by key', content: odata('ResoCollection') },
+          404: odataError('No such resource, or no public record with that key'),
+          ...ERRORS,
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,57 @@
+/** Schemas of the RESO Web API's JSON answers (docs/reso.md): the service document, a collection page, an error. */
+
+const context = { type: 'string', format: 'uri', description: 'The metadata URL and what the answer holds (OData context URL).' } as const;
+
+export const resoSchemas = [
+  {
+    $id: 'ResoServiceDocument',
+    type: 'object',
+    description: 'The resources this OData service serves.',
+    required: ['@odata.context', 'value'],
+    properties: {
+      '@odata.context': context,
+      value: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['name', 'kind', 'url'],
+          properties: { name: { type: 'string' }, kind: { const: 'EntitySet' }, url: { type: 'string' } },
+        },
+      },
+    },
+  },
+  {
+    $id: 'ResoCollection',
+    type: 'object',
+    description:
+      'A page of records, each with the fields $metadata declares (or those $select names), $expand adding Media, ListAgent and ListOffice. A record fetched by key is one such record at the top level with its own @odata.context.',
+    required: ['@odata.context', 'value'],
+    properties: {
+      '@odata.context': context,
+      '@odata.count': { type: 'integer', minimum: 0, description: 'How many records match in all ($count=true).' },
+      '@odata.nextLink': {
+        type: 'string',
+        format: 'uri',
+        description: 'The next page: present only when more records follow. Send it back as it is.',
+      },
+      value: { type: 'array', items: { type: 'object', additionalProperties: true } },
+    },
+  },
+  {
+    $id: 'ResoError',
+    type: 'object',
+    description: 'OData\'s JSON error form, which this surface uses in place of the service\'s `{ "error": "..." }`.',
+    required: ['error'],
+    properties: {
+      error: {
+        type: 'object',
+        required: ['code', 'message'],
+        properties: {
+          code: { type: 'string', examples: ['BadRequest', 'NotFound', 'TooManyRequests', 'UnsupportedVersion', 'ServiceError'] },
+          message: { type: 'string', description: 'What was wrong, naming the query option and the part it could not read.' },
+          target: { type: 'string', description: 'The query option at fault ($filter, $orderby, …).' },
+        },
+      },
+    },
+  },
+] as const;
