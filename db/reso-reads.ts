@@ -41,7 +41,7 @@ const outputSql = (field: ResoField): string =>
   field.type.edm === 'Edm.DateTimeOffset' ? `to_char((${field.sql}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` : `(${field.sql})`;
 
 /** The SELECT list making a record's JSON in pieces (json0, json1, …) for the fields given. */
-function recordColumns(fields: ResoField[]): string[] {
+export function recordColumns(fields: ResoField[]): string[] {
   const pieces: string[] = [];
   for (let i = 0; i < fields.length; i += FIELDS_PER_OBJECT) {
     const args = fields.slice(i, i + FIELDS_PER_OBJECT).map((f) => `'${f.name}', ${outputSql(f)}`);
