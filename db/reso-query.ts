@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { ENUM_NAMESPACE, enumMember } from '../api/reso/enums.js';
-import { type FilterExpr, type Literal, ODataSyntaxError, type Operand, type OrderItem } from '../api/reso/odata-filter.js';
+import { type FilterExpr, type Literal, ODataSyntaxError, type Operand, type OrderItem } from '../lib/odata-filter.js';
+import { ENUM_NAMESPACE, enumMember } from '../lib/reso-enums.js';
 import { fieldOf, type ResoField, type ResoResource } from './reso-resources.js';
 
 /**

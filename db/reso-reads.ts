@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { FilterExpr, OrderItem } from '../api/reso/odata-filter.js';
+import type { FilterExpr, OrderItem } from '../lib/odata-filter.js';
 import { afterSql, filterSql, type OrderColumn, orderBySql, orderColumns, type Sql } from './reso-query.js';
 import { fieldOf, type PropertyExpand, RESOURCES, type ResoField, type ResoResource } from './reso-resources.js';
 

@@ -1,4 +1,4 @@
-import type { EnumName } from '../api/reso/enums.js';
+import type { EnumName } from '../lib/reso-enums.js';
 import { numberAt, publicField } from './search-columns.js';
 
 /**

@@ -1,5 +1,5 @@
 import { PROPERTY_EXPANDS, RESOURCES, type ResoField } from '../../db/reso-resources.js';
-import { ENUM_NAMESPACE, ENUMS } from './enums.js';
+import { ENUM_NAMESPACE, ENUMS } from '../../lib/reso-enums.js';
 
 /** The entity model's namespace, as RESO's reference metadata names it. */
 export const NAMESPACE = 'org.reso.metadata';

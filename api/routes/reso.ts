@@ -3,9 +3,9 @@ import { isTokenValue } from '../../db/reso-query.js';
 import type { ResoReads } from '../../db/reso-reads.js';
 import { fieldOf, PROPERTY_EXPANDS, type PropertyExpand, RESOURCES, type ResoResource } from '../../db/reso-resources.js';
 import { HttpError } from '../../lib/errors.js';
+import { ODataSyntaxError, type OrderItem, parseFilter, parseNames, parseOrderBy } from '../../lib/odata-filter.js';
 import { describeError } from '../middleware/error-handler.js';
 import { metadataXml } from '../reso/metadata.js';
-import { ODataSyntaxError, type OrderItem, parseFilter, parseNames, parseOrderBy } from '../reso/odata-filter.js';
 
 /** Where the RESO Web API lives (its service root). */
 export const RESO_ROOT = '/v1/reso';
