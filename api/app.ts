@@ -14,7 +14,7 @@ import { requireOperator } from './auth/operator.js';
 import { errorHandler, notFoundHandler } from './middleware/error-handler.js';
 import { httpMetrics } from './middleware/http-metrics.js';
 import { methodNotAllowed } from './middleware/method-not-allowed.js';
-import { hourlyLimit, type RateLimitOptions } from './middleware/rate-limit.js';
+import { addressLimit, type RateLimitOptions } from './middleware/rate-limit.js';
 import { refuseNulInUrl } from './middleware/refuse-nul.js';
 import { requestLogger } from './middleware/request-logger.js';
 import { sameOriginWrites } from './middleware/same-origin-writes.js';
@@ -107,9 +107,9 @@ export function createApp(deps: AppDeps): Express {
   // Responses are dynamic; hashing every body for an ETag costs more than conditional requests save.
   app.set('etag', false);
   const metrics = deps.metrics ?? createMetrics();
-  /** A per-address hourly limit, its counts shared through Redis when configured. */
-  const limit = (name: string, perHour: number, options: Pick<RateLimitOptions, 'countUnavailable' | 'windowMs' | 'refuse'> = {}) =>
-    hourlyLimit({ name, perHour, redis: deps.redis ?? null, prefix: deps.rateLimitPrefix, logger: deps.logger, ...options });
+  /** A per-address limit (per hour unless windowMs says otherwise), its counts shared through Redis when configured. */
+  const limit = (name: string, allowance: number, options: Pick<RateLimitOptions, 'countUnavailable' | 'windowMs' | 'refuse'> = {}) =>
+    addressLimit({ name, allowance, redis: deps.redis ?? null, prefix: deps.rateLimitPrefix, logger: deps.logger, ...options });
   queueDepthGauge(metrics, [
     { name: 'ingest', counts: () => deps.ingestQueue.counts() },
     { name: 'lead-delivery', counts: () => deps.leadQueue.counts() },

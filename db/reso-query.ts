@@ -31,8 +31,10 @@ function castOf(field: ResoField): string {
   }
 }
 
-const typeName = (field: ResoField): string =>
-  field.type.edm === 'enum' ? `an enumeration (${ENUM_NAMESPACE}.${field.type.enum})` : field.type.edm.replace('Edm.', 'Edm.');
+const typeName = (field: ResoField): string => (field.type.edm === 'enum' ? `an enumeration (${ENUM_NAMESPACE}.${field.type.enum})` : field.type.edm);
+
+/** A timestamp as the answers and skip tokens write it: ISO 8601 in UTC with microseconds (what `::timestamptz` reads back exactly). */
+export const isoTimestampSql = (sql: string): string => `to_char((${sql}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 /** A day that exists (2024-02-30 does not). */
 function isRealDate(text: string): boolean {
@@ -169,12 +171,7 @@ export function orderColumns(resource: ResoResource, items: OrderItem[]): OrderC
     const field = fieldOf(resource, item.field);
     if (!field) throw new ODataSyntaxError('$orderby', `${resource.name} has no field ${item.field}`);
     const cast = castOf(field);
-    const text =
-      cast === 'timestamptz'
-        ? `to_char((${field.sql}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
-        : cast === 'float8'
-          ? `(${field.sql})::float8::text`
-          : `(${field.sql})::text`;
+    const text = cast === 'timestamptz' ? isoTimestampSql(field.sql) : cast === 'float8' ? `(${field.sql})::float8::text` : `(${field.sql})::text`;
     return { sql: `(${field.sql})`, desc: item.desc, cast, text, notNull: field.notNull === true };
   });
   if (!items.some((item) => item.field === resource.key)) {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { FilterExpr, OrderItem } from '../lib/odata-filter.js';
-import { afterSql, filterSql, type OrderColumn, orderBySql, orderColumns, type Sql } from './reso-query.js';
+import { afterSql, filterSql, isoTimestampSql, type OrderColumn, orderBySql, orderColumns, type Sql } from './reso-query.js';
 import { fieldOf, type PropertyExpand, RESOURCES, type ResoField, type ResoResource } from './reso-resources.js';
 
 /** What one collection read asks for (the route has parsed and bounded it). */
@@ -37,8 +37,10 @@ export interface ResoReads {
 const FIELDS_PER_OBJECT = 50;
 
 /** A field's value as it goes into the answer: timestamps as ISO 8601 in UTC with microseconds. */
-const outputSql = (field: ResoField): string =>
-  field.type.edm === 'Edm.DateTimeOffset' ? `to_char((${field.sql}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` : `(${field.sql})`;
+const outputSql = (field: ResoField): string => (field.type.edm === 'Edm.DateTimeOffset' ? isoTimestampSql(field.sql) : `(${field.sql})`);
+
+/** How many json_build_object pieces a record of these fields is made of (recordColumns). */
+const pieceCount = (fields: ResoField[]): number => Math.max(1, Math.ceil(fields.length / FIELDS_PER_OBJECT));
 
 /** The SELECT list making a record's JSON in pieces (json0, json1, …) for the fields given. */
 export function recordColumns(fields: ResoField[]): string[] {
@@ -149,7 +151,6 @@ export function createResoReads(db: Knex, options: { settleMs: number }): ResoRe
 
     async page(resource, query) {
       const fields = selectedFields(resource, query.select);
-      const pieces = Math.ceil(fields.length / FIELDS_PER_OBJECT) || 1;
       const columns = orderColumns(resource, query.orderby);
       const base = where(resource, query.filter, query.orderby);
       const condition = { ...base };
@@ -160,10 +161,7 @@ export function createResoReads(db: Knex, options: { settleMs: number }): ResoRe
       }
       const orderText = columns.map((c, i) => `${c.text} AS _o${i}`);
       const [rows, count] = await Promise.all([
-        readRows(resource, fields.length ? fields : [], condition, orderText, `ORDER BY ${orderBySql(columns)} LIMIT ? OFFSET ?`, [
-          query.limit + 1,
-          query.skip,
-        ]),
+        readRows(resource, fields, condition, orderText, `ORDER BY ${orderBySql(columns)} LIMIT ? OFFSET ?`, [query.limit + 1, query.skip]),
         query.count
           ? db.raw(`SELECT count(*)::int AS n FROM ${resource.from} WHERE ${base.sql}`, base.bindings).then((r: { rows: { n: number }[] }) => r.rows[0].n)
           : undefined,
@@ -172,7 +170,7 @@ export function createResoReads(db: Knex, options: { settleMs: number }): ResoRe
       const shown = more ? rows.slice(0, query.limit) : rows;
       const last = shown.at(-1);
       return {
-        records: await finish(resource, shown, pieces, query.expand),
+        records: await finish(resource, shown, pieceCount(fields), query.expand),
         ...(count !== undefined ? { count } : {}),
         next: more && last ? columns.map((_c, i) => (last[`_o${i}`] as string | null) ?? null) : null,
       };
@@ -180,10 +178,9 @@ export function createResoReads(db: Knex, options: { settleMs: number }): ResoRe
 
     async byKey(resource, key, select, expand) {
       const fields = selectedFields(resource, select);
-      const pieces = Math.ceil(fields.length / FIELDS_PER_OBJECT) || 1;
       const rows = await readRows(resource, fields, { sql: `(${resource.visible}) AND ${resource.keySql} = ?`, bindings: [key] }, [], 'LIMIT 1', []);
       if (rows.length === 0) return null;
-      return (await finish(resource, rows, pieces, expand))[0];
+      return (await finish(resource, rows, pieceCount(fields), expand))[0];
     },
   };
 }

@@ -65,8 +65,8 @@ const price = publicField('price');
 const isRent = `data->>'saleMode' = 'rent'`;
 const primaryAgent = `public_patch->'primaryAgent'`;
 
-/** Every listing a public read may show: shown (not hidden, allowed on the internet by its source), on the market or sold or leased. */
-export const RESO_VISIBLE_LISTING = `is_shown AND status IN ('active', 'under_offer', 'sold', 'leased')`;
+/** Every listing a public read may show: shown (not hidden, allowed on the internet by its source), on the market or sold or leased (columns of `alias`, if given). */
+const visibleListing = (alias = '') => `${alias}is_shown AND ${alias}status IN ('active', 'under_offer', 'sold', 'leased')`;
 
 const PROPERTY_FIELDS: ResoField[] = [
   { ...str('ListingKey', 'listing_key'), notNull: true },
@@ -141,7 +141,7 @@ const PROPERTY_FIELDS: ResoField[] = [
 const MEDIA_KINDS = `CASE m.item->>'kind' WHEN 'photo' THEN 'Photo' WHEN 'floorplan' THEN 'FloorPlan' WHEN 'document' THEN 'Document' END`;
 
 export const RESOURCES: Record<ResoResource['name'], ResoResource> = {
-  Property: { name: 'Property', key: 'ListingKey', from: 'listings', visible: RESO_VISIBLE_LISTING, keySql: 'listing_key', fields: PROPERTY_FIELDS },
+  Property: { name: 'Property', key: 'ListingKey', from: 'listings', visible: visibleListing(), keySql: 'listing_key', fields: PROPERTY_FIELDS },
   Member: {
     name: 'Member',
     key: 'MemberKey',
@@ -174,7 +174,7 @@ export const RESOURCES: Record<ResoResource['name'], ResoResource> = {
     name: 'Media',
     key: 'MediaKey',
     from: `listings l CROSS JOIN LATERAL jsonb_array_elements(coalesce(l.data->'media', '[]'::jsonb)) AS m(item)`,
-    visible: `${RESO_VISIBLE_LISTING.replace(/\b(is_shown|status)\b/g, 'l.$1')} AND m.item->>'url' IS NOT NULL`,
+    visible: `${visibleListing('l.')} AND m.item->>'url' IS NOT NULL`,
     keySql: `l.listing_key || '/' || (m.item->>'kind') || '/' || (m.item->>'slot')`,
     fields: [
       str('MediaKey', `l.listing_key || '/' || (m.item->>'kind') || '/' || (m.item->>'slot')`),

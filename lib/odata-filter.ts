@@ -1,3 +1,5 @@
+import { HttpError } from './errors.js';
+
 /**
  * The OData `$filter` expressions the RESO surface runs, parsed into a tree: comparisons (eq, ne,
  * gt, ge, lt, le), `in`, `has`, and, or, not and parentheses over field names and literals
@@ -8,12 +10,13 @@
  * `has`, `not` or ISO date literals, or read a dialect of their own (docs/reso.md, The query parser).
  */
 
-export class ODataSyntaxError extends Error {
+/** A query option the service cannot read: a 400 naming the option (its target) and the part. */
+export class ODataSyntaxError extends HttpError {
   constructor(
     readonly option: string,
     message: string,
   ) {
-    super(`${option}: ${message}`);
+    super(400, `${option}: ${message}`);
   }
 }
 

@@ -35,7 +35,7 @@ function clientMessage(err: any): string {
 }
 
 /** The status and client-facing message of an error; anything unexpected is a logged 500 with no detail. */
-export function describeError(err: any, req: Parameters<ErrorRequestHandler>[1]): { status: number; message: string } {
+function describeError(err: any, req: Parameters<ErrorRequestHandler>[1]): { status: number; message: string } {
   let status = 500;
   let message = 'internal error';
   if (err instanceof HttpError) {
@@ -62,13 +62,18 @@ export function describeError(err: any, req: Parameters<ErrorRequestHandler>[1])
   return { status, message };
 }
 
-/** The one place errors become responses: `{ "error": "..." }` (the RESO surface words the same in OData's form). */
-export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
-  const { status, message } = describeError(err, req);
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  if (err instanceof HttpError) res.set(err.headers);
-  res.status(status).json({ error: message });
-};
+/** Error middleware answering with body(status, message, err): the one place errors become responses. */
+export function errorResponder(body: (status: number, message: string, err: unknown) => unknown): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const { status, message } = describeError(err, req);
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (err instanceof HttpError) res.set(err.headers);
+    res.status(status).json(body(status, message, err));
+  };
+}
+
+/** `{ "error": "..." }` (the RESO surface words the same in OData's form). */
+export const errorHandler = errorResponder((_status, message) => ({ error: message }));

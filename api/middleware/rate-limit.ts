@@ -1,12 +1,12 @@
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { rateLimit, type Store } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
 import { type RedisReply, RedisStore } from 'rate-limit-redis';
 import type { Logger } from '../../lib/logger.js';
 
 export interface RateLimitOptions {
-  /** Requests per client address per hour (per windowMs when that is given). */
-  perHour: number;
+  /** Requests per client address per window. */
+  allowance: number;
   /** Name of the limited action, used in the store key and the error. */
   name: string;
   /** With a Redis client the count is shared by every web process; otherwise it is per process. */
@@ -20,18 +20,19 @@ export interface RateLimitOptions {
    * 503, so that a service outage does not use up a client's allowance.
    */
   countUnavailable?: boolean;
-  /** The window (default an hour); perHour is then the allowance per window. */
+  /** The window (default an hour). */
   windowMs?: number;
   /** Answers a request past the limit (default 429 with `{ error }`); Retry-After is already set. */
-  refuse?: (res: import('express').Response, message: string) => void;
+  refuse?: (res: Response, message: string) => void;
 }
 
 /**
- * Per client address (req.ip; set Express "trust proxy" behind a proxy) and hour. 429 with
+ * Per client address (req.ip; set Express "trust proxy" behind a proxy) and window (an hour unless
+ * windowMs says otherwise). 429 with
  * `{ error }` past the limit. Should the shared store fail, requests pass (logged by the caller's
  * error handling), so a Redis outage does not take the endpoint down with it.
  */
-export function hourlyLimit(options: RateLimitOptions): RequestHandler {
+export function addressLimit(options: RateLimitOptions): RequestHandler {
   const store: Store | undefined = options.redis
     ? new RedisStore({
         prefix: `${options.prefix ?? 'rl:'}${options.name}:`,
@@ -42,7 +43,7 @@ export function hourlyLimit(options: RateLimitOptions): RequestHandler {
   const per = windowMs === 60 * 60 * 1000 ? 'hour' : windowMs === 60 * 1000 ? 'minute' : `${windowMs / 1000} s`;
   return rateLimit({
     windowMs,
-    limit: options.perHour,
+    limit: options.allowance,
     standardHeaders: 'draft-8',
     legacyHeaders: false,
     passOnStoreError: true,
@@ -56,7 +57,7 @@ export function hourlyLimit(options: RateLimitOptions): RequestHandler {
       ? { skipFailedRequests: true, requestWasSuccessful: (_req: unknown, res: { statusCode: number }) => res.statusCode !== 503 }
       : {}),
     handler: (_req, res) => {
-      const message = `too many ${options.name} requests from this address; the limit is ${options.perHour} per ${per}`;
+      const message = `too many ${options.name} requests from this address; the limit is ${options.allowance} per ${per}`;
       if (options.refuse) options.refuse(res.status(429), message);
       else res.status(429).json({ error: message });
     },

@@ -3,6 +3,7 @@ import type { DirectoryQuery, JsonPage, ListingAbsence, ListingJsonPage, PublicR
 import { badRequest, notFound } from '../../lib/errors.js';
 import { sendCacheable } from '../cacheable.js';
 import { encodeCursor, parseListingSearch } from '../listing-search-query.js';
+import { requestUrl } from '../request-url.js';
 import { assertValidQuery } from '../validators.js';
 
 /**
@@ -16,7 +17,7 @@ export function sendPage(req: Request, res: Response, name: string, page: JsonPa
 
 /** The same request with a cursor in place of its cursor or offset, as an absolute URL (the Link header's). */
 function nextUrl(req: Request, cursor: string): string {
-  const url = new URL(req.originalUrl, `${req.protocol}://${req.get('host')}`);
+  const url = requestUrl(req);
   url.searchParams.delete('offset');
   url.searchParams.set('cursor', cursor);
   return url.toString();

@@ -4,7 +4,8 @@ import type { ResoReads } from '../../db/reso-reads.js';
 import { fieldOf, PROPERTY_EXPANDS, type PropertyExpand, RESOURCES, type ResoResource } from '../../db/reso-resources.js';
 import { HttpError } from '../../lib/errors.js';
 import { ODataSyntaxError, type OrderItem, parseFilter, parseNames, parseOrderBy } from '../../lib/odata-filter.js';
-import { describeError } from '../middleware/error-handler.js';
+import { errorResponder } from '../middleware/error-handler.js';
+import { requestUrl } from '../request-url.js';
 import { metadataXml } from '../reso/metadata.js';
 
 /** Where the RESO Web API lives (its service root). */
@@ -83,14 +84,14 @@ function parseExpand(resource: ResoResource, text: string | undefined): Property
 
 /** The same request's URL with the skip token in place of $skip and $top. */
 function nextLink(req: Request, token: SkipToken): string {
-  const url = new URL(req.originalUrl, `${req.protocol}://${req.get('host')}`);
+  const url = requestUrl(req);
   for (const name of ['$skip', '$top', '$skiptoken']) url.searchParams.delete(name);
   const query = [...url.searchParams].map(([k, v]) => `${encodeURIComponent(k).replace(/^%24/, '$')}=${encodeURIComponent(v)}`);
   query.push(`$skiptoken=${encodeToken(token)}`);
   return `${url.origin}${url.pathname}?${query.join('&')}`;
 }
 
-const serviceRoot = (req: Request) => `${req.protocol}://${req.get('host')}${RESO_ROOT}`;
+const serviceRoot = (req: Request) => `${requestUrl(req).origin}${RESO_ROOT}`;
 
 function sendJson(res: Response, body: string): void {
   res.type(JSON_TYPE).send(body);
@@ -136,6 +137,9 @@ async function collection(req: Request, res: Response, reads: ResoReads, resourc
   sendJson(res, `{${head.join(',')},"value":[${page.records.join(',')}]}`);
 }
 
+/** A resource by its name (never an Object prototype member). */
+const resourceNamed = (name: string): ResoResource | null => (Object.hasOwn(RESOURCES, name) ? RESOURCES[name as ResoResource['name']] : null);
+
 /** `Property('KEY')`: the key as OData writes a string (single quotes doubled inside). */
 function parseKeyPath(path: string): { resource: string; key: string } | null {
   const match = /^([A-Za-z]+)\('((?:[^']|'')*)'\)$/.exec(path);
@@ -144,26 +148,23 @@ function parseKeyPath(path: string): { resource: string; key: string } | null {
 
 const checkVersion: RequestHandler = (req, res, next) => {
   res.set('OData-Version', '4.0');
-  const asked = req.get('odata-version') ?? req.get('odata-maxversion');
-  if (req.get('odata-version') && !['4.0', '4.01'].includes(asked!.trim()))
-    throw odataError(400, 'UnsupportedVersion', `OData-Version ${asked!.trim().slice(0, 10)} is not served; this service speaks 4.0`);
+  const asked = req.get('odata-version')?.trim();
+  if (asked !== undefined && !['4.0', '4.01'].includes(asked))
+    throw odataError(400, 'UnsupportedVersion', `OData-Version ${asked.slice(0, 10)} is not served; this service speaks 4.0`);
   next();
 };
 
 /** Errors in OData's JSON form: `{"error":{"code","message"}}`; a query it cannot run is a 400 naming the part. */
-const odataErrors: ErrorRequestHandler = (err, req, res, _next) => {
-  const syntax = err instanceof ODataSyntaxError;
-  const { status, message } = syntax ? { status: 400, message: err.message } : describeError(err, req);
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  if (err instanceof HttpError) res.set(err.headers);
-  const code = syntax
-    ? 'BadRequest'
-    : ((err as { odataCode?: string }).odataCode ?? (status === 404 ? 'NotFound' : status >= 500 ? 'ServiceError' : 'BadRequest'));
+const odataBody = errorResponder((status, message, err) => ({
+  error: {
+    code: (err as { odataCode?: string }).odataCode ?? (status === 404 ? 'NotFound' : status >= 500 ? 'ServiceError' : 'BadRequest'),
+    message,
+    ...(err instanceof ODataSyntaxError ? { target: err.option } : {}),
+  },
+}));
+const odataErrors: ErrorRequestHandler = (err, req, res, next) => {
   res.set('OData-Version', '4.0');
-  res.status(status).json({ error: { code, message, ...(syntax ? { target: (err as ODataSyntaxError).option } : {}) } });
+  odataBody(err, req, res, next);
 };
 
 /**
@@ -179,18 +180,20 @@ export function resoRouter(reads: ResoReads, limit: RequestHandler): Router {
     const value = Object.keys(RESOURCES).map((name) => ({ name, kind: 'EntitySet', url: name }));
     sendJson(res, JSON.stringify({ '@odata.context': `${serviceRoot(req)}/$metadata`, value }));
   });
+  let metadata: string | undefined;
   router.get(`${RESO_ROOT}/$metadata`, (_req, res) => {
-    res.type('application/xml').send(metadataXml());
+    metadata ??= metadataXml();
+    res.type('application/xml').send(metadata);
   });
   router.get(`${RESO_ROOT}/:path`, async (req, res) => {
     const path = String(req.params.path);
-    const resource = RESOURCES[path as ResoResource['name']];
-    if (resource && Object.hasOwn(RESOURCES, path)) {
+    const resource = resourceNamed(path);
+    if (resource) {
       await collection(req, res, reads, resource);
       return;
     }
     const keyed = parseKeyPath(path);
-    const byKey = keyed && Object.hasOwn(RESOURCES, keyed.resource) ? RESOURCES[keyed.resource as ResoResource['name']] : null;
+    const byKey = keyed && resourceNamed(keyed.resource);
     if (!keyed || !byKey) throw odataError(404, 'NotFound', `no resource ${path.slice(0, 80)} (the service has ${Object.keys(RESOURCES).join(', ')})`);
     for (const name of Object.keys(req.query)) {
       if (name !== '$select' && name !== '$expand' && name !== '$format' && name.startsWith('$'))

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import express from 'express';
 import { Redis } from 'ioredis';
-import { hourlyLimit } from '../../api/middleware/rate-limit.js';
+import { addressLimit } from '../../api/middleware/rate-limit.js';
 import { createLogger } from '../../lib/logger.js';
 import { listen } from '../helpers.js';
 import { OPERATOR, startTestService, type TestService } from '../service.js';
@@ -70,7 +70,7 @@ describe('Headers browsers rely on: CORS for the public API, security headers ev
     });
     redis.on('error', () => undefined);
     const app = express();
-    app.get('/x', hourlyLimit({ name: 'probe', perHour: 5, redis, prefix: 'rl-probe:', logger }), (_req, res) => {
+    app.get('/x', addressLimit({ name: 'probe', allowance: 5, redis, prefix: 'rl-probe:', logger }), (_req, res) => {
       res.json({ ok: true });
     });
     const server = await listen(app);
