@@ -48,7 +48,12 @@ describe('Prometheus metrics (PostgreSQL + Redis)', function () {
       ),
     );
     expect(res.status).to.equal(200);
-    const text = await scrape();
+    // The worker counts a feed just after marking it done, and the answer may come first.
+    let text = await scrape();
+    for (let i = 0; i < 100 && Number.isNaN(value(text, 'feeds_processed_total{outcome="with_invalid"}')); i += 1) {
+      await new Promise((r) => setTimeout(r, 50));
+      text = await scrape();
+    }
     expect(value(text, 'feeds_processed_total{outcome="with_invalid"}')).to.equal(1);
     expect(value(text, 'listings_ingested_total{action="inserted"}')).to.equal(2);
     expect(value(text, 'listings_ingested_total{action="invalid"}')).to.equal(1);
