@@ -2,6 +2,7 @@ import type { Queue } from 'bullmq';
 import express, { type Express } from 'express';
 import type { Redis } from 'ioredis';
 import type { Db } from '../db/knex.js';
+import type { RefusalCounter } from '../db/lead-refusals.js';
 import { createProjectReads } from '../db/project-reads.js';
 import { createPublicReads } from '../db/public-reads.js';
 import { createResoReads } from '../db/reso-reads.js';
@@ -96,6 +97,8 @@ export interface AppDeps {
   webhookQueue?: JobQueue;
   /** This process's metrics (default: a registry of the app's own). */
   metrics?: Metrics;
+  /** Counts enquiries refused before they became leads (absent: not counted). */
+  refusals?: RefusalCounter;
 }
 
 /** The Express app without listen(), so tests and every process role build it the same way. */
@@ -182,6 +185,7 @@ export function createApp(deps: AppDeps): Express {
       // A 503 (the service unable to take it) does not use up the sender's allowance.
       limit: limit('lead', config.leadRateLimit, { countUnavailable: false }),
       turnstile: config.turnstileSecret ? { secret: config.turnstileSecret, verifyUrl: config.turnstileVerifyUrl } : null,
+      refusals: deps.refusals,
     }),
   );
   const operators = { operatorToken: config.operatorToken, localToken: deps.localOperatorToken ?? null };

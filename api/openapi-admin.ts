@@ -25,6 +25,23 @@ export function adminPaths(): Record<string, unknown> {
         responses: { 200: answer('The figures', 'AdminStats'), ...operatorErrors },
       },
     },
+    '/v1/admin/stats/history': {
+      get: {
+        summary: 'The dashboard charts: feeds per day by outcome, listings applied, invalid share, leads by outcome, queue depth samples',
+        security: operatorSecurity,
+        parameters: queryParameters('StatsHistoryQuery'),
+        responses: { 200: answer('One entry per day, and the queue samples', 'StatsHistory'), 400: errorResponse('Invalid query'), ...operatorErrors },
+      },
+    },
+    '/v1/admin/listings/{office}/{uniqueId}/review': {
+      get: {
+        summary:
+          'One listing for review: the stored record, whether the public sees it and why not, the feed that last wrote it and its issues for it, its status history',
+        security: operatorSecurity,
+        parameters: ['office', 'uniqueId'].map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+        responses: { 200: answer('The review', 'ListingReview'), 404: errorResponse('No such listing'), ...operatorErrors },
+      },
+    },
     '/v1/admin/listings': {
       get: {
         summary: 'Listings for review, hidden and non-public included',

@@ -153,13 +153,12 @@ export function ingestionPaths(): Record<string, unknown> {
     },
     '/v1/admin/keys': {
       get: {
-        summary: 'All feed keys (never the secrets)',
+        summary: 'Feed keys (never the secrets), found, sorted and paged, each with its newest feed and last use',
         security: operatorSecurity,
+        parameters: queryParameters('AdminKeysQuery'),
         responses: {
-          200: {
-            description: 'Keys, newest first',
-            content: { 'application/json': { schema: { type: 'object', required: ['keys'], properties: { keys: { type: 'array', items: ref('FeedKey') } } } } },
-          },
+          200: { description: 'A page of keys and the total', content: json('FeedKeyPage') },
+          400: errorResponse('Invalid query'),
           ...operatorErrors,
         },
       },
@@ -170,6 +169,20 @@ export function ingestionPaths(): Record<string, unknown> {
         responses: {
           201: { description: 'The key; its secret is shown only here', content: json('KeyCreated') },
           400: errorResponse('Invalid body'),
+          ...operatorErrors,
+        },
+      },
+    },
+    '/v1/admin/keys/{id}': {
+      put: {
+        summary: 'Change the offices a key may write (the list is replaced; listings already stored are kept)',
+        security: operatorSecurity,
+        parameters: [uuidPath('id', 'Feed key id')],
+        requestBody: { required: true, content: json('KeyUpdate') },
+        responses: {
+          200: { description: 'The key after the change', content: json('FeedKey') },
+          400: errorResponse('Invalid body, or an office id that is not one'),
+          404: errorResponse('Unknown key'),
           ...operatorErrors,
         },
       },

@@ -27,15 +27,25 @@ export function leadPaths(): Record<string, unknown> {
         responses: { 200: answer('A page of leads and the total', 'AdminLeadPage'), 400: errorResponse('Invalid query'), ...operatorErrors },
       },
     },
+    '/v1/admin/leads/refusals': {
+      get: {
+        summary: 'Enquiries refused before they became leads (unknown listing, blocked sender, rate-limited, failed the bot check), counted per day and reason',
+        security: operatorSecurity,
+        parameters: queryParameters('LeadRefusalsQuery'),
+        responses: { 200: answer('The counts', 'LeadRefusals'), 400: errorResponse('Invalid query'), ...operatorErrors },
+      },
+    },
     '/v1/admin/leads/{id}/retry': {
       post: {
-        summary: 'Re-queue a failed lead (failed -> pending)',
+        summary: 'Send a failed or undeliverable (dead_letter) lead again, routed afresh (failed or dead_letter -> pending)',
+        description:
+          'The recipient is worked out again from the listing as stored now: the first agent with one valid email, else the office lead email. A lead that had nowhere to go is sent once the office has a lead email.',
         security: operatorSecurity,
         parameters: [uuidPath('id', 'Lead id')],
         responses: {
           200: answer('Queued again', 'LeadRetried'),
           404: errorResponse('Unknown lead'),
-          409: errorResponse('The lead is not failed'),
+          409: errorResponse('The lead is neither failed nor dead_letter, or it still has no recipient'),
           ...operatorErrors,
         },
       },

@@ -3,8 +3,10 @@ import type { Server } from 'node:http';
 import { Redis } from 'ioredis';
 import { startFeedDoneListener } from '../db/feed-done.js';
 import { createDb, createReadDb, type Db, migrateToLatest } from '../db/knex.js';
+import { refusalCounter } from '../db/lead-refusals.js';
 import { removeLocalService, writeLocalService } from '../db/local-service.js';
 import { createOperatorToken, hasOperatorTokens } from '../db/operators.js';
+import { recordQueueDepth } from '../db/stats-history.js';
 import type { Config } from '../lib/config.js';
 import { liveFx, staticFx } from '../lib/fx-rates.js';
 import type { Logger } from '../lib/logger.js';
@@ -67,7 +69,20 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
   // Every request receiving a body or waiting for a feed listens to it: no listener limit.
   setMaxListeners(0, shutdown.signal);
   const fx = config.fxSource === 'live' ? liveFx({ primaryUrl: config.fxPrimaryUrl, backupUrl: config.fxBackupUrl, logger }) : staticFx();
+  // Enquiries refused before they became leads, counted for the console (written every few seconds).
+  const refusals = refusalCounter(db, { onError: (err) => logger.warn({ err: err.message }, 'could not store refused-enquiry counts') });
+  // The queues' depths each minute for the console's chart (Redis only: the in-process queue has no depth to chart).
+  const sampler = config.redisUrl
+    ? setInterval(() => {
+        Promise.all([runtime.ingestQueue.counts(), runtime.leadQueue.counts(), runtime.webhookQueue?.counts()])
+          .then(([ingest, lead, webhook]) =>
+            recordQueueDepth(db, { ingest: ingest.waiting ?? 0, leadDelivery: lead.waiting ?? 0, webhookDelivery: webhook?.waiting ?? 0 }),
+          )
+          .catch((err: Error) => logger.warn({ err: err.message }, 'could not sample the queue depths'));
+      }, 60_000).unref()
+    : null;
   const app = createApp({
+    refusals,
     config,
     logger,
     db,
@@ -98,6 +113,8 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
       if (localToken) removeLocalService(config.dataDir);
       shutdown.abort(); // requests waiting on a feed answer 202 with its status URL now
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (sampler) clearInterval(sampler);
+      await refusals.flush();
       // A body cut off by the shutdown may still be removing its temporary file: none is left.
       removeLeftSpools();
       metricsServer?.close();

@@ -3,12 +3,18 @@ import { PROBLEM_OUTCOMES } from '../lib/feed-outcome.js';
 import { listingKey } from '../pipeline/listing-key.js';
 import { refreshDirectory } from './directory.js';
 import { iso, isoOrNull, likePattern } from './row-values.js';
+import { FEED_SORTS, LISTING_SORTS, orderBySql } from './sort-order.js';
 
 /** Listings for review, hidden and non-public included, most recently changed first. */
-export async function adminListings(db: Knex, query: { q?: string; hidden?: 'true' | 'false'; limit: number; offset: number }) {
+export async function adminListings(
+  db: Knex,
+  query: { q?: string; hidden?: 'true' | 'false'; office?: string; status?: string; sort?: string; limit: number; offset: number },
+) {
   const base = () => {
     const q = db('listings');
     if (query.hidden) q.where('hidden', query.hidden === 'true');
+    if (query.office) q.where({ office: query.office });
+    if (query.status) q.where({ status: query.status });
     if (query.q) {
       const pattern = likePattern(query.q);
       q.where((w) =>
@@ -18,7 +24,8 @@ export async function adminListings(db: Knex, query: { q?: string; hidden?: 'tru
             "lower(concat_ws(' ', data->'address'->>'streetNumber', data->'address'->>'street', data->'address'->>'locality', data->'address'->>'postcode')) LIKE ? ESCAPE '\\'",
             [pattern],
           )
-          .orWhereRaw("lower((data->'headline')::text) LIKE ? ESCAPE '\\'", [pattern]),
+          .orWhereRaw("lower((data->'headline')::text) LIKE ? ESCAPE '\\'", [pattern])
+          .orWhereRaw("lower(jsonb_path_query_array(data, '$.agents[*].name')::text) LIKE ? ESCAPE '\\'", [pattern]),
       );
     }
     return q;
@@ -37,7 +44,7 @@ export async function adminListings(db: Knex, query: { q?: string; hidden?: 'tru
         db.raw("data->'headline' AS headline"),
         db.raw("data->'address' AS address"),
       )
-      .orderBy([{ column: 'updated_at', order: 'desc' }, { column: 'listing_key' }])
+      .orderByRaw(orderBySql(query.sort ?? '-updated', LISTING_SORTS, 'listing_key'))
       .limit(query.limit)
       .offset(query.offset),
     base().count({ n: '*' }),
@@ -83,7 +90,7 @@ export async function setListingHidden(
 /** Recent feed events: source, scope, counts, status and issues (never the body or the per-listing upserts). */
 export async function adminFeeds(
   db: Knex,
-  query: { status?: string; outcome?: string; since?: string; keyId?: string; office?: string; limit: number; offset: number },
+  query: { status?: string; outcome?: string; since?: string; keyId?: string; office?: string; sort?: string; limit: number; offset: number },
 ) {
   const base = () => {
     const q = db('feed_events');
@@ -115,7 +122,7 @@ export async function adminFeeds(
         'finished_at',
         db.raw("result - 'upserts' AS result"),
       )
-      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }])
+      .orderByRaw(orderBySql(query.sort ?? '-received', FEED_SORTS, 'id'))
       .limit(query.limit)
       .offset(query.offset),
     base().count({ n: '*' }),

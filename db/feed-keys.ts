@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { hashSecret, newSecret } from '../lib/secrets.js';
 import type { Db } from './knex.js';
-import { iso, isoOrNull } from './row-values.js';
+import { iso, isoOrNull, likePattern, nextOffsetOf } from './row-values.js';
+import { KEY_SORTS, orderBySql } from './sort-order.js';
 
 export type KeyStatus = 'suspended' | 'active' | 'revoked';
 
@@ -14,6 +15,8 @@ export interface FeedKey {
   createdAt: string;
   approvedAt: string | null;
   revokedAt: string | null;
+  /** When the key last authenticated a request (recorded at most once a minute). */
+  lastUsedAt: string | null;
 }
 
 const toKey = (row: any): FeedKey => ({
@@ -25,6 +28,7 @@ const toKey = (row: any): FeedKey => ({
   createdAt: iso(row.created_at),
   approvedAt: isoOrNull(row.approved_at),
   revokedAt: isoOrNull(row.revoked_at),
+  lastUsedAt: isoOrNull(row.last_used_at),
 });
 
 /** Creates a key; the secret is returned only here and stored only as its hash. */
@@ -61,16 +65,76 @@ export async function feedKeyStatus(db: Db, id: string): Promise<FeedKey['status
 }
 
 /** Every key, newest first, each with the newest feed pushed with it (null: none yet). */
-export async function listFeedKeys(db: Db): Promise<(FeedKey & { lastFeed: { feedId: string; createdAt: string; outcome: string } | null })[]> {
-  const rows = await db('feed_keys as k')
-    .select('k.*', 'f.id as feed_id', 'f.created_at as feed_at', 'f.outcome as feed_outcome')
-    .joinRaw('LEFT JOIN LATERAL (SELECT id, created_at, outcome FROM feed_events e WHERE e.key_id = k.id ORDER BY created_at DESC LIMIT 1) f ON true')
-    .orderBy('k.created_at', 'desc')
-    .orderBy('k.id');
-  return rows.map((row: any) => ({
-    ...toKey(row),
-    lastFeed: row.feed_id ? { feedId: row.feed_id, createdAt: iso(row.feed_at), outcome: row.feed_outcome } : null,
-  }));
+export interface KeyListQuery {
+  /** Case-insensitive part of the client name, alert email or an office id. */
+  q?: string;
+  sort?: string;
+  limit: number;
+  offset: number;
+}
+
+type ListedKey = FeedKey & { lastFeed: { feedId: string; createdAt: string; outcome: string } | null };
+
+/** Feed keys with each one's newest feed, found, sorted and paged; the total counts every match. */
+export async function listFeedKeys(
+  db: Db,
+  query: KeyListQuery = { limit: 1000, offset: 0 },
+): Promise<{ total: number; keys: ListedKey[]; nextOffset: number | null }> {
+  const base = () => {
+    const q = db('feed_keys as k');
+    if (query.q) {
+      const pattern = likePattern(query.q);
+      q.where((w) =>
+        w
+          .whereRaw("lower(k.client_name) LIKE ? ESCAPE '\\'", [pattern])
+          .orWhereRaw("lower(k.alert_email) LIKE ? ESCAPE '\\'", [pattern])
+          .orWhereRaw("EXISTS (SELECT 1 FROM unnest(k.office_ids) o WHERE lower(o) LIKE ? ESCAPE '\\')", [pattern]),
+      );
+    }
+    return q;
+  };
+  const [rows, [{ n }]] = await Promise.all([
+    base()
+      .select('k.*', 'f.id as feed_id', 'f.created_at as feed_at', 'f.outcome as feed_outcome')
+      .joinRaw('LEFT JOIN LATERAL (SELECT id, created_at, outcome FROM feed_events e WHERE e.key_id = k.id ORDER BY created_at DESC LIMIT 1) f ON true')
+      .orderByRaw(orderBySql(query.sort ?? 'client', KEY_SORTS, 'k.id'))
+      .limit(query.limit)
+      .offset(query.offset),
+    base().count({ n: '*' }),
+  ]);
+  const total = Number(n);
+  return {
+    total,
+    keys: rows.map((row: any) => ({
+      ...toKey(row),
+      lastFeed: row.feed_id ? { feedId: row.feed_id, createdAt: iso(row.feed_at), outcome: row.feed_outcome } : null,
+    })),
+    nextOffset: nextOffsetOf(query.offset, rows.length, total),
+  };
+}
+
+/** Replaces the offices a key may write; null when there is no such key. */
+export async function setFeedKeyOffices(db: Db, id: string, officeIds: string[]): Promise<FeedKey | null> {
+  const [row] = await db('feed_keys')
+    .where({ id })
+    .update({ office_ids: [...new Set(officeIds)] })
+    .returning('*');
+  return row ? toKey(row) : null;
+}
+
+const lastRecorded = new Map<string, number>();
+/**
+ * Notes that a key authenticated a request: written at most once a minute per key (and per
+ * process), never awaited by the request; a failure to write it is only logged by the caller.
+ */
+export function recordKeyUse(db: Db, id: string, now = Date.now()): Promise<void> | null {
+  if (now - (lastRecorded.get(id) ?? 0) < 60_000) return null;
+  lastRecorded.set(id, now);
+  if (lastRecorded.size > 10_000) lastRecorded.clear();
+  return db('feed_keys')
+    .where({ id })
+    .update({ last_used_at: db.fn.now() })
+    .then(() => undefined);
 }
 
 export type KeyChange = { key: FeedKey } | { missing: true } | { conflict: FeedKey };

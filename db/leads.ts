@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { singleMailbox } from '../pipeline/email-address.js';
 import { listingKey } from '../pipeline/listing-key.js';
-import { iso, isoOrNull } from './row-values.js';
+import { iso, isoOrNull, likePattern } from './row-values.js';
+import { LEAD_SORTS, orderBySql } from './sort-order.js';
 
 export type LeadStatus = 'pending' | 'sending' | 'delivered' | 'failed' | 'purged' | 'dead_letter';
 
@@ -122,13 +123,35 @@ export async function reopenFailedLeadForJob(db: Knex, id: string, retries: numb
   return n > 0;
 }
 
-/** Operator retry: failed -> pending. 'missing' or the current status when it is not failed. */
-export async function retryLead(db: Knex, id: string): Promise<{ retries: number } | { missing: true } | { status: LeadStatus }> {
+/**
+ * An operator sends a failed or undeliverable (dead-letter) lead again. It is routed afresh from
+ * the listing as stored now (the first agent with one valid email, else the office's lead email),
+ * so a lead that had nowhere to go reaches the office once its lead email is set, and a lead whose
+ * agent's address bounced goes to the address the feed carries now.
+ */
+export async function retryLead(
+  db: Knex,
+  id: string,
+): Promise<{ retries: number; recipient: string } | { missing: true } | { status: LeadStatus } | { noRecipient: true }> {
+  const lead = await db('leads').where({ id }).first('status', 'listing_key', 'office', 'unique_id');
+  if (!lead) return { missing: true };
+  if (lead.status !== 'failed' && lead.status !== 'dead_letter') return { status: lead.status };
+  const stored = await db('listings').where({ listing_key: lead.listing_key }).first(db.raw(`coalesce(data->'agents', '[]'::jsonb) AS agents`));
+  const routed = await leadRecipient(db, {
+    listingKey: lead.listing_key,
+    office: lead.office,
+    uniqueId: lead.unique_id,
+    headline: null,
+    address: null,
+    agents: stored?.agents ?? [],
+  });
+  if (!routed) return { noRecipient: true };
   const [row] = await db('leads')
-    .where({ id, status: 'failed' })
-    .update({ status: 'pending', retries: db.raw('retries + 1'), updated_at: db.fn.now() })
+    .where({ id })
+    .whereIn('status', ['failed', 'dead_letter'])
+    .update({ status: 'pending', retries: db.raw('retries + 1'), recipient: routed.recipient, recipient_source: routed.source, updated_at: db.fn.now() })
     .returning('retries');
-  if (row) return { retries: row.retries };
+  if (row) return { retries: row.retries, recipient: routed.recipient };
   const current = await db('leads').where({ id }).first('status');
   return current ? { status: current.status } : { missing: true };
 }
@@ -156,11 +179,16 @@ export async function purgeLeads(db: Knex, retentionDays: number): Promise<numbe
     .update({ status: 'purged', contact: JSON.stringify({ erased: true }), purged_at: db.fn.now(), updated_at: db.fn.now() });
 }
 
-export async function listLeads(db: Knex, query: { status?: LeadStatus; limit: number; offset: number }) {
-  const base = () => (query.status ? db('leads').where({ status: query.status }) : db('leads'));
+export async function listLeads(db: Knex, query: { status?: LeadStatus; sender?: string; sort?: string; limit: number; offset: number }) {
+  const base = () => {
+    const q = db('leads');
+    if (query.status) q.where({ status: query.status });
+    if (query.sender) q.whereRaw("lower(contact->>'email') LIKE ? ESCAPE '\\'", [likePattern(query.sender)]);
+    return q;
+  };
   const [rows, [{ n }]] = await Promise.all([
     base()
-      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }])
+      .orderByRaw(orderBySql(query.sort ?? '-received', LEAD_SORTS, 'id'))
       .limit(query.limit)
       .offset(query.offset),
     base().count({ n: '*' }),

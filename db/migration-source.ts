@@ -22,6 +22,7 @@ import * as feedIdempotency from './migrations/20261125090000_feed_idempotency.j
 import * as webhooks from './migrations/20261125100000_webhooks.js';
 import * as feedStartedAt from './migrations/20261125110000_feed_started_at.js';
 import * as resoReplicationIndex from './migrations/20261125120000_reso_replication_index.js';
+import * as consoleFigures from './migrations/20261125130000_console_figures.js';
 
 /** Migrations in order; listed here so they run the same from source, from dist/ and in tests. */
 const MIGRATIONS: Record<string, Knex.Migration> = {
@@ -48,6 +49,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261125100000_webhooks': webhooks,
   '20261125110000_feed_started_at': feedStartedAt,
   '20261125120000_reso_replication_index': resoReplicationIndex,
+  '20261125130000_console_figures': consoleFigures,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

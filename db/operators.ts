@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { hashSecret, newSecret } from '../lib/secrets.js';
 import { iso, isoOrNull } from './row-values.js';
+import { AUDIT_SORTS, orderBySql } from './sort-order.js';
 
 /** Named operator tokens (besides OPERATOR_TOKEN): shown once, stored as a hash. */
 export async function createOperatorToken(db: Knex, name: string): Promise<{ id: string; name: string; token: string }> {
@@ -55,14 +56,21 @@ export async function recordAudit(db: Knex, entry: AuditEntry): Promise<void> {
 
 export async function listAudit(
   db: Knex,
-  page: { limit: number; offset: number; action?: string },
+  page: { limit: number; offset: number; action?: string; actor?: string; sort?: string },
 ): Promise<{ total: number; entries: Record<string, unknown>[] }> {
   const base = () => {
     const q = db('audit_log');
     if (page.action) q.where({ action: page.action });
+    if (page.actor) q.where({ actor: page.actor });
     return q;
   };
-  const [rows, [{ n }]] = await Promise.all([base().orderBy('id', 'desc').limit(page.limit).offset(page.offset), base().count({ n: '*' })]);
+  const [rows, [{ n }]] = await Promise.all([
+    base()
+      .orderByRaw(orderBySql(page.sort ?? '-at', AUDIT_SORTS, 'id'))
+      .limit(page.limit)
+      .offset(page.offset),
+    base().count({ n: '*' }),
+  ]);
   return {
     total: Number(n),
     entries: rows.map((r: any) => ({ id: String(r.id), at: iso(r.at), actor: r.actor, action: r.action, target: r.target, details: r.details })),

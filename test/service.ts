@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { createApp } from '../api/app.js';
 import { createDb, createReadDb, type Db, migrateToLatest } from '../db/knex.js';
+import { refusalCounter } from '../db/lead-refusals.js';
 import { type Config, loadConfig } from '../lib/config.js';
 import { liveFx, staticFx } from '../lib/fx-rates.js';
 import { createMetrics } from '../lib/metrics.js';
@@ -106,8 +107,11 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
   const shutdown = new AbortController();
   // Every request receiving a body or waiting for a feed listens to it: no listener limit.
   setMaxListeners(0, shutdown.signal);
+  // Refused enquiries are written at once here, so a test reads them as soon as it is answered.
+  const refusals = refusalCounter(db, { flushMs: 0 });
   const server = await listen(
     createApp({
+      refusals,
       config,
       logger: silentLogger,
       db,
@@ -129,6 +133,7 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
     stopped = true;
     shutdown.abort();
     await server.close();
+    await refusals.flush();
     if (readDb !== db) await readDb.destroy();
     await runtime.close();
     await Promise.all(boardQueues.map((q) => q.close()));

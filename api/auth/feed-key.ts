@@ -1,5 +1,5 @@
 import type { RequestHandler, Response } from 'express';
-import { type FeedKey, findFeedKeyBySecret } from '../../db/feed-keys.js';
+import { type FeedKey, findFeedKeyBySecret, recordKeyUse } from '../../db/feed-keys.js';
 import type { Db } from '../../db/knex.js';
 import { HttpError } from '../../lib/errors.js';
 import { bearerToken } from './bearer.js';
@@ -31,6 +31,7 @@ export function requireFeedKey(db: Db, options: { allowSuspended: boolean; allow
     if (!key || key.status === 'revoked') throw new HttpError(401, 'the feed key is not valid');
     if (key.status === 'suspended' && !options.allowSuspended) throw new HttpError(401, 'the feed key is awaiting operator approval');
     res.locals.feedKey = key;
+    recordKeyUse(db, key.id)?.catch((err: Error) => req.log?.warn({ keyId: key.id, err: err.message }, "could not record the key's last use"));
     next();
   };
 }

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { changeFeedKeyStatus, createFeedKey, listFeedKeys } from '../../db/feed-keys.js';
+import { changeFeedKeyStatus, createFeedKey, type KeyListQuery, listFeedKeys, setFeedKeyOffices } from '../../db/feed-keys.js';
 import type { Db } from '../../db/knex.js';
 import { recordAudit } from '../../db/operators.js';
 import { heldListings, listQuarantine, resolveQuarantine } from '../../db/quarantine.js';
@@ -14,8 +14,17 @@ import { assertValid, assertValidQuery } from '../validators.js';
 export function adminIngestionRouter(deps: { db: Db }): Router {
   const router = Router();
 
-  router.get('/v1/admin/keys', async (_req, res) => {
-    res.json({ keys: await listFeedKeys(deps.db) });
+  router.get('/v1/admin/keys', async (req, res) => {
+    res.json(await listFeedKeys(deps.db, assertValidQuery<KeyListQuery>('AdminKeysQuery', req.query)));
+  });
+
+  router.put('/v1/admin/keys/:id', jsonBody('16kb'), async (req, res) => {
+    const id = uuidParam(req.params.id, 'feed key');
+    const body = assertValid<{ officeIds: string[] }>('KeyUpdate', req.body ?? null, 'body');
+    const key = await setFeedKeyOffices(deps.db, id, officeIdsOf(body.officeIds, 'body.officeIds'));
+    if (!key) throw notFound(`no feed key ${id}`);
+    await recordAudit(deps.db, { actor: operatorOf(res), action: 'key.offices', target: id, details: { officeIds: key.officeIds } });
+    res.json(key);
   });
 
   // An operator creates an already-active key (as `npm run key:create` does, but through the

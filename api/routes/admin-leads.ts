@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { Knex } from 'knex';
 import { addBlock, COMMON_MAIL_DOMAINS, listBlocklist, normaliseBlockValue, removeBlock } from '../../db/blocklist.js';
+import { leadRefusals } from '../../db/lead-refusals.js';
 import { type LeadStatus, leadJobKey, listLeads, retryLead } from '../../db/leads.js';
 import { recordAudit } from '../../db/operators.js';
 import { badRequest, HttpError, notFound } from '../../lib/errors.js';
@@ -18,20 +19,34 @@ export function adminLeadsRouter(deps: { db: Knex; leadQueue: JobQueue }): Route
   const { db } = deps;
 
   router.get('/v1/admin/leads', async (req, res) => {
-    res.json(await listLeads(db, assertValidQuery<{ status?: LeadStatus; limit: number; offset: number }>('AdminLeadsQuery', req.query)));
+    res.json(
+      await listLeads(
+        db,
+        assertValidQuery<{ status?: LeadStatus; sender?: string; sort?: string; limit: number; offset: number }>('AdminLeadsQuery', req.query),
+      ),
+    );
+  });
+
+  router.get('/v1/admin/leads/refusals', async (req, res) => {
+    res.json(await leadRefusals(db, assertValidQuery<{ days: number }>('LeadRefusalsQuery', req.query).days));
   });
 
   router.post('/v1/admin/leads/:id/retry', async (req, res) => {
     const id = uuidParam(req.params.id, 'lead');
     const outcome = await retryLead(db, id);
     if ('missing' in outcome) throw notFound(`no lead ${id}`);
-    if ('status' in outcome) throw new HttpError(409, `lead ${id} is ${outcome.status}; only failed leads can be retried`);
+    if ('status' in outcome) throw new HttpError(409, `lead ${id} is ${outcome.status}; only failed or undeliverable (dead_letter) leads can be sent again`);
+    if ('noRecipient' in outcome)
+      throw new HttpError(
+        409,
+        `lead ${id} still has nowhere to go: no agent of the listing has an email and its office has no lead email; set the office's lead email first`,
+      );
     // Should the queue be away, the sweep picks the pending lead up.
     await deps.leadQueue
       .add(leadJobKey(id, outcome.retries))
       .catch((err: Error) => req.log?.warn({ leadId: id, err: err.message }, 'lead retry queued by the sweep instead'));
-    await recordAudit(db, { actor: operatorOf(res), action: 'lead.retry', target: id });
-    res.json({ id, status: 'pending' });
+    await recordAudit(db, { actor: operatorOf(res), action: 'lead.retry', target: id, details: { recipient: outcome.recipient } });
+    res.json({ id, status: 'pending', recipient: outcome.recipient });
   });
 
   router.get('/v1/admin/blocklist', async (_req, res) => {

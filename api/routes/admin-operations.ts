@@ -3,8 +3,10 @@ import { adminFeeds, adminListings, adminStats, setListingHidden } from '../../d
 import { getFeedEvent, reopenFailedFeedEvent } from '../../db/feed-events.js';
 import { type FeedIssueQuery, feedIssues } from '../../db/feed-history.js';
 import type { Db } from '../../db/knex.js';
+import { listingReview } from '../../db/listing-review.js';
 import { storedListing } from '../../db/listings-store.js';
 import { listAudit, recordAudit } from '../../db/operators.js';
+import { statsHistory } from '../../db/stats-history.js';
 import { HttpError, notFound } from '../../lib/errors.js';
 import type { JobQueue } from '../../workers/job-queue.js';
 import { operatorOf } from '../auth/operator.js';
@@ -31,6 +33,17 @@ export function adminOperationsRouter(deps: { db: Db; ingestQueue: JobQueue; lea
 
   router.get('/v1/admin/listings', async (req, res) => {
     res.json(await adminListings(db, assertValidQuery('AdminListingsQuery', req.query)));
+  });
+
+  router.get('/v1/admin/stats/history', async (req, res) => {
+    res.json(await statsHistory(db, assertValidQuery<{ days: number }>('StatsHistoryQuery', req.query).days));
+  });
+
+  router.get('/v1/admin/listings/:office/:uniqueId/review', async (req, res) => {
+    const { office, uniqueId } = req.params as { office: string; uniqueId: string };
+    const review = await listingReview(db, office, uniqueId);
+    if (!review) throw notFound(`no listing ${office}/${uniqueId}`);
+    res.json(review);
   });
 
   router.get('/v1/admin/listings/:office/:uniqueId', async (req, res) => {

@@ -1,6 +1,7 @@
 import { type RequestHandler, Router } from 'express';
 import type { Knex } from 'knex';
 import { isBlocked } from '../../db/blocklist.js';
+import type { RefusalCounter, RefusalReason } from '../../db/lead-refusals.js';
 import { enquirableListing, insertLead, leadJobKey, leadRecipient } from '../../db/leads.js';
 import { badRequest, HttpError, notFound } from '../../lib/errors.js';
 import { verifyTurnstile } from '../../lib/turnstile.js';
@@ -14,6 +15,8 @@ export interface LeadsDeps {
   leadQueue: JobQueue;
   limit: RequestHandler;
   turnstile: { secret: string; verifyUrl: string } | null;
+  /** Counts enquiries refused before they became leads (the console shows them). */
+  refusals?: RefusalCounter;
 }
 
 const forbidden = (message: string) => new HttpError(403, message);
@@ -25,17 +28,34 @@ const forbidden = (message: string) => new HttpError(403, message);
  */
 export function leadsRouter(deps: LeadsDeps): Router {
   const router = Router();
-  router.post('/v1/leads', deps.limit, jsonBody('32kb'), async (req, res) => {
+  const refused = (reason: RefusalReason) => deps.refusals?.count(reason);
+  const countRateLimited: RequestHandler = (_req, res, next) => {
+    res.once('finish', () => res.statusCode === 429 && refused('rate_limited'));
+    next();
+  };
+  router.post('/v1/leads', countRateLimited, deps.limit, jsonBody('32kb'), async (req, res) => {
     const body = assertValid<LeadRequest>('LeadRequest', req.body ?? null, 'body');
     if (body.consent !== true) throw badRequest('body.consent must be true: the enquiry is shared with the office');
-    if (body.website && body.website.trim() !== '') throw forbidden('the submission was rejected');
+    if (body.website && body.website.trim() !== '') {
+      refused('bot_check');
+      throw forbidden('the submission was rejected');
+    }
     if (deps.turnstile) {
       const rejected = await verifyTurnstile(deps.turnstile, body.turnstileToken, req.ip);
-      if (rejected) throw forbidden(rejected);
+      if (rejected) {
+        refused('bot_check');
+        throw forbidden(rejected);
+      }
     }
-    if (await isBlocked(deps.db, body.contact.email)) throw forbidden('the submission was rejected');
+    if (await isBlocked(deps.db, body.contact.email)) {
+      refused('blocked');
+      throw forbidden('the submission was rejected');
+    }
     const listing = await enquirableListing(deps.db, body.listing.office, body.listing.uniqueId);
-    if (!listing) throw notFound(`no listing ${body.listing.office}/${body.listing.uniqueId} to enquire about`);
+    if (!listing) {
+      refused('unknown_listing');
+      throw notFound(`no listing ${body.listing.office}/${body.listing.uniqueId} to enquire about`);
+    }
     const recipient = await leadRecipient(deps.db, listing);
     const contact = {
       email: body.contact.email.trim(),

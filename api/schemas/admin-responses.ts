@@ -206,7 +206,11 @@ export const leadRetriedSchema = {
   $id: 'LeadRetried',
   type: 'object',
   required: ['id', 'status'],
-  properties: { id: uuid, status: { type: 'string', enum: ['pending'] } },
+  properties: {
+    id: uuid,
+    status: { type: 'string', enum: ['pending'] },
+    recipient: { type: 'string', description: 'Where it is sent now (routed afresh: the first agent with an email, else the office’s lead email).' },
+  },
 } as const;
 
 export const blockEntrySchema = {
@@ -316,7 +320,108 @@ export const heldListingPageSchema = offsetPageSchema(
   'Listings the trip would archive.',
 );
 
+export const feedKeyPageSchema = offsetPageSchema('FeedKeyPage', 'keys', { $ref: 'FeedKey' }, 'Keys matching the search.');
+
+const counts = { type: 'object', additionalProperties: { type: 'integer' } } as const;
+
+export const listingReviewSchema = {
+  $id: 'ListingReview',
+  type: 'object',
+  required: ['listing', 'visibility', 'createdAt', 'updatedAt', 'lastFeed', 'issues', 'statusHistory'],
+  properties: {
+    listing: { $ref: 'Listing' },
+    visibility: {
+      type: 'object',
+      required: ['public', 'hidden', 'reason'],
+      properties: {
+        public: { type: 'boolean', description: 'Whether public reads show it.' },
+        hidden: { type: 'boolean', description: 'An operator hid it.' },
+        reason: { type: ['string', 'null'], description: 'Why the public does not see it (null when it does).' },
+      },
+    },
+    createdAt: dateTime,
+    updatedAt: dateTime,
+    lastFeed: {
+      description: 'The newest kept feed that wrote the listing (inserted or updated it); null when no kept feed did.',
+      oneOf: [
+        {
+          type: 'object',
+          required: ['feedId', 'createdAt', 'status', 'outcome'],
+          properties: { feedId: uuid, createdAt: dateTime, status: { type: 'string' }, outcome: { type: ['string', 'null'] } },
+        },
+        { type: 'null' },
+      ],
+    },
+    issues: { type: 'array', items: { type: 'object' }, description: 'That feed’s issues for this listing.' },
+    statusHistory: {
+      type: 'array',
+      description: 'Status changes the kept feeds of the office made to it, oldest first.',
+      items: {
+        type: 'object',
+        required: ['at', 'from', 'to', 'feedId'],
+        properties: { at: dateTime, from: { type: 'string' }, to: { type: 'string' }, feedId: uuid },
+      },
+    },
+  },
+} as const;
+
+export const leadRefusalsSchema = {
+  $id: 'LeadRefusals',
+  type: 'object',
+  required: ['days', 'total', 'byReason', 'byDay'],
+  properties: {
+    days: { type: 'integer' },
+    total: { type: 'integer', description: 'Enquiries refused before they became leads.' },
+    byReason: { ...counts, description: 'unknown_listing, blocked, rate_limited, bot_check: how many of each.' },
+    byDay: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['day', 'reason', 'count'],
+        properties: { day: { type: 'string', format: 'date' }, reason: { type: 'string' }, count: { type: 'integer' } },
+      },
+    },
+  },
+} as const;
+
+export const statsHistorySchema = {
+  $id: 'StatsHistory',
+  type: 'object',
+  required: ['days', 'queueDepth'],
+  properties: {
+    days: {
+      type: 'array',
+      description: 'One entry per day (UTC), oldest first, days with nothing included.',
+      items: {
+        type: 'object',
+        required: ['day', 'feeds', 'listingsApplied', 'listingsRead', 'invalidPercent', 'leads'],
+        properties: {
+          day: { type: 'string', format: 'date' },
+          feeds: { ...counts, description: 'Feeds received that day by outcome.' },
+          listingsApplied: { type: 'integer', description: 'Listings the day’s feeds inserted or updated.' },
+          listingsRead: { type: 'integer', description: 'Listings the day’s feeds carried.' },
+          invalidPercent: { type: 'number', description: 'Invalid listings as a percentage of those read (0 when none were read).' },
+          leads: { ...counts, description: 'Leads received that day by what became of them.' },
+        },
+      },
+    },
+    queueDepth: {
+      type: 'array',
+      description: 'Waiting jobs per queue, sampled each minute while the service runs with Redis (kept 7 days; empty without Redis).',
+      items: {
+        type: 'object',
+        required: ['at', 'ingest', 'leadDelivery', 'webhookDelivery'],
+        properties: { at: dateTime, ingest: { type: 'integer' }, leadDelivery: { type: 'integer' }, webhookDelivery: { type: 'integer' } },
+      },
+    },
+  },
+} as const;
+
 export const adminResponseSchemas = [
+  feedKeyPageSchema,
+  listingReviewSchema,
+  leadRefusalsSchema,
+  statsHistorySchema,
   operatorSessionSchema,
   heldListingPageSchema,
   adminOfficePageSchema,

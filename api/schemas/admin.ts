@@ -1,9 +1,59 @@
 /** Schemas of the operator API (docs/operators.md; docs/architecture.md, Operators and Site content and FX). */
 
+import { AUDIT_SORTS, FEED_SORTS, KEY_SORTS, LISTING_SORTS, sortNames } from '../../db/sort-order.js';
 import { outcomeListParam } from './feed-history.js';
 import { adminLimitParam as limit, offsetParam as offset } from './paging.js';
 
 const booleanText = { enum: ['true', 'false'] } as const;
+
+/** A list's sort parameter: one of its names ascending, or with a leading - descending; ties by id. */
+export const sortParam = (columns: Record<string, string>, fallback: string, names: string) => ({
+  enum: sortNames(columns),
+  default: fallback,
+  description: `${names} A leading - sorts descending; rows without a value come last; ties are broken by id, so pages never repeat or skip. Default ${fallback}.`,
+});
+
+export const adminKeysQuerySchema = {
+  $id: 'AdminKeysQuery',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    q: { type: 'string', minLength: 1, maxLength: 100, description: 'Case-insensitive part of the client name, alert email or an office id.' },
+    sort: sortParam(KEY_SORTS, 'client', 'client: client name; status; created; lastFeed: its newest feed; lastUsed: when it last authenticated.'),
+    limit,
+    offset,
+  },
+} as const;
+
+export const keyUpdateSchema = {
+  $id: 'KeyUpdate',
+  type: 'object',
+  additionalProperties: false,
+  required: ['officeIds'],
+  properties: {
+    officeIds: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 500,
+      items: { type: 'string' },
+      description: 'The offices the key may write from now on (replacing the list; the key’s stored listings are kept).',
+    },
+  },
+} as const;
+
+export const historyQuerySchema = {
+  $id: 'StatsHistoryQuery',
+  type: 'object',
+  additionalProperties: false,
+  properties: { days: { type: 'integer', minimum: 1, maximum: 90, default: 14, description: 'How many days back, today included.' } },
+} as const;
+
+export const refusalsQuerySchema = {
+  $id: 'LeadRefusalsQuery',
+  type: 'object',
+  additionalProperties: false,
+  properties: { days: { type: 'integer', minimum: 1, maximum: 90, default: 7, description: 'How many days back, today included.' } },
+} as const;
 
 export const adminListingsQuerySchema = {
   $id: 'AdminListingsQuery',
@@ -12,6 +62,9 @@ export const adminListingsQuerySchema = {
   properties: {
     q: { type: 'string', minLength: 1, maxLength: 100, description: 'Case-insensitive substring of the listing key, address or headline.' },
     hidden: { ...booleanText, description: 'true: hidden listings only; false: visible ones only.' },
+    office: { type: 'string', minLength: 1, maxLength: 100, description: 'Only this office’s listings.' },
+    status: { enum: ['active', 'under_offer', 'sold', 'leased', 'withdrawn', 'off_market', 'archived'], description: 'Only listings with this status.' },
+    sort: sortParam(LISTING_SORTS, '-updated', 'updated: when the service last changed it; key: the listing key; status.'),
     limit,
     offset,
   },
@@ -27,6 +80,7 @@ export const adminFeedsQuerySchema = {
     since: { type: 'string', format: 'date-time', description: 'Only feeds received at or after this time (ISO 8601), e.g. 24 hours ago.' },
     keyId: { type: 'string', format: 'uuid', description: 'Only feeds pushed with this key.' },
     office: { type: 'string', minLength: 1, maxLength: 200, description: 'Only feeds whose office scope includes this office.' },
+    sort: sortParam(FEED_SORTS, '-received', 'received: when it arrived; outcome; attempts; invalid: how many of its listings were invalid.'),
     limit,
     offset,
   },
@@ -36,7 +90,13 @@ export const auditQuerySchema = {
   $id: 'AuditQuery',
   type: 'object',
   additionalProperties: false,
-  properties: { action: { type: 'string', minLength: 1, maxLength: 60 }, limit, offset },
+  properties: {
+    action: { type: 'string', minLength: 1, maxLength: 60, description: 'Only this action, e.g. key.approve.' },
+    actor: { type: 'string', minLength: 1, maxLength: 100, description: 'Only what this operator did.' },
+    sort: sortParam(AUDIT_SORTS, '-at', 'at: when; actor; action.'),
+    limit,
+    offset,
+  },
 } as const;
 
 const id100 = { type: 'string', minLength: 1, maxLength: 100 } as const;

@@ -63,6 +63,11 @@ export const feedKeySchema = {
     createdAt: { type: 'string', format: 'date-time' },
     approvedAt: { type: ['string', 'null'], format: 'date-time' },
     revokedAt: { type: ['string', 'null'], format: 'date-time' },
+    lastUsedAt: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'When the key last authenticated a request (recorded at most once a minute); null: never.',
+    },
     lastFeed: {
       description: 'In the key list: the newest feed pushed with the key (null: none yet).',
       oneOf: [

@@ -1,5 +1,7 @@
 /** Schemas of leads, the blocklist and office settings (docs/leads.md; docs/architecture.md, Leads). */
 
+import { LEAD_SORTS } from '../../db/sort-order.js';
+import { sortParam } from './admin.js';
 import { adminLimitParam, offsetParam } from './paging.js';
 
 export const leadRequestSchema = {
@@ -44,6 +46,8 @@ export const adminLeadsQuerySchema = {
   additionalProperties: false,
   properties: {
     status: { enum: ['pending', 'sending', 'delivered', 'failed', 'purged', 'dead_letter'] },
+    sender: { type: 'string', minLength: 1, maxLength: 254, description: 'Case-insensitive part of the sender’s email.' },
+    sort: sortParam(LEAD_SORTS, '-received', 'received: when it arrived; status; attempts.'),
     limit: adminLimitParam,
     offset: offsetParam,
   },

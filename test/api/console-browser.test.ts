@@ -203,7 +203,7 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
     }
     expect(status).to.equal('delivered');
     await page.getByLabel('Value').fill('spam@bulk.example');
-    await page.getByRole('button', { name: 'Block' }).click();
+    await page.getByRole('button', { name: 'Block', exact: true }).click();
     await page.getByText('spam@bulk.example blocked.').waitFor();
     await shot('05-leads');
   });
@@ -383,7 +383,7 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
     await go('leads', 'Leads');
     await page.getByLabel('Kind').selectOption('domain');
     await page.getByLabel('Value').fill('gmail.com');
-    await page.getByRole('button', { name: 'Block' }).click();
+    await page.getByRole('button', { name: 'Block', exact: true }).click();
     await page.getByRole('alert').waitFor();
     expect(await page.getByRole('alert').innerText()).to.match(/gmail\.com is a widely used mail provider/);
   });

@@ -1,0 +1,105 @@
+// Feeds: what became of each (the outcome, never a green badge for a broken feed), filtered by
+// outcome, time, status, key and office, sorted and paged; each feed's issues as a table; retrying
+// a failed feed from its stored body.
+import { useState } from 'preact/hooks';
+import { api, query } from '../lib/api.js';
+import { PROBLEMS, when, words } from '../lib/format.js';
+import { html } from '../lib/html.js';
+import { Badge } from '../ui/badge.js';
+import { DataTable, Pager } from '../ui/data-table.js';
+import { act, confirmFirst } from '../ui/flash.js';
+import { useList } from '../ui/list-state.js';
+import { useLoad } from '../ui/use-load.js';
+import { FeedIssues } from './feed-issues.js';
+
+const OUTCOMES = [
+  ['', 'any outcome'],
+  [PROBLEMS, 'needs a look'],
+  ['ok', 'ok'],
+  ['with_invalid', 'with invalid'],
+  ['not_well_formed', 'not well formed'],
+  ['tripped', 'tripped'],
+  ['failed', 'failed'],
+  ['rejected', 'rejected'],
+  ['queued,running', 'not finished'],
+];
+const PERIODS = [
+  ['', 'any time'],
+  ['24h', 'last 24 hours'],
+  ['7d', 'last 7 days'],
+];
+const since = (period) => (period ? new Date(Date.now() - (period === '24h' ? 1 : 7) * 86_400_000).toISOString() : '');
+
+export function Feeds({ params }) {
+  const problems = ['24h', '7d'].includes(params.get('problems')) ? params.get('problems') : '';
+  const initial = { outcome: problems ? PROBLEMS : '', period: problems, status: '', keyId: params.get('key') ?? '', office: params.get('office') ?? '' };
+  const [form, setForm] = useState(initial);
+  const list = useList(({ period, ...p }) => api('GET', `/v1/admin/feeds?${query({ ...p, office: p.office.trim(), since: since(period) })}`), { filters: initial, sort: '-received' });
+  const { data, reload } = list;
+  const [open, setOpen] = useState(() => new Set());
+  const { data: keys } = useLoad(() => api('GET', '/v1/admin/keys?limit=200&sort=client'), []);
+  const set = (name) => (e) => setForm({ ...form, [name]: e.currentTarget.value });
+  const toggle = (id) => setOpen((s) => (s.has(id) ? (s.delete(id), new Set(s)) : new Set(s.add(id))));
+  const retry = async (f) => {
+    if (!confirmFirst('Run this feed again from its stored body?')) return;
+    if (await act(() => api('POST', `/v1/admin/feeds/${f.feedId}/retry`), 'Feed queued again.')) reload();
+  };
+  const counts = (f) =>
+    f.counts ? `${f.counts.parsed} parsed · ${f.counts.valid} valid · ${f.counts.invalid} invalid` : f.progress ? `so far ${f.progress.parsed} read · ${f.progress.applied} applied` : '—';
+  const summary = (f) =>
+    f.summary
+      ? Object.entries(f.summary)
+          .filter(([, n]) => n)
+          .map(([k, n]) => `${words(k)} ${n}`)
+          .join(', ') || 'nothing changed'
+      : '';
+  const columns = [
+    { label: 'Received', sort: '-received', cell: (f) => html`${when(f.createdAt)}<div class="muted">${f.source} · ${f.format} · ${f.mode}</div>` },
+    { label: 'Outcome', sort: 'outcome', cell: (f) => html`<${Badge} status=${f.outcome ?? f.status} />` },
+    { label: 'Offices', cell: (f) => f.officeScope.join(', ') },
+    {
+      label: 'Counts',
+      sort: '-invalid',
+      cell: (f) => html`${counts(f)}<div class="muted">${summary(f)}</div>
+        ${f.reconcile
+          ? html`<div>reconcile <${Badge} status=${f.reconcile.status} />${f.reconcile.archived ? ` ${f.reconcile.archived} archived` : ''}${f.reconcile.status === 'tripped' ? html` · <a href="#/quarantine">review</a>` : null}</div>`
+          : null}`,
+    },
+    {
+      label: 'Error',
+      // A feed that could not be read says why where its error goes (its one issue carries the reason).
+      cell: (f) => html`${f.error ?? (f.outcome === 'not_well_formed' ? f.issues.find((i) => i.code === 'feed_not_well_formed')?.message : '') ?? ''}
+        ${f.errorDetail ? html`<pre>${f.errorDetail.split('\n')[0]}</pre>` : null}`,
+    },
+    { label: 'Attempts', sort: '-attempts', num: true, cell: (f) => f.attempts },
+    {
+      label: '',
+      className: 'actions',
+      cell: (f) => html`<button aria-expanded=${String(open.has(f.feedId))} onClick=${() => toggle(f.feedId)}>Issues (${f.issues.length})</button>
+        ${f.status === 'failed' ? html`<button class="primary" onClick=${() => retry(f)}>Retry</button>` : null}`,
+    },
+  ];
+  return html`
+    <form class="filters" onSubmit=${(e) => (e.preventDefault(), list.apply(form))}>
+      <label>Outcome <select name="outcome" value=${form.outcome} onChange=${set('outcome')}>${OUTCOMES.map(([v, l]) => html`<option value=${v}>${l}</option>`)}</select></label>
+      <label>Received <select name="period" value=${form.period} onChange=${set('period')}>${PERIODS.map(([v, l]) => html`<option value=${v}>${l}</option>`)}</select></label>
+      <label>Status <select name="status" value=${form.status} onChange=${set('status')}>${['', 'queued', 'running', 'done', 'failed', 'rejected'].map((s) => html`<option value=${s}>${s || 'any status'}</option>`)}</select></label>
+      <label>Key <select name="keyId" value=${form.keyId} onChange=${set('keyId')}>
+        <option value="">any key</option>
+        ${(keys?.keys ?? []).map((k) => html`<option value=${k.id}>${k.clientName} (${k.officeIds.join(', ')})${k.status === 'active' ? '' : ` · ${k.status}`}</option>`)}
+      </select></label>
+      <label>Office <input name="office" placeholder="office" value=${form.office} onInput=${set('office')} /></label>
+      <button type="submit">Filter</button>
+    </form>
+    <${DataTable}
+      label="Feeds" busy=${list.loading}
+      columns=${columns}
+      rows=${data?.feeds}
+      rowAttrs=${(f) => ({ 'data-feed': f.feedId })}
+      below=${(f) => (open.has(f.feedId) ? html`<tr class="issues-row below"><td colspan=${columns.length}><${FeedIssues} feedId=${f.feedId} /></td></tr>` : null)}
+      sort=${list.sort}
+      onSort=${list.sortBy}
+      empty="No feeds match."
+    />
+    <${Pager} offset=${list.offset} shown=${data?.feeds.length ?? 0} total=${data?.total} limit=${list.limit} onPage=${list.page} noun="feed(s)" />`;
+}

@@ -1,0 +1,48 @@
+// A time chart (uPlot, vendored from npm): one line per series over days, coloured from the
+// page's palette so it follows the light or dark theme; a table of the same figures for screen
+// readers and for anyone who would rather read.
+import { useEffect, useRef } from 'preact/hooks';
+import uPlot from 'uplot';
+import { html } from '../lib/html.js';
+
+const css = (name) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+const PALETTE = ['--series-1', '--series-2', '--series-3', '--series-4', '--series-5', '--series-6'];
+
+/** x: seconds since 1970 (one per day or sample); series: [{ label, values, unit? }]. */
+export function TimeChart({ title, x, series, height = 180, id }) {
+  const box = useRef(null);
+  useEffect(() => {
+    if (!box.current) return undefined;
+    const axis = { stroke: css('--muted'), grid: { stroke: css('--line') }, ticks: { stroke: css('--line') } };
+    const plot = new uPlot(
+      {
+        width: Math.max(240, box.current.clientWidth),
+        height,
+        legend: { show: true },
+        cursor: { show: true },
+        axes: [axis, { ...axis, size: 48 }],
+        series: [{}, ...series.map((s, i) => ({ label: s.label, stroke: css(PALETTE[i % PALETTE.length]), width: 2, points: { show: true, size: 5 } }))],
+      },
+      [x, ...series.map((s) => s.values)],
+      box.current,
+    );
+    const resize = () => plot.setSize({ width: Math.max(240, box.current.clientWidth), height });
+    window.addEventListener('resize', resize);
+    return () => {
+      window.removeEventListener('resize', resize);
+      plot.destroy();
+    };
+  }, [JSON.stringify([x, series])]);
+  const day = (s) => new Date(s * 1000).toLocaleDateString();
+  return html`<figure class="chart" id=${id}>
+    <figcaption>${title}</figcaption>
+    <div ref=${box} class="plot" aria-hidden="true"></div>
+    <details>
+      <summary>The figures</summary>
+      <table class="data small">
+        <thead><tr><th scope="col">Day</th>${series.map((s) => html`<th scope="col">${s.label}</th>`)}</tr></thead>
+        <tbody>${x.map((t, i) => html`<tr><td>${day(t)}</td>${series.map((s) => html`<td class="num">${s.values[i] ?? '—'}</td>`)}</tr>`)}</tbody>
+      </table>
+    </details>
+  </figure>`;
+}
