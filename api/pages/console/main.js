@@ -140,4 +140,6 @@ function App() {
   return html`<${Shell} route=${route} onSignOut=${() => signOut()} />`;
 }
 
-render(html`<${App} />`, document.getElementById('app'));
+const root = document.getElementById('app');
+root.replaceChildren();
+render(html`<${App} />`, root);

@@ -28,6 +28,7 @@ function Charts({ history }) {
     ${depth.length
       ? html`<${TimeChart}
           id="chart-queues"
+          minutes=${true}
           title="Queue depth (waiting jobs), sampled each minute"
           x=${depth.map((s) => Date.parse(s.at) / 1000)}
           series=${[

@@ -8,8 +8,9 @@ import { html } from '../lib/html.js';
 const css = (name) => getComputedStyle(document.documentElement).getPropertyValue(name).trim();
 const PALETTE = ['--series-1', '--series-2', '--series-3', '--series-4', '--series-5', '--series-6'];
 
-/** x: seconds since 1970 (one per day or sample); series: [{ label, values, unit? }]. */
-export function TimeChart({ title, x, series, height = 180, id }) {
+/** x: seconds since 1970 (one per day, or per sample with `minutes`); series: [{ label, values }]. */
+export function TimeChart({ title, x, series, height = 180, id, minutes = false }) {
+  const at = (s) => (minutes ? new Date(s * 1000).toLocaleString() : new Date(s * 1000).toLocaleDateString());
   const box = useRef(null);
   useEffect(() => {
     if (!box.current) return undefined;
@@ -21,7 +22,7 @@ export function TimeChart({ title, x, series, height = 180, id }) {
         legend: { show: true },
         cursor: { show: true },
         axes: [axis, { ...axis, size: 48 }],
-        series: [{}, ...series.map((s, i) => ({ label: s.label, stroke: css(PALETTE[i % PALETTE.length]), width: 2, points: { show: true, size: 5 } }))],
+        series: [{ label: minutes ? 'Time' : 'Day', value: (_u, v) => (v === null ? '—' : at(v)) }, ...series.map((s, i) => ({ label: s.label, stroke: css(PALETTE[i % PALETTE.length]), width: 2, points: { show: true, size: 5 } }))],
       },
       [x, ...series.map((s) => s.values)],
       box.current,
@@ -33,15 +34,14 @@ export function TimeChart({ title, x, series, height = 180, id }) {
       plot.destroy();
     };
   }, [JSON.stringify([x, series])]);
-  const day = (s) => new Date(s * 1000).toLocaleDateString();
   return html`<figure class="chart" id=${id}>
     <figcaption>${title}</figcaption>
     <div ref=${box} class="plot" aria-hidden="true"></div>
     <details>
       <summary>The figures</summary>
       <table class="data small">
-        <thead><tr><th scope="col">Day</th>${series.map((s) => html`<th scope="col">${s.label}</th>`)}</tr></thead>
-        <tbody>${x.map((t, i) => html`<tr><td>${day(t)}</td>${series.map((s) => html`<td class="num">${s.values[i] ?? '—'}</td>`)}</tr>`)}</tbody>
+        <thead><tr><th scope="col">${minutes ? 'Time' : 'Day'}</th>${series.map((s) => html`<th scope="col">${s.label}</th>`)}</tr></thead>
+        <tbody>${x.map((t, i) => html`<tr><td>${at(t)}</td>${series.map((s) => html`<td class="num">${s.values[i] ?? '—'}</td>`)}</tr>`)}</tbody>
       </table>
     </details>
   </figure>`;
