@@ -352,7 +352,7 @@ export const listingReviewSchema = {
         { type: 'null' },
       ],
     },
-    issues: { type: 'array', items: { type: 'object' }, description: 'That feed’s issues for this listing.' },
+    issues: { type: 'array', items: { $ref: 'Issue' }, description: 'That feed’s issues for this listing.' },
     statusHistory: {
       type: 'array',
       description: 'Status changes the kept feeds of the office made to it, oldest first.',

@@ -9,6 +9,10 @@ import { startTestService, type TestService } from '../service.js';
 const ADMIN_ROUTES: [string, string][] = [
   ['GET', '/v1/admin/keys'],
   ['POST', '/v1/admin/keys'],
+  ['PUT', '/v1/admin/keys/00000000-0000-4000-8000-000000000000'],
+  ['GET', '/v1/admin/stats/history'],
+  ['GET', '/v1/admin/listings/OFF1/A/review'],
+  ['GET', '/v1/admin/leads/refusals'],
   ['POST', '/v1/admin/feeds/00000000-0000-4000-8000-000000000000/retry'],
   ['POST', '/v1/admin/keys/00000000-0000-4000-8000-000000000000/approve'],
   ['POST', '/v1/admin/keys/00000000-0000-4000-8000-000000000000/revoke'],

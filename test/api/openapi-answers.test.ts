@@ -108,6 +108,7 @@ describe('operator and lead answers as the API description types them (PGlite, R
     expect((await call('POST', `/v1/admin/leads/${leads.body.leads[0].id}/retry`, '/v1/admin/leads/{id}/retry')).body).to.deep.equal({
       id: leads.body.leads[0].id,
       status: 'pending',
+      recipient: 'leads@off1.example',
     });
     const blocked = await call('POST', '/v1/admin/blocklist', '/v1/admin/blocklist', { kind: 'domain', value: 'spam.example', reason: 'spam' });
     expect((await call('GET', '/v1/admin/blocklist', '/v1/admin/blocklist')).body.entries).to.have.length(1);
