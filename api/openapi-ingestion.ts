@@ -212,10 +212,8 @@ export function ingestionPaths(): Record<string, unknown> {
         parameters: queryParameters('QuarantineQuery'),
         responses: {
           200: {
-            description: 'Items, newest first',
-            content: {
-              'application/json': { schema: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: ref('QuarantineItem') } } } },
-            },
+            description: 'A page of items, newest first, and the total',
+            content: json('QuarantinePage'),
           },
           400: errorResponse('Invalid query'),
           ...operatorErrors,

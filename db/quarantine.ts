@@ -36,10 +36,17 @@ const toItem = (row: any): QuarantineItem => ({
   appliedCount: row.applied_count ?? null,
 });
 
-export async function listQuarantine(db: Db, options: { includeResolved: boolean }): Promise<QuarantineItem[]> {
-  const query = db('quarantine_items').orderBy('created_at', 'desc').orderBy('id');
-  if (!options.includeResolved) query.whereNull('resolved_at');
-  return (await query).map(toItem);
+export async function listQuarantine(
+  db: Db,
+  options: { includeResolved: boolean; limit: number; offset: number },
+): Promise<{ total: number; items: QuarantineItem[]; nextOffset: number | null }> {
+  const base = () => (options.includeResolved ? db('quarantine_items') : db('quarantine_items').whereNull('resolved_at'));
+  const [rows, [{ n }]] = await Promise.all([
+    base().orderBy('created_at', 'desc').orderBy('id').limit(options.limit).offset(options.offset),
+    base().count({ n: '*' }),
+  ]);
+  const total = Number(n);
+  return { total, items: rows.map(toItem), nextOffset: nextOffsetOf(options.offset, rows.length, total) };
 }
 
 /**

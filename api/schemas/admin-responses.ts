@@ -326,43 +326,28 @@ const counts = { type: 'object', additionalProperties: { type: 'integer' } } as 
 
 export const listingReviewSchema = {
   $id: 'ListingReview',
-  type: 'object',
-  required: ['listing', 'visibility', 'createdAt', 'updatedAt', 'lastFeed', 'issues', 'statusHistory'],
-  properties: {
-    listing: { $ref: 'Listing' },
-    visibility: {
+  description:
+    'What the listing’s owner sees of it (GET /v1/feeds/listings/{office}/{uniqueId}: the record, whether the public sees it and why not, an open quarantine, the newest feed that carried it with its issues for it), plus when it was stored and its status history.',
+  allOf: [
+    { $ref: 'ListingStatus' },
+    {
       type: 'object',
-      required: ['public', 'hidden', 'reason'],
+      required: ['createdAt', 'updatedAt', 'statusHistory'],
       properties: {
-        public: { type: 'boolean', description: 'Whether public reads show it.' },
-        hidden: { type: 'boolean', description: 'An operator hid it.' },
-        reason: { type: ['string', 'null'], description: 'Why the public does not see it (null when it does).' },
-      },
-    },
-    createdAt: dateTime,
-    updatedAt: dateTime,
-    lastFeed: {
-      description: 'The newest kept feed that wrote the listing (inserted or updated it); null when no kept feed did.',
-      oneOf: [
-        {
-          type: 'object',
-          required: ['feedId', 'createdAt', 'status', 'outcome'],
-          properties: { feedId: uuid, createdAt: dateTime, status: { type: 'string' }, outcome: { type: ['string', 'null'] } },
+        createdAt: { ...dateTime, description: 'When the service first stored it.' },
+        updatedAt: { ...dateTime, description: 'When the service last changed it (a feed, or an operator hiding or showing it).' },
+        statusHistory: {
+          type: 'array',
+          description: 'Status changes the office’s newest feeds made to it, oldest first.',
+          items: {
+            type: 'object',
+            required: ['at', 'from', 'to', 'feedId'],
+            properties: { at: dateTime, from: { type: 'string' }, to: { type: 'string' }, feedId: uuid },
+          },
         },
-        { type: 'null' },
-      ],
-    },
-    issues: { type: 'array', items: { $ref: 'Issue' }, description: 'That feed’s issues for this listing.' },
-    statusHistory: {
-      type: 'array',
-      description: 'Status changes the kept feeds of the office made to it, oldest first.',
-      items: {
-        type: 'object',
-        required: ['at', 'from', 'to', 'feedId'],
-        properties: { at: dateTime, from: { type: 'string' }, to: { type: 'string' }, feedId: uuid },
       },
     },
-  },
+  ],
 } as const;
 
 export const leadRefusalsSchema = {

@@ -1,5 +1,6 @@
 /** Schemas of feed keys, ingestion results, feed status and quarantine (docs/architecture.md, Ingestion). */
 
+import { adminLimitParam, offsetPageSchema, offsetParam } from './paging.js';
 import { countsSchema } from './validation-result.js';
 
 const uuid = { type: 'string', format: 'uuid' } as const;
@@ -360,11 +361,17 @@ export const resolveRequestSchema = {
   properties: { action: { enum: ['review', 'apply'], description: 'apply also performs the held archive for listings still absent and not written since.' } },
 } as const;
 
+export const quarantinePageSchema = offsetPageSchema('QuarantinePage', 'items', { $ref: 'QuarantineItem' }, 'Items matching the filter.');
+
 export const quarantineQuerySchema = {
   $id: 'QuarantineQuery',
   type: 'object',
   additionalProperties: false,
-  properties: { includeResolved: { enum: ['true', 'false'], description: 'true lists resolved items too; default false.' } },
+  properties: {
+    includeResolved: { enum: ['true', 'false'], description: 'true lists resolved items too; default false.' },
+    limit: adminLimitParam,
+    offset: offsetParam,
+  },
 } as const;
 
 export interface KeyRequestBody {

@@ -91,25 +91,19 @@ describe('Operator API: sorted lists, key offices and last use, listing review, 
     expect((await pushFeed(svc.url, secret, feed(officeListing('OFF2', 'Z')))).status).to.equal(200);
   });
 
-  it('reviews one listing: why it is not public, the feed that last wrote it, its status history; unknown is 404', async () => {
+  it('reviews one listing: why it is not public, the newest feed that carried it, its status history; one never stored is 404', async () => {
     const review = await call('GET', '/v1/admin/listings/OFF1/BB/review');
     expect(review.status).to.equal(200);
-    expect(review.body.visibility).to.deep.equal({
-      public: false,
-      hidden: false,
-      reason: 'its status is withdrawn, and only active and under-offer listings are public',
-    });
+    expect(review.body.public).to.include({ readable: false, inSearch: false, reason: 'withdrawn' });
     const [, second] = await svc.db('feed_events').orderBy('created_at').select('id');
-    expect(review.body.lastFeed).to.include({ feedId: second.id, outcome: 'with_invalid' });
+    expect(review.body.lastFeed).to.include({ feedId: second.id, outcome: 'with_invalid', action: 'updated' });
+    expect(review.body).to.include.keys('createdAt', 'updatedAt', 'quarantine');
     expect(review.body.statusHistory.map((h: { from: string; to: string }) => [h.from, h.to])).to.deep.equal([['active', 'withdrawn']]);
     expect(review.body.listing.price.amount).to.equal(500000);
     const hidden = await call('POST', '/v1/admin/listings/visibility', { officeId: 'OFF1', uniqueId: 'A', hidden: true });
     expect(hidden.status).to.equal(200);
-    expect((await call('GET', '/v1/admin/listings/OFF1/A/review')).body.visibility).to.deep.equal({
-      public: false,
-      hidden: true,
-      reason: 'an operator hid it',
-    });
+    const hiddenReview = (await call('GET', '/v1/admin/listings/OFF1/A/review')).body;
+    expect([hiddenReview.public.reason, hiddenReview.listing.hidden]).to.deep.equal(['hidden_by_operator', true]);
     expect((await call('GET', '/v1/admin/listings/OFF1/NOADDR/review')).status).to.equal(404);
   });
 

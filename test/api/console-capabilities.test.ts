@@ -165,7 +165,9 @@ describe('Browser: console lists, listing page, keys, leads, charts, phone, keyb
   it('shows one listing readably: price as the agent chose, public or not and why, the feed that last wrote it, its issues and status history', async () => {
     await go('listings/OFF1/B2', 'Listing');
     await page.locator('#visibility').waitFor();
-    expect(await page.locator('#visibility').innerText()).to.equal('Not public: its status is withdrawn, and only active and under-offer listings are public.');
+    expect(await page.locator('#visibility').innerText()).to.equal(
+      'Not in public search: its feed withdrew it: public reads answer that it is no longer listed.',
+    );
     expect(await page.getByText('withheld: the public never sees the amount', { exact: false }).isVisible()).to.equal(true);
     expect(await page.locator('img.hero').getAttribute('src')).to.equal('https://images.example.com/hero.jpg');
     expect(await page.getByText('Bob Jones · bob@agency.example').isVisible()).to.equal(true);
@@ -175,9 +177,11 @@ describe('Browser: console lists, listing page, keys, leads, charts, phone, keyb
     // A1 was written by the first feed only.
     await go('listings/OFF1/A1', 'Listing');
     await page.locator('#visibility').waitFor();
-    expect(await page.locator('#visibility').innerText()).to.equal('Public: shown in search and by its address.');
+    expect(await page.locator('#visibility').innerText()).to.equal('Public: in search, and read by its address.');
     const first = (await svc.db('feed_events').orderBy('created_at').first('id')).id as string;
-    expect(await page.getByText(`feed ${first.slice(0, 8)}`, { exact: false }).count()).to.equal(1);
+    expect(await page.locator('.kv').filter({ hasText: 'Newest feed carrying it' }).innerText())
+      .to.contain(`feed ${first.slice(0, 8)}`)
+      .and.to.contain('which inserted it');
     await page.getByRole('button', { name: 'Hide' }).click();
     await page.locator('#visibility').filter({ hasText: 'an operator hid it' }).waitFor();
   });

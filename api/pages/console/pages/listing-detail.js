@@ -1,5 +1,5 @@
 // One listing as stored, readably: price, address, hero image, agents, status history, whether
-// the public sees it and why not, the feed that last wrote it and that feed's issues for it.
+// the public sees it and why not, the newest feed that carried it and that feed's issues for it.
 import { api } from '../lib/api.js';
 import { addressLine, text, when, words } from '../lib/format.js';
 import { html } from '../lib/html.js';
@@ -25,7 +25,8 @@ export function ListingDetail({ office, uniqueId }) {
   const path = `/v1/admin/listings/${encodeURIComponent(office)}/${encodeURIComponent(uniqueId)}/review`;
   const { data, reload } = useLoad(() => api('GET', path), [path]);
   if (!data) return html`<p class="muted"><a href="#/listings">← Listings</a></p>`;
-  const { listing: l, visibility, lastFeed, issues, statusHistory } = data;
+  const { listing: l, lastFeed, statusHistory } = data;
+  const issues = lastFeed?.issues ?? [];
   const hero = l.media.find((m) => m.hero && m.url) ?? l.media.find((m) => m.kind === 'photo' && m.url);
   const issueColumns = [
     { label: 'Level', cell: (i) => html`<${Badge} status=${i.level} />` },
@@ -44,9 +45,10 @@ export function ListingDetail({ office, uniqueId }) {
       ${hero ? html`<img class="hero" src=${hero.url} alt=${`Hero image of ${l.listingKey}`} loading="lazy" />` : html`<div class="hero none">No image</div>`}
       <div>
         <h2 class="listing-title">${text(l.headline) || l.listingKey}</h2>
-        <p><code>${l.listingKey}</code> · <${Badge} status=${l.status} /> ${visibility.hidden ? html`<${Badge} status="hidden" />` : null}</p>
-        <p id="visibility" class=${visibility.public ? 'public yes' : 'public no'}>${visibility.public ? 'Public: shown in search and by its address.' : `Not public: ${visibility.reason}.`}</p>
-        <button class=${visibility.hidden ? 'primary' : 'danger'} onClick=${async () => (await toggleHidden({ ...l, hidden: visibility.hidden })) && reload()}>${visibility.hidden ? 'Show' : 'Hide'}</button>
+        <p><code>${l.listingKey}</code> · <${Badge} status=${l.status} /> ${l.hidden ? html`<${Badge} status="hidden" />` : null}</p>
+        <p id="visibility" class=${data.public.inSearch ? 'public yes' : 'public no'}>${data.public.inSearch ? 'Public: in search, and read by its address.' : `Not in public search: ${data.public.explanation}.`}</p>
+        ${data.quarantine ? html`<p class="public no">A circuit-breaker trip holds its archive for review: <a href="#/quarantine">quarantine</a>.</p>` : null}
+        <button class=${l.hidden ? 'primary' : 'danger'} onClick=${async () => (await toggleHidden(l)) && reload()}>${l.hidden ? 'Show' : 'Hide'}</button>
       </div>
     </div>
     <div class="panel">
@@ -60,10 +62,14 @@ export function ListingDetail({ office, uniqueId }) {
         <${Row} label="Media">${l.media.length} item(s)<//>
         <${Row} label="Format">${l.format}, modified ${when(l.modTime)}<//>
         <${Row} label="Stored">first ${when(data.createdAt)}, last changed ${when(data.updatedAt)}<//>
-        <${Row} label="Last written by">${lastFeed ? html`feed <a href=${`#/feeds?office=${encodeURIComponent(l.office)}`}><code>${lastFeed.feedId.slice(0, 8)}</code></a> of ${when(lastFeed.createdAt)} <${Badge} status=${lastFeed.outcome ?? lastFeed.status} />` : html`<span class="muted">no feed kept names it</span>`}<//>
+        <${Row} label="Newest feed carrying it">${
+          lastFeed
+            ? html`feed <a href=${`#/feeds?office=${encodeURIComponent(l.office)}`}><code>${lastFeed.feedId.slice(0, 8)}</code></a> of ${when(lastFeed.createdAt)} <${Badge} status=${lastFeed.outcome} />, which ${lastFeed.action === 'refused' ? 'refused it' : `${words(lastFeed.action)} it`}`
+            : html`<span class="muted">none of the office's recent feeds</span>`
+        }<//>
       </dl>
     </div>
-    <h2>Issues of that feed for this listing</h2>
+    <h2>That feed's issues for this listing</h2>
     <${DataTable} label="Issues for this listing" columns=${issueColumns} rows=${issues} empty="None." />
     <h2>Status history</h2>
     <${DataTable} label="Status history" columns=${historyColumns} rows=${statusHistory} empty="No status change recorded in the feeds kept." />

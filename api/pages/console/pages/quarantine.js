@@ -8,7 +8,6 @@ import { Badge } from '../ui/badge.js';
 import { DataTable, Pager } from '../ui/data-table.js';
 import { act, confirmFirst } from '../ui/flash.js';
 import { useList } from '../ui/list-state.js';
-import { useLoad } from '../ui/use-load.js';
 
 const HELD_PAGE = 50;
 
@@ -29,9 +28,11 @@ function Held({ item }) {
 }
 
 export function Quarantine() {
-  const [includeResolved, setIncludeResolved] = useState(false);
   const [held, setHeld] = useState(null);
-  const { data, reload } = useLoad(() => api('GET', `/v1/admin/quarantine?includeResolved=${includeResolved}`), [includeResolved]);
+  // The box follows the click at once; the list follows once its page has arrived.
+  const [includeResolved, setIncludeResolved] = useState(false);
+  const list = useList((p) => api('GET', `/v1/admin/quarantine?${query(p)}`), { filters: { includeResolved: 'false' }, limit: 25 });
+  const { data, reload } = list;
   const resolve = async (item, action) => {
     const question =
       action === 'apply'
@@ -64,7 +65,10 @@ export function Quarantine() {
     },
   ];
   return html`
-    <div class="filters"><label class="check"><input type="checkbox" name="includeResolved" checked=${includeResolved} onChange=${(e) => setIncludeResolved(e.currentTarget.checked)} /> Include resolved</label></div>
-    <${DataTable} label="Circuit-breaker trips" columns=${columns} rows=${data?.items} rowAttrs=${(i) => ({ 'data-item': i.id })} empty="No open circuit-breaker trips." />
+    <div class="filters">
+      <label class="check"><input type="checkbox" name="includeResolved" checked=${includeResolved} onChange=${(e) => (setIncludeResolved(e.currentTarget.checked), list.apply({ includeResolved: String(e.currentTarget.checked) }))} /> Include resolved</label>
+    </div>
+    <${DataTable} label="Circuit-breaker trips" busy=${list.loading} columns=${columns} rows=${data?.items} rowAttrs=${(i) => ({ 'data-item': i.id })} empty=${list.filters.includeResolved === 'true' ? 'No circuit-breaker trips yet.' : 'No open circuit-breaker trips.'} />
+    <${Pager} offset=${list.offset} shown=${data?.items.length ?? 0} total=${data?.total} limit=${list.limit} onPage=${list.page} noun="trip(s)" />
     ${held ? html`<${Held} key=${held.id} item=${held} />` : null}`;
 }
