@@ -3,6 +3,7 @@ import { refreshDirectory } from './directory.js';
 import type { Db } from './knex.js';
 import { applyHeldArchive } from './reconcile.js';
 import { iso, isoOrNull, nextOffsetOf } from './row-values.js';
+import { orderBySql, QUARANTINE_SORTS } from './sort-order.js';
 
 export interface QuarantineItem {
   id: string;
@@ -38,11 +39,14 @@ const toItem = (row: any): QuarantineItem => ({
 
 export async function listQuarantine(
   db: Db,
-  options: { includeResolved: boolean; limit: number; offset: number },
+  options: { includeResolved: boolean; sort?: string; limit: number; offset: number },
 ): Promise<{ total: number; items: QuarantineItem[]; nextOffset: number | null }> {
   const base = () => (options.includeResolved ? db('quarantine_items') : db('quarantine_items').whereNull('resolved_at'));
   const [rows, [{ n }]] = await Promise.all([
-    base().orderBy('created_at', 'desc').orderBy('id').limit(options.limit).offset(options.offset),
+    base()
+      .orderByRaw(orderBySql(options.sort ?? '-tripped', QUARANTINE_SORTS, 'id'))
+      .limit(options.limit)
+      .offset(options.offset),
     base().count({ n: '*' }),
   ]);
   const total = Number(n);

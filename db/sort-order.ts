@@ -20,4 +20,5 @@ export const KEY_SORTS = { client: 'lower(k.client_name)', status: 'k.status', c
 export const FEED_SORTS = { received: 'created_at', outcome: 'outcome', attempts: 'attempts', invalid: "(result->'counts'->>'invalid')::int" };
 export const LISTING_SORTS = { updated: 'updated_at', key: 'listing_key', status: 'status' };
 export const LEAD_SORTS = { received: 'created_at', status: 'status', attempts: 'attempts' };
+export const QUARANTINE_SORTS = { tripped: 'created_at', office: 'office', archive: 'archive_count' };
 export const AUDIT_SORTS = { at: 'id', actor: 'actor', action: 'action' };

@@ -10,7 +10,8 @@ const SAMPLES_KEPT_DAYS = 7;
  * became of them; and the queue depths sampled each minute.
  */
 export async function statsHistory(db: Knex, days: number) {
-  const since = db.raw(`(current_date - ?::int + 1)::timestamptz`, [days]);
+  // Days are UTC days, whatever the database's time zone.
+  const since = db.raw(`(((now() AT TIME ZONE 'UTC')::date - ?::int + 1)::timestamp AT TIME ZONE 'UTC')`, [days]);
   const [feeds, leads, samples] = await Promise.all([
     db('feed_events')
       .where('created_at', '>=', since)

@@ -56,8 +56,8 @@ export function adminIngestionRouter(deps: { db: Db }): Router {
   }
 
   router.get('/v1/admin/quarantine', async (req, res) => {
-    const query = assertValidQuery<{ includeResolved?: 'true' | 'false'; limit: number; offset: number }>('QuarantineQuery', req.query);
-    res.json(await listQuarantine(deps.db, { includeResolved: query.includeResolved === 'true', limit: query.limit, offset: query.offset }));
+    const query = assertValidQuery<{ includeResolved?: 'true' | 'false'; sort?: string; limit: number; offset: number }>('QuarantineQuery', req.query);
+    res.json(await listQuarantine(deps.db, { includeResolved: query.includeResolved === 'true', sort: query.sort, limit: query.limit, offset: query.offset }));
   });
 
   router.get('/v1/admin/quarantine/:id/listings', async (req, res) => {

@@ -1,17 +1,10 @@
 /** Schemas of the operator API (docs/operators.md; docs/architecture.md, Operators and Site content and FX). */
 
-import { AUDIT_SORTS, FEED_SORTS, KEY_SORTS, LISTING_SORTS, sortNames } from '../../db/sort-order.js';
+import { AUDIT_SORTS, FEED_SORTS, KEY_SORTS, LISTING_SORTS } from '../../db/sort-order.js';
 import { outcomeListParam } from './feed-history.js';
-import { adminLimitParam as limit, offsetParam as offset } from './paging.js';
+import { adminLimitParam as limit, offsetParam as offset, sortParam } from './paging.js';
 
 const booleanText = { enum: ['true', 'false'] } as const;
-
-/** A list's sort parameter: one of its names ascending, or with a leading - descending; ties by id. */
-export const sortParam = (columns: Record<string, string>, fallback: string, names: string) => ({
-  enum: sortNames(columns),
-  default: fallback,
-  description: `${names} A leading - sorts descending; rows without a value come last; ties are broken by id, so pages never repeat or skip. Default ${fallback}.`,
-});
 
 export const adminKeysQuerySchema = {
   $id: 'AdminKeysQuery',

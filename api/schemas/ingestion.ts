@@ -1,6 +1,7 @@
 /** Schemas of feed keys, ingestion results, feed status and quarantine (docs/architecture.md, Ingestion). */
 
-import { adminLimitParam, offsetPageSchema, offsetParam } from './paging.js';
+import { QUARANTINE_SORTS } from '../../db/sort-order.js';
+import { adminLimitParam, offsetPageSchema, offsetParam, sortParam } from './paging.js';
 import { countsSchema } from './validation-result.js';
 
 const uuid = { type: 'string', format: 'uuid' } as const;
@@ -369,6 +370,7 @@ export const quarantineQuerySchema = {
   additionalProperties: false,
   properties: {
     includeResolved: { enum: ['true', 'false'], description: 'true lists resolved items too; default false.' },
+    sort: sortParam(QUARANTINE_SORTS, '-tripped', 'tripped: when the breaker tripped; office; archive: how many listings it would archive.'),
     limit: adminLimitParam,
     offset: offsetParam,
   },

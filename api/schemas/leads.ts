@@ -1,8 +1,7 @@
 /** Schemas of leads, the blocklist and office settings (docs/leads.md; docs/architecture.md, Leads). */
 
 import { LEAD_SORTS } from '../../db/sort-order.js';
-import { sortParam } from './admin.js';
-import { adminLimitParam, offsetParam } from './paging.js';
+import { adminLimitParam, offsetParam, sortParam } from './paging.js';
 
 export const leadRequestSchema = {
   $id: 'LeadRequest',

@@ -1,3 +1,4 @@
+import { sortNames } from '../../db/sort-order.js';
 /** Paging query parameters, one definition for every list (docs/reads.md). */
 
 export const limitParam = (max: number, dflt: number) => ({ type: 'integer', minimum: 1, maximum: max, default: dflt }) as const;
@@ -23,3 +24,10 @@ export function offsetPageSchema<Id extends string, Name extends string, Items e
     },
   } as const;
 }
+
+/** A list's sort parameter: one of its names ascending, or with a leading - descending; ties by id. */
+export const sortParam = (columns: Record<string, string>, fallback: string, names: string) => ({
+  enum: sortNames(columns),
+  default: fallback,
+  description: `${names} A leading - sorts descending; rows without a value come last; ties are broken by id, so pages never repeat or skip. Default ${fallback}.`,
+});

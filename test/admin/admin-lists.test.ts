@@ -44,7 +44,12 @@ describe('Operator API: sorted lists, key offices and last use, listing review, 
     const feeds = (await call('GET', '/v1/admin/feeds?sort=-invalid')).body.feeds;
     expect(feeds.map((f: { counts: { invalid: number } }) => f.counts.invalid)).to.deep.equal([1, 0]);
     expect((await call('GET', '/v1/admin/feeds?sort=received')).body.feeds[0].counts.invalid).to.equal(0);
-    for (const path of ['/v1/admin/feeds', '/v1/admin/keys', '/v1/admin/listings', '/v1/admin/leads', '/v1/admin/audit']) {
+    expect((await call('GET', '/v1/admin/quarantine?includeResolved=true&sort=-archive&limit=10')).body).to.deep.equal({
+      total: 0,
+      items: [],
+      nextOffset: null,
+    });
+    for (const path of ['/v1/admin/feeds', '/v1/admin/keys', '/v1/admin/listings', '/v1/admin/leads', '/v1/admin/audit', '/v1/admin/quarantine']) {
       const refused = await call('GET', `${path}?sort=price;DROP`);
       expect(refused.status, path).to.equal(400);
       expect(refused.body.error, path).to.match(/query\.sort must be one of "received"|query\.sort must be one of/);

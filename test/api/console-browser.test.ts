@@ -176,6 +176,9 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
     ).to.equal(3);
     await page.getByLabel('Include resolved').check();
     await page.getByText('applied').first().waitFor();
+    await page.getByRole('button', { name: /^Would archive/ }).click();
+    await page.locator('th[aria-sort="descending"]').filter({ hasText: 'Would archive' }).waitFor();
+    expect(await page.getByText('1–1 of 1 trip(s)').isVisible()).to.equal(true);
     await shot('03-quarantine');
   });
 

@@ -31,7 +31,7 @@ export function Quarantine() {
   const [held, setHeld] = useState(null);
   // The box follows the click at once; the list follows once its page has arrived.
   const [includeResolved, setIncludeResolved] = useState(false);
-  const list = useList((p) => api('GET', `/v1/admin/quarantine?${query(p)}`), { filters: { includeResolved: 'false' }, limit: 25 });
+  const list = useList((p) => api('GET', `/v1/admin/quarantine?${query(p)}`), { filters: { includeResolved: 'false' }, sort: '-tripped', limit: 25 });
   const { data, reload } = list;
   const resolve = async (item, action) => {
     const question =
@@ -42,9 +42,9 @@ export function Quarantine() {
     if (await act(() => api('POST', `/v1/admin/quarantine/${item.id}/resolve`, { action }), action === 'apply' ? 'Archive applied.' : 'Marked reviewed.')) reload();
   };
   const columns = [
-    { label: 'Tripped', cell: (i) => when(i.createdAt) },
-    { label: 'Office', cell: (i) => i.office },
-    { label: 'Would archive', num: true, cell: (i) => `${i.archiveCount} of ${i.nonArchivedCount}` },
+    { label: 'Tripped', sort: '-tripped', cell: (i) => when(i.createdAt) },
+    { label: 'Office', sort: 'office', cell: (i) => i.office },
+    { label: 'Would archive', sort: '-archive', num: true, cell: (i) => `${i.archiveCount} of ${i.nonArchivedCount}` },
     { label: 'Feed', cell: (i) => html`<a href=${`#/feeds?office=${encodeURIComponent(i.office)}`} title=${`feed ${i.feedId}`}><code>${i.feedId.slice(0, 8)}</code></a>` },
     {
       label: 'Listings it would archive',
@@ -68,7 +68,7 @@ export function Quarantine() {
     <div class="filters">
       <label class="check"><input type="checkbox" name="includeResolved" checked=${includeResolved} onChange=${(e) => (setIncludeResolved(e.currentTarget.checked), list.apply({ includeResolved: String(e.currentTarget.checked) }))} /> Include resolved</label>
     </div>
-    <${DataTable} label="Circuit-breaker trips" busy=${list.loading} columns=${columns} rows=${data?.items} rowAttrs=${(i) => ({ 'data-item': i.id })} empty=${list.filters.includeResolved === 'true' ? 'No circuit-breaker trips yet.' : 'No open circuit-breaker trips.'} />
+    <${DataTable} label="Circuit-breaker trips" busy=${list.loading} columns=${columns} rows=${data?.items} rowAttrs=${(i) => ({ 'data-item': i.id })} sort=${list.sort} onSort=${list.sortBy} empty=${list.filters.includeResolved === 'true' ? 'No circuit-breaker trips yet.' : 'No open circuit-breaker trips.'} />
     <${Pager} offset=${list.offset} shown=${data?.items.length ?? 0} total=${data?.total} limit=${list.limit} onPage=${list.page} noun="trip(s)" />
     ${held ? html`<${Held} key=${held.id} item=${held} />` : null}`;
 }
