@@ -1,7 +1,14 @@
 import type { Knex } from 'knex';
 import { listingKey } from '../pipeline/listing-key.js';
-import { LAST_FEEDS_SEARCHED, type ListingStatus, listingStatus } from './listing-status.js';
+import { type ListingStatus, listingStatus } from './listing-status.js';
 import { iso } from './row-values.js';
+
+/**
+ * How many of the office's newest feeds the status history reads. Each feed's whole stored result
+ * is read to find its status changes (a full feed's result names every listing it carried), so this
+ * stays well below the owner's last-feed search.
+ */
+const HISTORY_FEEDS = 100;
 
 /** A stored listing for an operator: its status as its owner sees it, plus when it was stored and its status history. */
 export interface ListingReview extends ListingStatus {
@@ -25,7 +32,7 @@ export async function listingReview(db: Knex, office: string, uniqueId: string):
     .where({ status: 'done' })
     .whereRaw('? = ANY(office_scope)', [office])
     .orderBy('created_at', 'desc')
-    .limit(LAST_FEEDS_SEARCHED)
+    .limit(HISTORY_FEEDS)
     .select('id', 'created_at', 'result');
   const changes = await db
     .from(recent.as('f'))
