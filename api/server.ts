@@ -44,7 +44,7 @@ async function firstOperatorToken(db: Db, logger: Logger): Promise<void> {
  * where nothing else could run its jobs), and the SFTP watcher when SFTP_URL is set.
  */
 export async function startWeb(config: Readonly<Config>, logger: Logger, options: { consume: boolean }): Promise<WebHandle> {
-  const db = createDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = createDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sharedBuffers: config.embeddedSharedBuffers });
   const applied = await migrateToLatest(db);
   const readDb = createReadDb(db, { databaseUrl: config.databaseUrl, dataDir: config.dataDir, readTimeoutMs: config.dbReadTimeoutMs });
   if (db.tookOverLockFrom) logger.warn({ pid: db.tookOverLockFrom }, 'the embedded database was locked by a process that no longer exists; lock taken over');

@@ -14,6 +14,8 @@ export interface Config {
   /** The most bytes of records one public page (listings, projects, agents, offices) carries. */
   publicPageMaxBytes: number;
   dataDir: string;
+  /** The embedded database's shared_buffers (PGlite's PostgreSQL setting), e.g. '16MB'; null keeps PostgreSQL's 128MB. */
+  embeddedSharedBuffers: string | null;
   redisUrl: string | null;
   operatorToken: string | null;
   smtpUrl: string | null;
@@ -109,6 +111,7 @@ const envSchema = {
     CIRCUIT_BREAKER_RATIO: { type: 'number', exclusiveMinimum: 0, maximum: 1, default: 0.2 },
     CIRCUIT_BREAKER_MIN: { ...int(0), default: 5 },
     DB_READ_TIMEOUT_MS: { ...int(500, 60000), default: 5000 },
+    EMBEDDED_SHARED_BUFFERS: { type: 'string', pattern: '^[1-9][0-9]{0,5}(kB|MB|GB)$' },
     PUBLIC_PAGE_MAX_BYTES: { ...int(1024, 256 * 1024 * 1024), default: 4 * 1024 * 1024 },
     FEED_MAX_BYTES: { ...int(1024), default: 100 * 1024 * 1024 },
     FEED_SYNC_WAIT_MS: { ...int(0, 600000), default: 30000 },
@@ -167,6 +170,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
             .map((o: string) => o.trim()),
     databaseUrl: e.DATABASE_URL ?? null,
     dataDir: e.DATA_DIR,
+    embeddedSharedBuffers: e.EMBEDDED_SHARED_BUFFERS ?? null,
     redisUrl: e.REDIS_URL ?? null,
     operatorToken: e.OPERATOR_TOKEN ?? null,
     smtpUrl: e.SMTP_URL ?? null,

@@ -13,7 +13,7 @@ await runProcess('sftp', async (config, logger) => {
   if (!config.sftpUrl || !config.redisUrl || !config.databaseUrl) {
     throw new Error('the sftp role needs SFTP_URL, DATABASE_URL and REDIS_URL (the embedded default runs the watcher inside `npm start` when SFTP_URL is set)');
   }
-  const db = createDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = createDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sharedBuffers: config.embeddedSharedBuffers });
   await migrateToLatest(db);
   const metrics = createMetrics();
   const runtime = startRuntime(config, logger, db, { consume: false, metrics });

@@ -12,7 +12,7 @@ await runProcess('worker', async (config, logger) => {
   if (!config.redisUrl || !config.databaseUrl) {
     throw new Error('the worker role needs DATABASE_URL and REDIS_URL (the embedded default runs workers inside `npm start`)');
   }
-  const db = createDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = createDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sharedBuffers: config.embeddedSharedBuffers });
   await migrateToLatest(db);
   const metrics = createMetrics();
   const runtime = startRuntime(config, logger, db, { consume: true, metrics });

@@ -21,7 +21,7 @@ export async function withConfiguredDb(
   if (running && options.whileRunning) return options.whileRunning(running);
   let db: Db;
   try {
-    db = createDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    db = createDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sharedBuffers: config.embeddedSharedBuffers });
   } catch (err) {
     if (err instanceof EmbeddedDbInUseError) {
       process.stderr.write(`${err.message}\n`);

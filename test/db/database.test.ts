@@ -167,3 +167,22 @@ for (const backend of backends) {
     });
   });
 }
+
+describe('embedded database settings', () => {
+  it("runs PGlite's PostgreSQL with the shared_buffers it is given, and PostgreSQL's default without", async () => {
+    for (const [sharedBuffers, expected] of [
+      ['16MB', '16MB'],
+      [null, '128MB'],
+    ] as const) {
+      const dataDir = mkdtempSync(join(tmpdir(), 'db-settings-'));
+      const db = createDb({ databaseUrl: null, dataDir, sharedBuffers });
+      try {
+        const { rows } = await db.raw('SHOW shared_buffers');
+        expect(rows[0].shared_buffers).to.equal(expected);
+      } finally {
+        await db.destroy();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    }
+  });
+});

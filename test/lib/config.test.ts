@@ -29,6 +29,13 @@ describe('configuration', () => {
     expect(config.readThreads).to.equal(cores > 1 ? Math.min(cores, 8) : 0);
   });
 
+  it("takes the embedded database's shared_buffers as a PostgreSQL size, and refuses anything else", () => {
+    expect(loadConfig({}).embeddedSharedBuffers).to.equal(null);
+    expect(loadConfig({ EMBEDDED_SHARED_BUFFERS: '16MB' }).embeddedSharedBuffers).to.equal('16MB');
+    for (const bad of ['16', 'lots', '16MB; DROP', '0MB', '16mb'])
+      expect(() => loadConfig({ EMBEDDED_SHARED_BUFFERS: bad }), bad).to.throw(ConfigError, /EMBEDDED_SHARED_BUFFERS/);
+  });
+
   it('reads and coerces the variables it is given', () => {
     const config = loadConfig({
       PORT: '8080',
