@@ -64,7 +64,6 @@ export async function feedKeyStatus(db: Db, id: string): Promise<FeedKey['status
   return row?.status ?? null;
 }
 
-/** Every key, newest first, each with the newest feed pushed with it (null: none yet). */
 export interface KeyListQuery {
   /** Case-insensitive part of the client name, alert email or an office id. */
   q?: string;
