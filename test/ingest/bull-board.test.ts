@@ -27,7 +27,13 @@ describe('Browser: Bull Board at /admin/queues behind the operator credential', 
   });
 
   it('reports queue depths in the dashboard when REDIS_URL is set', async () => {
-    const stats = await (await fetch(`${svc.url}/v1/admin/stats`, { headers: { authorization: `Bearer ${OPERATOR}` } })).json();
+    const read = async () => (await fetch(`${svc.url}/v1/admin/stats`, { headers: { authorization: `Bearer ${OPERATOR}` } })).json();
+    // The push is answered once the feed is done; the worker marks its job completed a moment later.
+    let stats = await read();
+    for (let i = 0; i < 100 && (stats.queues.ingest.active !== 0 || stats.queues.ingest.completed < 1); i += 1) {
+      await new Promise((r) => setTimeout(r, 50));
+      stats = await read();
+    }
     expect(stats.queues.ingest).to.include({ waiting: 0, active: 0 });
     expect(stats.queues.ingest.completed).to.be.at.least(1);
     expect(stats.queues.leadDelivery).to.include({ waiting: 0 });
