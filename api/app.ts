@@ -111,7 +111,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   const metrics = deps.metrics ?? createMetrics();
   /** A per-address limit (per hour unless windowMs says otherwise), its counts shared through Redis when configured. */
-  const limit = (name: string, allowance: number, options: Pick<RateLimitOptions, 'countUnavailable' | 'windowMs' | 'refuse'> = {}) =>
+  const limit = (name: string, allowance: number, options: Pick<RateLimitOptions, 'countUnavailable' | 'windowMs' | 'refuse' | 'onRefused'> = {}) =>
     addressLimit({ name, allowance, redis: deps.redis ?? null, prefix: deps.rateLimitPrefix, logger: deps.logger, ...options });
   queueDepthGauge(metrics, [
     { name: 'ingest', counts: () => deps.ingestQueue.counts() },
@@ -183,7 +183,7 @@ export function createApp(deps: AppDeps): Express {
       db,
       leadQueue: deps.leadQueue,
       // A 503 (the service unable to take it) does not use up the sender's allowance.
-      limit: limit('lead', config.leadRateLimit, { countUnavailable: false }),
+      limit: limit('lead', config.leadRateLimit, { countUnavailable: false, onRefused: () => deps.refusals?.count('rate_limited') }),
       turnstile: config.turnstileSecret ? { secret: config.turnstileSecret, verifyUrl: config.turnstileVerifyUrl } : null,
       refusals: deps.refusals,
     }),

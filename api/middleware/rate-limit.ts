@@ -24,6 +24,8 @@ export interface RateLimitOptions {
   windowMs?: number;
   /** Answers a request past the limit (default 429 with `{ error }`); Retry-After is already set. */
   refuse?: (res: Response, message: string) => void;
+  /** Told of each request refused for being past the limit (e.g. to count refused enquiries). */
+  onRefused?: () => void;
 }
 
 /**
@@ -57,6 +59,7 @@ export function addressLimit(options: RateLimitOptions): RequestHandler {
       ? { skipFailedRequests: true, requestWasSuccessful: (_req: unknown, res: { statusCode: number }) => res.statusCode !== 503 }
       : {}),
     handler: (_req, res) => {
+      options.onRefused?.();
       const message = `too many ${options.name} requests from this address; the limit is ${options.allowance} per ${per}`;
       if (options.refuse) options.refuse(res.status(429), message);
       else res.status(429).json({ error: message });

@@ -15,7 +15,7 @@ export interface LeadsDeps {
   leadQueue: JobQueue;
   limit: RequestHandler;
   turnstile: { secret: string; verifyUrl: string } | null;
-  /** Counts enquiries refused before they became leads (the console shows them). */
+  /** Counts enquiries refused before they became leads (the console shows them); `limit` counts its own refusals. */
   refusals?: RefusalCounter;
 }
 
@@ -29,11 +29,7 @@ const forbidden = (message: string) => new HttpError(403, message);
 export function leadsRouter(deps: LeadsDeps): Router {
   const router = Router();
   const refused = (reason: RefusalReason) => deps.refusals?.count(reason);
-  const countRateLimited: RequestHandler = (_req, res, next) => {
-    res.once('finish', () => res.statusCode === 429 && refused('rate_limited'));
-    next();
-  };
-  router.post('/v1/leads', countRateLimited, deps.limit, jsonBody('32kb'), async (req, res) => {
+  router.post('/v1/leads', deps.limit, jsonBody('32kb'), async (req, res) => {
     const body = assertValid<LeadRequest>('LeadRequest', req.body ?? null, 'body');
     if (body.consent !== true) throw badRequest('body.consent must be true: the enquiry is shared with the office');
     if (body.website && body.website.trim() !== '') {

@@ -24,7 +24,8 @@ describe('Operator API: sorted lists, key offices and last use, listing review, 
   };
 
   before(async () => {
-    svc = await startTestService({ database: 'postgres' });
+    // Five enquiries an hour from one address: the sixth is refused as rate-limited.
+    svc = await startTestService({ database: 'postgres', env: { LEAD_RATE_LIMIT: '5' } });
     secret = await activeKey(svc.db, ['OFF1']);
     keyId = (await svc.db('feed_keys').first('id')).id;
     const agent = (id: string, name: string) =>
@@ -130,12 +131,14 @@ describe('Operator API: sorted lists, key offices and last use, listing review, 
     expect((await enquire('NOPE2')).status).to.equal(404);
     expect((await call('POST', '/v1/admin/blocklist', { kind: 'email', value: 'spam@bulk.example' })).status).to.equal(200);
     expect((await enquire('CCC', 'spam@bulk.example')).status).to.equal(403);
+    expect((await enquire('NOPE3')).status).to.equal(404);
+    expect((await enquire('NOPE4')).status).to.equal(429);
     let refusals = { total: 0, byReason: {} as Record<string, number> };
     await waitFor(async () => {
       refusals = (await call('GET', '/v1/admin/leads/refusals?days=1')).body;
-      return refusals.total === 3;
+      return refusals.total === 5;
     });
-    expect(refusals.byReason).to.deep.equal({ unknown_listing: 2, blocked: 1 });
+    expect(refusals.byReason).to.deep.equal({ unknown_listing: 3, blocked: 1, rate_limited: 1 });
     expect((await call('GET', '/v1/admin/leads/refusals?days=0')).status).to.equal(400);
   });
 
