@@ -1,15 +1,4 @@
-import {
-  errorResponse,
-  feedRequestBody,
-  header,
-  json,
-  officePath,
-  operatorErrors,
-  operatorSecurity,
-  queryParameters,
-  ref,
-  uuidPath,
-} from './openapi-helpers.js';
+import { errorResponse, feedRequestBody, header, json, officePath, operatorErrors, operatorSecurity, queryParameters, uuidPath } from './openapi-helpers.js';
 
 const unauthorized = errorResponse('Missing, wrong, suspended or revoked key');
 const unavailable = errorResponse('Database or job queue unavailable; nothing was accepted');

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { PROBLEM_OUTCOMES } from '../lib/feed-outcome.js';
 import { listingKey } from '../pipeline/listing-key.js';
 import { refreshDirectory } from './directory.js';
-import { iso, isoOrNull, likePattern } from './row-values.js';
+import { iso, isoOrNull, likePattern, offsetPage } from './row-values.js';
 import { FEED_SORTS, LISTING_SORTS, orderBySql } from './sort-order.js';
 
 /** Listings for review, hidden and non-public included, most recently changed first. */
@@ -30,27 +30,27 @@ export async function adminListings(
     }
     return q;
   };
-  const [rows, [{ n }]] = await Promise.all([
-    base()
-      .select(
-        'listing_key',
-        'office',
-        'unique_id',
-        'status',
-        'hidden',
-        'is_public',
-        'mod_time',
-        'updated_at',
-        db.raw("data->'headline' AS headline"),
-        db.raw("data->'address' AS address"),
-      )
-      .orderByRaw(orderBySql(query.sort ?? '-updated', LISTING_SORTS, 'listing_key'))
-      .limit(query.limit)
-      .offset(query.offset),
-    base().count({ n: '*' }),
-  ]);
+  const { rows, total } = await offsetPage(
+    base,
+    (q) =>
+      q
+        .select(
+          'listing_key',
+          'office',
+          'unique_id',
+          'status',
+          'hidden',
+          'is_public',
+          'mod_time',
+          'updated_at',
+          db.raw("data->'headline' AS headline"),
+          db.raw("data->'address' AS address"),
+        )
+        .orderByRaw(orderBySql(query.sort ?? '-updated', LISTING_SORTS, 'listing_key')),
+    query,
+  );
   return {
-    total: Number(n),
+    total,
     listings: rows.map((r: any) => ({
       listingKey: r.listing_key,
       office: r.office,
@@ -101,34 +101,34 @@ export async function adminFeeds(
     if (query.office) q.whereRaw('? = ANY(office_scope)', [query.office]);
     return q;
   };
-  const [rows, [{ n }]] = await Promise.all([
-    base()
-      .select(
-        'id',
-        'source',
-        'key_id',
-        'office_scope',
-        'format',
-        'mode',
-        'status',
-        'outcome',
-        'attempts',
-        'body_bytes',
-        'error',
-        'error_detail',
-        'progress',
-        'created_at',
-        'started_at',
-        'finished_at',
-        db.raw("result - 'upserts' AS result"),
-      )
-      .orderByRaw(orderBySql(query.sort ?? '-received', FEED_SORTS, 'id'))
-      .limit(query.limit)
-      .offset(query.offset),
-    base().count({ n: '*' }),
-  ]);
+  const { rows, total } = await offsetPage(
+    base,
+    (q) =>
+      q
+        .select(
+          'id',
+          'source',
+          'key_id',
+          'office_scope',
+          'format',
+          'mode',
+          'status',
+          'outcome',
+          'attempts',
+          'body_bytes',
+          'error',
+          'error_detail',
+          'progress',
+          'created_at',
+          'started_at',
+          'finished_at',
+          db.raw("result - 'upserts' AS result"),
+        )
+        .orderByRaw(orderBySql(query.sort ?? '-received', FEED_SORTS, 'id')),
+    query,
+  );
   return {
-    total: Number(n),
+    total,
     feeds: rows.map((r: any) => ({
       feedId: r.id,
       source: r.source,

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { FeedOutcome } from '../lib/feed-outcome.js';
 import type { Issue, IssueLevel } from '../pipeline/types.js';
-import { iso, isoOrNull, nextOffsetOf } from './row-values.js';
+import { iso, isoOrNull, nextOffsetOf, offsetPage } from './row-values.js';
 
 /** A feed in a key's own history: what it was, what became of it, its counts; never its body or per-listing actions. */
 export interface FeedSummary {
@@ -40,36 +40,35 @@ export async function keyFeeds(db: Knex, keyId: string, query: FeedHistoryQuery)
     if (query.outcome) q.whereIn('outcome', query.outcome.split(','));
     return q;
   };
-  const [rows, [{ n }]] = await Promise.all([
-    base()
-      .select(
-        'id',
-        'status',
-        'outcome',
-        'source',
-        'format',
-        'mode',
-        'office_scope',
-        'body_bytes',
-        'attempts',
-        'created_at',
-        'finished_at',
-        'error',
-        db.raw("result->'counts' AS counts"),
-        db.raw("result->'summary' AS summary"),
-        db.raw("result->'reconcile'->>'status' AS reconcile"),
-        db.raw(`(SELECT count(*) FILTER (WHERE i->>'level' = 'error') FROM jsonb_array_elements(coalesce(result->'issues', '[]')) i)::int AS errors`),
-        db.raw(`(SELECT count(*) FILTER (WHERE i->>'level' = 'warning') FROM jsonb_array_elements(coalesce(result->'issues', '[]')) i)::int AS warnings`),
-      )
-      .orderBy([
-        { column: 'created_at', order: 'desc' },
-        { column: 'id', order: 'desc' },
-      ])
-      .limit(query.limit)
-      .offset(query.offset),
-    base().count({ n: '*' }),
-  ]);
-  const total = Number(n);
+  const { rows, total, nextOffset } = await offsetPage(
+    base,
+    (q) =>
+      q
+        .select(
+          'id',
+          'status',
+          'outcome',
+          'source',
+          'format',
+          'mode',
+          'office_scope',
+          'body_bytes',
+          'attempts',
+          'created_at',
+          'finished_at',
+          'error',
+          db.raw("result->'counts' AS counts"),
+          db.raw("result->'summary' AS summary"),
+          db.raw("result->'reconcile'->>'status' AS reconcile"),
+          db.raw(`(SELECT count(*) FILTER (WHERE i->>'level' = 'error') FROM jsonb_array_elements(coalesce(result->'issues', '[]')) i)::int AS errors`),
+          db.raw(`(SELECT count(*) FILTER (WHERE i->>'level' = 'warning') FROM jsonb_array_elements(coalesce(result->'issues', '[]')) i)::int AS warnings`),
+        )
+        .orderBy([
+          { column: 'created_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ]),
+    query,
+  );
   return {
     total,
     feeds: rows.map((r: any) => ({
@@ -91,7 +90,7 @@ export async function keyFeeds(db: Knex, keyId: string, query: FeedHistoryQuery)
       error: r.error ?? null,
       statusUrl: `/v1/feeds/${r.id}`,
     })),
-    nextOffset: nextOffsetOf(query.offset, rows.length, total),
+    nextOffset,
   };
 }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hashSecret, newSecret } from '../lib/secrets.js';
 import type { Db } from './knex.js';
-import { iso, isoOrNull, likePattern, nextOffsetOf } from './row-values.js';
+import { iso, isoOrNull, likePattern, offsetPage } from './row-values.js';
 import { KEY_SORTS, orderBySql } from './sort-order.js';
 
 export type KeyStatus = 'suspended' | 'active' | 'revoked';
@@ -92,23 +92,22 @@ export async function listFeedKeys(
     }
     return q;
   };
-  const [rows, [{ n }]] = await Promise.all([
-    base()
-      .select('k.*', 'f.id as feed_id', 'f.created_at as feed_at', 'f.outcome as feed_outcome')
-      .joinRaw('LEFT JOIN LATERAL (SELECT id, created_at, outcome FROM feed_events e WHERE e.key_id = k.id ORDER BY created_at DESC LIMIT 1) f ON true')
-      .orderByRaw(orderBySql(query.sort ?? 'client', KEY_SORTS, 'k.id'))
-      .limit(query.limit)
-      .offset(query.offset),
-    base().count({ n: '*' }),
-  ]);
-  const total = Number(n);
+  const { rows, total, nextOffset } = await offsetPage(
+    base,
+    (q) =>
+      q
+        .select('k.*', 'f.id as feed_id', 'f.created_at as feed_at', 'f.outcome as feed_outcome')
+        .joinRaw('LEFT JOIN LATERAL (SELECT id, created_at, outcome FROM feed_events e WHERE e.key_id = k.id ORDER BY created_at DESC LIMIT 1) f ON true')
+        .orderByRaw(orderBySql(query.sort ?? 'client', KEY_SORTS, 'k.id')),
+    query,
+  );
   return {
     total,
     keys: rows.map((row: any) => ({
       ...toKey(row),
       lastFeed: row.feed_id ? { feedId: row.feed_id, createdAt: iso(row.feed_at), outcome: row.feed_outcome } : null,
     })),
-    nextOffset: nextOffsetOf(query.offset, rows.length, total),
+    nextOffset,
   };
 }
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { singleMailbox } from '../pipeline/email-address.js';
 import { listingKey } from '../pipeline/listing-key.js';
-import { iso, isoOrNull, likePattern } from './row-values.js';
+import { iso, isoOrNull, likePattern, offsetPage } from './row-values.js';
 import { LEAD_SORTS, orderBySql } from './sort-order.js';
 
 export type LeadStatus = 'pending' | 'sending' | 'delivered' | 'failed' | 'purged' | 'dead_letter';
@@ -186,15 +186,9 @@ export async function listLeads(db: Knex, query: { status?: LeadStatus; sender?:
     if (query.sender) q.whereRaw("lower(contact->>'email') LIKE ? ESCAPE '\\'", [likePattern(query.sender)]);
     return q;
   };
-  const [rows, [{ n }]] = await Promise.all([
-    base()
-      .orderByRaw(orderBySql(query.sort ?? '-received', LEAD_SORTS, 'id'))
-      .limit(query.limit)
-      .offset(query.offset),
-    base().count({ n: '*' }),
-  ]);
+  const { rows, total } = await offsetPage(base, (q) => q.orderByRaw(orderBySql(query.sort ?? '-received', LEAD_SORTS, 'id')), query);
   return {
-    total: Number(n),
+    total,
     leads: rows.map((r: any) => ({
       id: r.id,
       status: r.status,

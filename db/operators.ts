@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { hashSecret, newSecret } from '../lib/secrets.js';
-import { iso, isoOrNull } from './row-values.js';
+import { iso, isoOrNull, offsetPage } from './row-values.js';
 import { AUDIT_SORTS, orderBySql } from './sort-order.js';
 
 /** Named operator tokens (besides OPERATOR_TOKEN): shown once, stored as a hash. */
@@ -64,15 +64,9 @@ export async function listAudit(
     if (page.actor) q.where({ actor: page.actor });
     return q;
   };
-  const [rows, [{ n }]] = await Promise.all([
-    base()
-      .orderByRaw(orderBySql(page.sort ?? '-at', AUDIT_SORTS, 'id'))
-      .limit(page.limit)
-      .offset(page.offset),
-    base().count({ n: '*' }),
-  ]);
+  const { rows, total } = await offsetPage(base, (q) => q.orderByRaw(orderBySql(page.sort ?? '-at', AUDIT_SORTS, 'id')), page);
   return {
-    total: Number(n),
+    total,
     entries: rows.map((r: any) => ({ id: String(r.id), at: iso(r.at), actor: r.actor, action: r.action, target: r.target, details: r.details })),
   };
 }

@@ -2,7 +2,7 @@ import { officeOfKey, uniqueIdOfKey } from '../pipeline/listing-key.js';
 import { refreshDirectory } from './directory.js';
 import type { Db } from './knex.js';
 import { applyHeldArchive } from './reconcile.js';
-import { iso, isoOrNull, nextOffsetOf } from './row-values.js';
+import { iso, isoOrNull, nextOffsetOf, offsetPage } from './row-values.js';
 import { orderBySql, QUARANTINE_SORTS } from './sort-order.js';
 
 export interface QuarantineItem {
@@ -42,15 +42,8 @@ export async function listQuarantine(
   options: { includeResolved: boolean; sort?: string; limit: number; offset: number },
 ): Promise<{ total: number; items: QuarantineItem[]; nextOffset: number | null }> {
   const base = () => (options.includeResolved ? db('quarantine_items') : db('quarantine_items').whereNull('resolved_at'));
-  const [rows, [{ n }]] = await Promise.all([
-    base()
-      .orderByRaw(orderBySql(options.sort ?? '-tripped', QUARANTINE_SORTS, 'id'))
-      .limit(options.limit)
-      .offset(options.offset),
-    base().count({ n: '*' }),
-  ]);
-  const total = Number(n);
-  return { total, items: rows.map(toItem), nextOffset: nextOffsetOf(options.offset, rows.length, total) };
+  const { rows, total, nextOffset } = await offsetPage(base, (q) => q.orderByRaw(orderBySql(options.sort ?? '-tripped', QUARANTINE_SORTS, 'id')), options);
+  return { total, items: rows.map(toItem), nextOffset };
 }
 
 /**

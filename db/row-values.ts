@@ -1,3 +1,5 @@
+import type { Knex } from 'knex';
+
 /** Conversions shared by the data-access modules when they turn rows into API objects. */
 
 /** A timestamp column as ISO-8601 UTC. */
@@ -11,3 +13,18 @@ export const likePattern = (text: string): string => `%${text.toLowerCase().repl
 
 /** Where the page after one of `shown` rows from `offset` starts, out of `total`; null when it was the last. */
 export const nextOffsetOf = (offset: number, shown: number, total: number): number | null => (offset + shown < total ? offset + shown : null);
+
+/**
+ * One page of an admin list and how many rows match in all. `base` builds the filtered query; it is
+ * called twice, for the page and for the count, which run together. `page` adds the columns and the
+ * order to the page's query; the limit and offset come from `at`.
+ */
+export async function offsetPage<Row = any>(
+  base: () => Knex.QueryBuilder,
+  page: (q: Knex.QueryBuilder) => Knex.QueryBuilder,
+  at: { limit: number; offset: number },
+): Promise<{ rows: Row[]; total: number; nextOffset: number | null }> {
+  const [rows, [{ n }]] = await Promise.all([page(base()).limit(at.limit).offset(at.offset), base().count({ n: '*' })]);
+  const total = Number(n);
+  return { rows, total, nextOffset: nextOffsetOf(at.offset, rows.length, total) };
+}

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { iso, isoOrNull, nextOffsetOf } from './row-values.js';
+import { iso, isoOrNull, offsetPage } from './row-values.js';
 
 export const WEBHOOK_EVENTS = ['feed.completed', 'feed.failed', 'feed.quarantined', 'listing.archived', 'listing.status_changed', 'webhook.test'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
@@ -199,13 +199,8 @@ export async function listDeliveries(
     if (query.status) q.where({ status: query.status });
     return q;
   };
-  const [rows, [{ n }]] = await Promise.all([base().orderBy('seq', 'desc').limit(query.limit).offset(query.offset), base().count({ n: '*' })]);
-  const total = Number(n);
-  return {
-    total,
-    deliveries: rows.map(toLogEntry),
-    nextOffset: nextOffsetOf(query.offset, rows.length, total),
-  };
+  const { rows, total, nextOffset } = await offsetPage(base, (q) => q.orderBy('seq', 'desc'), query);
+  return { total, deliveries: rows.map(toLogEntry), nextOffset };
 }
 
 /** Deliveries whose next attempt is due (the sweep queues them). */
