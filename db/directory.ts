@@ -11,6 +11,14 @@ export const AGENT_KEY_SQL = `coalesce(lower(nullif(a->>'email', '')), 'name:' |
 const PARALLEL_FROM = 100;
 
 /**
+ * Offices up to which a refresh is one call (run_after_locks) that merges both tables: a small
+ * feed's, whose offices nearly always have rows already. BEGIN, the locks, a look for rows, the
+ * two statements and COMMIT on two connections took 3 to 4 ms of a 1-listing push; the one call
+ * about half that. A first load's many offices are looked at, and inserted plainly when they have none.
+ */
+const MERGE_UP_TO = 10;
+
+/**
  * Brings the directory rows of the given offices up to date with their public listings: one office
  * row (listing count, countries, localities, the centre of its located listings in its most common
  * locality, the name and phone its
@@ -21,16 +29,28 @@ const PARALLEL_FROM = 100;
 export async function refreshDirectory(db: Knex, offices: Iterable<string>): Promise<void> {
   const list = [...new Set(offices)];
   if (list.length === 0) return;
-  // Inside a caller's transaction, in it, one table after the other. Otherwise the office rows and
-  // the agent rows are refreshed at once, each in a transaction of its own (and many offices, a large
-  // multi-office feed's, in two halves each), so the database's cores share the work.
+  // A few offices (a small feed's): both tables in one call to the database, after both tables'
+  // locks. Inside a caller's transaction, in it, one table after the other. Otherwise the office
+  // rows and the agent rows are refreshed at once, each in a transaction of its own (and many
+  // offices, a large multi-office feed's, in two halves each), so the database's cores share the work.
+  if (list.length <= MERGE_UP_TO) {
+    const tables = [OFFICE_ROWS, AGENT_ROWS];
+    await db.raw('SELECT run_after_locks(?::text[], ?::text[], ?::text[])', [
+      tables.flatMap((t) => list.map((office) => `${t.table}:${office}`)),
+      tables.map((t) => mergeSql(t, '$1')),
+      list,
+    ]);
+    return;
+  }
   if (db.isTransaction) {
-    await refreshOfficeRows(db, list);
-    await refreshAgentRows(db, list);
+    await syncRows(db, OFFICE_ROWS, list);
+    await syncRows(db, AGENT_ROWS, list);
     return;
   }
   const parts = list.length < PARALLEL_FROM ? [list] : [list.slice(0, Math.ceil(list.length / 2)), list.slice(Math.ceil(list.length / 2))];
-  await Promise.all(parts.flatMap((part) => [db.transaction((trx) => refreshOfficeRows(trx, part)), db.transaction((trx) => refreshAgentRows(trx, part))]));
+  await Promise.all(
+    parts.flatMap((part) => [db.transaction((trx) => syncRows(trx, OFFICE_ROWS, part)), db.transaction((trx) => syncRows(trx, AGENT_ROWS, part))]),
+  );
 }
 
 type DirectoryTable = 'directory_offices' | 'directory_agents';
@@ -44,34 +64,48 @@ export const latestOfficeField = (json: string, field: string) =>
   `(array_agg(${json}->>'${field}' ORDER BY mod_time DESC, listing_key DESC) FILTER (WHERE ${json}->>'${field}' IS NOT NULL))[1]`;
 
 /**
- * Brings the given offices' rows of a directory table to `fresh` (a CTE named fresh, of the rows
- * they should have, bound to the office list once). Refreshes of the same office take turns (a
- * transaction-scoped advisory lock per table and office, taken in office order). Offices with no
- * rows yet (a first load) have theirs inserted. Otherwise, in one statement, rows no longer in
- * fresh are deleted, new ones inserted and the others updated only where they differ, so a feed
- * that changes little of an office's directory rewrites little of it (and of its trigram index).
+ * What a directory table's rows should be for a list of offices: `fresh(offices)` is a CTE named
+ * fresh of those rows, where `offices` is the SQL of the office list (a binding or $1).
  */
-async function syncRows(trx: Knex, table: DirectoryTable, key: string[], columns: string[], fresh: string, list: string[]): Promise<void> {
-  await trx.raw('SELECT pg_advisory_xact_lock(hashtext(? || o)) FROM (SELECT o FROM unnest(?::text[]) o ORDER BY o) offices', [`${table}:`, list]);
-  const held = await trx(table).whereRaw('office = ANY(?::text[])', [list]).first(trx.raw('1'));
-  const insert = `INSERT INTO ${table} AS d (${columns.join(', ')}) SELECT ${columns.join(', ')} FROM fresh`;
-  if (!held) {
-    await trx.raw(`WITH ${fresh} ${insert}`, [list]);
-    return;
-  }
+interface DirectoryRows {
+  table: DirectoryTable;
+  key: string[];
+  columns: string[];
+  fresh(offices: string): string;
+}
+
+/**
+ * The statement that brings the offices' rows of a table to fresh: rows no longer in fresh are
+ * deleted, new ones inserted and the others updated only where they differ, so a feed that
+ * changes little of an office's directory rewrites little of it (and of its trigram index).
+ */
+function mergeSql(rows: DirectoryRows, offices: string): string {
+  const { table, key, columns } = rows;
   const values = columns.filter((c) => !key.includes(c));
   const touch = table === 'directory_offices' ? ', updated_at = now()' : '';
-  await trx.raw(
-    `WITH ${fresh},
+  return `WITH ${rows.fresh(offices)},
      gone AS (
-       DELETE FROM ${table} d WHERE d.office = ANY(?::text[])
+       DELETE FROM ${table} d WHERE d.office = ANY(${offices})
          AND NOT EXISTS (SELECT 1 FROM fresh f WHERE ${key.map((k) => `f.${k} = d.${k}`).join(' AND ')})
      )
-     ${insert}
+     ${insertSql(rows)}
      ON CONFLICT (${key.join(', ')}) DO UPDATE SET ${values.map((c) => `${c} = excluded.${c}`).join(', ')}${touch}
-       WHERE (${values.map((c) => `d.${c}`).join(', ')}) IS DISTINCT FROM (${values.map((c) => `excluded.${c}`).join(', ')})`,
-    [list, list],
-  );
+       WHERE (${values.map((c) => `d.${c}`).join(', ')}) IS DISTINCT FROM (${values.map((c) => `excluded.${c}`).join(', ')})`;
+}
+
+const insertSql = ({ table, columns }: DirectoryRows) => `INSERT INTO ${table} AS d (${columns.join(', ')}) SELECT ${columns.join(', ')} FROM fresh`;
+
+/**
+ * Brings the given offices' rows of a directory table to fresh, in the caller's transaction.
+ * Refreshes of the same office take turns (a transaction-scoped advisory lock per table and
+ * office, taken in office order). Offices with no rows yet (a first load) have theirs inserted
+ * plainly; otherwise the rows are merged (mergeSql).
+ */
+async function syncRows(trx: Knex, rows: DirectoryRows, list: string[]): Promise<void> {
+  await trx.raw('SELECT pg_advisory_xact_lock(hashtext(? || o)) FROM (SELECT o FROM unnest(?::text[]) o ORDER BY o) offices', [`${rows.table}:`, list]);
+  const held = await trx(rows.table).whereRaw('office = ANY(?::text[])', [list]).first(trx.raw('1'));
+  if (held) await trx.raw(mergeSql(rows, '?::text[]'), [list, list]);
+  else await trx.raw(`WITH ${rows.fresh('?::text[]')} ${insertSql(rows)}`, [list]);
 }
 
 /**
@@ -79,14 +113,17 @@ async function syncRows(trx: Knex, table: DirectoryTable, key: string[], columns
  * taken from its record once, into a materialized CTE, so the records are not carried through the
  * sort that groups them (it spilled to disk: half the statement's time for 50,000 listings).
  */
-async function refreshOfficeRows(trx: Knex, list: string[]): Promise<void> {
-  const fresh = `l AS MATERIALIZED (
+const OFFICE_ROWS: DirectoryRows = {
+  table: 'directory_offices',
+  key: ['office'],
+  columns: ['office', 'listing_count', 'countries', 'country_counts', 'localities', 'lat', 'lng', 'name', 'phone', 'logo_url', 'search_text'],
+  fresh: (offices) => `l AS MATERIALIZED (
        SELECT office, country, data->'address'->>'locality' AS locality,
               -- the location the public may see (a withheld street's is its locality's)
               CASE WHEN public_patch->'location' IS NOT NULL THEN public_patch->'location' ELSE data->'location' END AS location,
               -- the office as its listings' source names it (RESO ListOfficeName, ListOfficePhone, Office Logo media)
               (SELECT o FROM jsonb_array_elements(data->'listingOffices') o WHERE o->>'role' = 'list' LIMIT 1) AS named, mod_time, listing_key
-       FROM listings WHERE is_public AND office = ANY(?::text[])
+       FROM listings WHERE is_public AND office = ANY(${offices})
      ),
      per_country AS (
        SELECT office, jsonb_object_agg(country, n) AS counts
@@ -117,18 +154,19 @@ async function refreshOfficeRows(trx: Knex, list: string[]): Promise<void> {
        ) o
        LEFT JOIN per_country USING (office)
        LEFT JOIN place USING (office)
-     )`;
-  const columns = ['office', 'listing_count', 'countries', 'country_counts', 'localities', 'lat', 'lng', 'name', 'phone', 'logo_url', 'search_text'];
-  await syncRows(trx, 'directory_offices', ['office'], columns, fresh, list);
-}
+     )`,
+};
 
 /**
  * The offices' rows of directory_agents, brought up to date. An agent's name, email and phones
  * are those of its latest listing by modTime that has them; between listings of the same modTime,
  * the one with the greater listing key (so the rows do not depend on the plan the database picks).
  */
-async function refreshAgentRows(trx: Knex, list: string[]): Promise<void> {
-  const fresh = `fresh AS MATERIALIZED (
+const AGENT_ROWS: DirectoryRows = {
+  table: 'directory_agents',
+  key: ['office', 'agent_key'],
+  columns: ['office', 'agent_key', 'name', 'email', 'phones', 'listing_count', 'countries', 'localities', 'search_text'],
+  fresh: (offices) => `fresh AS MATERIALIZED (
        SELECT office, agent_key, name, email, phones, n AS listing_count, countries, localities,
               lower(coalesce(name, '') || ' ' || coalesce(email, '') || ' ' || array_to_string(localities, ' ')) AS search_text
        FROM (
@@ -141,13 +179,11 @@ async function refreshAgentRows(trx: Knex, list: string[]): Promise<void> {
                 coalesce(array_agg(DISTINCT l.country ORDER BY l.country) FILTER (WHERE l.country IS NOT NULL), '{}') AS countries,
                 coalesce(array_agg(DISTINCT l.data->'address'->>'locality' ORDER BY l.data->'address'->>'locality') FILTER (WHERE l.data->'address'->>'locality' IS NOT NULL), '{}') AS localities
          FROM listings l CROSS JOIN LATERAL jsonb_array_elements(coalesce(l.data->'agents', '[]'::jsonb)) a
-         WHERE l.is_public AND l.office = ANY(?::text[]) AND (nullif(a->>'email', '') IS NOT NULL OR nullif(a->>'name', '') IS NOT NULL)
+         WHERE l.is_public AND l.office = ANY(${offices}) AND (nullif(a->>'email', '') IS NOT NULL OR nullif(a->>'name', '') IS NOT NULL)
          GROUP BY 1, 2
        ) agents
-     )`;
-  const columns = ['office', 'agent_key', 'name', 'email', 'phones', 'listing_count', 'countries', 'localities', 'search_text'];
-  await syncRows(trx, 'directory_agents', ['office', 'agent_key'], columns, fresh, list);
-}
+     )`,
+};
 
 /** Every office that has listings (for a full rebuild, e.g. after a bulk load). */
 export async function allOffices(db: Knex): Promise<string[]> {

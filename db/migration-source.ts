@@ -23,6 +23,7 @@ import * as webhooks from './migrations/20261125100000_webhooks.js';
 import * as feedStartedAt from './migrations/20261125110000_feed_started_at.js';
 import * as resoReplicationIndex from './migrations/20261125120000_reso_replication_index.js';
 import * as consoleFigures from './migrations/20261125130000_console_figures.js';
+import * as lockedStatements from './migrations/20261125140000_locked_statements.js';
 
 /** Migrations in order; listed here so they run the same from source, from dist/ and in tests. */
 const MIGRATIONS: Record<string, Knex.Migration> = {
@@ -50,6 +51,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261125110000_feed_started_at': feedStartedAt,
   '20261125120000_reso_replication_index': resoReplicationIndex,
   '20261125130000_console_figures': consoleFigures,
+  '20261125140000_locked_statements': lockedStatements,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
