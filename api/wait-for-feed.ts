@@ -1,5 +1,5 @@
-import { onFeedDone } from '../db/feed-done.js';
-import { type FeedStatus, feedEventStatus } from '../db/feed-events.js';
+import { type FeedEnd, onFeedDone } from '../db/feed-done.js';
+import { type FeedStatus, getFeedEvent } from '../db/feed-events.js';
 import type { Db } from '../db/knex.js';
 
 const FINISHED: ReadonlySet<FeedStatus> = new Set(['done', 'failed', 'rejected']);
@@ -11,24 +11,28 @@ const POLL_MAX_MS = 250;
  * (db/feed-done.ts: this process's emitter, which the PostgreSQL LISTEN connection feeds too), and
  * looks at the status itself now and then (10 ms at first, backing off to 250 ms) in case an
  * announcement was missed. Works the same whether the worker is this process or another machine.
- * Returns the last status seen; at once when `stop` aborts (the process is shutting down).
+ * Returns the feed as last seen (null: no such feed), finished or not; at once when `stop` aborts
+ * (the process is shutting down). A finished feed comes with its result: from the announcement
+ * when it carries it (most feeds), else from the event read whole, so nothing is read twice.
  */
-export async function waitForFeed(db: Db, id: string, waitMs: number, stop?: AbortSignal): Promise<FeedStatus | null> {
+export async function waitForFeed(db: Db, id: string, waitMs: number, stop?: AbortSignal): Promise<FeedEnd | null> {
   const deadline = Date.now() + waitMs;
   let delay = 10;
   for (;;) {
     // Listening before looking, so an announcement between the two is not missed.
     let announced = false;
+    let ended: FeedEnd | undefined;
     let wake: () => void = () => undefined;
-    const stopListening = onFeedDone(id, () => {
+    const stopListening = onFeedDone(id, (end) => {
       announced = true;
+      ended = end;
       wake();
     });
     try {
-      const status = await feedEventStatus(db, id);
-      if (status === null || FINISHED.has(status)) return status;
+      const event = await getFeedEvent(db, id);
+      if (event === null || FINISHED.has(event.status)) return event;
       const left = deadline - Date.now();
-      if (left <= 0 || stop?.aborted) return status;
+      if (left <= 0 || stop?.aborted) return event;
       if (!announced) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(done, Math.min(delay, left));
@@ -41,7 +45,8 @@ export async function waitForFeed(db: Db, id: string, waitMs: number, stop?: Abo
           stop?.addEventListener('abort', done, { once: true });
         });
       }
-      if (stop?.aborted) return status;
+      if (ended) return ended;
+      if (stop?.aborted) return event;
     } finally {
       stopListening();
     }

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import type { Logger } from '../lib/logger.js';
+import type { FeedStatus } from './feed-events.js';
 import type { Db } from './knex.js';
 
 /**
@@ -23,10 +24,47 @@ export async function announceFeedDone(db: Db, feedId: string): Promise<void> {
   if (!db.embedded) await db.raw('SELECT pg_notify(?, ?)', [FEED_DONE_CHANNEL, feedId]);
 }
 
-/** Calls back once the feed is announced; returns the function that stops listening. */
-export function onFeedDone(feedId: string, callback: () => void): () => void {
+/** How a feed ended, as its announcement may carry it: a waiter answers from it without reading the event. */
+export interface FeedEnd {
+  status: FeedStatus;
+  result: Record<string, unknown> | null;
+  error: string | null;
+}
+
+/** A NOTIFY payload is at most 8000 bytes: a longer result is not carried, and waiters read the event instead. */
+const CARRIED_RESULT_BYTES = 7000;
+
+/**
+ * For a statement that finishes a feed and announces it itself, selecting from a row of
+ * feed_events (id, status, result, error): the SQL that NOTIFYs every listening process (sent as
+ * the statement commits, with no round trip of its own), carrying how the feed ended when its
+ * result is short. announceHere tells the waiters in this process.
+ */
+export const notifyFeedEndSql = () =>
+  `pg_notify('${FEED_DONE_CHANNEL}', CASE WHEN octet_length(result::text) <= ${CARRIED_RESULT_BYTES}
+     THEN json_build_object('id', id, 'status', status, 'result', result, 'error', error)::text ELSE id::text END)`;
+
+export function announceHere(feedId: string, end?: FeedEnd): void {
+  done.emit(feedId, end);
+}
+
+/** Calls back once the feed is announced, with how it ended when the announcement carries it; returns the function that stops listening. */
+export function onFeedDone(feedId: string, callback: (end?: FeedEnd) => void): () => void {
   done.once(feedId, callback);
   return () => done.off(feedId, callback);
+}
+
+/** A feed_done payload: a feed id, or how a feed ended as JSON (notifyFeedEndSql). Anything else is ignored. */
+function announcement(payload: string): { id: string; end?: FeedEnd } | null {
+  if (!payload.startsWith('{')) return { id: payload };
+  try {
+    const { id, status, result, error } = JSON.parse(payload);
+    return typeof id === 'string' && typeof status === 'string'
+      ? { id, end: { status: status as FeedStatus, result: result ?? null, error: error ?? null } }
+      : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -42,7 +80,8 @@ export function startFeedDoneListener(databaseUrl: string, logger: Logger): { cl
     const c = new pg.Client({ connectionString: databaseUrl });
     client = c;
     c.on('notification', (message) => {
-      if (message.channel === FEED_DONE_CHANNEL && message.payload) done.emit(message.payload);
+      const announced = message.channel === FEED_DONE_CHANNEL && message.payload ? announcement(message.payload) : null;
+      if (announced) done.emit(announced.id, announced.end);
     });
     c.on('error', (err) => {
       logger.warn({ err: err.message }, 'the feed_done listener lost its connection; listening again in a second');

@@ -7,7 +7,7 @@ import copyBinary from 'pg-copy-streams-binary';
 import type { FeedOutcome } from '../lib/feed-outcome.js';
 import { scrubCredentials } from '../pipeline/reaxml/scrub-credentials.js';
 import type { FeedFormat } from '../pipeline/types.js';
-import { announceFeedDone } from './feed-done.js';
+import { announceFeedDone, announceHere, notifyFeedEndSql } from './feed-done.js';
 import type { Db } from './knex.js';
 import { iso, isoOrNull } from './row-values.js';
 
@@ -23,6 +23,14 @@ export interface FeedEventInput {
   context: Record<string, unknown>;
   /** text: a string carried in JSON (UTF-8, whatever its declaration says); bytes: the raw body. */
   bodyKind: 'text' | 'bytes';
+  /** The push's Idempotency-Key, held by the event while the key stands (db/feed-dedupe.ts). */
+  idempotencyKey?: string | null;
+}
+
+/** A feed about to be stored, as a repeat check sees it: its request, and the id it will have. */
+export interface FeedRequest extends FeedEventInput {
+  id: string;
+  bodySha256: string;
 }
 
 export interface FeedEvent extends FeedEventInput {
@@ -77,72 +85,120 @@ export const toEvent = (row: any): FeedEvent => ({
   finishedAt: isoOrNull(row.finished_at),
 });
 
+/** A push under a key that is no longer active (revoked or suspended while its body arrived): nothing was stored. */
+export class FeedKeyNotActiveError extends Error {
+  constructor() {
+    super('the feed key is no longer active');
+  }
+}
+
+/** Up to CHUNK_BYTES of the body (the hash fed as it is read); last when the body has ended. */
+async function nextChunk(body: AsyncIterator<Buffer>, hash: ReturnType<typeof createHash>): Promise<{ data: Buffer; last: boolean }> {
+  const pieces: Buffer[] = [];
+  let bytes = 0;
+  while (bytes < CHUNK_BYTES) {
+    const next = await body.next();
+    if (next.done) return { data: Buffer.concat(pieces, bytes), last: true };
+    hash.update(next.value);
+    pieces.push(next.value);
+    bytes += next.value.length;
+  }
+  return { data: Buffer.concat(pieces, bytes), last: false };
+}
+
 /**
- * Stores a feed event and its body in one transaction, streaming the body in chunks: either the
- * whole feed is stored (status queued) or nothing is (an error while reading the body rolls back).
- * A REAXML body's root credentials are masked first; size and sha256 are of what is stored.
- * `beforeCommit` sees the stored event inside the transaction; should it name another event
- * instead (db/feed-dedupe.ts), nothing is stored and that one is returned.
+ * Inserts the event row (and its first chunk, when it has one) in one statement. Under a key, the
+ * row is written only while the key is active: a key revoked or suspended while its body was
+ * arriving lands nothing (FeedKeyNotActiveError), decided in the same statement as the write.
  */
-export async function storeFeedEvent(
-  db: Knex,
-  input: FeedEventInput,
-  sent: AsyncIterable<Buffer>,
-  beforeCommit?: (trx: Knex.Transaction, stored: FeedEvent) => Promise<FeedEvent | null>,
-): Promise<FeedEvent> {
+async function insertEvent(db: Knex, request: FeedRequest, bytes: number, chunk: Buffer): Promise<any> {
+  const withChunk = chunk.length > 0;
+  const { rows } = await db.raw(
+    `WITH e AS (
+       INSERT INTO feed_events (id, source, key_id, office_scope, alert_email, format, mode, context, body_kind, body_bytes, body_sha256, idempotency_key, status)
+       SELECT ?, ?, ?::uuid, ?::text[], ?, ?, ?, ?::jsonb, ?, ?, ?, ?, 'queued'
+       WHERE ?::uuid IS NULL OR EXISTS (SELECT 1 FROM feed_keys WHERE id = ?::uuid AND status = 'active')
+       RETURNING *
+     )${withChunk ? ', c AS (INSERT INTO feed_event_chunks (feed_id, seq, data) SELECT id, 0, ? FROM e)' : ''}
+     SELECT * FROM e`,
+    [
+      request.id,
+      request.source,
+      request.keyId,
+      request.officeScope,
+      request.alertEmail,
+      request.format,
+      request.mode,
+      JSON.stringify(request.context),
+      request.bodyKind,
+      bytes,
+      request.bodySha256,
+      request.idempotencyKey ?? null,
+      request.keyId,
+      request.keyId,
+      ...(withChunk ? [chunk] : []),
+    ],
+  );
+  if (rows.length === 0) throw new FeedKeyNotActiveError();
+  return rows[0];
+}
+
+/**
+ * Another stored event that answers this request instead (db/feed-dedupe.ts), or null to store it.
+ * It may be asked before the event is written or inside the transaction writing it: it must not
+ * count the request's own id as another.
+ */
+export type RepeatCheck = (db: Knex, request: FeedRequest) => Promise<FeedEvent | null>;
+
+/**
+ * Stores a feed event and its body, in chunks of up to 1 MB: either the whole feed is stored
+ * (status queued) or nothing is (an error while reading the body stores nothing). A body of one
+ * chunk, most pushes, is stored with its event in one statement; a longer one is streamed in a
+ * transaction, chunk by chunk, and its size, hash and Idempotency-Key written last. A REAXML body's
+ * root credentials are masked first; size and sha256 are of what is stored. Should `repeatOf`
+ * name another event once the body's hash is known (before the one statement, or before the
+ * transaction commits), nothing is stored and that one is returned. Under a key that is not
+ * active, nothing is stored and FeedKeyNotActiveError is thrown.
+ */
+export async function storeFeedEvent(db: Knex, input: FeedEventInput, sent: AsyncIterable<Buffer>, repeatOf?: RepeatCheck): Promise<FeedEvent> {
   const id = randomUUID();
-  const body = input.format === 'reaxml' ? scrubCredentials(sent) : sent;
-  let instead: FeedEvent | null = null;
-  const stored = await db
-    .transaction(async (trx) => {
-      await trx('feed_events').insert({
-        id,
-        source: input.source,
-        key_id: input.keyId,
-        office_scope: input.officeScope,
-        alert_email: input.alertEmail,
-        format: input.format,
-        mode: input.mode,
-        context: input.context,
-        body_kind: input.bodyKind,
-        body_bytes: 0,
-        body_sha256: '',
-        status: 'queued',
+  const body = (input.format === 'reaxml' ? scrubCredentials(sent) : sent)[Symbol.asyncIterator]();
+  const hash = createHash('sha256');
+  try {
+    const first = await nextChunk(body, hash);
+    if (first.last) {
+      const request: FeedRequest = { ...input, id, bodySha256: hash.digest('hex') };
+      return (await repeatOf?.(db, request)) ?? toEvent(await insertEvent(db, request, first.data.length, first.data));
+    }
+    let instead: FeedEvent | null = null;
+    const stored = await db
+      .transaction(async (trx) => {
+        await insertEvent(trx, { ...input, idempotencyKey: null, id, bodySha256: '' }, 0, first.data);
+        let total = first.data.length;
+        for (let seq = 1; ; seq += 1) {
+          const chunk = await nextChunk(body, hash);
+          // Chunks are never empty: readChunk takes no bytes for the end of the body.
+          if (chunk.data.length > 0) await trx('feed_event_chunks').insert({ feed_id: id, seq, data: chunk.data });
+          total += chunk.data.length;
+          if (chunk.last) break;
+        }
+        const request: FeedRequest = { ...input, id, bodySha256: hash.digest('hex') };
+        instead = (await repeatOf?.(trx, request)) ?? null;
+        if (instead) throw ROLL_BACK;
+        const [row] = await trx('feed_events')
+          .where({ id })
+          .update({ body_bytes: total, body_sha256: request.bodySha256, idempotency_key: input.idempotencyKey ?? null })
+          .returning('*');
+        return toEvent(row);
+      })
+      .catch((err) => {
+        if (err !== ROLL_BACK) throw err;
+        return null;
       });
-      const hash = createHash('sha256');
-      let seq = 0;
-      let total = 0;
-      let pending: Buffer[] = [];
-      let pendingBytes = 0;
-      const flush = async () => {
-        if (pendingBytes === 0) return;
-        await trx('feed_event_chunks').insert({ feed_id: id, seq, data: Buffer.concat(pending, pendingBytes) });
-        seq += 1;
-        pending = [];
-        pendingBytes = 0;
-      };
-      for await (const chunk of body) {
-        hash.update(chunk);
-        total += chunk.length;
-        pending.push(chunk);
-        pendingBytes += chunk.length;
-        if (pendingBytes >= CHUNK_BYTES) await flush();
-      }
-      await flush();
-      const [row] = await trx('feed_events')
-        .where({ id })
-        .update({ body_bytes: total, body_sha256: hash.digest('hex') })
-        .returning('*');
-      const event = toEvent(row);
-      instead = (await beforeCommit?.(trx, event)) ?? null;
-      if (instead) throw ROLL_BACK;
-      return event;
-    })
-    .catch((err) => {
-      if (err !== ROLL_BACK) throw err;
-      return null;
-    });
-  return stored ?? instead!;
+    return stored ?? instead!;
+  } finally {
+    await body.return?.();
+  }
 }
 
 /** Thrown inside storeFeedEvent's transaction to undo it when another event answers instead. */
@@ -176,14 +232,20 @@ async function readChunk(db: Db, id: string, seq: number): Promise<Buffer | null
   }
 }
 
-/** The stored body, chunk by chunk; the next chunk is fetched while this one is used. */
-export async function* readFeedBody(db: Db, id: string): AsyncGenerator<Buffer> {
-  let next = readChunk(db, id, 0);
-  for (let seq = 0; ; seq += 1) {
+/**
+ * The stored body, chunk by chunk; the next chunk is fetched while this one is used. Given the
+ * body's size (the event's bodyBytes), it stops once that much is read, without asking for a
+ * chunk past the last.
+ */
+export async function* readFeedBody(db: Db, id: string, size?: number): AsyncGenerator<Buffer> {
+  let read = 0;
+  let next: Promise<Buffer | null> | null = size === 0 ? null : readChunk(db, id, 0);
+  for (let seq = 0; next; seq += 1) {
     const data = await next;
     if (!data) return;
-    next = readChunk(db, id, seq + 1);
-    next.catch(() => undefined); // awaited on the next turn; should the reader stop early, ignored
+    read += data.length;
+    next = size !== undefined && read >= size ? null : readChunk(db, id, seq + 1);
+    next?.catch(() => undefined); // awaited on the next turn; should the reader stop early, ignored
     yield data;
   }
 }
@@ -193,12 +255,22 @@ export async function getFeedEvent(db: Db, id: string): Promise<FeedEvent | null
   return row ? toEvent(row) : null;
 }
 
+/** A body up to this size comes with its claim (startFeedEvent): its one chunk needs no read of its own. */
+const CLAIMED_BODY_BYTES = 64 * 1024;
+
+/** A claimed event, and its whole body when it is small (else null: read it with readFeedBody). */
+export interface ClaimedFeed {
+  event: FeedEvent;
+  body: Buffer | null;
+}
+
 /**
  * Claims an event for processing: queued, running after a crash, or failed (a job runs for a
  * failed feed only when an operator retried it, from the board or the admin API). null when it is
- * done, rejected (its sender was told nothing was accepted) or unknown.
+ * done, rejected (its sender was told nothing was accepted) or unknown. A body of up to 64 KB
+ * (most pushes) is returned with it, read in the same statement.
  */
-export async function startFeedEvent(db: Db, id: string): Promise<FeedEvent | null> {
+export async function startFeedEvent(db: Db, id: string): Promise<ClaimedFeed | null> {
   const [row] = await db('feed_events')
     .where({ id })
     .whereIn('status', ['queued', 'running', 'failed'])
@@ -211,13 +283,28 @@ export async function startFeedEvent(db: Db, id: string): Promise<FeedEvent | nu
       started_at: db.fn.now(),
       updated_at: db.fn.now(),
     })
-    .returning('*');
-  return row ? toEvent(row) : null;
+    .returning([
+      '*',
+      db.raw(
+        `CASE WHEN body_bytes <= ? AND body_purged_at IS NULL THEN (SELECT data FROM feed_event_chunks c WHERE c.feed_id = feed_events.id AND c.seq = 0) END AS claimed_body`,
+        [CLAIMED_BODY_BYTES],
+      ),
+    ]);
+  if (!row) return null;
+  const event = toEvent(row);
+  const data = row.claimed_body as Uint8Array | null;
+  // A body of one chunk is whole when its size is the event's.
+  const body = data && data.byteLength === event.bodyBytes ? Buffer.from(data.buffer, data.byteOffset, data.byteLength) : null;
+  return { event, body };
 }
 
-/** Stores a feed's result; returns what became of it (the outcome the database works out from the result). */
+/**
+ * Stores a feed's result; returns what became of it (the outcome the database works out from the
+ * result). The announcement carries the result (when short), so a waiting request need not read
+ * it back; on PostgreSQL it goes out in the same statement, as it commits.
+ */
 export async function finishFeedEvent(db: Db, id: string, result: Record<string, unknown>): Promise<FeedOutcome> {
-  const [row] = await db('feed_events')
+  const update = db('feed_events')
     .where({ id })
     .update({
       status: 'done',
@@ -228,8 +315,9 @@ export async function finishFeedEvent(db: Db, id: string, result: Record<string,
       updated_at: db.fn.now(),
       finished_at: db.fn.now(),
     })
-    .returning('outcome');
-  await announceFeedDone(db, id);
+    .returning(['id', 'outcome', 'status', 'result', 'error']);
+  const [row] = db.embedded ? await update : await db.with('finished', update).from('finished').select('outcome', db.raw(notifyFeedEndSql()));
+  announceHere(id, { status: 'done', result, error: null });
   return row.outcome;
 }
 
@@ -297,10 +385,4 @@ export async function staleFeedEventIds(db: Db, olderThanMs: number): Promise<st
     .orderBy('created_at')
     .limit(100)
     .pluck('id');
-}
-
-/** Just the status, for cheap polling while a request waits. */
-export async function feedEventStatus(db: Db, id: string): Promise<FeedStatus | null> {
-  const row = await db('feed_events').where({ id }).first('status');
-  return row ? row.status : null;
 }

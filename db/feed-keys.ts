@@ -58,12 +58,6 @@ export async function findFeedKeyBySecret(db: Db, secret: string): Promise<FeedK
   return row ? toKey(row) : null;
 }
 
-/** A key's status now (it may have changed since the request authenticated); null when it is gone. */
-export async function feedKeyStatus(db: Db, id: string): Promise<FeedKey['status'] | null> {
-  const row = await db('feed_keys').where({ id }).first('status');
-  return row?.status ?? null;
-}
-
 export interface KeyListQuery {
   /** Case-insensitive part of the client name, alert email or an office id. */
   q?: string;

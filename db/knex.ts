@@ -26,6 +26,8 @@ export interface DbOptions {
    * (about 25% on a 100,000-listing first load); searches are as fast (docs/architecture.md).
    */
   sharedBuffers?: string | null;
+  /** PostgreSQL only: commit without waiting for the WAL to reach the disk (Db.asyncCommit). */
+  asyncCommit?: boolean;
 }
 
 /** What pg says when a query got no answer within its query_timeout. */
@@ -52,7 +54,20 @@ function disposeOnReadTimeout(conn: any): void {
 }
 
 /** tookOverLockFrom: the embedded database's lock was left by this process, which no longer exists, and was taken over. */
-export type Db = Knex & { readonly embedded: boolean; readonly schemaName: string; readonly tookOverLockFrom: number | null };
+export type Db = Knex & {
+  readonly embedded: boolean;
+  readonly schemaName: string;
+  readonly tookOverLockFrom: number | null;
+  /**
+   * The same database through connections that commit without waiting for the WAL to reach the
+   * disk (synchronous_commit off; a pool of its own, made on first use and closed with this one).
+   * For work whose end is recorded by a synchronous commit on this Db, which flushes the WAL up to
+   * itself and so every commit before it: a feed's writes, made durable by the statement that
+   * finishes the feed. A crash before that loses only work that was never reported done, and the
+   * sweep runs it again. Embedded, the database itself.
+   */
+  asyncCommit(): Db;
+};
 
 /** One knex instance per process: pg for DATABASE_URL, PGlite (real PostgreSQL in WASM) otherwise. */
 export function createDb(options: DbOptions): Db {
@@ -74,7 +89,8 @@ export function createDb(options: DbOptions): Db {
           // An idle client that loses its server must not crash the process.
           conn.on('error', () => undefined);
           disposeOnReadTimeout(conn);
-          conn.query(`SET statement_timeout = ${Math.round(statementTimeoutMs)}`, (err: Error | null) => done(err, conn));
+          const commit = options.asyncCommit ? '; SET synchronous_commit = off' : '';
+          conn.query(`SET statement_timeout = ${Math.round(statementTimeoutMs)}${commit}`, (err: Error | null) => done(err, conn));
         },
       },
       acquireConnectionTimeout: 5000,
@@ -104,7 +120,21 @@ export function createDb(options: DbOptions): Db {
       }
     };
   }
-  return Object.assign(knex, { embedded: !options.databaseUrl, schemaName: schema, tookOverLockFrom }) as Db;
+  const db = Object.assign(knex, { embedded: !options.databaseUrl, schemaName: schema, tookOverLockFrom }) as Db;
+  let asyncSibling: Db | null = null;
+  const asyncCommit = (): Db => {
+    if (db.embedded || options.asyncCommit) return db;
+    asyncSibling ??= createDb({ ...options, asyncCommit: true });
+    return asyncSibling;
+  };
+  // knex.destroy() ends in its client's destroy, which closes the sibling's pool first.
+  const client = knex.client as { destroy(callback?: unknown): Promise<void> };
+  const destroy = client.destroy.bind(client);
+  client.destroy = async (callback?: unknown) => {
+    await asyncSibling?.destroy();
+    return destroy(callback);
+  };
+  return Object.assign(db, { asyncCommit });
 }
 
 /**

@@ -1,8 +1,8 @@
 import { type Request, type Response, Router } from 'express';
 import { IDEMPOTENCY_WINDOW_HOURS, type StoredPush, storePush } from '../../db/feed-dedupe.js';
-import { type FeedEvent, failFeedEvent, getFeedEvent } from '../../db/feed-events.js';
+import type { FeedEnd } from '../../db/feed-done.js';
+import { type FeedEvent, FeedKeyNotActiveError, failFeedEvent, getFeedEvent } from '../../db/feed-events.js';
 import { type FeedHistoryQuery, type FeedIssueQuery, feedIssues, keyFeeds } from '../../db/feed-history.js';
-import { feedKeyStatus } from '../../db/feed-keys.js';
 import type { Db } from '../../db/knex.js';
 import { listingStatus } from '../../db/listing-status.js';
 import { badRequest, HttpError, notFound, serviceUnavailable } from '../../lib/errors.js';
@@ -87,14 +87,11 @@ export function feedsRouter(deps: FeedsDeps): Router {
     const input = await readFeedInput(req, deps.feedMaxBytes);
     let event: FeedEvent;
     let repeat: StoredPush['repeat'] = null;
-    // A JSON-carried string is already in a file (input.release() removes it); raw bytes go to one here.
+    // A JSON-carried string is already spooled (input.release() removes it); raw bytes are spooled here.
     let ownSpool: SpooledBody | null = null;
     try {
       const spooled = input.body.kind === 'text' ? input.body.spooled : await spoolBody(input.body.stream);
       if (input.body.kind === 'bytes') ownSpool = spooled;
-      // The key is checked again once the body is in: a key revoked during a long upload lands nothing.
-      if ((await feedKeyStatus(deps.db, key.id)) !== 'active')
-        throw new HttpError(401, 'the feed key was revoked or suspended while the feed was being sent; nothing was stored');
       ({ event, repeat } = await storePush(
         deps.db,
         {
@@ -110,6 +107,11 @@ export function feedsRouter(deps: FeedsDeps): Router {
         () => spooled.read(),
         idempotencyKey,
       ));
+    } catch (err) {
+      // The key is checked again as the feed is stored: a key revoked during a long upload lands nothing.
+      if (err instanceof FeedKeyNotActiveError)
+        throw new HttpError(401, 'the feed key was revoked or suspended while the feed was being sent; nothing was stored');
+      throw err;
     } finally {
       await Promise.all([input.release(), ownSpool?.remove()]);
       releaseUploadSlot(res);
@@ -146,11 +148,11 @@ export function feedsRouter(deps: FeedsDeps): Router {
         .location(statusUrl)
         .json({ feedId: event.id, status, statusUrl, ...(status === 'failed' ? {} : { retryAfter: POLL_AFTER_S }), ...extra });
     };
-    let finished: FeedEvent | null = null;
+    let finished: FeedEnd | null = null;
     try {
-      const status = await waitForFeed(deps.db, event.id, deps.feedSyncWaitMs, deps.shutdown);
-      if (status === 'done' || status === 'failed') finished = await getFeedEvent(deps.db, event.id);
-      if (!finished) return accepted(status === 'running' ? 'running' : 'queued');
+      const seen = await waitForFeed(deps.db, event.id, deps.feedSyncWaitMs, deps.shutdown);
+      if (seen?.status === 'done' || seen?.status === 'failed') finished = seen;
+      if (!finished) return accepted(seen?.status === 'running' ? 'running' : 'queued');
     } catch (err) {
       req.log?.warn({ feedId: event.id, err: (err as Error).message }, 'waiting for a stored feed failed; answered 202');
       return accepted('queued');

@@ -13,7 +13,7 @@ describe('feed_done: a web process hears that a feed finished in another process
     await other.connect();
     try {
       const feedId = randomUUID();
-      const heard = new Promise<void>((resolve) => onFeedDone(feedId, resolve));
+      const heard = new Promise<void>((resolve) => onFeedDone(feedId, () => resolve()));
       // The listener connects in the background: notify until it has heard (a notification sent before LISTEN is lost).
       let done = false;
       void heard.then(() => {
@@ -24,6 +24,17 @@ describe('feed_done: a web process hears that a feed finished in another process
         await new Promise((r) => setTimeout(r, 50));
       }
       expect(done, 'the waiter heard the notification').to.equal(true);
+
+      // An announcement that carries how the feed ended hands it to the waiter; one that is not
+      // an announcement (JSON without an id, or not JSON) wakes nobody.
+      const carried = randomUUID();
+      const end = new Promise((resolve) => onFeedDone(carried, resolve));
+      const stray = new Promise((resolve) => onFeedDone('{"status":"done"', () => resolve('woken')));
+      await other.query('SELECT pg_notify($1, $2)', [FEED_DONE_CHANNEL, '{"status":"done"']);
+      await other.query('SELECT pg_notify($1, $2)', [FEED_DONE_CHANNEL, JSON.stringify({ status: 'done', result: {} })]);
+      await other.query('SELECT pg_notify($1, $2)', [FEED_DONE_CHANNEL, JSON.stringify({ id: carried, status: 'done', result: { ok: true }, error: null })]);
+      expect(await end).to.deep.equal({ status: 'done', result: { ok: true }, error: null });
+      expect(await Promise.race([stray, new Promise((r) => setTimeout(() => r('not woken'), 200))])).to.equal('not woken');
     } finally {
       await listener.close();
       await other.end();

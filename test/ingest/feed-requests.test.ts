@@ -167,6 +167,43 @@ describe('POST /v1/feeds as a request: slow senders, outages while waiting, shut
     });
   });
 
+  it('web and worker in two processes: the 200 carries the whole result, from the announcement (short) or read back (long)', async function () {
+    this.timeout(60_000);
+    const database = await scratchDatabase();
+    const port = await freePort();
+    const env = { PORT: String(port), DATABASE_URL: database.url, REDIS_URL: redisUrl, LOG_LEVEL: 'info', FEED_SYNC_WAIT_MS: '20000' };
+    const web = spawnRole('api/main.js', env);
+    const worker = spawnRole('workers/main.js', env);
+    try {
+      await web.waitFor('"listening"');
+      await worker.waitFor('"worker started"');
+      const { createDb } = await import('../../db/knex.js');
+      const db = createDb({ databaseUrl: database.url, dataDir: '' });
+      try {
+        const key = await activeKey(db, ['OFF1']);
+        const base = `http://127.0.0.1:${port}`;
+        // One listing: a result of a few hundred bytes, carried by the NOTIFY. 200 listings: some
+        // 9 KB of result, more than a NOTIFY carries, so the web role reads the event.
+        for (const listings of [1, 200]) {
+          const res = await pushFeed(base, key, feed(...Array.from({ length: listings }, (_, i) => officeListing('OFF1', `N${listings}-${i}`))));
+          const body = await res.json();
+          expect(res.status, JSON.stringify(body)).to.equal(200);
+          const { feedId, ...result } = body;
+          expect(result.upserts).to.have.length(listings);
+          expect(JSON.stringify(result).length > 7000).to.equal(listings > 1);
+          const status = await (await fetch(`${base}/v1/feeds/${feedId}`, { headers: { authorization: `Bearer ${key}` } })).json();
+          expect(result).to.deep.equal(status.result);
+        }
+      } finally {
+        await db.destroy();
+      }
+    } finally {
+      web.child.kill('SIGKILL');
+      worker.child.kill('SIGKILL');
+      await database.drop();
+    }
+  });
+
   it('SIGTERM while a request waits for its feed: answered 202 with the statusUrl at once, then the process stops', async function () {
     this.timeout(60_000);
     const database = await scratchDatabase();
@@ -214,7 +251,7 @@ describe('POST /v1/feeds as a request: slow senders, outages while waiting, shut
       const answer = new Promise<{ status: number; retryAfter?: string; body: string }>((resolve, reject) => {
         const req = request(
           `http://127.0.0.1:${port}/v1/feeds`,
-          { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': '100000' } },
+          { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': '1000000' } },
           (res) => {
             let body = '';
             res.on('data', (d) => (body += d));
@@ -222,9 +259,9 @@ describe('POST /v1/feeds as a request: slow senders, outages while waiting, shut
           },
         );
         req.on('error', reject);
-        req.write(`{"xml": "<propertyList>${' '.repeat(5000)}`);
+        req.write(`{"xml": "<propertyList>${' '.repeat(400_000)}`);
       });
-      // The JSON form's xml is received into a temporary file as it arrives.
+      // The JSON form's xml is received into a temporary file as it arrives (past the 256 KB held in memory).
       for (let i = 0; i < 100 && (await leftTempDirs('feed-body-', before, 0)).length === 0; i += 1) await new Promise((r) => setTimeout(r, 20));
       expect(await leftTempDirs('feed-body-', before, 0)).to.have.length(1);
       const started = Date.now();

@@ -15,8 +15,8 @@ describe("a running feed's progress (PostgreSQL)", function () {
   });
   after(() => drop());
 
-  it('is reported at most once a second while the feed is written, not after every batch, and the job ends with the final counts', async () => {
-    const listings = 6000; // twelve batches of 500
+  it('is reported at most once a second while the feed is written, the first a second in, not after every batch, and the job ends with the final counts', async () => {
+    const listings = 12000; // 24 batches of 500
     const xml = feed(...Array.from({ length: listings }, (_, i) => officeListing('OFF1', `P${i}`)));
     const event = await storeTestFeedEvent(db, ['OFF1'], [Buffer.from(xml)]);
     const reports: { at: number; progress: Record<string, number> }[] = [];
@@ -28,11 +28,33 @@ describe("a running feed's progress (PostgreSQL)", function () {
     });
     const seconds = (Date.now() - started) / 1000;
     expect(summary).to.deep.include({ status: 'done', counts: { parsed: listings, valid: listings, invalid: 0 } });
-    // The first batch's counts at once, then at most one report a second, then the final counts.
-    expect(reports[0].progress).to.deep.include({ applied: 500, invalid: 0 });
-    expect(reports.length, `${reports.length} reports in ${seconds} s`).to.be.at.most(Math.floor(seconds) + 2);
-    expect(reports.length).to.be.below(12);
-    for (let i = 1; i < reports.length - 1; i += 1) expect(reports[i].at - reports[i - 1].at).to.be.at.least(900);
+    // Nothing in the first second, then at most one report a second, then the final counts.
+    expect(reports.length, `${reports.length} reports in ${seconds} s`).to.be.at.most(Math.floor(seconds) + 1);
+    expect(reports.length).to.be.below(24);
+    for (let i = 0; i < reports.length - 1; i += 1) expect(reports[i].at - (i === 0 ? started : reports[i - 1].at)).to.be.at.least(900);
     expect(reports.at(-1)!.progress).to.deep.equal({ parsed: listings, applied: listings, invalid: 0 });
+  });
+
+  it('a feed done within its first second writes no progress: only the job gets the final counts', async () => {
+    const event = await storeTestFeedEvent(db, ['OFF1'], [Buffer.from(feed(officeListing('OFF1', 'QUICK')))]);
+    const reports: Record<string, number>[] = [];
+    const writes: string[] = [];
+    const watch = (q: { sql: string }) => {
+      if (/update "feed_events" set "progress"/.test(q.sql)) writes.push(q.sql);
+    };
+    db.asyncCommit().on('query', watch);
+    db.on('query', watch);
+    try {
+      await processFeed({ db, breaker: { ratio: 0.2, min: 5 }, logger: silentLogger }, event.id, {
+        progress: async (progress) => {
+          reports.push(progress);
+        },
+      });
+    } finally {
+      db.asyncCommit().off('query', watch);
+      db.off('query', watch);
+    }
+    expect(writes).to.deep.equal([]);
+    expect(reports).to.deep.equal([{ parsed: 1, applied: 1, invalid: 0 }]);
   });
 });

@@ -1,4 +1,13 @@
-import { type FeedEvent, failFeedEvent, finishFeedEvent, getFeedEvent, readFeedBody, recordFeedProgress, startFeedEvent } from '../../db/feed-events.js';
+import {
+  type ClaimedFeed,
+  type FeedEvent,
+  failFeedEvent,
+  finishFeedEvent,
+  getFeedEvent,
+  readFeedBody,
+  recordFeedProgress,
+  startFeedEvent,
+} from '../../db/feed-events.js';
 import type { Db } from '../../db/knex.js';
 import type { FeedOutcome } from '../../lib/feed-outcome.js';
 import type { Logger } from '../../lib/logger.js';
@@ -19,11 +28,13 @@ const PROGRESS_EVERY_MS = 1000;
 type Progress = { parsed: number; applied: number; invalid: number };
 
 /**
- * Reports the first progress and then at most one per PROGRESS_EVERY_MS; held() is the latest
- * progress not reported, if any (the feed's final counts, for the job: the event has its result).
+ * Reports at most one progress per PROGRESS_EVERY_MS, the first one PROGRESS_EVERY_MS after the
+ * feed started: a feed done sooner, most pushes, reports none (its result has the counts) and
+ * spends no write on it. held() is the latest progress not reported, if any (the feed's final
+ * counts, for the job: the event has its result).
  */
 function progressReporter(send: (progress: Progress) => Promise<void>) {
-  let sentAt = Number.NEGATIVE_INFINITY;
+  let sentAt = Date.now();
   let held: Progress | null = null;
   return {
     async report(progress: Progress): Promise<void> {
@@ -38,6 +49,7 @@ function progressReporter(send: (progress: Progress) => Promise<void>) {
 }
 
 export interface IngestDeps {
+  /** Where the feed is finished, failed and its notifications queued, each committed to disk before it returns. */
   db: Db;
   breaker: BreakerSettings;
   logger: Logger;
@@ -55,8 +67,14 @@ async function* smallPieces(chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffe
 }
 
 /** The stored body as text: a JSON-carried string is UTF-8; raw bytes are decoded by their declaration. */
-async function* bodyText(db: Db, event: FeedEvent): AsyncGenerator<string> {
-  const chunks = smallPieces(readFeedBody(db, event.id));
+async function* bodyText(db: Db, { event, body }: ClaimedFeed): AsyncGenerator<string> {
+  const chunks = smallPieces(
+    body
+      ? (async function* () {
+          yield body;
+        })()
+      : readFeedBody(db, event.id, event.bodyBytes),
+  );
   if (event.bodyKind === 'bytes') {
     yield* decodeXmlBytes(chunks);
     return;
@@ -83,28 +101,33 @@ export interface FeedJobSummary {
  * to the job.
  */
 export async function processFeed(deps: IngestDeps, feedId: string, job?: JobContext): Promise<FeedJobSummary> {
-  const event = await startFeedEvent(deps.db, feedId);
-  if (!event) {
+  // The feed's own writes commit without waiting for the disk; finishing it (on deps.db) waits,
+  // and so makes all of them durable before anyone is told the feed is done.
+  const work = deps.db.asyncCommit();
+  const claimed = await startFeedEvent(work, feedId);
+  if (!claimed) {
     deps.logger.info({ feedId }, 'feed already finished or unknown; nothing to do');
     return { feedId, status: 'skipped' };
   }
+  const { event } = claimed;
   const started = Date.now();
   const reporter = progressReporter(async (progress) => {
-    await recordFeedProgress(deps.db, feedId, progress);
+    await recordFeedProgress(work, feedId, progress);
     await job?.progress({ ...progress });
   });
-  const result = await ingestFeed(deps.db, deps.breaker, {
+  const result = await ingestFeed(work, deps.breaker, {
     feedId,
     format: event.format,
-    source: bodyText(deps.db, event),
+    source: bodyText(work, claimed),
     context: event.context as unknown as FeedContext,
     mode: event.mode,
     officeScope: event.officeScope,
     onProgress: (progress) => reporter.report(progress),
   });
+  const outcome = await finishFeedEvent(deps.db, feedId, result as unknown as Record<string, unknown>);
+  // The job's final counts once the feed is announced done: the answer does not wait for them.
   const unreported = reporter.held();
   if (unreported) await job?.progress({ ...unreported });
-  const outcome = await finishFeedEvent(deps.db, feedId, result as unknown as Record<string, unknown>);
   const notified = await notifyFeedFailures(deps.db, event, result);
   await deps.onFeedEnded?.(event, outcome, result);
   deps.logger.info(
