@@ -1,6 +1,9 @@
 import { type FeedEnd, onFeedDone } from '../db/feed-done.js';
-import { type FeedStatus, getFeedEvent } from '../db/feed-events.js';
+import { type FeedEvent, type FeedStatus, getFeedEvent } from '../db/feed-events.js';
 import type { Db } from '../db/knex.js';
+
+/** A feed as a waiting request sees it: read from the event, or as its announcement carried it. */
+export type FeedSeen = Pick<FeedEvent, 'status' | 'result' | 'error'> | FeedEnd;
 
 const FINISHED: ReadonlySet<FeedStatus> = new Set(['done', 'failed', 'rejected']);
 /** The longest wait between two looks at the feed's status when no announcement comes. */
@@ -15,7 +18,7 @@ const POLL_MAX_MS = 250;
  * (the process is shutting down). A finished feed comes with its result: from the announcement
  * when it carries it (most feeds), else from the event read whole, so nothing is read twice.
  */
-export async function waitForFeed(db: Db, id: string, waitMs: number, stop?: AbortSignal): Promise<FeedEnd | null> {
+export async function waitForFeed(db: Db, id: string, waitMs: number, stop?: AbortSignal): Promise<FeedSeen | null> {
   const deadline = Date.now() + waitMs;
   let delay = 10;
   for (;;) {

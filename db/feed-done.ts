@@ -1,7 +1,6 @@
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import type { Logger } from '../lib/logger.js';
-import type { FeedStatus } from './feed-events.js';
 import type { Db } from './knex.js';
 
 /**
@@ -26,7 +25,7 @@ export async function announceFeedDone(db: Db, feedId: string): Promise<void> {
 
 /** How a feed ended, as its announcement may carry it: a waiter answers from it without reading the event. */
 export interface FeedEnd {
-  status: FeedStatus;
+  status: 'done' | 'failed';
   result: Record<string, unknown> | null;
   error: string | null;
 }
@@ -59,9 +58,7 @@ function announcement(payload: string): { id: string; end?: FeedEnd } | null {
   if (!payload.startsWith('{')) return { id: payload };
   try {
     const { id, status, result, error } = JSON.parse(payload);
-    return typeof id === 'string' && typeof status === 'string'
-      ? { id, end: { status: status as FeedStatus, result: result ?? null, error: error ?? null } }
-      : null;
+    return typeof id === 'string' && (status === 'done' || status === 'failed') ? { id, end: { status, result: result ?? null, error: error ?? null } } : null;
   } catch {
     return null;
   }

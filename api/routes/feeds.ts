@@ -1,6 +1,5 @@
 import { type Request, type Response, Router } from 'express';
 import { IDEMPOTENCY_WINDOW_HOURS, type StoredPush, storePush } from '../../db/feed-dedupe.js';
-import type { FeedEnd } from '../../db/feed-done.js';
 import { type FeedEvent, FeedKeyNotActiveError, failFeedEvent, getFeedEvent } from '../../db/feed-events.js';
 import { type FeedHistoryQuery, type FeedIssueQuery, feedIssues, keyFeeds } from '../../db/feed-history.js';
 import type { Db } from '../../db/knex.js';
@@ -15,7 +14,7 @@ import { releaseUploadSlot, uploadSlots } from '../middleware/upload-slots.js';
 import { isUuid } from '../path-params.js';
 import { type SpooledBody, spoolBody } from '../spool-body.js';
 import { assertValidQuery } from '../validators.js';
-import { waitForFeed } from '../wait-for-feed.js';
+import { type FeedSeen, waitForFeed } from '../wait-for-feed.js';
 
 export interface FeedsDeps {
   db: Db;
@@ -148,7 +147,7 @@ export function feedsRouter(deps: FeedsDeps): Router {
         .location(statusUrl)
         .json({ feedId: event.id, status, statusUrl, ...(status === 'failed' ? {} : { retryAfter: POLL_AFTER_S }), ...extra });
     };
-    let finished: FeedEnd | null = null;
+    let finished: FeedSeen | null = null;
     try {
       const seen = await waitForFeed(deps.db, event.id, deps.feedSyncWaitMs, deps.shutdown);
       if (seen?.status === 'done' || seen?.status === 'failed') finished = seen;
