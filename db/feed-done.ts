@@ -1,7 +1,6 @@
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import type { Logger } from '../lib/logger.js';
-import type { Db } from './knex.js';
 
 /**
  * How a request waiting for its feed learns the feed finished, without polling for it: the
@@ -17,12 +16,6 @@ done.setMaxListeners(0);
 
 export const FEED_DONE_CHANNEL = 'feed_done';
 
-/** Tells waiters in this process, and (PostgreSQL) every listening process, that a feed finished. */
-export async function announceFeedDone(db: Db, feedId: string): Promise<void> {
-  done.emit(feedId);
-  if (!db.embedded) await db.raw('SELECT pg_notify(?, ?)', [FEED_DONE_CHANNEL, feedId]);
-}
-
 /** How a feed ended, as its announcement may carry it: a waiter answers from it without reading the event. */
 export interface FeedEnd {
   status: 'done' | 'failed';
@@ -34,13 +27,14 @@ export interface FeedEnd {
 const CARRIED_RESULT_BYTES = 7000;
 
 /**
- * For a statement that finishes a feed and announces it itself, selecting from a row of
- * feed_events (id, status, result, error): the SQL that NOTIFYs every listening process (sent as
- * the statement commits, with no round trip of its own), carrying how the feed ended when its
- * result is short. announceHere tells the waiters in this process.
+ * For the statement that finishes or fails a feed, selecting from its row of feed_events (id,
+ * status, result, error): the SQL that NOTIFYs every listening process (sent as the statement
+ * commits, with no round trip of its own), carrying how a done or failed feed ended when its result
+ * is short or none; a rejected feed, or a long result, is announced by its id. announceHere tells
+ * the waiters in this process.
  */
 export const notifyFeedEndSql = () =>
-  `pg_notify('${FEED_DONE_CHANNEL}', CASE WHEN octet_length(result::text) <= ${CARRIED_RESULT_BYTES}
+  `pg_notify('${FEED_DONE_CHANNEL}', CASE WHEN status IN ('done', 'failed') AND coalesce(octet_length(result::text), 0) <= ${CARRIED_RESULT_BYTES}
      THEN json_build_object('id', id, 'status', status, 'result', result, 'error', error)::text ELSE id::text END)`;
 
 export function announceHere(feedId: string, end?: FeedEnd): void {

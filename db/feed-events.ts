@@ -7,7 +7,7 @@ import copyBinary from 'pg-copy-streams-binary';
 import type { FeedOutcome } from '../lib/feed-outcome.js';
 import { scrubCredentials } from '../pipeline/reaxml/scrub-credentials.js';
 import type { FeedFormat } from '../pipeline/types.js';
-import { announceFeedDone, announceHere, notifyFeedEndSql } from './feed-done.js';
+import { announceHere, notifyFeedEndSql } from './feed-done.js';
 import type { Db } from './knex.js';
 import { iso, isoOrNull } from './row-values.js';
 
@@ -331,15 +331,19 @@ export async function recordFeedProgress(db: Db, id: string, progress: FeedProgr
 /**
  * failed: processing gave up; rejected: the feed was never queued (the client was told 503).
  * error is the plain sentence integrators see; detail the internal cause, for operators only.
- * Returns whether the event was still open (false: it had finished, or is unknown).
+ * Returns whether the event was still open (false: it had finished, or is unknown). Announced as
+ * finishFeedEvent announces (a failure carries its error; a rejection is announced by its id).
  */
 export async function failFeedEvent(db: Db, id: string, status: 'failed' | 'rejected', error: string, detail: string | null = null): Promise<boolean> {
-  const n = await db('feed_events')
+  const update = db('feed_events')
     .where({ id })
     .whereIn('status', ['queued', 'running'])
-    .update({ status, error, error_detail: detail, updated_at: db.fn.now(), finished_at: db.fn.now() });
-  if (n > 0) await announceFeedDone(db, id);
-  return n > 0;
+    .update({ status, error, error_detail: detail, updated_at: db.fn.now(), finished_at: db.fn.now() })
+    .returning(['id', 'status', 'result', 'error']);
+  const rows = db.embedded ? await update : await db.with('ended', update).from('ended').select('id', db.raw(notifyFeedEndSql()));
+  if (rows.length === 0) return false;
+  announceHere(id, status === 'failed' ? { status, result: null, error } : undefined);
+  return true;
 }
 
 /**
