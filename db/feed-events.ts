@@ -222,9 +222,19 @@ async function readChunk(db: Db, id: string, seq: number): Promise<Buffer | null
   try {
     const parts: Buffer[] = [];
     const sql = `COPY (SELECT data FROM feed_event_chunks WHERE feed_id = ${conn.escapeLiteral(id)} AND seq = ${Number(seq)}) TO STDOUT (FORMAT binary)`;
-    await pipeline(conn.query(copyTo(sql)), copyBinary.rawReader(), async (bytes: AsyncIterable<Buffer>) => {
-      for await (const part of bytes) parts.push(part);
-    });
+    const copy = copyTo(sql);
+    // pg arms a timer of query_timeout for every query and clears it when the query's callback is
+    // called; a COPY TO stream never calls one, so each chunk read stayed referenced by its timer
+    // (the whole megabyte, until the timer ran out 31 s later): a 110 MB feed held its whole
+    // body. A callback that is called once the copy is over (pg wraps it) clears the timer.
+    const over = Object.assign(copy, { callback: () => undefined });
+    try {
+      await pipeline(conn.query(copy), copyBinary.rawReader(), async (bytes: AsyncIterable<Buffer>) => {
+        for await (const part of bytes) parts.push(part);
+      });
+    } finally {
+      over.callback();
+    }
     // Chunks are never empty (storeFeedEvent writes none), so no bytes means no such chunk.
     return parts.length === 0 ? null : Buffer.concat(parts);
   } finally {

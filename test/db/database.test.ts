@@ -126,6 +126,17 @@ for (const backend of backends) {
       expect(total).to.equal(body.length);
     });
 
+    it('leaves nothing holding a chunk once it is read (no timer left armed per chunk)', async () => {
+      // pg arms a timer per query that only the query's callback clears; a COPY TO never called it,
+      // so every chunk read stayed referenced for the statement timeout (a large feed held its body).
+      const event = await storeTestFeedEvent(db, ['OFF1'], [Buffer.alloc(2_500_000, 0x41)]);
+      const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+      const before = timers();
+      for (let i = 0; i < 4; i += 1) for await (const chunk of readFeedBody(db, event.id)) expect(chunk[0]).to.equal(0x41);
+      // Before the fix, each chunk read left its timer (8 here); none is left now.
+      expect(timers() - before).to.be.below(3);
+    });
+
     it('reads nothing for a feed with no stored body', async () => {
       const chunks: Buffer[] = [];
       for await (const chunk of readFeedBody(db, '00000000-0000-4000-8000-000000000000')) chunks.push(chunk);
