@@ -1,6 +1,10 @@
+import { detached } from './detached-string.js';
 import type { Issue } from './types.js';
 
-/** Collects the issues of one listing, stamping each with the listing's index and uniqueId. */
+/**
+ * Collects the issues of one listing, stamping each with the listing's index and uniqueId. A
+ * feed's issues are kept until it is done, so their texts are detached from the feed's text.
+ */
 export class ListingIssues {
   readonly list: Issue[] = [];
   uniqueId: string | null = null;
@@ -8,15 +12,16 @@ export class ListingIssues {
   constructor(readonly listingIndex: number | null) {}
 
   error(code: string, message: string, path: string): void {
-    this.list.push({ level: 'error', code, message, listingIndex: this.listingIndex, uniqueId: this.uniqueId, path });
+    this.add({ level: 'error', code, message, listingIndex: this.listingIndex, uniqueId: null, path });
   }
 
   warning(code: string, message: string, path: string): void {
-    this.list.push({ level: 'warning', code, message, listingIndex: this.listingIndex, uniqueId: this.uniqueId, path });
+    this.add({ level: 'warning', code, message, listingIndex: this.listingIndex, uniqueId: null, path });
   }
 
   add(issue: Issue): void {
-    this.list.push({ ...issue, uniqueId: issue.uniqueId ?? this.uniqueId });
+    const uniqueId = typeof issue.uniqueId === 'string' ? detached(issue.uniqueId) : this.uniqueId;
+    this.list.push({ ...issue, message: detached(issue.message), path: detached(issue.path), uniqueId });
   }
 
   get hasErrors(): boolean {
@@ -33,8 +38,8 @@ export class ListingIssues {
 
   /** Fills in the uniqueId on issues recorded before it was known. */
   stampUniqueId(uniqueId: string): void {
-    this.uniqueId = uniqueId;
-    for (const issue of this.list) issue.uniqueId ??= uniqueId;
+    this.uniqueId = detached(uniqueId);
+    for (const issue of this.list) issue.uniqueId ??= this.uniqueId;
   }
 }
 

@@ -1,5 +1,6 @@
 import { zoneFor } from '../countries.js';
 import { resolveCurrency } from '../currency.js';
+import { detached } from '../detached-string.js';
 import { ListingIssues } from '../issues.js';
 import { hasMarkup, plainText, sanitizedHtml } from '../listing-text.js';
 import { capDeltaText } from '../text-limits.js';
@@ -78,8 +79,9 @@ export function readIdentity(
   const unique = identityText(node, 'uniqueID');
   const nested = [...(feed.sourceOfficeId ? [] : [agent.nested]), unique.nested].filter((n): n is XmlNode => n !== undefined);
   const respelled = [...(feed.sourceOfficeId ? [] : [agent.respelled]), unique.respelled].filter((n): n is XmlNode => n !== undefined);
-  const office = feed.sourceOfficeId ?? agent.text;
-  const uniqueId = unique.text;
+  // Detached from the feed's text: the keys made of them are kept until the feed is done.
+  const office = feed.sourceOfficeId ?? (agent.text === undefined ? undefined : detached(agent.text));
+  const uniqueId = unique.text === undefined ? undefined : detached(unique.text);
   return { office, uniqueId, nested, respelled, identity: office && uniqueId && nested.length === 0 ? { office, uniqueId } : null };
 }
 
