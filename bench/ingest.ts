@@ -39,7 +39,7 @@ import { createLogger } from '../lib/logger.js';
 import { warmGazetteers } from '../pipeline/geocode.js';
 import { closeReadThreads, configureReadThreads } from '../pipeline/reaxml/read-threads.js';
 import { processFeed } from '../workers/ingest/process-feed.js';
-import { WORKER_FLAGS } from './roles.js';
+import { NODE_FLAGS } from './roles.js';
 import { bareSaxesPass, type Measured, measure, readerPass, readFeedFile, SYNTHETIC_OFFICES, writeSyntheticFeed } from './synthetic-feed.js';
 
 const LISTINGS = Number(process.argv[2] ?? 50000);
@@ -112,7 +112,7 @@ async function emptyListings(db: Db): Promise<void> {
  */
 async function writeAlone(schema: string): Promise<{ seconds: number; rows: number }> {
   const script = fileURLToPath(new URL('write-alone.js', import.meta.url));
-  const { stdout } = await promisify(execFile)(process.execPath, [...WORKER_FLAGS, script, DATABASE_URL, schema], {
+  const { stdout } = await promisify(execFile)(process.execPath, [...NODE_FLAGS, script, DATABASE_URL, schema], {
     maxBuffer: 1 << 20,
   });
   return JSON.parse(stdout.trim().split('\n').pop()!);

@@ -3,11 +3,7 @@ import { fileURLToPath } from 'node:url';
 
 const dist = fileURLToPath(new URL('..', import.meta.url));
 
-/**
- * The V8 flags the service's processes run with (Procfile), for the processes a benchmark starts:
- * the worker's (ingestion), and every other role's.
- */
-export const WORKER_FLAGS = ['--max-old-space-size=1024', '--max-semi-space-size=32'];
+/** The V8 flags every role of the service runs with (Procfile), for the processes a benchmark starts. */
 export const NODE_FLAGS = ['--max-old-space-size=1024', '--max-semi-space-size=16'];
 
 /**
@@ -15,8 +11,7 @@ export const NODE_FLAGS = ['--max-old-space-size=1024', '--max-semi-space-size=1
  * resolves once its output shows `ready` (a log line's text, so the role must log at info).
  */
 export async function startRole(entry: string, env: Record<string, string>, ready: string): Promise<ChildProcess> {
-  const flags = entry === 'workers/main.js' ? WORKER_FLAGS : NODE_FLAGS;
-  const child = spawn(process.execPath, [...flags, `${dist}${entry}`], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, `${dist}${entry}`], {
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -20,9 +20,10 @@ const DEFAULTS: ReadThreadOptions = { splitFrom: 1 << 20, pieceSize: 256 * 1024,
 /**
  * Each reading thread's young generation: two semi-spaces of 16 MB (and room for large new
  * objects). Left to V8, two threads' heaps grew to about 245 MB together over a 100 MB feed. When
- * the process is started with --max-semi-space-size (the service's processes are: 16, the worker
- * 32), V8 takes that for every thread instead; with 32, a dry run of a 100 MB feed over HTTP grew
- * the server by 170 MB instead of 110 and was no faster.
+ * the process is started with --max-semi-space-size (every role of the service is, with 16), V8
+ * takes that for every thread instead; with 32, a dry run of a 100 MB feed over HTTP grew the
+ * server by 170 MB instead of 110 and was no faster, and a worker's first load of it peaked about
+ * 110 MB higher, no faster either.
  */
 const YOUNG_GENERATION_MB = 48;
 
