@@ -18,7 +18,7 @@ import { createFeedKey } from '../db/feed-keys.js';
 import { createDb, type Db } from '../db/knex.js';
 import { freePort } from '../lib/free-port.js';
 import { cpuLines, cpuMeter, pidsNamed } from './process-cpu.js';
-import { startRole, stopRole } from './roles.js';
+import { scratchDatabase, startRole, stopRole } from './roles.js';
 
 const FEEDS = Number(process.argv[2] ?? 200);
 const PER_FEED = Number(process.argv[3] ?? 100);
@@ -44,14 +44,10 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 async function run(
   workers: number,
 ): Promise<{ seconds: number; listingsPerSecond: number; p50: number; p99: number; cpu: ReturnType<ReturnType<typeof cpuMeter>['stop']> }> {
-  const name = `bench_many_${process.pid}_${workers}`;
-  const admin = createDb({ databaseUrl: DATABASE_URL, dataDir: '' });
-  await admin.raw('CREATE DATABASE ??', [name]);
-  const url = new URL(DATABASE_URL);
-  url.pathname = `/${name}`;
+  const scratch = await scratchDatabase(DATABASE_URL, `bench_many_${process.pid}_${workers}`);
   const port = await freePort();
   const env = {
-    DATABASE_URL: url.toString(),
+    DATABASE_URL: scratch.url,
     REDIS_URL,
     PORT: String(port),
     FEED_SYNC_WAIT_MS: '0',
@@ -66,7 +62,7 @@ async function run(
   try {
     roles.push(await startRole('api/main.js', env, '"listening"'));
     for (let w = 0; w < workers; w += 1) roles.push(await startRole('workers/main.js', env, '"worker started"'));
-    db = createDb({ databaseUrl: url.toString(), dataDir: '' });
+    db = createDb({ databaseUrl: scratch.url, dataDir: '' });
     const keys: string[] = [];
     for (let k = 0; k < KEYS; k += 1) {
       keys.push((await createFeedKey(db, { clientName: `CRM ${k}`, alertEmail: 'alerts@agency.example', officeIds: [`OFFICE${k}`], status: 'active' })).secret);
@@ -121,8 +117,7 @@ async function run(
   } finally {
     await Promise.all(roles.map(stopRole));
     await db?.destroy();
-    await admin.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [name]);
-    await admin.destroy();
+    await scratch.drop();
   }
 }
 

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDb } from '../db/knex.js';
 import { freePort } from '../lib/free-port.js';
-import { startRole, stopRole } from './roles.js';
+import { scratchDatabase, startRole, stopRole } from './roles.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const WARM_SECONDS = 5;
@@ -153,8 +153,7 @@ async function main() {
   );
   const roles: ChildProcess[] = [];
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-push-'));
-  const name = `bench_push_${process.pid}`;
-  const admin = createDb({ databaseUrl: DATABASE_URL, dataDir: '' });
+  let scratch: Awaited<ReturnType<typeof scratchDatabase>> | null = null;
   try {
     // The embedded all-in-one: its database is inside the process, so the feed events are read over the admin API.
     const port = await freePort();
@@ -184,14 +183,12 @@ async function main() {
     });
     await stopRole(roles.pop()!);
 
-    await admin.raw('CREATE DATABASE ??', [name]);
-    const url = new URL(DATABASE_URL);
-    url.pathname = `/${name}`;
+    scratch = await scratchDatabase(DATABASE_URL, `bench_push_${process.pid}`);
     const webPort = await freePort();
-    const env = { DATABASE_URL: url.toString(), REDIS_URL, PORT: String(webPort), OPERATOR_TOKEN, LOG_LEVEL: 'info', ...limits };
+    const env = { DATABASE_URL: scratch.url, REDIS_URL, PORT: String(webPort), OPERATOR_TOKEN, LOG_LEVEL: 'info', ...limits };
     roles.push(await startRole('api/main.js', env, '"listening"'));
     roles.push(await startRole('workers/main.js', env, '"worker started"'));
-    const db = createDb({ databaseUrl: url.toString(), dataDir: '' });
+    const db = createDb({ databaseUrl: scratch.url, dataDir: '' });
     try {
       await measure(
         'web + 1 worker (PostgreSQL, Redis)',
@@ -211,8 +208,7 @@ async function main() {
   } finally {
     await Promise.all(roles.map(stopRole));
     rmSync(dataDir, { recursive: true, force: true });
-    await admin.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [name]).catch(() => undefined);
-    await admin.destroy();
+    await scratch?.drop();
   }
 }
 

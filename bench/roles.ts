@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { createDb } from '../db/knex.js';
 
 const dist = fileURLToPath(new URL('..', import.meta.url));
 
@@ -34,4 +35,19 @@ export async function stopRole(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
+}
+
+/** A scratch database created beside the one `baseUrl` names, for roles a benchmark starts: its URL, and drop() to remove it. */
+export async function scratchDatabase(baseUrl: string, name: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const admin = createDb({ databaseUrl: baseUrl, dataDir: '' });
+  await admin.raw('CREATE DATABASE ??', [name]);
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      await admin.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [name]).catch(() => undefined);
+      await admin.destroy();
+    },
+  };
 }

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDb } from '../db/knex.js';
 import { freePort } from '../lib/free-port.js';
-import { startRole, stopRole } from './roles.js';
+import { scratchDatabase, startRole, stopRole } from './roles.js';
 import { SYNTHETIC_OFFICES, writeSyntheticFeed } from './synthetic-feed.js';
 
 const LISTINGS = Number(process.argv[2] ?? 50000);
@@ -69,20 +69,17 @@ async function load(base: string, key: string, body: Blob, db: ReturnType<typeof
 
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'bench-worker-memory-'));
-  const name = `bench_worker_memory_${process.pid}`;
-  const admin = createDb({ databaseUrl: DATABASE_URL, dataDir: '' });
+  let scratch: Awaited<ReturnType<typeof scratchDatabase>> | null = null;
   let web: Awaited<ReturnType<typeof startRole>> | null = null;
   try {
     const feedPath = join(dir, 'feed.xml');
     await writeSyntheticFeed(feedPath, LISTINGS);
     const mb = (await stat(feedPath)).size / 1e6;
     const body = new Blob([await readFile(feedPath)]);
-    await admin.raw('CREATE DATABASE ??', [name]);
-    const url = new URL(DATABASE_URL);
-    url.pathname = `/${name}`;
+    scratch = await scratchDatabase(DATABASE_URL, `bench_worker_memory_${process.pid}`);
     const port = await freePort();
     const env = {
-      DATABASE_URL: url.toString(),
+      DATABASE_URL: scratch.url,
       REDIS_URL,
       PORT: String(port),
       OPERATOR_TOKEN,
@@ -92,7 +89,7 @@ async function main() {
     };
     web = await startRole('api/main.js', env, '"listening"');
     const base = `http://127.0.0.1:${port}`;
-    const db = createDb({ databaseUrl: url.toString(), dataDir: '' });
+    const db = createDb({ databaseUrl: scratch.url, dataDir: '' });
     const key = await createKey(base, db);
     console.log(`first load of ${LISTINGS} listings (${mb.toFixed(1)} MB of REAXML) by a fresh worker (web + 1 worker, PostgreSQL, Redis), ${ROUNDS} rounds`);
     const peaks: number[] = [];
@@ -123,8 +120,7 @@ async function main() {
   } finally {
     if (web) await stopRole(web);
     rmSync(dir, { recursive: true, force: true });
-    await admin.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [name]).catch(() => undefined);
-    await admin.destroy();
+    await scratch?.drop();
   }
 }
 
