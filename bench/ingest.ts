@@ -11,8 +11,8 @@
  *   npm run bench:ingest                  # 50,000 listings (~110 MB)
  *   npm run bench:ingest -- 20000         # a quicker run
  *
- * Targets (issue 16): first load >= 0.5 of the write alone; unchanged re-send >= 0.8 of the
- * reader alone with zero rows written. The bench's own goal besides: the worker's peak RSS < 300 MB
+ * Targets: first load >= 0.6 of the write alone (issue 34; issue 16 asked 0.5); unchanged re-send
+ * >= 0.8 of the reader alone with zero rows written. The bench's own goal besides: the worker's peak RSS < 300 MB
  * for a 100 MB feed (issue 16 sets that for bench/validate's one-thread dry run). A bare saxes pass and
  * a COPY into a table without indexes are printed for context. The first load and the write alone
  * take turns over BENCH_ROUNDS rounds (default 3), and so do the bare parse, the reader and the
@@ -233,7 +233,9 @@ async function main() {
     const unchangedRatio = reader.seconds / unchanged.seconds;
     const peak = Math.max(first.peakMb, unchanged.peakMb, changed.peakMb);
     const verdict = (ok: boolean) => (ok ? 'MET' : 'NOT MET');
-    console.log(`first load / write alone:   ${firstRatio.toFixed(2)} (target >= 0.50) ${verdict(firstRatio >= 0.5)}`);
+    console.log(
+      `first load / write alone:   ${firstRatio.toFixed(2)} (target >= 0.60) ${verdict(firstRatio >= 0.6)}; issue 16's floor of 0.50 ${verdict(firstRatio >= 0.5)}`,
+    );
     console.log(`  per round: ${loads.map((l) => (l.write.seconds / l.first.seconds).toFixed(2)).join(', ')}`);
     console.log(
       `unchanged / reader alone:   ${unchangedRatio.toFixed(2)} (target >= 0.80) ${verdict(unchangedRatio >= 0.8)}; rows written ${rowsWritten} (target 0) ${verdict(rowsWritten === 0)}`,
