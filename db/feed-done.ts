@@ -1,6 +1,8 @@
 import { EventEmitter } from 'node:events';
+import type { Knex } from 'knex';
 import pg from 'pg';
 import type { Logger } from '../lib/logger.js';
+import type { Db } from './knex.js';
 
 /**
  * How a request waiting for its feed learns the feed finished, without polling for it: the
@@ -27,15 +29,27 @@ export interface FeedEnd {
 const CARRIED_RESULT_BYTES = 7000;
 
 /**
- * For the statement that finishes or fails a feed, selecting from its row of feed_events (id,
- * status, result, error): the SQL that NOTIFYs every listening process (sent as the statement
- * commits, with no round trip of its own), carrying how a done or failed feed ended when its result
- * is short or none; a rejected feed, or a long result, is announced by its id. announceHere tells
- * the waiters in this process.
+ * Selecting from a feed's row of feed_events (id, status, result, error): the SQL that NOTIFYs
+ * every listening process, carrying how a done or failed feed ended when its result is short or
+ * none; a rejected feed, or a long result, is announced by its id.
  */
-export const notifyFeedEndSql = () =>
+const notifyFeedEndSql = () =>
   `pg_notify('${FEED_DONE_CHANNEL}', CASE WHEN status IN ('done', 'failed') AND coalesce(octet_length(result::text), 0) <= ${CARRIED_RESULT_BYTES}
      THEN json_build_object('id', id, 'status', status, 'result', result, 'error', error)::text ELSE id::text END)`;
+
+/**
+ * Runs the statement that finishes or fails a feed (an UPDATE of feed_events returning at least
+ * id, status, result and error) and answers the `columns` of the rows it changed. On PostgreSQL
+ * the NOTIFY is part of the same statement, sent as it commits with no round trip of its own;
+ * the embedded process has no listeners to notify. announceHere tells the waiters in this process.
+ */
+export async function updateAnnouncingEnd(db: Db, update: Knex.QueryBuilder, columns: string[]): Promise<any[]> {
+  if (db.embedded) return update;
+  return db
+    .with('ended', update)
+    .from('ended')
+    .select(...columns, db.raw(notifyFeedEndSql()));
+}
 
 export function announceHere(feedId: string, end?: FeedEnd): void {
   done.emit(feedId, end);

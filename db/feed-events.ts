@@ -7,7 +7,7 @@ import copyBinary from 'pg-copy-streams-binary';
 import type { FeedOutcome } from '../lib/feed-outcome.js';
 import { scrubCredentials } from '../pipeline/reaxml/scrub-credentials.js';
 import type { FeedFormat } from '../pipeline/types.js';
-import { announceHere, notifyFeedEndSql } from './feed-done.js';
+import { announceHere, updateAnnouncingEnd } from './feed-done.js';
 import type { Db } from './knex.js';
 import { iso, isoOrNull } from './row-values.js';
 
@@ -326,7 +326,7 @@ export async function finishFeedEvent(db: Db, id: string, result: Record<string,
       finished_at: db.fn.now(),
     })
     .returning(['id', 'outcome', 'status', 'result', 'error']);
-  const [row] = db.embedded ? await update : await db.with('finished', update).from('finished').select('outcome', db.raw(notifyFeedEndSql()));
+  const [row] = await updateAnnouncingEnd(db, update, ['outcome']);
   announceHere(id, { status: 'done', result, error: null });
   return row.outcome;
 }
@@ -350,7 +350,7 @@ export async function failFeedEvent(db: Db, id: string, status: 'failed' | 'reje
     .whereIn('status', ['queued', 'running'])
     .update({ status, error, error_detail: detail, updated_at: db.fn.now(), finished_at: db.fn.now() })
     .returning(['id', 'status', 'result', 'error']);
-  const rows = db.embedded ? await update : await db.with('ended', update).from('ended').select('id', db.raw(notifyFeedEndSql()));
+  const rows = await updateAnnouncingEnd(db, update, ['id']);
   if (rows.length === 0) return false;
   announceHere(id, status === 'failed' ? { status, result: null, error } : undefined);
   return true;
