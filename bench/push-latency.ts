@@ -208,7 +208,7 @@ async function main() {
   } finally {
     await Promise.all(roles.map(stopRole));
     rmSync(dataDir, { recursive: true, force: true });
-    await scratch?.drop();
+    await scratch?.drop().catch(() => undefined);
   }
 }
 

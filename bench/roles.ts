@@ -46,8 +46,11 @@ export async function scratchDatabase(baseUrl: string, name: string): Promise<{ 
   return {
     url: url.toString(),
     async drop() {
-      await admin.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [name]).catch(() => undefined);
-      await admin.destroy();
+      try {
+        await admin.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [name]);
+      } finally {
+        await admin.destroy();
+      }
     },
   };
 }

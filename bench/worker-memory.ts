@@ -120,7 +120,7 @@ async function main() {
   } finally {
     if (web) await stopRole(web);
     rmSync(dir, { recursive: true, force: true });
-    await scratch?.drop();
+    await scratch?.drop().catch(() => undefined);
   }
 }
 

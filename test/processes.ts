@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
+import { scratchDatabase as scratchDatabaseBeside } from '../bench/roles.js';
 import { createDb, type Db } from '../db/knex.js';
 import { postgresUrl, repoRoot } from './helpers.js';
 
@@ -57,19 +58,8 @@ export function spawnRole(entry: string, env: Record<string, string>, nodeArgs: 
 }
 
 /** A database of its own: the spawned processes use the public schema of DATABASE_URL. */
-export async function scratchDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `crash_${process.pid}_${Date.now()}`;
-  const admin = createDb({ databaseUrl: postgresUrl, dataDir: '' });
-  await admin.raw('CREATE DATABASE ??', [name]);
-  const url = new URL(postgresUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      await admin.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [name]);
-      await admin.destroy();
-    },
-  };
+export function scratchDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  return scratchDatabaseBeside(postgresUrl, `crash_${process.pid}_${Date.now()}`);
 }
 
 /**
