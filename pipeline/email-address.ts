@@ -1,6 +1,16 @@
 import emailAddresses from 'email-addresses';
 import type { ListingIssues } from './issues.js';
 
+// RFC 5322 atext: the characters a dot-atom may hold.
+const ATEXT = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+";
+/**
+ * The shape nearly every feed's address has: an ASCII dot-atom local part and a dotted domain of
+ * letters, digits and hyphens. Every such text is one mailbox whose address is the text itself, so it
+ * needs no parse (the full parser builds a syntax tree per address and was over a third of a dry
+ * run's time).
+ */
+const PLAIN_ADDRESS = new RegExp(`^${ATEXT}(?:\\.${ATEXT})*@[A-Za-z0-9-]+(?:\\.[A-Za-z0-9-]+)+$`);
+
 /**
  * One mailbox (local@domain) from text that should hold exactly one: parsed as RFC 5322 by a
  * well-kept parser, internationalised addresses allowed (RFC 6532). A display name is dropped. null
@@ -10,6 +20,11 @@ import type { ListingIssues } from './issues.js';
 export function singleMailbox(raw: string): string | null {
   const text = raw.trim();
   if (text === '' || /[\r\n]/.test(text)) return null;
+  return PLAIN_ADDRESS.test(text) ? text : parsedMailbox(text);
+}
+
+/** singleMailbox by the full RFC 5322 parser alone, for text without line breaks. */
+export function parsedMailbox(text: string): string | null {
   const parsed = emailAddresses.parseOneAddress({ input: text, rfc6532: true });
   if (parsed?.type !== 'mailbox') return null;
   const { address, domain } = parsed as emailAddresses.ParsedMailbox;
