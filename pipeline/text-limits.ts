@@ -43,24 +43,38 @@ function cut(text: string, limit: number): string {
  */
 export function capDeltaText<T extends ListingDelta>(delta: T, issues: ListingIssues, path: string): T {
   let chars = 0;
-  const visit = (value: unknown, field: string, limit: number): unknown => {
+  // Where the visit is (field, then member names and positions): named only when a text is cut,
+  // so a record with nothing to cut builds no names.
+  const trail: (string | number)[] = [];
+  const fieldName = () => trail.map((step, i) => (i === 0 ? step : typeof step === 'number' ? `[${step}]` : `.${step}`)).join('');
+  const visit = (value: unknown, limit: number): unknown => {
     if (typeof value === 'string') {
       if (value.length <= limit) {
         chars += value.length;
         return value;
       }
-      issues.warning('text_truncated', `${field} is ${value.length} characters long; the first ${limit} are kept`, path);
+      issues.warning('text_truncated', `${fieldName()} is ${value.length} characters long; the first ${limit} are kept`, path);
       chars += limit;
       return cut(value, limit);
     }
     chars += 1;
     if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i += 1) value[i] = visit(value[i], `${field}[${i}]`, limit);
+      for (let i = 0; i < value.length; i += 1) {
+        trail.push(i);
+        const item = value[i];
+        const kept = visit(item, limit);
+        if (kept !== item) value[i] = kept;
+        trail.pop();
+      }
     } else if (value && typeof value === 'object') {
       const record = value as Record<string, unknown>;
       for (const key of Object.keys(record)) {
         chars += key.length;
-        record[key] = visit(record[key], `${field}.${key}`, limit);
+        trail.push(key);
+        const member = record[key];
+        const kept = visit(member, limit);
+        if (kept !== member) record[key] = kept;
+        trail.pop();
       }
     }
     return value;
@@ -69,7 +83,11 @@ export function capDeltaText<T extends ListingDelta>(delta: T, issues: ListingIs
   for (const key of Object.keys(record)) {
     if (UNCUT.has(key)) continue;
     const limit = PER_LOCALE.has(key) ? TEXT_LIMITS[key as keyof typeof TEXT_LIMITS] : TEXT_LIMITS.other;
-    record[key] = visit(record[key], key, limit);
+    trail.push(key);
+    const member = record[key];
+    const kept = visit(member, limit);
+    if (kept !== member) record[key] = kept;
+    trail.pop();
   }
   if (chars > LISTING_MAX_CHARS) {
     issues.error(
