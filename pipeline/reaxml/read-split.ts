@@ -38,7 +38,7 @@ export async function* readReaxmlSplit(
       const next = await input.next();
       if (next.done) ended = true;
       else buffered += next.value;
-      verdict ??= buffered.length > HEAD_MAX ? { split: false } : FeedSplitter.head(buffered);
+      verdict ??= headVerdict(buffered);
     }
     if (!verdict?.split || buffered.length < options.splitFrom) {
       yield* readReaxmlHere(join([buffered], input), feed, feedIssues);
@@ -106,6 +106,17 @@ export async function* readReaxmlSplit(
 
 /** A feed whose root's start tag has not ended this far in is read on one reader (the head is looked for again as each chunk comes). */
 const HEAD_MAX = 256 * 1024;
+
+/**
+ * Whether the text so far can be split, and its head (null while that is not known yet): the same
+ * answer whatever size the chunks came in (a first chunk of a megabyte holds the head as surely as
+ * many small ones do).
+ */
+function headVerdict(text: string): HeadVerdict | null {
+  const verdict = FeedSplitter.head(text);
+  if (verdict?.split) return verdict.head.length <= HEAD_MAX ? verdict : { split: false };
+  return verdict ?? (text.length > HEAD_MAX ? { split: false } : null);
+}
 
 /** Texts already taken from the feed, then the rest of it. */
 async function* join(texts: string[], rest: AsyncIterator<string> | null): AsyncGenerator<string> {

@@ -113,6 +113,24 @@ describe('reading a REAXML feed on worker threads', function () {
     }
   });
 
+  it('reads a feed on the threads whatever size its chunks are (a first chunk past 256 KB, as a stored body is read back in 1 MB chunks)', async () => {
+    let text = variedFeed(0, 40);
+    for (let from = 40; text.length < 600_000; from += 40) text = variedFeed(0, from);
+    for (const chunkSize of [16 * 1024, 1 << 20]) {
+      configureReadThreads(2, { splitFrom: 0, pieceSize: 4096 });
+      const onThreads: boolean[] = [];
+      const chunks = async function* () {
+        yield* chunkString(text, chunkSize);
+      };
+      for await (const batch of readFeed('reaxml', chunks(), AU_CONTEXT, [], { dryRun: { hash: false } })) {
+        // A listing read on a thread arrives already applied as a dry run would apply it.
+        for (const item of batch.listings) onThreads.push(item.dryRun !== undefined);
+      }
+      expect(onThreads.length, `chunks of ${chunkSize}`).to.be.greaterThan(100);
+      expect(onThreads.every(Boolean), `every listing read on a thread, chunks of ${chunkSize}`).to.equal(true);
+    }
+  });
+
   it('leaves listings whose sources the store has unmapped on the threads, and maps them as one reader would when asked', async () => {
     /** Each listing as ingestion sees it: fingerprint, identity, maybe a warning of its own, then (for every other one, as if the store had changed) the delta; and the issues. */
     const listingsOf = async (text: string, known?: () => Promise<KnownFingerprints>) => {
