@@ -59,35 +59,29 @@ export function capDeltaText<T extends ListingDelta>(delta: T, issues: ListingIs
     }
     chars += 1;
     if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i += 1) {
-        trail.push(i);
-        const item = value[i];
-        const kept = visit(item, limit);
-        if (kept !== item) value[i] = kept;
-        trail.pop();
-      }
+      for (let i = 0; i < value.length; i += 1) visitMember(value, i, limit);
     } else if (value && typeof value === 'object') {
       const record = value as Record<string, unknown>;
       for (const key of Object.keys(record)) {
         chars += key.length;
-        trail.push(key);
-        const member = record[key];
-        const kept = visit(member, limit);
-        if (kept !== member) record[key] = kept;
-        trail.pop();
+        visitMember(record, key, limit);
       }
     }
     return value;
   };
+  /** Visits one member (by name or position) and writes it back only when it was cut. */
+  function visitMember(holder: Record<string, unknown> | unknown[], key: string | number, limit: number): void {
+    trail.push(key);
+    const member = (holder as Record<string | number, unknown>)[key];
+    const kept = visit(member, limit);
+    if (kept !== member) (holder as Record<string | number, unknown>)[key] = kept;
+    trail.pop();
+  }
   const record = delta as unknown as Record<string, unknown>;
   for (const key of Object.keys(record)) {
     if (UNCUT.has(key)) continue;
     const limit = PER_LOCALE.has(key) ? TEXT_LIMITS[key as keyof typeof TEXT_LIMITS] : TEXT_LIMITS.other;
-    trail.push(key);
-    const member = record[key];
-    const kept = visit(member, limit);
-    if (kept !== member) record[key] = kept;
-    trail.pop();
+    visitMember(record, key, limit);
   }
   if (chars > LISTING_MAX_CHARS) {
     issues.error(
