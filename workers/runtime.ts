@@ -100,7 +100,8 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
       for (const [action, n] of Object.entries(summary.summary ?? {})) metrics.listings.inc({ action }, n);
       if (summary.counts?.invalid) metrics.listings.inc({ action: 'invalid' }, summary.counts.invalid);
     }
-    await sendMail();
+    // The outbox is looked at when this feed put mail in it (the maintenance task sends the rest).
+    if (summary.notified?.length) await sendMail();
     return summary;
   };
   const giveUp = async (feedId: string, err: Error) => {

@@ -14,7 +14,7 @@ import { releaseUploadSlot, uploadSlots } from '../middleware/upload-slots.js';
 import { isUuid } from '../path-params.js';
 import { type SpooledBody, spoolBody } from '../spool-body.js';
 import { assertValidQuery } from '../validators.js';
-import { type FeedSeen, waitForFeed } from '../wait-for-feed.js';
+import { type FeedSeen, FeedWait } from '../wait-for-feed.js';
 
 export interface FeedsDeps {
   db: Db;
@@ -123,9 +123,13 @@ export function feedsRouter(deps: FeedsDeps): Router {
     }
     // A repeat is answered as its first feed is: that feed's id, status and result; nothing new is queued.
     if (repeat) res.set('Idempotent-Replayed', 'true');
+    // A new feed is listened for before it is queued: its announcement cannot be missed, and until
+    // then it is as stored (queued), so the wait need not read it. A repeat's feed is read.
+    const wait = new FeedWait(event.id);
     try {
       if (!repeat) await deps.ingestQueue.add(event.id);
     } catch (err) {
+      wait.close();
       await failFeedEvent(
         deps.db,
         event.id,
@@ -149,12 +153,14 @@ export function feedsRouter(deps: FeedsDeps): Router {
     };
     let finished: FeedSeen | null = null;
     try {
-      const seen = await waitForFeed(deps.db, event.id, deps.feedSyncWaitMs, deps.shutdown);
+      const seen = await wait.wait(deps.db, deps.feedSyncWaitMs, deps.shutdown, repeat ? undefined : { status: 'queued', result: null, error: null });
       if (seen?.status === 'done' || seen?.status === 'failed') finished = seen;
       if (!finished) return accepted(seen?.status === 'running' ? 'running' : 'queued');
     } catch (err) {
       req.log?.warn({ feedId: event.id, err: (err as Error).message }, 'waiting for a stored feed failed; answered 202');
       return accepted('queued');
+    } finally {
+      wait.close();
     }
     if (finished.status === 'failed') return accepted('failed', { error: finished.error });
     const result = finished.result as { issues: { code: string; message: string }[] };

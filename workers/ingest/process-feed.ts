@@ -9,6 +9,7 @@ import {
   startFeedEvent,
 } from '../../db/feed-events.js';
 import type { Db } from '../../db/knex.js';
+import type { NotificationKind } from '../../db/notifications.js';
 import type { FeedOutcome } from '../../lib/feed-outcome.js';
 import type { Logger } from '../../lib/logger.js';
 import { decodeUtf8, decodeXmlBytes } from '../../pipeline/decode.js';
@@ -91,6 +92,8 @@ export interface FeedJobSummary {
   counts?: IngestionResult['counts'];
   summary?: IngestionResult['summary'];
   reconcile?: string;
+  /** The mails queued for the key's alert address (their kinds); the job sends them at once. */
+  notified?: NotificationKind[];
 }
 
 /**
@@ -134,7 +137,7 @@ export async function processFeed(deps: IngestDeps, feedId: string, job?: JobCon
     { feedId, ms: Date.now() - started, counts: result.counts, summary: result.summary, reconcile: result.reconcile?.status, notified },
     'feed ingested',
   );
-  return { feedId, status: 'done', outcome, counts: result.counts, summary: result.summary, reconcile: result.reconcile?.status };
+  return { feedId, status: 'done', outcome, counts: result.counts, summary: result.summary, reconcile: result.reconcile?.status, notified };
 }
 
 /**

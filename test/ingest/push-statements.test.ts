@@ -1,0 +1,78 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { feed } from '../helpers.js';
+import { startTestService, type TestService } from '../service.js';
+import { activeKey, listingWithoutAddress, officeListing, pushFeed } from './client.js';
+
+/**
+ * What a small push costs the database: every statement is a round trip (on PostgreSQL) or a turn
+ * of the one thread (embedded), so the path must not run statements whose answer it already has.
+ */
+for (const setup of [
+  { name: 'embedded (PGlite, in-process queue)', database: 'pglite' as const, redis: false },
+  { name: 'PostgreSQL and Redis', database: 'postgres' as const, redis: true },
+]) {
+  describe(`the statements of a 1-listing push: ${setup.name}`, function () {
+    this.timeout(30_000);
+    let svc: TestService;
+    let key: string;
+    let statements: string[];
+    const record = (q: { sql: string }) => statements.push(q.sql);
+
+    before(async () => {
+      svc = await startTestService({ database: setup.database, redis: setup.redis });
+      key = await activeKey(svc.db, ['STMT1']);
+      // The first push warms the path; the startup sweep (which looks at the outbox) is long over by its end.
+      expect((await pushFeed(svc.url, key, feed(officeListing('STMT1', 'WARM')))).status).to.equal(200);
+      await new Promise((r) => setTimeout(r, 300));
+      svc.db.on('query', record);
+    });
+    after(async () => {
+      svc.db.off('query', record);
+      await svc.close();
+    });
+
+    /** The statements run from the push until a little after its answer (the job's last steps follow the answer). */
+    async function statementsOf(xml: string): Promise<{ status: number; body: any; statements: string[] }> {
+      statements = [];
+      const res = await pushFeed(svc.url, key, xml);
+      const body = await res.json();
+      await new Promise((r) => setTimeout(r, 300));
+      return { status: res.status, body, statements };
+    }
+
+    it('does not read back the feed it has just stored and queued: the announcement answers', async () => {
+      const { status, body, statements } = await statementsOf(feed(officeListing('STMT1', 'A1')));
+      expect(status, JSON.stringify(body)).to.equal(200);
+      expect(body.summary).to.deep.include({ inserted: 1 });
+      const readsOfTheEvent = statements.filter((sql) => /^select \* from "feed_events" where "id" = /.test(sql));
+      expect(readsOfTheEvent, statements.join('\n')).to.deep.equal([]);
+    });
+
+    it('looks at the mail outbox only when the feed queued mail', async () => {
+      const clean = await statementsOf(feed(officeListing('STMT1', 'A2')));
+      expect(clean.status).to.equal(200);
+      expect(
+        clean.statements.some((sql) => sql.includes('"feed_events"')),
+        'the statements were recorded',
+      ).to.equal(true);
+      expect(
+        clean.statements.filter((sql) => sql.includes('notifications')),
+        clean.statements.join('\n'),
+      ).to.deep.equal([]);
+
+      // A feed with an invalid listing queues a mail, and the job sends it at once.
+      const invalid = await statementsOf(feed(listingWithoutAddress('STMT1', 'BAD')));
+      expect(invalid.status).to.equal(200);
+      expect(invalid.body.counts).to.deep.include({ invalid: 1 });
+      expect(invalid.statements.filter((sql) => /^insert into "notifications"/.test(sql))).to.have.length(1);
+      expect(invalid.statements.filter((sql) => /^select \* from "notifications"/.test(sql)).length).to.be.greaterThan(0);
+      const mail = await svc.db('notifications').where({ kind: 'invalid_listings' }).first();
+      expect(mail, 'the mail was queued').to.not.equal(undefined);
+      // Without SMTP_URL a mail is sent by writing it under DATA_DIR/outbox.
+      expect(mail.status).to.equal('sent');
+      expect(readdirSync(join(svc.dataDir, 'outbox')).filter((f) => f.endsWith('.eml'))).to.have.length(1);
+    });
+  });
+}
