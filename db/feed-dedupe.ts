@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { type FeedEvent, type FeedEventInput, type FeedRequest, storeFeedEvent, toEvent } from './feed-events.js';
+import { type FeedEvent, type FeedEventInput, type FeedRequest, type RepeatCheck, storeFeedEvent, toEvent } from './feed-events.js';
 import { isUniqueViolation } from './pg-errors.js';
 
 /** How long an Idempotency-Key stands for its first feed. */
@@ -15,20 +15,37 @@ export type StoredPush = { event: FeedEvent; repeat: null | 'idempotent' | 'runn
 
 /**
  * Stores a push unless it repeats another (see StoredPush). The request is the same when its body
- * (as stored, by sha256), format, mode and context are. Decided once the body's hash is known,
- * before the event is written (or, for a body of several chunks, inside the transaction writing
- * it); two identical pushes at once under one Idempotency-Key are serialised by the unique index
+ * (as stored, by sha256), format, mode and context are. Decided once the body's hash is known:
+ * without an Idempotency-Key, for a body of one chunk, by the very statement that would store it;
+ * under a key, before the event is written; for a body of several chunks, inside the transaction
+ * writing it. Two identical pushes at once under one Idempotency-Key are serialised by the unique index
  * on (key, Idempotency-Key): the later one fails on it, looks again and finds the first.
  */
 export async function storePush(db: Knex, input: FeedEventInput, body: () => AsyncIterable<Buffer>, idempotencyKey: string | null): Promise<StoredPush> {
   for (let attempt = 0; ; attempt += 1) {
     let repeat: StoredPush['repeat'] = null;
     try {
-      const event = await storeFeedEvent(db, { ...input, idempotencyKey }, body(), async (conn, request) => {
-        const found = idempotencyKey ? await priorWithKey(conn, request, idempotencyKey) : await sameStillOpen(conn, request);
-        if (found) repeat = idempotencyKey ? (found.same ? 'idempotent' : 'conflict') : 'running';
-        return found?.event ?? null;
-      });
+      const check: RepeatCheck = idempotencyKey
+        ? {
+            async find(conn, request) {
+              const found = await priorWithKey(conn, request, idempotencyKey);
+              if (found) repeat = found.same ? 'idempotent' : 'conflict';
+              return found?.event ?? null;
+            },
+          }
+        : {
+            async find(conn, request) {
+              const open = await conn('feed_events').where(stillOpenSql(conn, request)).orderBy('created_at').first();
+              if (open) repeat = 'running';
+              return open ? toEvent(open) : null;
+            },
+            // A body of one chunk (most pushes) is looked for and stored in one statement.
+            condition: stillOpenSql,
+            found() {
+              repeat = 'running';
+            },
+          };
+      const event = await storeFeedEvent(db, { ...input, idempotencyKey }, body(), check);
       return { event, repeat };
     } catch (err) {
       // Another push with the same key was stored first: look again, it is visible now.
@@ -62,14 +79,12 @@ async function priorWithKey(db: Knex, request: FeedRequest, idempotencyKey: stri
   return prior ? { event: toEvent(prior), same: Boolean(prior.same) } : null;
 }
 
-/** The oldest other feed of this key with the same request still queued or running. */
-async function sameStillOpen(db: Knex, request: FeedRequest) {
-  const open = await db('feed_events')
-    .where({ key_id: request.keyId, body_sha256: request.bodySha256 })
-    .whereIn('status', ['queued', 'running'])
-    .whereNot({ id: request.id })
-    .where(sameRequestSql(db, request))
-    .orderBy('created_at')
-    .first();
-  return open ? { event: toEvent(open), same: true } : null;
+/** Another feed of this key with the same request still queued or running, as a condition on a feed_events row. */
+function stillOpenSql(db: Knex, request: FeedRequest): Knex.Raw {
+  return db.raw("key_id = ? AND body_sha256 = ? AND status IN ('queued', 'running') AND id <> ? AND ?", [
+    request.keyId,
+    request.bodySha256,
+    request.id,
+    sameRequestSql(db, request),
+  ]);
 }

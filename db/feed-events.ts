@@ -110,18 +110,21 @@ async function nextChunk(body: AsyncIterator<Buffer>, hash: ReturnType<typeof cr
  * Inserts the event row (and its first chunk, when it has one) in one statement. Under a key, the
  * row is written only while the key is active: a key revoked or suspended while its body was
  * arriving lands nothing (FeedKeyNotActiveError), decided in the same statement as the write.
+ * Given `instead`, a condition on feed_events rows, the oldest row meeting it is returned in place
+ * of writing anything (repeated: true), decided in the same statement too.
  */
-async function insertEvent(db: Knex, request: FeedRequest, bytes: number, chunk: Buffer): Promise<any> {
+async function insertEvent(db: Knex, request: FeedRequest, bytes: number, chunk: Buffer, instead?: Knex.Raw): Promise<{ row: any; repeated: boolean }> {
   const withChunk = chunk.length > 0;
   const { rows } = await db.raw(
-    `WITH e AS (
+    `WITH ${instead ? 'open AS MATERIALIZED (SELECT * FROM feed_events WHERE ? ORDER BY created_at LIMIT 1), ' : ''}e AS (
        INSERT INTO feed_events (id, source, key_id, office_scope, alert_email, format, mode, context, body_kind, body_bytes, body_sha256, idempotency_key, status)
        SELECT ?, ?, ?::uuid, ?::text[], ?, ?, ?, ?::jsonb, ?, ?, ?, ?, 'queued'
-       WHERE ?::uuid IS NULL OR EXISTS (SELECT 1 FROM feed_keys WHERE id = ?::uuid AND status = 'active')
+       WHERE (?::uuid IS NULL OR EXISTS (SELECT 1 FROM feed_keys WHERE id = ?::uuid AND status = 'active'))${instead ? ' AND NOT EXISTS (SELECT 1 FROM open)' : ''}
        RETURNING *
      )${withChunk ? ', c AS (INSERT INTO feed_event_chunks (feed_id, seq, data) SELECT id, 0, ? FROM e)' : ''}
-     SELECT * FROM e`,
+     SELECT *, false AS repeated FROM e${instead ? ' UNION ALL SELECT *, true AS repeated FROM open' : ''}`,
     [
+      ...(instead ? [instead] : []),
       request.id,
       request.source,
       request.keyId,
@@ -140,15 +143,21 @@ async function insertEvent(db: Knex, request: FeedRequest, bytes: number, chunk:
     ],
   );
   if (rows.length === 0) throw new FeedKeyNotActiveError();
-  return rows[0];
+  return { row: rows[0], repeated: rows[0].repeated === true };
 }
 
 /**
- * Another stored event that answers this request instead (db/feed-dedupe.ts), or null to store it.
- * It may be asked before the event is written or inside the transaction writing it: it must not
- * count the request's own id as another.
+ * Another stored event that answers a request instead of storing it (db/feed-dedupe.ts). find()
+ * may be asked before the event is written or inside the transaction writing it: it must not count
+ * the request's own id as another. Where the answer is the oldest row meeting a condition,
+ * condition() gives it, and a body of one chunk is then checked and stored in one statement;
+ * found() is told of the event that answered there.
  */
-export type RepeatCheck = (db: Knex, request: FeedRequest) => Promise<FeedEvent | null>;
+export interface RepeatCheck {
+  find(db: Knex, request: FeedRequest): Promise<FeedEvent | null>;
+  condition?(db: Knex, request: FeedRequest): Knex.Raw;
+  found?(event: FeedEvent): void;
+}
 
 /**
  * Stores a feed event and its body, in chunks of up to 1 MB: either the whole feed is stored
@@ -168,7 +177,13 @@ export async function storeFeedEvent(db: Knex, input: FeedEventInput, sent: Asyn
     const first = await nextChunk(body, hash);
     if (first.last) {
       const request: FeedRequest = { ...input, id, bodySha256: hash.digest('hex') };
-      return (await repeatOf?.(db, request)) ?? toEvent(await insertEvent(db, request, first.data.length, first.data));
+      if (repeatOf?.condition) {
+        const { row, repeated } = await insertEvent(db, request, first.data.length, first.data, repeatOf.condition(db, request));
+        const event = toEvent(row);
+        if (repeated) repeatOf.found?.(event);
+        return event;
+      }
+      return (await repeatOf?.find(db, request)) ?? toEvent((await insertEvent(db, request, first.data.length, first.data)).row);
     }
     let instead: FeedEvent | null = null;
     const stored = await db
@@ -183,7 +198,7 @@ export async function storeFeedEvent(db: Knex, input: FeedEventInput, sent: Asyn
           if (chunk.last) break;
         }
         const request: FeedRequest = { ...input, id, bodySha256: hash.digest('hex') };
-        instead = (await repeatOf?.(trx, request)) ?? null;
+        instead = (await repeatOf?.find(trx, request)) ?? null;
         if (instead) throw ROLL_BACK;
         const [row] = await trx('feed_events')
           .where({ id })

@@ -48,6 +48,9 @@ for (const setup of [
       expect(body.summary).to.deep.include({ inserted: 1 });
       const readsOfTheEvent = statements.filter((sql) => /^select \* from "feed_events" where "id" = /.test(sql));
       expect(readsOfTheEvent, statements.join('\n')).to.deep.equal([]);
+      // Whether the same push is still open is asked by the statement that stores it.
+      const lookups = statements.filter((sql) => /^select \* from "feed_events"/.test(sql));
+      expect(lookups, statements.join('\n')).to.deep.equal([]);
     });
 
     it('looks at the mail outbox only when the feed queued mail', async () => {
