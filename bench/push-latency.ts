@@ -5,7 +5,9 @@
  * PGlite and the in-process queue) and against web + 1 worker on PostgreSQL and Redis. For each it
  * prints p50/p99 from the request to its 200 and to the listing answering its public read, and,
  * from the feed events, the time queued (stored to a worker starting it), the time processing, and
- * the time the web role took to answer after the feed was done. Targets: at 20/s and 50/s p50 <= 15 ms
+ * the time the web role took to answer after the feed was done, and the CPU each process used per
+ * push (the web role, the worker, PostgreSQL, Redis, or the all-in-one process; and this client,
+ * which sends the pushes and reads the listings). Targets: at 20/s and 50/s p50 <= 15 ms
  * and p99 <= 75 ms to the 200; at 100/s no errors and p99 <= 250 ms; every listing stored once.
  *
  *   npm run bench:push-latency
@@ -19,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDb } from '../db/knex.js';
 import { freePort } from '../lib/free-port.js';
+import { cpuMeter, pidsNamed } from './process-cpu.js';
 import { scratchDatabase, startRole, stopRole } from './roles.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
@@ -130,15 +133,35 @@ function report(rate: number, results: Sent[], events: Map<string, Timings>): vo
   console.log(`           queued ${p(queued)}  processing ${p(processing)}  answered after done ${p(waited)}`);
 }
 
-async function measure(name: string, base: string, readEvents: () => Promise<Map<string, Timings>>, count: () => Promise<{ stored: number; keys: number }>) {
+/**
+ * The CPU each group of processes used per push while a rate ran, in milliseconds: what a push
+ * costs whatever else the machine is doing, and which process is the ceiling.
+ */
+function cpuPerPush(m: ReturnType<ReturnType<typeof cpuMeter>['stop']>, pushes: number): string {
+  const parts = Object.entries(m.used).map(([group, s]) => `${group} ${((1000 * s) / pushes).toFixed(1)}`);
+  const total = Object.values(m.used).reduce((a, b) => a + b, 0);
+  return `CPU per push (ms): ${parts.join(', ')}; ${((100 * total) / (m.wallSeconds * m.cores)).toFixed(0)}% of the machine's ${m.cores} cores`;
+}
+
+async function measure(
+  name: string,
+  base: string,
+  groups: Record<string, () => number[]>,
+  readEvents: () => Promise<Map<string, Timings>>,
+  count: () => Promise<{ stored: number; keys: number }>,
+) {
   console.log(`${name}:`);
   const keys = await keysFor(base);
   // Warm the path (connections, plans, the JIT) for 5 s before measuring.
   let sent = (await drive(base, keys, 20, 'warm', WARM_SECONDS)).filter((r) => r.stored).length;
+  const meter = cpuMeter({ ...groups, 'this client': () => [process.pid] });
   for (const rate of RATES) {
+    meter.start();
     const results = await drive(base, keys, rate, `r${rate}`);
+    const used = meter.stop();
     sent += results.filter((r) => r.stored).length;
     report(rate, results, await readEvents());
+    console.log(`           ${cpuPerPush(used, results.length)}`);
   }
   const { stored, keys: distinct } = await count();
   const expected = sent;
@@ -177,7 +200,8 @@ async function main() {
       }
       return events;
     };
-    await measure('embedded all-in-one (PGlite, in-process queue)', embedded, embeddedEvents, async () => {
+    const all = roles[0].pid!;
+    await measure('embedded all-in-one (PGlite, in-process queue)', embedded, { 'all-in-one': () => [all] }, embeddedEvents, async () => {
       const stats = (await adminGet('/v1/admin/stats')) as { listings: { total: number } };
       return { stored: stats.listings.total, keys: stats.listings.total };
     });
@@ -190,9 +214,11 @@ async function main() {
     roles.push(await startRole('workers/main.js', env, '"worker started"'));
     const db = createDb({ databaseUrl: scratch.url, dataDir: '' });
     try {
+      const [web, worker] = roles.map((r) => r.pid!);
       await measure(
         'web + 1 worker (PostgreSQL, Redis)',
         `http://127.0.0.1:${webPort}`,
+        { web: () => [web], worker: () => [worker], postgres: () => pidsNamed('postgres'), redis: () => pidsNamed('redis-server') },
         async () => {
           const rows = await db('feed_events').select('id', 'created_at', 'started_at', 'finished_at');
           return new Map(rows.map((r: any) => [r.id, { created: r.created_at, started: r.started_at, finished: r.finished_at }]));
