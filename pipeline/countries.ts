@@ -83,9 +83,18 @@ export function isAustralianState(region: string): boolean {
  */
 export function defaultLocaleOf(country: string): string {
   const region = country.toUpperCase();
-  try {
-    return `${new Intl.Locale('und', { region }).maximize().language}-${region}`;
-  } catch {
-    return `en-${region}`;
+  let locale = defaultLocales.get(region);
+  if (locale === undefined) {
+    try {
+      locale = `${new Intl.Locale('und', { region }).maximize().language}-${region}`;
+    } catch {
+      locale = `en-${region}`;
+    }
+    if (defaultLocales.size >= 1000) defaultLocales.clear();
+    defaultLocales.set(region, locale);
   }
+  return locale;
 }
+
+/** defaultLocaleOf's answers, by region (the Intl lookup is asked once per country). */
+const defaultLocales = new Map<string, string>();
