@@ -24,33 +24,64 @@ const MERGE_UP_TO = 10;
  * locality, the name and phone its
  * listings' source gives) and one
  * row per distinct agent (by email, or by name without one) with contact and listing count.
- * Called after every feed for the offices it changed, and after visibility changes.
+ * Called after every feed for the offices it changed (once the feed's answer has gone: until then
+ * they are marked stale), and after visibility changes.
  */
 export async function refreshDirectory(db: Knex, offices: Iterable<string>): Promise<void> {
   const list = [...new Set(offices)];
   if (list.length === 0) return;
-  // A few offices (a small feed's): both tables in one call to the database, after both tables'
-  // locks. Inside a caller's transaction, in it, one table after the other. Otherwise the office
-  // rows and the agent rows are refreshed at once, each in a transaction of its own (and many
-  // offices, a large multi-office feed's, in two halves each), so the database's cores share the work.
+  // The offices' stale marks go as their refresh lands. A mark is written after its feed's listings
+  // are committed, so a refresh reading the listings after a mark was removed covers that feed.
+  // A few offices (a small feed's): the marks and both tables in one call to the database, after
+  // both tables' locks, each statement with a fresh snapshot. Inside a caller's transaction, in it,
+  // one table after the other. Otherwise the office rows and the agent rows are refreshed at once,
+  // each in a transaction of its own (and many offices, a large multi-office feed's, in two halves
+  // each), so the database's cores share the work; then the marks written before it began go.
   if (list.length <= MERGE_UP_TO) {
     const tables = [OFFICE_ROWS, AGENT_ROWS];
     await db.raw('SELECT run_after_locks(?::text[], ?::text[], ?::text[])', [
       tables.flatMap((t) => list.map((office) => `${t.table}:${office}`)),
-      tables.map((t) => mergeSql(t, '$1')),
+      [UNMARK_SQL, ...tables.map((t) => mergeSql(t, '$1'))],
       list,
     ]);
     return;
   }
   if (db.isTransaction) {
+    await db.raw(UNMARK_SQL.replace('$1', '?::text[]'), [list]);
     await syncRows(db, OFFICE_ROWS, list);
     await syncRows(db, AGENT_ROWS, list);
     return;
   }
+  const { rows } = await db.raw('SELECT clock_timestamp() AS began');
   const parts = list.length < PARALLEL_FROM ? [list] : [list.slice(0, Math.ceil(list.length / 2)), list.slice(Math.ceil(list.length / 2))];
   await Promise.all(
     parts.flatMap((part) => [db.transaction((trx) => syncRows(trx, OFFICE_ROWS, part)), db.transaction((trx) => syncRows(trx, AGENT_ROWS, part))]),
   );
+  await db.raw(`${UNMARK_SQL.replace('$1', '?::text[]')} AND since < ?`, [list, rows[0].began]);
+}
+
+/** Removes the offices' stale marks (directory_stale). */
+const UNMARK_SQL = 'DELETE FROM directory_stale WHERE office = ANY($1)';
+
+/**
+ * Marks the offices' directory rows stale: an INSERT for a CTE of the statement that finishes a
+ * feed, so the mark is written with the feed's end (db/feed-events.ts finishFeedEvent), and its
+ * directory refresh can follow the answer (workers/ingest/process-feed.ts).
+ */
+export function markDirectoryStale(db: Knex, offices: readonly string[]): Knex.Raw {
+  return db.raw('INSERT INTO directory_stale (office) SELECT unnest(?::text[])', [[...offices]]);
+}
+
+/**
+ * Offices marked stale more than `olderThanMs` ago: a refresh that did not happen (a process that
+ * stopped between a feed's end and its refresh, or a refresh that failed). At most `limit`.
+ */
+export async function staleDirectoryOffices(db: Knex, olderThanMs: number, limit: number): Promise<string[]> {
+  const { rows } = await db.raw(
+    `SELECT office FROM directory_stale WHERE since < clock_timestamp() - make_interval(secs => ?) GROUP BY office ORDER BY min(since) LIMIT ?`,
+    [olderThanMs / 1000, limit],
+  );
+  return rows.map((r: { office: string }) => r.office);
 }
 
 type DirectoryTable = 'directory_offices' | 'directory_agents';

@@ -42,13 +42,19 @@ const notifyFeedEndSql = () =>
  * id, status, result and error) and answers the `columns` of the rows it changed. On PostgreSQL
  * the NOTIFY is part of the same statement, sent as it commits with no round trip of its own;
  * the embedded process has no listeners to notify. announceHere tells the waiters in this process.
+ * `alongside`: data-modifying statements (by CTE name) that commit with it.
  */
-export async function updateAnnouncingEnd(db: Db, update: Knex.QueryBuilder, columns: string[]): Promise<any[]> {
-  if (db.embedded) return update;
-  return db
-    .with('ended', update)
-    .from('ended')
-    .select(...columns, db.raw(notifyFeedEndSql()));
+export async function updateAnnouncingEnd(
+  db: Db,
+  update: Knex.QueryBuilder,
+  columns: string[],
+  alongside: Record<string, Knex.Raw | Knex.QueryBuilder> = {},
+): Promise<any[]> {
+  const extra = Object.entries(alongside);
+  if (db.embedded && extra.length === 0) return update;
+  let statement = db.with('ended', update);
+  for (const [name, sql] of extra) statement = statement.with(name, sql);
+  return statement.from('ended').select(...columns, ...(db.embedded ? [] : [db.raw(notifyFeedEndSql())]));
 }
 
 export function announceHere(feedId: string, end?: FeedEnd): void {

@@ -7,6 +7,7 @@ import copyBinary from 'pg-copy-streams-binary';
 import type { FeedOutcome } from '../lib/feed-outcome.js';
 import { scrubCredentials } from '../pipeline/reaxml/scrub-credentials.js';
 import type { FeedFormat } from '../pipeline/types.js';
+import { markDirectoryStale } from './directory.js';
 import { announceHere, updateAnnouncingEnd } from './feed-done.js';
 import type { Db } from './knex.js';
 import { iso, isoOrNull } from './row-values.js';
@@ -326,9 +327,11 @@ export async function startFeedEvent(db: Db, id: string): Promise<ClaimedFeed | 
 /**
  * Stores a feed's result; returns what became of it (the outcome the database works out from the
  * result). The announcement carries the result (when short), so a waiting request need not read
- * it back; on PostgreSQL it goes out in the same statement, as it commits.
+ * it back; on PostgreSQL it goes out in the same statement, as it commits. The offices whose
+ * listings the feed changed are marked stale in the directory by the same statement (their
+ * refresh follows: db/directory.ts).
  */
-export async function finishFeedEvent(db: Db, id: string, result: Record<string, unknown>): Promise<FeedOutcome> {
+export async function finishFeedEvent(db: Db, id: string, result: Record<string, unknown>, changedOffices: readonly string[] = []): Promise<FeedOutcome> {
   const update = db('feed_events')
     .where({ id })
     .update({
@@ -341,7 +344,7 @@ export async function finishFeedEvent(db: Db, id: string, result: Record<string,
       finished_at: db.fn.now(),
     })
     .returning(['id', 'outcome', 'status', 'result', 'error']);
-  const [row] = await updateAnnouncingEnd(db, update, ['outcome']);
+  const [row] = await updateAnnouncingEnd(db, update, ['outcome'], changedOffices.length ? { stale: markDirectoryStale(db, changedOffices) } : {});
   announceHere(id, { status: 'done', result, error: null });
   return row.outcome;
 }

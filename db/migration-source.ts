@@ -24,6 +24,7 @@ import * as feedStartedAt from './migrations/20261125110000_feed_started_at.js';
 import * as resoReplicationIndex from './migrations/20261125120000_reso_replication_index.js';
 import * as consoleFigures from './migrations/20261125130000_console_figures.js';
 import * as lockedStatements from './migrations/20261125140000_locked_statements.js';
+import * as directoryStale from './migrations/20261125150000_directory_stale.js';
 
 /** Migrations in order; listed here so they run the same from source, from dist/ and in tests. */
 const MIGRATIONS: Record<string, Knex.Migration> = {
@@ -52,6 +53,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261125120000_reso_replication_index': resoReplicationIndex,
   '20261125130000_console_figures': consoleFigures,
   '20261125140000_locked_statements': lockedStatements,
+  '20261125150000_directory_stale': directoryStale,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

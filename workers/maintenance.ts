@@ -1,3 +1,4 @@
+import { refreshDirectory, staleDirectoryOffices } from '../db/directory.js';
 import { purgeFeedBodies, staleFeedEventIds } from '../db/feed-events.js';
 import type { Db } from '../db/knex.js';
 import { purgeLeads, stalePendingLeads } from '../db/leads.js';
@@ -16,6 +17,8 @@ export interface MaintenanceTask {
 export const STALE_FEED_MS = 5 * 60_000;
 /** A pending lead untouched this long lost its job (the queue was away when it was accepted). */
 export const STALE_LEAD_MS = 60_000;
+/** An office's directory marked stale this long ago missed the refresh that follows a feed (it comes within milliseconds). */
+export const STALE_DIRECTORY_MS = 10_000;
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
@@ -33,7 +36,7 @@ export interface MaintenanceDeps {
    * How long unfinished work must be untouched to count as lost. The in-process queue loses all
    * of it with the process, so its first sweep after a start takes everything (0).
    */
-  staleAfter(): { feedMs: number; leadMs: number };
+  staleAfter(): { feedMs: number; leadMs: number; directoryMs: number };
 }
 
 /**
@@ -71,6 +74,17 @@ export function maintenanceTasks(deps: MaintenanceDeps): MaintenanceTask[] {
         const ids = await dueDeliveryIds(deps.db);
         for (const id of ids) await deps.webhookQueue.requeue(id);
         return { queued: ids.length };
+      },
+    },
+    {
+      name: 'refresh-stale-directory',
+      everyMs: 10_000,
+      async run() {
+        const offices = await staleDirectoryOffices(deps.db, deps.staleAfter().directoryMs, 100);
+        // Ten at a time: each group is one call to the database (db/directory.ts).
+        for (let i = 0; i < offices.length; i += 10) await refreshDirectory(deps.db, offices.slice(i, i + 10));
+        if (offices.length) deps.logger.warn({ offices: offices.length }, 'refreshed directory rows that a feed left stale');
+        return { refreshed: offices.length };
       },
     },
     {

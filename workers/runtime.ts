@@ -9,7 +9,7 @@ import { InProcessQueue } from './in-process-queue.js';
 import { giveUpFeed, type IngestDeps, processFeed } from './ingest/process-feed.js';
 import { INGEST_RETRY, type JobContext, type JobHandler, type JobQueue, LEAD_RETRY, type RetryPolicy, WEBHOOK_JOB_RETRY } from './job-queue.js';
 import { deliverLead, giveUpLead } from './leads/deliver-lead.js';
-import { maintenanceTasks, STALE_FEED_MS, STALE_LEAD_MS } from './maintenance.js';
+import { maintenanceTasks, STALE_DIRECTORY_MS, STALE_FEED_MS, STALE_LEAD_MS } from './maintenance.js';
 import { deliverWebhook } from './webhooks/deliver-webhook.js';
 import { feedWebhookEvents, queueWebhookEvents } from './webhooks/webhook-events.js';
 
@@ -161,7 +161,8 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
     leadRetentionDays: config.leadRetentionDays,
     feedBodyRetentionDays: config.feedBodyRetentionDays,
     sendMail,
-    staleAfter: () => (firstSweep ? { feedMs: 0, leadMs: 0 } : { feedMs: STALE_FEED_MS, leadMs: STALE_LEAD_MS }),
+    staleAfter: () =>
+      firstSweep ? { feedMs: 0, leadMs: 0, directoryMs: 0 } : { feedMs: STALE_FEED_MS, leadMs: STALE_LEAD_MS, directoryMs: STALE_DIRECTORY_MS },
   });
   /** Every task once, in order (at start without Redis, and for tests). */
   const sweep = async () => {

@@ -71,6 +71,7 @@ for (const backend of backends) {
       '20261125120000_reso_replication_index',
       '20261125130000_console_figures',
       '20261125140000_locked_statements',
+      '20261125150000_directory_stale',
     ];
     it('applies migrations once, idempotently, and rolls them back', async () => {
       expect(await migrateToLatest(db)).to.deep.equal(ALL);

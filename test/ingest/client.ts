@@ -42,3 +42,17 @@ export function officeListing(
 /** A listing with no address: invalid on the market (an error issue naming its uniqueId). */
 export const listingWithoutAddress = (office: string, uniqueId: string) =>
   `<residential modTime="2024-03-01-10:00:00" status="current"><agentID>${office}</agentID><uniqueID>${uniqueId}</uniqueID><headline>No address</headline><price>1</price></residential>`;
+
+/**
+ * Waits until no office is marked stale in the directory: a feed's directory refresh follows its
+ * answer by a few milliseconds, so a test reading the directory right after a push waits for it.
+ */
+export async function directorySettled(db: Db, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [{ n }] = await db('directory_stale').count({ n: '*' });
+    if (Number(n) === 0) return;
+    if (Date.now() > deadline) throw new Error(`the directory still has ${n} stale marks after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}

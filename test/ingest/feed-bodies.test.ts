@@ -100,6 +100,7 @@ describe('Stored feed bodies: credentials masked, kept for FEED_BODY_RETENTION_D
         expect(schedulers).to.deep.equal([
           'purge-feed-bodies',
           'purge-leads',
+          'refresh-stale-directory',
           'requeue-lost-feeds',
           'requeue-lost-leads',
           'send-due-webhooks',

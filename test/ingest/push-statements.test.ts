@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { feed } from '../helpers.js';
 import { startTestService, type TestService } from '../service.js';
-import { activeKey, listingWithoutAddress, officeListing, pushFeed } from './client.js';
+import { activeKey, directorySettled, listingWithoutAddress, officeListing, pushFeed } from './client.js';
 
 /**
  * What a small push costs the database: every statement is a round trip (on PostgreSQL) or a turn
@@ -51,6 +51,43 @@ for (const setup of [
       // Whether the same push is still open is asked by the statement that stores it.
       const lookups = statements.filter((sql) => /^select \* from "feed_events"/.test(sql));
       expect(lookups, statements.join('\n')).to.deep.equal([]);
+    });
+
+    it("marks the feed's offices stale in the directory with the statement that finishes it, and refreshes them after", async () => {
+      const { status, body, statements } = await statementsOf(feed(officeListing('STMT1', 'A3')));
+      expect(status).to.equal(200);
+      const finish = statements.find((sql) => /update "feed_events" set "status" = \$1, "result"/.test(sql));
+      expect(finish, statements.join('\n')).to.include('INSERT INTO directory_stale');
+      await directorySettled(svc.db);
+      // The office's row was rewritten by a transaction that began after the one that finished the feed.
+      const { finished_at } = await svc.db('feed_events').where({ id: body.feedId }).first('finished_at');
+      const { updated_at } = await svc.db('directory_offices').where({ office: 'STMT1' }).first('updated_at');
+      expect(updated_at.getTime()).to.be.greaterThan(finished_at.getTime());
+      const office = (await (await fetch(`${svc.url}/v1/offices?office=STMT1`)).json()).offices[0];
+      expect(office.listingCount).to.equal(
+        await svc
+          .db('listings')
+          .where({ office: 'STMT1', status: 'active' })
+          .count({ n: '*' })
+          .then(([r]) => Number(r.n)),
+      );
+    });
+
+    it('refreshes, in the maintenance sweep, an office whose stale mark no refresh removed (its process stopped in between)', async () => {
+      await directorySettled(svc.db);
+      const listed = (await svc.db('directory_offices').where({ office: 'STMT1' }).first()).listing_count;
+      // As a process stopped between a feed's answer and its refresh leaves it: rows not brought up to date, the mark still there.
+      await svc.db('directory_offices').where({ office: 'STMT1' }).delete();
+      await svc.db('directory_agents').where({ office: 'STMT1' }).delete();
+      await svc.db('directory_stale').insert({ office: 'STMT1', since: svc.db.raw("now() - interval '1 minute'") });
+      await svc.runtime.sweep();
+      expect((await svc.db('directory_offices').where({ office: 'STMT1' }).first())?.listing_count).to.equal(listed);
+      expect(
+        await svc
+          .db('directory_stale')
+          .count({ n: '*' })
+          .then(([r]) => Number(r.n)),
+      ).to.equal(0);
     });
 
     it('looks at the mail outbox only when the feed queued mail', async () => {

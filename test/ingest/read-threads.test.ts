@@ -33,12 +33,14 @@ describe('ingestion with reading threads (PostgreSQL)', function () {
     for (const drop of drops) await drop();
   });
 
-  const ingest = (db: Db, text: string, mode: 'full' | 'incremental' = 'incremental') =>
-    ingestFeed(
-      db,
-      { ratio: 1, min: 0 },
-      { feedId: '00000000-0000-4000-8000-000000000000', format: 'reaxml', source: chunks(text), context: AU_CONTEXT, mode, officeScope: OFFICES },
-    );
+  const ingest = async (db: Db, text: string, mode: 'full' | 'incremental' = 'incremental') =>
+    (
+      await ingestFeed(
+        db,
+        { ratio: 1, min: 0 },
+        { feedId: '00000000-0000-4000-8000-000000000000', format: 'reaxml', source: chunks(text), context: AU_CONTEXT, mode, officeScope: OFFICES },
+      )
+    ).result;
   const rows = (db: Db) => db('listings').orderBy('listing_key').select('listing_key', 'status', 'mod_time', 'content_hash', 'source_hash', 'data', 'hidden');
   /** What a result says, the issues in a stable order (threads hand on feed-level issues piece by piece). */
   const summary = (r: IngestionResult) => ({ ...r, issues: [...r.issues].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))) });

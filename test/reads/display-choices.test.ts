@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { validatorFor } from '../../api/validators.js';
 import { projectDoc } from '../formats/documents.js';
 import { feed } from '../helpers.js';
-import { AUD, activeKey, admin, pushFeed } from '../ingest/client.js';
+import { AUD, activeKey, admin, directorySettled, pushFeed } from '../ingest/client.js';
 import { startTestService, type TestService } from '../service.js';
 
 /**
@@ -49,6 +49,8 @@ describe("Display choices in public reads, and the office's own full read (Postg
   after(() => svc.close());
 
   const get = async (path: string, headers: Record<string, string> = {}) => {
+    // The directory follows a feed's answer by a few milliseconds.
+    if (/^\/v1\/(agents|offices)/.test(path)) await directorySettled(svc.db);
     const res = await fetch(`${svc.url}${path}`, { headers });
     return { status: res.status, text: await res.text() };
   };

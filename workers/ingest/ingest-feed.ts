@@ -1,4 +1,3 @@
-import { refreshDirectory } from '../../db/directory.js';
 import type { Db } from '../../db/knex.js';
 import { storedSourceHashes } from '../../db/listings-store.js';
 import { type OfficeReconcile, reconcileOffice } from '../../db/reconcile.js';
@@ -51,14 +50,20 @@ const BATCH = 500;
 /** The keys a full feed carried, valid or not, per office in scope (only the reconcile reads them). */
 type PresentKeys = Map<string, Set<string>>;
 
+/** A feed ingested: its result, and the offices whose stored listings it changed (their directory rows are to be refreshed). */
+export interface IngestedFeed {
+  result: IngestionResult;
+  changedOffices: string[];
+}
+
 /**
  * Live ingestion of one stored feed (docs/architecture.md, Ingestion), in the steps the ingestion
  * rules name: read the feed and apply its listings in batches (the same reader and per-listing
- * steps as the dry run), apply its projects, reconcile a full feed per office, bring the directory
- * up to date. A feed that is not well-formed keeps what was applied before the fault and never
- * reconciles.
+ * steps as the dry run), apply its projects, reconcile a full feed per office. The directory is
+ * brought up to date by the caller once the result is stored (processFeed). A feed that is not
+ * well-formed keeps what was applied before the fault and never reconciles.
  */
-export async function ingestFeed(db: Db, breaker: BreakerSettings, input: IngestInput): Promise<IngestionResult> {
+export async function ingestFeed(db: Db, breaker: BreakerSettings, input: IngestInput): Promise<IngestedFeed> {
   const issues: Issue[] = [];
   const result: IngestionResult = {
     ok: false,
@@ -68,7 +73,7 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
     statusChanges: [],
     issues,
   };
-  /** Offices whose stored listings this feed changed: their directory rows are rebuilt at the end. */
+  /** Offices whose stored listings this feed changed: their directory rows are rebuilt after it. */
   const changedOffices = new Set<string>();
   const { syntaxError, present, presentProjects, projectItems } = await applyListings(db, input, result, changedOffices);
   if (input.format === 'project') result.projects = await applyProjectItems(db, projectItems, issues);
@@ -78,9 +83,8 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
       : await reconcileFullFeed(db, breaker, input, present, presentProjects);
     for (const o of result.reconcile.offices) if (o.archived > 0) changedOffices.add(o.office);
   }
-  await refreshDirectory(db, changedOffices);
   result.ok = !syntaxError && result.counts.invalid === 0 && (result.projects?.counts.invalid ?? 0) === 0 && !issues.some((i) => i.level === 'error');
-  return result;
+  return { result, changedOffices: [...changedOffices] };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { refreshDirectory } from '../../db/directory.js';
 import {
   type ClaimedFeed,
   type FeedEvent,
@@ -118,7 +119,7 @@ export async function processFeed(deps: IngestDeps, feedId: string, job?: JobCon
     await recordFeedProgress(work, feedId, progress);
     await job?.progress({ ...progress });
   });
-  const result = await ingestFeed(work, deps.breaker, {
+  const { result, changedOffices } = await ingestFeed(work, deps.breaker, {
     feedId,
     format: event.format,
     source: bodyText(work, claimed),
@@ -127,7 +128,12 @@ export async function processFeed(deps: IngestDeps, feedId: string, job?: JobCon
     officeScope: event.officeScope,
     onProgress: (progress) => reporter.report(progress),
   });
-  const outcome = await finishFeedEvent(deps.db, feedId, result as unknown as Record<string, unknown>);
+  // The result is stored and announced with the changed offices marked stale in the directory;
+  // their refresh, which reads every public listing of each, follows the answer.
+  const outcome = await finishFeedEvent(deps.db, feedId, result as unknown as Record<string, unknown>, changedOffices);
+  await refreshDirectory(work, changedOffices).catch((err) =>
+    deps.logger.warn({ feedId, offices: changedOffices.length, err }, 'directory refresh failed; the stale-directory sweep will do it'),
+  );
   // The job's final counts once the feed is announced done: the answer does not wait for them.
   const unreported = reporter.held();
   if (unreported) await job?.progress({ ...unreported });
