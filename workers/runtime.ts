@@ -6,6 +6,7 @@ import { createMailer } from '../lib/mailer.js';
 import type { Metrics } from '../lib/metrics.js';
 import { createBullQueue, startBullWorker, startScheduledTasks } from './bullmq-queue.js';
 import { InProcessQueue } from './in-process-queue.js';
+import { DirectoryRefresher } from './ingest/directory-refresher.js';
 import { giveUpFeed, type IngestDeps, processFeed } from './ingest/process-feed.js';
 import { INGEST_RETRY, type JobContext, type JobHandler, type JobQueue, LEAD_RETRY, type RetryPolicy, WEBHOOK_JOB_RETRY } from './job-queue.js';
 import { deliverLead, giveUpLead } from './leads/deliver-lead.js';
@@ -79,8 +80,11 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
     disableAfterHours: config.webhookDisableAfterHours,
     queue: () => webhookQueue!,
   };
+  // The feeds' writes commit without waiting for the disk, and so do their directory refreshes.
+  const directory = options.consume ? new DirectoryRefresher(db.asyncCommit(), logger) : undefined;
   const deps: IngestDeps = {
     db,
+    directory,
     breaker: { ratio: config.circuitBreakerRatio, min: config.circuitBreakerMin },
     logger,
     onFeedEnded: async (event, outcome, result) => {
@@ -202,6 +206,7 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
       await scheduled?.close();
       await Promise.all(consumers.map((c) => c.close()));
       await Promise.all([ingestQueue.close(), leadQueue.close(), webhookQueue.close()]);
+      await directory?.idle();
       mailer.close();
     },
   };

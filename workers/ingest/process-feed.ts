@@ -17,6 +17,7 @@ import { decodeUtf8, decodeXmlBytes } from '../../pipeline/decode.js';
 import type { BreakerSettings } from '../../pipeline/reconcile.js';
 import type { FeedContext } from '../../pipeline/types.js';
 import type { JobContext } from '../job-queue.js';
+import type { DirectoryRefresher } from './directory-refresher.js';
 import { notifyFeedFailures, notifyFeedGivenUp } from './feed-notifications.js';
 import { type IngestionResult, ingestFeed } from './ingest-feed.js';
 
@@ -55,6 +56,8 @@ export interface IngestDeps {
   db: Db;
   breaker: BreakerSettings;
   logger: Logger;
+  /** Refreshes the directory after feeds, in the background (without it, each feed's job does). */
+  directory?: DirectoryRefresher;
   /** Told of every feed that ends (done or given up), for its key's webhooks; never fails. */
   onFeedEnded?(event: FeedEvent, outcome: FeedOutcome, result: IngestionResult | null): Promise<void>;
 }
@@ -129,11 +132,14 @@ export async function processFeed(deps: IngestDeps, feedId: string, job?: JobCon
     onProgress: (progress) => reporter.report(progress),
   });
   // The result is stored and announced with the changed offices marked stale in the directory;
-  // their refresh, which reads every public listing of each, follows the answer.
+  // their refresh, which reads every public listing of each, follows the answer: in the background
+  // when the process has a refresher, else here.
   const outcome = await finishFeedEvent(deps.db, feedId, result as unknown as Record<string, unknown>, changedOffices);
-  await refreshDirectory(work, changedOffices).catch((err) =>
-    deps.logger.warn({ feedId, offices: changedOffices.length, err }, 'directory refresh failed; the stale-directory sweep will do it'),
-  );
+  if (deps.directory) deps.directory.request(changedOffices);
+  else
+    await refreshDirectory(work, changedOffices).catch((err) =>
+      deps.logger.warn({ feedId, offices: changedOffices.length, err }, 'directory refresh failed; the stale-directory sweep will do it'),
+    );
   // The job's final counts once the feed is announced done: the answer does not wait for them.
   const unreported = reporter.held();
   if (unreported) await job?.progress({ ...unreported });

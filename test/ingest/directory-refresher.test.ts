@@ -1,0 +1,61 @@
+import { expect } from 'chai';
+import type { Db } from '../../db/knex.js';
+import { DirectoryRefresher } from '../../workers/ingest/directory-refresher.js';
+import { scratchDatabase, silentLogger } from '../helpers.js';
+
+describe('the directory refresher: refreshes after feeds, coalescing what is asked while one runs (PostgreSQL)', function () {
+  this.timeout(30_000);
+  let db: Db;
+  let drop: () => Promise<void>;
+  before(async () => {
+    ({ db, drop } = await scratchDatabase('dirrefresh'));
+  });
+  after(async () => {
+    await drop();
+  });
+
+  it('refreshes the offices asked for while a refresh runs together in the next one, each once, and removes their stale marks', async () => {
+    await db('directory_stale').insert(['A', 'B', 'C'].map((office) => ({ office })));
+    const calls: string[][] = [];
+    const record = (q: { sql: string; bindings: unknown[] }) => {
+      if (q.sql.includes('run_after_locks')) calls.push([...(q.bindings[2] as string[])].sort());
+    };
+    db.on('query', record);
+    try {
+      const refresher = new DirectoryRefresher(db, silentLogger);
+      refresher.request(['A']);
+      // Asked while the first refresh runs: one more refresh, for B, A and C together.
+      refresher.request(['B']);
+      refresher.request(['A', 'C']);
+      refresher.request([]);
+      await refresher.idle();
+      expect(calls).to.deep.equal([['A'], ['A', 'B', 'C']]);
+      expect(Number((await db('directory_stale').count({ n: '*' }))[0].n)).to.equal(0);
+
+      // Idle again: a new request starts a refresh of its own at once.
+      refresher.request(['B']);
+      await refresher.idle();
+      expect(calls).to.have.length(3);
+      expect(calls[2]).to.deep.equal(['B']);
+    } finally {
+      db.off('query', record);
+    }
+  });
+
+  it("keeps going after a refresh fails, leaving that refresh's marks for the maintenance sweep", async () => {
+    await db('directory_stale').insert({ office: 'D' });
+    // run_after_locks gone for a moment: the refresh fails.
+    await db.raw('ALTER FUNCTION run_after_locks(text[], text[], text[]) RENAME TO run_after_locks_away');
+    const refresher = new DirectoryRefresher(db, silentLogger);
+    try {
+      refresher.request(['D']);
+      await refresher.idle();
+    } finally {
+      await db.raw('ALTER FUNCTION run_after_locks_away(text[], text[], text[]) RENAME TO run_after_locks');
+    }
+    expect((await db('directory_stale').where({ office: 'D' })).length, 'the mark stays').to.equal(1);
+    refresher.request(['D']);
+    await refresher.idle();
+    expect((await db('directory_stale').where({ office: 'D' })).length).to.equal(0);
+  });
+});
