@@ -8,8 +8,9 @@
  * the time the web role took to answer after the feed was done, and the CPU each process used per
  * push (the web role, the worker, PostgreSQL, Redis, or the all-in-one process; and this client,
  * which sends the pushes and reads the listings). The first key's office holds 2,000 listings
- * before the pushes start, as a large agency's does, and its pushes are also reported apart. Targets: at 20/s and 50/s p50 <= 15 ms
- * and p99 <= 75 ms to the 200; at 100/s no errors and p99 <= 250 ms; every listing stored once.
+ * before the pushes start, as a large agency's does, and its pushes are also reported apart.
+ * Targets: at 20/s and 50/s p50 <= 15 ms and p99 <= 75 ms to the 200; at 100/s no errors and
+ * p99 <= 250 ms; every listing stored once.
  *
  *   npm run bench:push-latency
  *   BENCH_SECONDS=15 npm run bench:push-latency     # a quicker run
