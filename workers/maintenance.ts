@@ -81,8 +81,7 @@ export function maintenanceTasks(deps: MaintenanceDeps): MaintenanceTask[] {
       everyMs: 10_000,
       async run() {
         const offices = await staleDirectoryOffices(deps.db, deps.staleAfter().directoryMs, 100);
-        // Ten at a time: each group is one call to the database (db/directory.ts).
-        for (let i = 0; i < offices.length; i += 10) await refreshDirectory(deps.db, offices.slice(i, i + 10));
+        await refreshDirectory(deps.db, offices);
         if (offices.length) deps.logger.warn({ offices: offices.length }, 'refreshed directory rows that a feed left stale');
         return { refreshed: offices.length };
       },
