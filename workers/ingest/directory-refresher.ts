@@ -38,11 +38,19 @@ export class DirectoryRefresher {
     while (this.waiting.size > 0) {
       const offices = [...this.waiting];
       this.waiting.clear();
-      try {
-        await refreshDirectory(this.db, offices);
-      } catch (err) {
-        this.logger.warn({ offices: offices.length, err }, 'directory refresh failed; the stale-directory sweep will do it');
-      }
+      await refreshOrLeaveMarked(this.db, this.logger, offices);
     }
+  }
+}
+
+/**
+ * refreshDirectory, with a failure logged rather than thrown: the offices stay marked stale, and
+ * the maintenance sweep refreshes them.
+ */
+export async function refreshOrLeaveMarked(db: Knex, logger: Logger, offices: string[], context: Record<string, unknown> = {}): Promise<void> {
+  try {
+    await refreshDirectory(db, offices);
+  } catch (err) {
+    logger.warn({ ...context, offices: offices.length, err }, 'directory refresh failed; the stale-directory sweep will do it');
   }
 }

@@ -1,4 +1,3 @@
-import { refreshDirectory } from '../../db/directory.js';
 import {
   type ClaimedFeed,
   type FeedEvent,
@@ -17,7 +16,7 @@ import { decodeUtf8, decodeXmlBytes } from '../../pipeline/decode.js';
 import type { BreakerSettings } from '../../pipeline/reconcile.js';
 import type { FeedContext } from '../../pipeline/types.js';
 import type { JobContext } from '../job-queue.js';
-import type { DirectoryRefresher } from './directory-refresher.js';
+import { type DirectoryRefresher, refreshOrLeaveMarked } from './directory-refresher.js';
 import { notifyFeedFailures, notifyFeedGivenUp } from './feed-notifications.js';
 import { type IngestionResult, ingestFeed } from './ingest-feed.js';
 
@@ -136,10 +135,7 @@ export async function processFeed(deps: IngestDeps, feedId: string, job?: JobCon
   // when the process has a refresher, else here.
   const outcome = await finishFeedEvent(deps.db, feedId, result as unknown as Record<string, unknown>, changedOffices);
   if (deps.directory) deps.directory.request(changedOffices);
-  else
-    await refreshDirectory(work, changedOffices).catch((err) =>
-      deps.logger.warn({ feedId, offices: changedOffices.length, err }, 'directory refresh failed; the stale-directory sweep will do it'),
-    );
+  else await refreshOrLeaveMarked(work, deps.logger, changedOffices, { feedId });
   // The job's final counts once the feed is announced done: the answer does not wait for them.
   const unreported = reporter.held();
   if (unreported) await job?.progress({ ...unreported });
