@@ -83,13 +83,3 @@ export class FeedWait {
     this.stopListening();
   }
 }
-
-/** FeedWait.wait for a feed whose status is not known: it is read first. */
-export async function waitForFeed(db: Db, id: string, waitMs: number, stop?: AbortSignal): Promise<FeedSeen | null> {
-  const wait = new FeedWait(id);
-  try {
-    return await wait.wait(db, waitMs, stop);
-  } finally {
-    wait.close();
-  }
-}

@@ -10,7 +10,7 @@ import type { Db } from './knex.js';
  * emitter in this process, and on PostgreSQL also with NOTIFY on the `feed_done` channel, which
  * every web process LISTENs to (startFeedDoneListener) and passes on to its own emitter. In the
  * embedded all-in-one process the worker is in the same process, so the emitter alone carries it.
- * waitForFeed still polls now and then: a notification missed while the listening connection was
+ * A waiting request (FeedWait) still looks now and then: a notification missed while the listening connection was
  * being re-made costs at most one poll interval.
  */
 const done = new EventEmitter();

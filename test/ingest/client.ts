@@ -1,3 +1,4 @@
+import { type FeedSeen, FeedWait } from '../../api/wait-for-feed.js';
 import { createFeedKey } from '../../db/feed-keys.js';
 import type { Db } from '../../db/knex.js';
 import { OPERATOR } from '../service.js';
@@ -54,5 +55,15 @@ export async function directorySettled(db: Db, timeoutMs = 10_000): Promise<void
     if (Number(n) === 0) return;
     if (Date.now() > deadline) throw new Error(`the directory still has ${n} stale marks after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** Waits up to waitMs for a feed whose status is not known (it is read first), as a push's wait does. */
+export async function waitForFeed(db: Db, id: string, waitMs: number): Promise<FeedSeen | null> {
+  const wait = new FeedWait(id);
+  try {
+    return await wait.wait(db, waitMs);
+  } finally {
+    wait.close();
   }
 }

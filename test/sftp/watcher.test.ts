@@ -1,12 +1,11 @@
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { waitForFeed } from '../../api/wait-for-feed.js';
 import { type SftpSettings, sftpSettings } from '../../sftp-watcher/sftp-session.js';
 import { SftpWatcher } from '../../sftp-watcher/watcher.js';
 import type { JobQueue } from '../../workers/job-queue.js';
 import { feed, silentLogger } from '../helpers.js';
-import { admin, officeListing } from '../ingest/client.js';
+import { admin, officeListing, waitForFeed } from '../ingest/client.js';
 import { startTestService, type TestService } from '../service.js';
 import { type SftpServer, startSftpServer } from '../sftp-server.js';
 import { startTcpProxy, type TcpProxy } from '../tcp-proxy.js';
