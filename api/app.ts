@@ -12,6 +12,7 @@ import type { Logger } from '../lib/logger.js';
 import { createMetrics, type Metrics, queueDepthGauge } from '../lib/metrics.js';
 import type { JobQueue } from '../workers/job-queue.js';
 import { requireOperator } from './auth/operator.js';
+import { linkTo, refuseInvalidHost } from './links.js';
 import { errorHandler, notFoundHandler } from './middleware/error-handler.js';
 import { httpMetrics } from './middleware/http-metrics.js';
 import { methodNotAllowed } from './middleware/method-not-allowed.js';
@@ -40,7 +41,7 @@ import { leadsRouter } from './routes/leads.js';
 import { operatorSessionRouter } from './routes/operator-session.js';
 import { projectsRouter } from './routes/projects.js';
 import { publicReadsRouter } from './routes/public-reads.js';
-import { resoRouter } from './routes/reso.js';
+import { odataErrors, RESO_ROOT, resoRouter } from './routes/reso.js';
 import { adminSiteRouter, siteRouter } from './routes/site.js';
 import { validateRouter } from './routes/validate.js';
 import { adminWebhooksRouter, webhooksRouter } from './routes/webhooks.js';
@@ -49,6 +50,8 @@ export interface AppDeps {
   config: Pick<
     Config,
     | 'corsOrigins'
+    | 'publicBaseUrl'
+    | 'trustProxy'
     | 'feedMaxBytes'
     | 'feedSyncWaitMs'
     | 'feedBodyIdleMs'
@@ -109,6 +112,9 @@ export function createApp(deps: AppDeps): Express {
   app.set('query parser', 'simple');
   // Responses are dynamic; hashing every body for an ETag costs more than conditional requests save.
   app.set('etag', false);
+  // Behind a proxy (TRUST_PROXY), the client's address and scheme come from X-Forwarded-For and -Proto.
+  if (config.trustProxy !== null) app.set('trust proxy', config.trustProxy);
+  const links = linkTo(config.publicBaseUrl);
   const metrics = deps.metrics ?? createMetrics();
   /** A per-address limit (per hour unless windowMs says otherwise), its counts shared through Redis when configured. */
   const limit = (name: string, allowance: number, options: Pick<RateLimitOptions, 'countUnavailable' | 'windowMs' | 'refuse' | 'onRefused'> = {}) =>
@@ -121,17 +127,19 @@ export function createApp(deps: AppDeps): Express {
   app.use(httpMetrics(metrics));
   app.use(securityHeaders());
   app.use(PUBLIC_CORS_PATHS, publicCors(config.corsOrigins));
+  app.use(refuseInvalidHost);
   app.use(refuseNulInUrl);
   app.use(healthRouter({ db, redis: deps.redis ?? null, ingestQueue: deps.ingestQueue, isShuttingDown: deps.isShuttingDown ?? (() => false) }));
   // The busiest routes first.
   // Public reads use their own pool where there is one (short statement timeout, bounded size).
   const readDb = deps.readDb ?? db;
   const pageMaxBytes = config.publicPageMaxBytes;
-  app.use(publicReadsRouter(createPublicReads(readDb, { pageMaxBytes })));
+  app.use(publicReadsRouter(createPublicReads(readDb, { pageMaxBytes }), links));
   app.use(projectsRouter(createProjectReads(readDb, { pageMaxBytes })));
   app.use(
     resoRouter(
       createResoReads(readDb, { settleMs: config.resoSettleMs }),
+      links,
       limit('RESO Web API', config.resoRateLimit, {
         windowMs: 60_000,
         refuse: (res, message) => res.set('OData-Version', '4.0').json({ error: { code: 'TooManyRequests', message } }),
@@ -215,6 +223,8 @@ export function createApp(deps: AppDeps): Express {
   }
   app.use(methodNotAllowed(apiDocument.paths as Record<string, Record<string, unknown>>));
   app.use(notFoundHandler);
+  // Errors raised before the RESO router (a bad Host header, a NUL in the URL) in OData's form there too.
+  app.use(RESO_ROOT, odataErrors);
   app.use(errorHandler);
   return app;
 }

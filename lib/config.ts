@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import ipaddr from 'ipaddr.js';
 import { createAjv, describeAjvErrors } from './ajv.js';
 
 /** Validated, frozen service configuration. Nothing else in the codebase reads process.env. */
@@ -67,6 +68,13 @@ export interface Config {
   /** An endpoint failing every delivery this long is disabled and its key's alert address told. */
   webhookDisableAfterHours: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /**
+   * Where the service is reached from outside (scheme, host, optional path prefix, no trailing
+   * slash): links in answers are built from it. null: from the request's scheme and Host header.
+   */
+  publicBaseUrl: string | null;
+  /** Express "trust proxy": how many proxies stand in front, or their addresses and subnets; null trusts none. */
+  trustProxy: number | string[] | null;
 }
 
 export class ConfigError extends Error {
@@ -80,6 +88,63 @@ export class ConfigError extends Error {
 function defaultReadThreads(): number {
   const cores = availableParallelism();
   return cores > 1 ? Math.min(cores, 8) : 0;
+}
+
+/** PUBLIC_BASE_URL as links use it: origin and path prefix, no trailing slash; a URL with more (credentials, query, fragment) is a problem. */
+function baseUrl(value: string, problems: string[]): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    problems.push(`PUBLIC_BASE_URL ${JSON.stringify(value)} is not a URL`);
+    return null;
+  }
+  if (parsed.username || parsed.password || parsed.search || parsed.hash || value.includes('?') || value.includes('#')) {
+    problems.push('PUBLIC_BASE_URL must be a scheme, host and optional path only (no credentials, query or fragment), e.g. https://api.example.com');
+    return null;
+  }
+  return `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
+}
+
+/** Names proxy-addr (Express's trust proxy) gives to address ranges. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * TRUST_PROXY: a number of proxies in front (1 to 10), or a comma-separated list of their
+ * addresses, subnets (CIDR) and the names loopback, linklocal and uniquelocal. "true" is refused:
+ * it would trust whatever X-Forwarded-For any client sends.
+ */
+function trustedProxies(value: string, problems: string[]): number | string[] | null {
+  const text = value.trim();
+  if (/^\d+$/.test(text)) {
+    const hops = Number(text);
+    if (hops >= 1 && hops <= 10) return hops;
+    problems.push(`TRUST_PROXY ${text} must be between 1 and 10 proxies (unset it to trust none)`);
+    return null;
+  }
+  if (/^true$/i.test(text)) {
+    problems.push(
+      'TRUST_PROXY=true would trust the X-Forwarded-For header of any client, so anyone could choose the address rate limits count; give the number of proxies in front (e.g. 1) or their addresses',
+    );
+    return null;
+  }
+  const entries = text.split(',').map((entry) => entry.trim());
+  const bad = entries.filter((entry) => !PROXY_RANGE_NAMES.has(entry) && !isAddressOrSubnet(entry));
+  if (bad.length === 0) return entries;
+  problems.push(
+    `TRUST_PROXY: ${bad.map((entry) => JSON.stringify(entry)).join(', ')} ${bad.length === 1 ? 'is' : 'are'} not a proxy count, an IP address, a subnet (CIDR) or one of loopback, linklocal, uniquelocal`,
+  );
+  return null;
+}
+
+function isAddressOrSubnet(entry: string): boolean {
+  if (!entry.includes('/')) return ipaddr.isValid(entry);
+  try {
+    ipaddr.parseCIDR(entry);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 const url = (schemes: string[]) => ({ type: 'string', pattern: `^(${schemes.join('|')})://` });
@@ -137,6 +202,8 @@ const envSchema = {
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: { enum: ['0', '1'], default: '0' },
     WEBHOOK_TIMEOUT_MS: { ...int(100, 30000), default: 5000 },
     WEBHOOK_DISABLE_AFTER_HOURS: { type: 'number', exclusiveMinimum: 0, maximum: 720, default: 24 },
+    PUBLIC_BASE_URL: url(['http', 'https']),
+    TRUST_PROXY: { type: 'string', minLength: 1 },
     LOG_LEVEL: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
   },
 } as const;
@@ -158,6 +225,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   if (e.SFTP_URL && !e.SFTP_HOST_FINGERPRINT && e.SFTP_INSECURE_ACCEPT_ANY_HOST !== '1') {
     problems.push('SFTP_URL is set but SFTP_HOST_FINGERPRINT is not (set SFTP_INSECURE_ACCEPT_ANY_HOST=1 to skip host-key checks in development)');
   }
+  const publicBaseUrl = e.PUBLIC_BASE_URL === undefined ? null : baseUrl(String(e.PUBLIC_BASE_URL), problems);
+  const trustProxy = e.TRUST_PROXY === undefined ? null : trustedProxies(String(e.TRUST_PROXY), problems);
   if (problems.length) throw new ConfigError(problems);
   return Object.freeze({
     port: e.PORT,
@@ -214,6 +283,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     webhookDisableAfterHours: e.WEBHOOK_DISABLE_AFTER_HOURS,
     logLevel: e.LOG_LEVEL,
+    publicBaseUrl,
+    trustProxy,
   });
 }
 

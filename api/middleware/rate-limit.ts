@@ -29,7 +29,7 @@ export interface RateLimitOptions {
 }
 
 /**
- * Per client address (req.ip; set Express "trust proxy" behind a proxy) and window (an hour unless
+ * Per client address (req.ip: the connection's, or X-Forwarded-For's from a proxy TRUST_PROXY names) and window (an hour unless
  * windowMs says otherwise). 429 with
  * `{ error }` past the limit. Should the shared store fail, requests pass (logged by the caller's
  * error handling), so a Redis outage does not take the endpoint down with it.

@@ -2,8 +2,8 @@ import { type Request, type Response, Router } from 'express';
 import type { DirectoryQuery, JsonPage, ListingAbsence, ListingJsonPage, PublicReads } from '../../db/public-reads.js';
 import { badRequest, notFound } from '../../lib/errors.js';
 import { sendCacheable } from '../cacheable.js';
+import { type LinkTo, requestPath } from '../links.js';
 import { encodeCursor, parseListingSearch } from '../listing-search-query.js';
-import { requestUrl } from '../request-url.js';
 import { assertValidQuery } from '../validators.js';
 
 /**
@@ -15,12 +15,12 @@ export function sendPage(req: Request, res: Response, name: string, page: JsonPa
   sendCacheable(req, res, `{"total":${page.total},"${name}":[${page.json.join(',')}],"nextOffset":${page.nextOffset}${extra}}`);
 }
 
-/** The same request with a cursor in place of its cursor or offset, as an absolute URL (the Link header's). */
-function nextUrl(req: Request, cursor: string): string {
-  const url = requestUrl(req);
+/** The same request with a cursor in place of its cursor or offset, as the Link header's URL. */
+function nextUrl(req: Request, links: LinkTo, cursor: string): string {
+  const url = requestPath(req);
   url.searchParams.delete('offset');
   url.searchParams.set('cursor', cursor);
-  return url.toString();
+  return links(req, `${url.pathname}${url.search}`);
 }
 
 const ABSENCE_TEXT: Record<Exclude<ListingAbsence, 'unknown'>, string> = {
@@ -30,14 +30,14 @@ const ABSENCE_TEXT: Record<Exclude<ListingAbsence, 'unknown'>, string> = {
 };
 
 /** Listing search, single listing, agent and office directory, countries (no key needed). */
-export function publicReadsRouter(reads: PublicReads): Router {
+export function publicReadsRouter(reads: PublicReads, links: LinkTo): Router {
   const router = Router();
 
   router.get('/v1/listings', async (req, res) => {
     const { search, fingerprint } = parseListingSearch(req.query);
     const page: ListingJsonPage = await reads.searchListings(search);
     const next = page.after ? encodeCursor(fingerprint, page.after.value, page.after.key) : null;
-    if (next) res.set('Link', `<${nextUrl(req, next)}>; rel="next"`);
+    if (next) res.set('Link', `<${nextUrl(req, links, next)}>; rel="next"`);
     const facets = page.facets ? `,"facets":${JSON.stringify(page.facets)}` : '';
     sendPage(req, res, 'listings', page, `,"next":${JSON.stringify(next)}${facets}`);
   });

@@ -4,8 +4,8 @@ import type { ResoReads } from '../../db/reso-reads.js';
 import { fieldOf, PROPERTY_EXPANDS, type PropertyExpand, RESOURCES, type ResoResource } from '../../db/reso-resources.js';
 import { HttpError } from '../../lib/errors.js';
 import { ODataSyntaxError, type OrderItem, parseFilter, parseNames, parseOrderBy } from '../../lib/odata-filter.js';
+import { type LinkTo, requestPath } from '../links.js';
 import { errorResponder } from '../middleware/error-handler.js';
-import { requestUrl } from '../request-url.js';
 import { metadataXml } from '../reso/metadata.js';
 
 /** Where the RESO Web API lives (its service root). */
@@ -83,22 +83,20 @@ function parseExpand(resource: ResoResource, text: string | undefined): Property
 }
 
 /** The same request's URL with the skip token in place of $skip and $top. */
-function nextLink(req: Request, token: SkipToken): string {
-  const url = requestUrl(req);
+function nextLink(req: Request, links: LinkTo, token: SkipToken): string {
+  const url = requestPath(req);
   for (const name of ['$skip', '$top', '$skiptoken']) url.searchParams.delete(name);
   const query = [...url.searchParams].map(([k, v]) => `${encodeURIComponent(k).replace(/^%24/, '$')}=${encodeURIComponent(v)}`);
   query.push(`$skiptoken=${encodeToken(token)}`);
-  return `${url.origin}${url.pathname}?${query.join('&')}`;
+  return links(req, `${url.pathname}?${query.join('&')}`);
 }
-
-const serviceRoot = (req: Request) => `${requestUrl(req).origin}${RESO_ROOT}`;
 
 function sendJson(res: Response, body: string): void {
   res.type(JSON_TYPE).send(body);
 }
 
 /** A collection read: the query options parsed, bounded and run; a page with its nextLink when more follow. */
-async function collection(req: Request, res: Response, reads: ResoReads, resource: ResoResource): Promise<void> {
+async function collection(req: Request, res: Response, reads: ResoReads, links: LinkTo, resource: ResoResource): Promise<void> {
   for (const name of Object.keys(req.query)) {
     if (name.startsWith('$') && !SYSTEM_OPTIONS.has(name)) throw new ODataSyntaxError(name, 'is not a query option this service supports');
   }
@@ -127,10 +125,12 @@ async function collection(req: Request, res: Response, reads: ResoReads, resourc
   const page = await reads.page(resource, { filter, orderby, select, limit, skip, after: token?.a, count: countText === 'true', expand });
   const remaining = top === undefined ? undefined : top - page.records.length;
   const next =
-    page.next && (remaining === undefined || remaining > 0) ? nextLink(req, { a: page.next, ...(remaining === undefined ? {} : { t: remaining }) }) : null;
+    page.next && (remaining === undefined || remaining > 0)
+      ? nextLink(req, links, { a: page.next, ...(remaining === undefined ? {} : { t: remaining }) })
+      : null;
   if (preferred !== undefined) res.set('Preference-Applied', `odata.maxpagesize=${pageSize}`);
   const head = [
-    `"@odata.context":${JSON.stringify(`${serviceRoot(req)}/$metadata#${resource.name}`)}`,
+    `"@odata.context":${JSON.stringify(`${links(req, RESO_ROOT)}/$metadata#${resource.name}`)}`,
     ...(page.count !== undefined ? [`"@odata.count":${page.count}`] : []),
     ...(next ? [`"@odata.nextLink":${JSON.stringify(next)}`] : []),
   ];
@@ -162,7 +162,7 @@ const odataBody = errorResponder((status, message, err) => ({
     ...(err instanceof ODataSyntaxError ? { target: err.option } : {}),
   },
 }));
-const odataErrors: ErrorRequestHandler = (err, req, res, next) => {
+export const odataErrors: ErrorRequestHandler = (err, req, res, next) => {
   res.set('OData-Version', '4.0');
   odataBody(err, req, res, next);
 };
@@ -172,13 +172,13 @@ const odataErrors: ErrorRequestHandler = (err, req, res, next) => {
  * service document, $metadata, collections with $filter, $select, $orderby, $top, $skip, $count
  * and $expand, and fetch by key. No key needed; a per-address rate limit applies.
  */
-export function resoRouter(reads: ResoReads, limit: RequestHandler): Router {
+export function resoRouter(reads: ResoReads, links: LinkTo, limit: RequestHandler): Router {
   const router = Router();
   router.use(RESO_ROOT, limit, checkVersion);
 
   router.get(RESO_ROOT, (req, res) => {
     const value = Object.keys(RESOURCES).map((name) => ({ name, kind: 'EntitySet', url: name }));
-    sendJson(res, JSON.stringify({ '@odata.context': `${serviceRoot(req)}/$metadata`, value }));
+    sendJson(res, JSON.stringify({ '@odata.context': `${links(req, RESO_ROOT)}/$metadata`, value }));
   });
   let metadata: string | undefined;
   router.get(`${RESO_ROOT}/$metadata`, (_req, res) => {
@@ -189,7 +189,7 @@ export function resoRouter(reads: ResoReads, limit: RequestHandler): Router {
     const path = String(req.params.path);
     const resource = resourceNamed(path);
     if (resource) {
-      await collection(req, res, reads, resource);
+      await collection(req, res, reads, links, resource);
       return;
     }
     const keyed = parseKeyPath(path);
@@ -201,7 +201,7 @@ export function resoRouter(reads: ResoReads, limit: RequestHandler): Router {
     }
     const json = await reads.byKey(byKey, keyed.key, parseSelect(byKey, option(req, '$select')), parseExpand(byKey, option(req, '$expand')));
     if (!json) throw odataError(404, 'NotFound', `no ${byKey.name} with ${byKey.key} '${keyed.key.slice(0, 200)}'`);
-    const context = `"@odata.context":${JSON.stringify(`${serviceRoot(req)}/$metadata#${byKey.name}/$entity`)}`;
+    const context = `"@odata.context":${JSON.stringify(`${links(req, RESO_ROOT)}/$metadata#${byKey.name}/$entity`)}`;
     sendJson(res, json.length > 2 ? `{${context},${json.slice(1)}` : `{${context}}`);
   });
   router.use(RESO_ROOT, (req) => {

@@ -153,7 +153,7 @@ export const listingPageSchema = {
     next: {
       type: ['string', 'null'],
       description:
-        'An opaque cursor for the page after this one (send it back as cursor, with the same filters and sort); null on the last page. Also in the Link header (rel="next") as a whole URL. Unlike offsets, cursors neither repeat nor skip records when listings are written between pages.',
+        'An opaque cursor for the page after this one (send it back as cursor, with the same filters and sort); null on the last page. Also in the Link header (rel="next") as a whole URL: from the configured public address of the service, else from the scheme and Host header of the request (relative when it has no Host header). Unlike offsets, cursors neither repeat nor skip records when listings are written between pages.',
     },
     facets: {
       type: 'object',

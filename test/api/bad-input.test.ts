@@ -62,7 +62,10 @@ describe('Hostile input gets a 4xx naming the problem, never a 500 (PostgreSQL)'
         const path = p.in === 'path' ? fill(p.name) : `${fill(null)}?${encodeURIComponent(p.name)}=a%00b`;
         const res = await get(path, admin);
         expect(res.status, `${path}: ${res.text}`).to.equal(400);
-        expect(res.body.error, path).to.match(
+        // The RESO Web API answers in OData's error form: {"error":{"code","message"}}.
+        const reso = template.startsWith('/v1/reso');
+        if (reso) expect(res.body.error.code, path).to.equal('BadRequest');
+        expect(reso ? res.body.error.message : res.body.error, path).to.match(
           p.in === 'path' ? /path contains a NUL/ : new RegExp(`query parameter "${p.name.replace(/[$^.*+?()[\]{}|\\]/g, '\\$&')}" contains a NUL`),
         );
         tried += 1;

@@ -36,6 +36,31 @@ describe('configuration', () => {
       expect(() => loadConfig({ EMBEDDED_SHARED_BUFFERS: bad }), bad).to.throw(ConfigError, /EMBEDDED_SHARED_BUFFERS/);
   });
 
+  it('takes PUBLIC_BASE_URL as a scheme, host and path prefix, and refuses anything more', () => {
+    expect(loadConfig({}).publicBaseUrl).to.equal(null);
+    expect(loadConfig({ PUBLIC_BASE_URL: 'https://API.example.com' }).publicBaseUrl).to.equal('https://api.example.com');
+    expect(loadConfig({ PUBLIC_BASE_URL: 'https://api.example.com:8443/listings/' }).publicBaseUrl).to.equal('https://api.example.com:8443/listings');
+    for (const bad of ['api.example.com', 'ftp://api.example.com', 'https://u:p@api.example.com', 'https://api.example.com/?a=1', 'https://api.example.com/#x'])
+      expect(() => loadConfig({ PUBLIC_BASE_URL: bad }), bad).to.throw(ConfigError, /PUBLIC_BASE_URL/);
+  });
+
+  it('takes TRUST_PROXY as a number of proxies or their addresses, and refuses true and anything unknown', () => {
+    expect(loadConfig({}).trustProxy).to.equal(null);
+    expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).to.equal(1);
+    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8,fd00::/8, 192.0.2.1' }).trustProxy).to.deep.equal([
+      'loopback',
+      '10.0.0.0/8',
+      'fd00::/8',
+      '192.0.2.1',
+    ]);
+    expect(() => loadConfig({ TRUST_PROXY: 'true' })).to.throw(ConfigError, /TRUST_PROXY=true would trust the X-Forwarded-For header of any client/);
+    expect(() => loadConfig({ TRUST_PROXY: '0' })).to.throw(ConfigError, /between 1 and 10/);
+    expect(() => loadConfig({ TRUST_PROXY: 'loopback,proxy.internal,10.0.0.0/99' })).to.throw(
+      ConfigError,
+      /TRUST_PROXY: "proxy.internal", "10.0.0.0\/99" are not a proxy count/,
+    );
+  });
+
   it('reads and coerces the variables it is given', () => {
     const config = loadConfig({
       PORT: '8080',

@@ -1,0 +1,52 @@
+import { isIPv6 } from 'node:net';
+import type { Request, RequestHandler } from 'express';
+import { badRequest } from '../lib/errors.js';
+
+/**
+ * Links in answers (a search's next page, the RESO Web API's nextLink and context) and the Host
+ * header they may be built from.
+ */
+
+/** RFC 3986 host (a registered name, an IPv4 address or a bracketed IPv6 address) with an optional port. */
+const HOST = /^(?:\[([0-9A-Fa-f:.]+)\]|(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})+)(?::(\d{0,5}))?$/;
+
+/** Whether a Host header is a host with an optional port, which a URL can be made of. */
+export function isValidHost(value: string): boolean {
+  const match = HOST.exec(value);
+  if (!match) return false;
+  if (match[1] !== undefined && !isIPv6(match[1])) return false;
+  if (match[2] && Number(match[2]) > 65535) return false;
+  return URL.canParse(`http://${value}/`);
+}
+
+/**
+ * HTTP/1.1 (RFC 9112, section 3.2) answers a request whose Host header is not a valid host and
+ * port with 400, before anything reads it. A request without one (HTTP/1.0) passes: its links are
+ * relative.
+ */
+export const refuseInvalidHost: RequestHandler = (req, _res, next) => {
+  const host = req.headers.host;
+  if (host === undefined || isValidHost(host)) return next();
+  const shown = host.length > 100 ? `${host.slice(0, 100)}…` : host;
+  throw badRequest(`the Host header ${JSON.stringify(shown)} is not a host name or address with an optional port`);
+};
+
+/** A path on this service (with its query) as the link an answer carries. */
+export type LinkTo = (req: Request, path: string) => string;
+
+/**
+ * Links from the service's public base URL when one is configured (PUBLIC_BASE_URL: the Host
+ * header then plays no part, so no request can make an answer point elsewhere). Else from the
+ * request's scheme (X-Forwarded-Proto from a trusted proxy, TRUST_PROXY) and its Host header,
+ * which refuseInvalidHost has checked; without a Host header, relative.
+ */
+export function linkTo(publicBaseUrl: string | null): LinkTo {
+  if (publicBaseUrl !== null) return (_req, path) => `${publicBaseUrl}${path}`;
+  return (req, path) => {
+    const host = req.headers.host;
+    return host ? `${req.protocol}://${new URL(`http://${host}`).host}${path}` : path;
+  };
+}
+
+/** The request's path and query as a URL whose query can be changed (its origin means nothing). */
+export const requestPath = (req: Request): URL => new URL(req.originalUrl, 'http://service.invalid');
