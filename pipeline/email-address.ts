@@ -27,10 +27,16 @@ export function singleMailbox(raw: string): string | null {
 export function parsedMailbox(text: string): string | null {
   const parsed = emailAddresses.parseOneAddress({ input: text, rfc6532: true });
   if (parsed?.type !== 'mailbox') return null;
-  const { address, domain } = parsed as emailAddresses.ParsedMailbox;
+  const { local, domain } = parsed as emailAddresses.ParsedMailbox;
   // A domain needs a dot to be reachable on the internet (a bare host name only reaches a local network).
-  return domain.includes('.') && !domain.startsWith('[') ? address : null;
+  if (!domain.includes('.') || domain.startsWith('[')) return null;
+  // The parser gives a quoted local part unquoted ("john doe" as john doe), which is no address:
+  // one that is not a dot-atom is quoted again, its quotes and backslashes escaped.
+  return `${DOT_ATOM_LOCAL.test(local) ? local : `"${local.replace(/["\\]/g, '\\$&')}"`}@${domain}`;
 }
+
+/** A local part that needs no quotes: RFC 5322 dot-atom, with the UTF-8 characters RFC 6532 adds. */
+const DOT_ATOM_LOCAL = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~\u0080-\u{10FFFF}-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~\u0080-\u{10FFFF}-]+)*$/u;
 
 /**
  * An agent's email as a feed gives it (null when absent): kept when it is one address, else

@@ -19,6 +19,19 @@ describe('Email addresses: one mailbox or nothing', () => {
     expect(singleMailbox('josé@agência.example')).to.equal('josé@agência.example');
   });
 
+  it('keeps a quoted local part quoted (an unquoted "john doe" is no address), and drops quotes only where they change nothing', () => {
+    expect(singleMailbox('"john doe"@agency.example')).to.equal('"john doe"@agency.example');
+    expect(singleMailbox('Jane <"j.d."@agency.example>')).to.equal('"j.d."@agency.example');
+    expect(singleMailbox('"say \\"hi\\""@agency.example')).to.equal('"say \\"hi\\""@agency.example');
+    expect(singleMailbox('"jane"@agency.example')).to.equal('jane@agency.example');
+    expect(singleMailbox('"josé"@agency.example')).to.equal('josé@agency.example');
+    // What is kept reads back as the same mailbox.
+    for (const text of ['"john doe"@agency.example', '"say \\"hi\\""@agency.example', '"a@b"@agency.example']) {
+      const kept = singleMailbox(text)!;
+      expect(singleMailbox(kept), text).to.equal(kept);
+    }
+  });
+
   it('refuses several addresses, groups, bare hosts, literals, dots out of place and line breaks', () => {
     for (const text of [
       '',
