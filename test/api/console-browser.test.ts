@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
+import { createFeedKey } from '../../db/feed-keys.js';
 import { launchBrowser } from '../browser.js';
 import { feed, repoRoot } from '../helpers.js';
 import { activeKey, admin, pushFeed } from '../ingest/client.js';
@@ -380,6 +381,28 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
     await page.evaluate(() => (document.querySelector('input[name=url]') as HTMLInputElement).setAttribute('type', 'text'));
     await page.getByRole('button', { name: 'Register endpoint' }).click();
     await page.getByRole('alert').filter({ hasText: 'body.url' }).waitFor();
+  });
+
+  it('offers every key in the feeds filter and the webhook form, past the 200 the admin list gives at once', async () => {
+    // 250 keys whose client names sort before "Test CRM": it is the 251st or later by name.
+    for (let i = 0; i < 250; i += 1)
+      await createFeedKey(svc.db, {
+        clientName: `Agency ${String(i).padStart(3, '0')}`,
+        alertEmail: 'alerts@agency.example',
+        officeIds: [`BULK${i}`],
+        status: 'active',
+      });
+    try {
+      await go('feeds', 'Feeds');
+      const filter = page.locator('select[name=keyId] option');
+      await page.locator('select[name=keyId] option', { hasText: 'Test CRM (OFF1)' }).waitFor({ state: 'attached' });
+      expect(await filter.count()).to.be.greaterThan(251);
+      await go('webhooks', 'Webhooks');
+      await page.getByLabel('Feed key').selectOption({ label: 'Test CRM (OFF1)' });
+      expect(await page.locator('select[name=keyId] option').count()).to.be.greaterThan(250);
+    } finally {
+      await svc.db('feed_keys').where('client_name', 'like', 'Agency %').delete();
+    }
   });
 
   it("shows the server's error text when an action is refused", async () => {

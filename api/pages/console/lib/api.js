@@ -29,6 +29,24 @@ export async function api(method, path, body) {
   return data;
 }
 
+/** The admin API's largest page of keys, and the furthest offset it pages to. */
+const KEY_PAGE = 200;
+const MAX_OFFSET = 10000;
+
+/**
+ * Every feed key, by client name, for the pickers (feeds filter, webhook registration): page
+ * after page of the admin list, which gives at most 200 at a time, up to the furthest page it
+ * serves (10,200 keys).
+ */
+export async function allKeys() {
+  const keys = [];
+  for (;;) {
+    const page = await api('GET', `/v1/admin/keys?${query({ limit: KEY_PAGE, offset: keys.length, sort: 'client' })}`);
+    keys.push(...page.keys);
+    if (page.nextOffset === null || page.keys.length === 0 || page.nextOffset > MAX_OFFSET) return { keys };
+  }
+}
+
 /** A query string from an object, leaving out empty values. */
 export const query = (params) => {
   const q = new URLSearchParams();

@@ -2,7 +2,7 @@
 // outcome, time, status, key and office, sorted and paged; each feed's issues as a table; retrying
 // a failed feed from its stored body.
 import { useState } from 'preact/hooks';
-import { api, query } from '../lib/api.js';
+import { allKeys, api, query } from '../lib/api.js';
 import { PROBLEMS, when, words } from '../lib/format.js';
 import { html } from '../lib/html.js';
 import { Badge } from '../ui/badge.js';
@@ -37,7 +37,7 @@ export function Feeds({ params }) {
   const list = useList(({ period, ...p }) => api('GET', `/v1/admin/feeds?${query({ ...p, office: p.office.trim(), since: since(period) })}`), { filters: initial, sort: '-received' });
   const { data, reload } = list;
   const [open, setOpen] = useState(() => new Set());
-  const { data: keys } = useLoad(() => api('GET', '/v1/admin/keys?limit=200&sort=client'), []);
+  const { data: keys } = useLoad(allKeys, []);
   const set = (name) => (e) => setForm({ ...form, [name]: e.currentTarget.value });
   const toggle = (id) => setOpen((s) => (s.has(id) ? (s.delete(id), new Set(s)) : new Set(s.add(id))));
   const retry = async (f) => {

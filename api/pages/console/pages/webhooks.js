@@ -1,7 +1,7 @@
 // Webhooks: every key's endpoints, registering one for a key (its secret shown once), a test
 // event, turning a disabled endpoint on again, deleting one, and each endpoint's delivery log.
 import { useState } from 'preact/hooks';
-import { api, query } from '../lib/api.js';
+import { allKeys, api, query } from '../lib/api.js';
 import { when } from '../lib/format.js';
 import { html } from '../lib/html.js';
 import { Badge } from '../ui/badge.js';
@@ -70,7 +70,7 @@ function Register({ keys, onRegistered }) {
 
 export function Webhooks() {
   const [log, setLog] = useState(null);
-  const { data, reload } = useLoad(() => Promise.all([api('GET', '/v1/admin/webhooks'), api('GET', '/v1/admin/keys?limit=200&sort=client')]), []);
+  const { data, reload } = useLoad(() => Promise.all([api('GET', '/v1/admin/webhooks'), allKeys()]), []);
   const [hooks, keyPage] = data ?? [null, { keys: [] }];
   const clientOf = new Map(keyPage.keys.map((k) => [k.id, k.clientName]));
   const run = async (call, done) => (await act(call, done)) !== undefined && reload();
