@@ -1,8 +1,9 @@
 import emailAddresses from 'email-addresses';
 import type { ListingIssues } from './issues.js';
 
-// RFC 5322 atext: the characters a dot-atom may hold.
-const ATEXT = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+";
+// RFC 5322 atext: the characters a dot-atom may hold (the hyphen last, so it stands for itself).
+const ATEXT_CHARS = "A-Za-z0-9!#$%&'*+/=?^_`{|}~-";
+const ATEXT = `[${ATEXT_CHARS}]+`;
 /**
  * The shape nearly every feed's address has: an ASCII dot-atom local part and a dotted domain of
  * letters, digits and hyphens. Every such text is one mailbox whose address is the text itself, so it
@@ -36,7 +37,8 @@ export function parsedMailbox(text: string): string | null {
 }
 
 /** A local part that needs no quotes: RFC 5322 dot-atom, with the UTF-8 characters RFC 6532 adds. */
-const DOT_ATOM_LOCAL = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~\u0080-\u{10FFFF}-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~\u0080-\u{10FFFF}-]+)*$/u;
+const UTF8_ATEXT = `[\\u{80}-\\u{10FFFF}${ATEXT_CHARS}]+`;
+const DOT_ATOM_LOCAL = new RegExp(`^${UTF8_ATEXT}(?:\\.${UTF8_ATEXT})*$`, 'u');
 
 /**
  * An agent's email as a feed gives it (null when absent): kept when it is one address, else
