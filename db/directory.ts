@@ -52,12 +52,14 @@ export async function refreshDirectory(db: Knex, offices: Iterable<string>): Pro
     await syncRows(db, AGENT_ROWS, list);
     return;
   }
-  const { rows } = await db.raw('SELECT clock_timestamp() AS began');
+  // As text: a JavaScript Date would cut it to the millisecond, and marks written in that
+  // millisecond before the refresh began would then be left behind.
+  const { rows } = await db.raw('SELECT clock_timestamp()::text AS began');
   const parts = list.length < PARALLEL_FROM ? [list] : [list.slice(0, Math.ceil(list.length / 2)), list.slice(Math.ceil(list.length / 2))];
   await Promise.all(
     parts.flatMap((part) => [db.transaction((trx) => syncRows(trx, OFFICE_ROWS, part)), db.transaction((trx) => syncRows(trx, AGENT_ROWS, part))]),
   );
-  await db.raw(`${UNMARK_SQL.replace('$1', '?::text[]')} AND since < ?`, [list, rows[0].began]);
+  await db.raw(`${UNMARK_SQL.replace('$1', '?::text[]')} AND since < ?::timestamptz`, [list, rows[0].began]);
 }
 
 /** Removes the offices' stale marks (directory_stale). */
