@@ -216,10 +216,10 @@ export function createApp(deps: AppDeps): Express {
   app.use(adminOfficesRouter({ db }));
   app.use(adminDropsRouter({ db }));
   app.use(adminWebhooksRouter(webhooks));
-  app.use(operatorSessionRouter({ db, operators }));
+  app.use(operatorSessionRouter({ db, operators, publicBaseUrl: config.publicBaseUrl }));
   if (deps.boardQueues?.length) {
     const signIn = requireOperator(operators, db, { session: true, signIn: '/console?next=queues' });
-    app.use('/admin/queues', signIn, sameOriginWrites, queueBoard(deps.boardQueues, deps.logger));
+    app.use('/admin/queues', signIn, sameOriginWrites(config.publicBaseUrl), queueBoard(deps.boardQueues, deps.logger));
   }
   app.use(methodNotAllowed(apiDocument.paths as Record<string, Record<string, unknown>>));
   app.use(notFoundHandler);

@@ -14,7 +14,7 @@ const cookieOptions = (req: Request) => ({ httpOnly: true, sameSite: 'strict' as
  * cookie for /admin, 8 hours); DELETE /admin/session ends it. A browser never sends a SameSite=Strict
  * cookie with a request another site starts, unlike the HTTP Basic password it replays anywhere.
  */
-export function operatorSessionRouter(deps: { db: Knex; operators: OperatorCredentials }): Router {
+export function operatorSessionRouter(deps: { db: Knex; operators: OperatorCredentials; publicBaseUrl: string | null }): Router {
   const router = Router();
   router.post('/admin/session', requireOperator(deps.operators, deps.db), async (req, res) => {
     const actor = operatorOf(res);
@@ -23,7 +23,7 @@ export function operatorSessionRouter(deps: { db: Knex; operators: OperatorCrede
     res.cookie(SESSION_COOKIE, secret, { ...cookieOptions(req), maxAge: OPERATOR_SESSION_HOURS * 3600_000 });
     res.status(201).json({ expiresAt: expiresAt.toISOString() });
   });
-  router.delete('/admin/session', sameOriginWrites, async (req, res) => {
+  router.delete('/admin/session', sameOriginWrites(deps.publicBaseUrl), async (req, res) => {
     const secret = sessionSecret(req);
     if (secret) await closeOperatorSession(deps.db, secret);
     res.clearCookie(SESSION_COOKIE, cookieOptions(req));
