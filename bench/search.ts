@@ -108,6 +108,23 @@ async function drive(url: string, seconds: number, paths: string[] = PATHS): Pro
   return { ...result, raw, seconds: raw.duration, cpuUsPerRequest: (used.user + used.system) / Math.max(1, result.requests.total) };
 }
 
+/** Runs of one server taken together: autocannon's aggregation of their results, their seconds, and the CPU per request over all of them. */
+function overRuns(runs: Driven[], url: string): Driven {
+  const merged = aggregate(
+    runs.map((r) => r.raw),
+    { url, connections: CONNECTIONS },
+  );
+  const total = runs.reduce((n, r) => n + r.requests.total, 0);
+  return {
+    ...merged,
+    raw: null,
+    seconds: runs.reduce((n, r) => n + r.seconds, 0),
+    cpuUsPerRequest: runs.reduce((n, r) => n + r.cpuUsPerRequest * r.requests.total, 0) / Math.max(1, total),
+  };
+}
+
+const perSecond = (r: Driven) => r.requests.total / r.seconds;
+
 async function main() {
   const kept = process.env.BENCH_SCHEMA;
   const schema = kept ?? `bench_search_${process.pid}`;
@@ -157,33 +174,18 @@ async function main() {
       console.log(row(`round ${i + 1} bare node:http`, r.baseline));
       console.log(row(`round ${i + 1} service`, r.service));
     });
-    const all = (pick: (r: (typeof rounds)[number]) => Driven, url: string) =>
-      aggregate(
-        rounds.map((r) => pick(r).raw),
-        { url, connections: CONNECTIONS },
-      );
-    const baseline = all((r) => r.baseline, bareUrl);
-    const measured = all((r) => r.service, serviceUrl);
-    const seconds = (pick: (r: (typeof rounds)[number]) => Driven) => rounds.reduce((n, r) => n + pick(r).seconds, 0);
-    const cpu = (pick: (r: (typeof rounds)[number]) => Driven) => rounds.reduce((n, r) => n + pick(r).cpuUsPerRequest * pick(r).requests.total, 0);
+    const baseline = overRuns(
+      rounds.map((r) => r.baseline),
+      bareUrl,
+    );
+    const measured = overRuns(
+      rounds.map((r) => r.service),
+      serviceUrl,
+    );
     const failures = baseline.non2xx + baseline.errors + measured.non2xx + measured.errors;
-    console.log(
-      row('all rounds bare node:http', {
-        ...baseline,
-        raw: null,
-        seconds: seconds((r) => r.baseline),
-        cpuUsPerRequest: cpu((r) => r.baseline) / baseline.requests.total,
-      }),
-    );
-    console.log(
-      row('all rounds service', {
-        ...measured,
-        raw: null,
-        seconds: seconds((r) => r.service),
-        cpuUsPerRequest: cpu((r) => r.service) / measured.requests.total,
-      }),
-    );
-    const ratio = measured.requests.total / seconds((r) => r.service) / (baseline.requests.total / seconds((r) => r.baseline));
+    console.log(row('all rounds bare node:http', baseline));
+    console.log(row('all rounds service', measured));
+    const ratio = perSecond(measured) / perSecond(baseline);
     console.log(`requests: baseline ${baseline.requests.total}, service ${measured.requests.total}; non-2xx and errors ${failures}`);
     console.log(`throughput service/baseline: ${ratio.toFixed(2)} (target >= 0.80) ${ratio >= 0.8 ? 'MET' : 'NOT MET'}`);
     const p99Ratio = measured.latency.p99 / Math.max(1, baseline.latency.p99);
@@ -191,20 +193,6 @@ async function main() {
     // The search families, each on its own, beside the baseline's cheapest indexed query; each
     // family and the baseline take turns for ROUNDS rounds, so a slow spell lands on both.
     const families = [...FAMILIES, { name: 'cursor page 50', path: await cursorPage50(serviceUrl), plain: true }];
-    const perSecond = (r: Driven) => r.requests.total / r.seconds;
-    const together = (runs: Driven[], url: string): Driven => {
-      const merged = aggregate(
-        runs.map((r) => r.raw),
-        { url, connections: CONNECTIONS },
-      );
-      const total = runs.reduce((n, r) => n + r.requests.total, 0);
-      return {
-        ...merged,
-        raw: null,
-        seconds: runs.reduce((n, r) => n + r.seconds, 0),
-        cpuUsPerRequest: runs.reduce((n, r) => n + r.cpuUsPerRequest * r.requests.total, 0) / Math.max(1, total),
-      };
-    };
     console.log(
       `\nsearch families at concurrency ${CONNECTIONS}, each taking turns with the baseline (bare, newest first) for ${ROUNDS} rounds of ${SECONDS} s (targets: p99 <= 50 ms; plain filters >= 0.80 of the baseline)`,
     );
@@ -220,8 +208,8 @@ async function main() {
         runs.push(await drive(serviceUrl, SECONDS, [family.path]));
       }
       baselineRuns.push(...beside);
-      const base = together(beside, bareUrl);
-      const r = together(runs, serviceUrl);
+      const base = overRuns(beside, bareUrl);
+      const r = overRuns(runs, serviceUrl);
       const ratio = perSecond(r) / perSecond(base);
       const verdicts = [
         `p99 ${r.latency.p99 <= 50 ? 'MET' : 'NOT MET'}`,
@@ -229,7 +217,7 @@ async function main() {
       ];
       console.log(`${row(family.name, r)}  total ${body.total}  beside ${perSecond(base).toFixed(0)} req/s  ${verdicts.join('; ')}`);
     }
-    console.log(row('baseline over all its turns', together(baselineRuns, bareUrl)));
+    console.log(row('baseline over all its turns', overRuns(baselineRuns, bareUrl)));
     console.log(
       `service p99 / baseline p99: ${measured.latency.p99} / ${baseline.latency.p99} ms = ${p99Ratio.toFixed(2)} (target <= 1.25) ${p99Ratio <= 1.25 ? 'MET' : 'NOT MET'}; below 50 ms ${measured.latency.p99 < 50 ? 'MET' : 'NOT MET'}`,
     );
