@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { listingKey } from '../pipeline/listing-key.js';
 import type { StoredRow } from '../pipeline/stored-row.js';
 import type { CanonicalListing } from '../pipeline/types.js';
+import { canCopy, copyNewRows } from './copy-from-stdin.js';
 
 /** The stored record; the hidden column is the truth for the operator flag. */
 const toListing = (row: { data: CanonicalListing; hidden: boolean }): CanonicalListing => ({ ...row.data, hidden: row.hidden });
@@ -79,9 +80,29 @@ export async function upsertListingRows(db: Knex, rows: ListingRow[]): Promise<S
   return new Set(written.map((r) => r.listing_key));
 }
 
-/** Inserts rows whose keys the store does not have; a key it has by now (another feed inserted it) is left alone. Returns the keys inserted. */
+/** The columns of a listings row a feed writes (the rest are generated from them or have defaults). */
+const LISTING_ROW_COLUMNS: readonly (keyof ListingRow & string)[] = [
+  'listing_key',
+  'office',
+  'unique_id',
+  'format',
+  'status',
+  'mod_time',
+  'content_hash',
+  'hidden',
+  'data',
+  'public_patch',
+  'source_hash',
+];
+
+/**
+ * Inserts rows whose keys the store does not have; a key it has by now (another feed inserted it)
+ * is left alone. Returns the keys inserted. On PostgreSQL the rows are copied (copyNewRows), and
+ * only when one of their keys has been stored meanwhile are they inserted one by one, skipping it.
+ */
 export async function insertListingRows(db: Knex, rows: ListingRow[]): Promise<Set<string>> {
   if (rows.length === 0) return new Set();
+  if (canCopy(db) && (await copyNewRows(db, 'listings', LISTING_ROW_COLUMNS, rows))) return new Set(rows.map((r) => r.listing_key));
   const inserted: { listing_key: string }[] = await db('listings').insert(rows).onConflict('listing_key').ignore().returning('listing_key');
   return new Set(inserted.map((r) => r.listing_key));
 }
