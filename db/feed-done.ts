@@ -42,17 +42,19 @@ const notifyFeedEndSql = () =>
  * id, status, result and error) and answers the `columns` of the rows it changed. On PostgreSQL
  * the NOTIFY is part of the same statement, sent as it commits with no round trip of its own;
  * the embedded process has no listeners to notify. announceHere tells the waiters in this process.
- * `alongside`: data-modifying statements (by CTE name) that commit with it.
+ * `alongside`: data-modifying statements (by CTE name) that commit with it. `on`: where the
+ * statement runs when not on `db` itself (a transaction of it).
  */
 export async function updateAnnouncingEnd(
   db: Db,
   update: Knex.QueryBuilder,
   columns: string[],
   alongside: Record<string, Knex.Raw | Knex.QueryBuilder> = {},
+  on: Knex = db,
 ): Promise<any[]> {
   const extra = Object.entries(alongside);
   if (db.embedded && extra.length === 0) return update;
-  let statement = db.with('ended', update);
+  let statement = on.with('ended', update);
   for (const [name, sql] of extra) statement = statement.with(name, sql);
   return statement.from('ended').select(...columns, ...(db.embedded ? [] : [db.raw(notifyFeedEndSql())]));
 }

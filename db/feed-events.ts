@@ -7,6 +7,7 @@ import copyBinary from 'pg-copy-streams-binary';
 import type { FeedOutcome } from '../lib/feed-outcome.js';
 import { scrubCredentials } from '../pipeline/reaxml/scrub-credentials.js';
 import type { FeedFormat } from '../pipeline/types.js';
+import { copyIn, textPieces } from './copy-from-stdin.js';
 import { markDirectoryStale } from './directory.js';
 import { announceHere, updateAnnouncingEnd } from './feed-done.js';
 import type { Db } from './knex.js';
@@ -324,29 +325,49 @@ export async function startFeedEvent(db: Db, id: string): Promise<ClaimedFeed | 
   return { event, body };
 }
 
+/** A result this long or longer (in characters of JSON) is stored through COPY on PostgreSQL (copyIn); a push's is a few hundred. */
+const COPIED_RESULT_CHARS = 1 << 20;
+
 /**
  * Stores a feed's result; returns what became of it (the outcome the database works out from the
  * result). The announcement carries the result (when short), so a waiting request need not read
  * it back; on PostgreSQL it goes out in the same statement, as it commits. The offices whose
  * listings the feed changed are marked stale in the directory by the same statement (their
- * refresh follows: db/directory.ts).
+ * refresh follows: db/directory.ts). On PostgreSQL a result of a megabyte or more (a large feed's
+ * upserts and issues; 14 MB for 50,000 listings with a warning each) is sent by COPY instead of
+ * as the statement's parameter, whose buffers would have taken twice and a half its size.
  */
 export async function finishFeedEvent(db: Db, id: string, result: Record<string, unknown>, changedOffices: readonly string[] = []): Promise<FeedOutcome> {
-  const update = db('feed_events')
-    .where({ id })
-    .update({
-      status: 'done',
-      result: JSON.stringify(result),
-      error: null,
-      error_detail: null,
-      progress: null,
-      updated_at: db.fn.now(),
-      finished_at: db.fn.now(),
-    })
-    .returning(['id', 'outcome', 'status', 'result', 'error']);
-  const [row] = await updateAnnouncingEnd(db, update, ['outcome'], changedOffices.length ? { stale: markDirectoryStale(db, changedOffices) } : {});
+  const json = JSON.stringify(result);
+  const finish = async (on: Knex, resultValue: string | Knex.Raw): Promise<FeedOutcome> => {
+    const update = on('feed_events')
+      .where({ id })
+      .update({
+        status: 'done',
+        result: resultValue,
+        error: null,
+        error_detail: null,
+        progress: null,
+        updated_at: on.fn.now(),
+        finished_at: on.fn.now(),
+      })
+      .returning(['id', 'outcome', 'status', 'result', 'error']);
+    const alongside: Record<string, Knex.Raw> = changedOffices.length ? { stale: markDirectoryStale(on, changedOffices) } : {};
+    const [row] = await updateAnnouncingEnd(db, update, ['outcome'], alongside, on);
+    return row.outcome;
+  };
+  const outcome =
+    db.embedded || json.length < COPIED_RESULT_CHARS
+      ? await finish(db, json)
+      : // A large result (a big feed's upserts and issues) goes in by COPY, to a table of this
+        // transaction's own, and the finishing statement takes it from there.
+        await db.transaction(async (trx) => {
+          await trx.raw('CREATE TEMP TABLE feed_result_in (result text) ON COMMIT DROP');
+          await copyIn(trx, 'COPY feed_result_in (result) FROM STDIN', textPieces(json));
+          return finish(trx, trx.raw('(SELECT result::jsonb FROM feed_result_in)'));
+        });
   announceHere(id, { status: 'done', result, error: null });
-  return row.outcome;
+  return outcome;
 }
 
 /** The counts so far of a running feed (also keeps it from looking lost to the sweep). */
