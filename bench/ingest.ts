@@ -3,8 +3,8 @@
  * runs it (stored feed event in, result out), against what the work really costs, measured in the
  * same run:
  * - first load against the write alone: the same rows, built before timing, inserted into the
- *   real listings table (its indexes and generated columns) with the statement a first load writes
- *   with (INSERT … ON CONFLICT), in batches of the same size;
+ *   real listings table (its indexes and generated columns) as a first load writes them
+ *   (insertListingRows: COPY on PostgreSQL), in batches of the same size;
  * - the unchanged re-send against the reader alone: the feed read from the file with every
  *   listing's fingerprint taken, no database.
  *

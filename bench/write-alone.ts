@@ -2,8 +2,8 @@
  * The ceiling of bench/ingest's first load, run in a process of its own so that its pre-built rows
  * never weigh on the bench's memory or its garbage collector: every stored row of the schema's
  * listings table is read back and built before timing (the record as JSON text), the table is
- * emptied, and the rows are inserted again in batches of 500 with the statement a first load writes
- * them with (INSERT … ON CONFLICT DO NOTHING). The table ends as it started. Prints
+ * emptied, and the rows are inserted again in batches of 500 as a first load writes them
+ * (insertListingRows: COPY on PostgreSQL). The table ends as it started. Prints
  * `{ "seconds", "rows" }`.
  *
  *   node dist/bench/write-alone.js <database url> <schema>
@@ -26,6 +26,7 @@ try {
     'source_hash',
     'hidden',
     db.raw('data::text AS data'),
+    db.raw('public_patch::text AS public_patch'),
   );
   const rows = stored.map((r: Record<string, any>) => ({ ...r, mod_time: r.mod_time instanceof Date ? r.mod_time.toISOString() : r.mod_time }) as ListingRow);
   await db('listings').delete();

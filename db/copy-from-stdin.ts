@@ -34,7 +34,12 @@ export function* rowPieces<Row>(rows: readonly Row[], columns: readonly (keyof R
   let piece = '';
   for (const row of rows) {
     let line = '';
-    for (let i = 0; i < columns.length; i += 1) line += (i === 0 ? '' : '\t') + copyField(row[columns[i]] as CopyValue);
+    for (let i = 0; i < columns.length; i += 1) {
+      const value = row[columns[i]] as CopyValue | undefined;
+      // An INSERT would write the column's default; a COPY of these columns has none to write.
+      if (value === undefined) throw new TypeError(`a row to copy has no value for ${columns[i]}`);
+      line += (i === 0 ? '' : '\t') + copyField(value);
+    }
     piece += `${line}\n`;
     if (piece.length >= PIECE_CHARS) {
       yield piece;

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { canCopy, copyField } from '../../db/copy-from-stdin.js';
+import { canCopy, copyField, rowPieces } from '../../db/copy-from-stdin.js';
 import { createDb, type Db, migrateToLatest } from '../../db/knex.js';
 import { insertListingRows, type ListingRow } from '../../db/listings-store.js';
 import { scratchDatabase } from '../helpers.js';
@@ -54,6 +54,11 @@ describe('COPY text fields', () => {
     expect(copyField(false)).to.equal('f');
     const plain = 'nothing to escape';
     expect(copyField(plain)).to.equal(plain);
+  });
+
+  it('refuses a row without a value for a copied column (an INSERT would have written its default)', () => {
+    const rows = [{ a: 'x', b: undefined as unknown as string }];
+    expect(() => [...rowPieces(rows, ['a', 'b'])]).to.throw(TypeError, 'a row to copy has no value for b');
   });
 });
 
