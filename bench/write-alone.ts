@@ -9,25 +9,14 @@
  *   node dist/bench/write-alone.js <database url> <schema>
  */
 import { createDb } from '../db/knex.js';
-import { insertListingRows, type ListingRow } from '../db/listings-store.js';
+import { insertListingRows, LISTING_ROW_COLUMNS, type ListingRow } from '../db/listings-store.js';
 import { measure } from './synthetic-feed.js';
 
 const [databaseUrl, schema] = process.argv.slice(2);
 const db = createDb({ databaseUrl, dataDir: '', schema });
 try {
-  const stored = await db('listings').select(
-    'listing_key',
-    'office',
-    'unique_id',
-    'format',
-    'status',
-    'mod_time',
-    'content_hash',
-    'source_hash',
-    'hidden',
-    db.raw('data::text AS data'),
-    db.raw('public_patch::text AS public_patch'),
-  );
+  // The JSON columns as text, as a feed's rows carry them.
+  const stored = await db('listings').select(LISTING_ROW_COLUMNS.map((c) => (c === 'data' || c === 'public_patch' ? db.raw('??::text AS ??', [c, c]) : c)));
   const rows = stored.map((r: Record<string, any>) => ({ ...r, mod_time: r.mod_time instanceof Date ? r.mod_time.toISOString() : r.mod_time }) as ListingRow);
   await db('listings').delete();
   // As bench/ingest settles PostgreSQL before each measurement.

@@ -81,7 +81,7 @@ export async function upsertListingRows(db: Knex, rows: ListingRow[]): Promise<S
 }
 
 /** The columns of a listings row a feed writes (the rest are generated from them or have defaults). */
-const LISTING_ROW_COLUMNS: readonly (keyof ListingRow & string)[] = [
+export const LISTING_ROW_COLUMNS: readonly (keyof ListingRow & string)[] = [
   'listing_key',
   'office',
   'unique_id',
@@ -97,8 +97,8 @@ const LISTING_ROW_COLUMNS: readonly (keyof ListingRow & string)[] = [
 
 /**
  * Inserts rows whose keys the store does not have; a key it has by now (another feed inserted it)
- * is left alone. Returns the keys inserted. On PostgreSQL the rows are copied (copyNewRows), and
- * only when one of their keys has been stored meanwhile are they inserted one by one, skipping it.
+ * is left alone. Returns the keys inserted. On PostgreSQL the rows are copied (copyNewRows); only
+ * when one of their keys has been stored meanwhile are they inserted by the statement that skips it.
  */
 export async function insertListingRows(db: Knex, rows: ListingRow[]): Promise<Set<string>> {
   if (rows.length === 0) return new Set();
