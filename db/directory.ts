@@ -47,7 +47,7 @@ export async function refreshDirectory(db: Knex, offices: Iterable<string>): Pro
     return;
   }
   if (db.isTransaction) {
-    await db.raw(UNMARK_SQL.replace('$1', '?::text[]'), [list]);
+    await db.raw(UNMARK_BOUND_SQL, [list]);
     await syncRows(db, OFFICE_ROWS, list);
     await syncRows(db, AGENT_ROWS, list);
     return;
@@ -59,11 +59,13 @@ export async function refreshDirectory(db: Knex, offices: Iterable<string>): Pro
   await Promise.all(
     parts.flatMap((part) => [db.transaction((trx) => syncRows(trx, OFFICE_ROWS, part)), db.transaction((trx) => syncRows(trx, AGENT_ROWS, part))]),
   );
-  await db.raw(`${UNMARK_SQL.replace('$1', '?::text[]')} AND since < ?::timestamptz`, [list, rows[0].began]);
+  await db.raw(`${UNMARK_BOUND_SQL} AND since < ?::timestamptz`, [list, rows[0].began]);
 }
 
 /** Removes the offices' stale marks (directory_stale). */
 const UNMARK_SQL = 'DELETE FROM directory_stale WHERE office = ANY($1)';
+/** The same with its offices as a knex binding. */
+const UNMARK_BOUND_SQL = UNMARK_SQL.replace('$1', '?::text[]');
 
 /**
  * Marks the offices' directory rows stale: an INSERT for a CTE of the statement that finishes a
