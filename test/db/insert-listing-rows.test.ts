@@ -118,6 +118,15 @@ describe('inserting new listing rows', () => {
       expect(failure).to.be.an('error');
       expect((failure as { code?: string }).code).to.equal('22P02');
       expect(await stored(scratch.db)).to.deep.equal([]);
+      // A row the COPY cannot write fails on this side, after earlier rows were sent: the COPY is abandoned.
+      const many = Array.from({ length: 400 }, (_, i) => row(`N${i}`));
+      many[399] = { ...many[399], public_patch: undefined as unknown as string };
+      const refused = await insertListingRows(scratch.db, many).then(
+        () => null,
+        (err: Error) => err,
+      );
+      expect(refused).to.be.instanceOf(TypeError);
+      expect(await stored(scratch.db)).to.deep.equal([]);
       const pool = (scratch.db.client as { pool: { max: number } }).pool;
       for (let i = 0; i < pool.max + 2; i += 1) expect([...(await insertListingRows(scratch.db, [row(`M${i}`)]))]).to.deep.equal([`OFF1/M${i}`]);
     });
