@@ -109,7 +109,8 @@ async function collection(req: Request, res: Response, reads: ResoReads, links: 
   const select = parseSelect(resource, option(req, '$select'));
   const expand = parseExpand(resource, option(req, '$expand'));
   const countText = option(req, '$count');
-  if (countText !== undefined && countText !== 'true' && countText !== 'false') throw new ODataSyntaxError('$count', 'is true or false');
+  if (countText !== undefined && countText !== 'true' && countText !== 'false')
+    throw new ODataSyntaxError('$count', `${JSON.stringify(countText.slice(0, 40))} is not true or false`);
   const tokenText = option(req, '$skiptoken');
   const token = tokenText === undefined ? undefined : decodeToken(tokenText);
   const top = token ? token.t : nonNegative(req, '$top');
