@@ -50,20 +50,19 @@ export function* rowPieces<Row>(rows: readonly Row[], columns: readonly (keyof R
 }
 
 /**
- * One text value as the only field of one row, in pieces of about PIECE_CHARS, escaped piece by
- * piece. A piece never ends between the two halves of a surrogate pair (a character outside the
- * Basic Multilingual Plane, such as an emoji), which would each become U+FFFD in UTF-8.
+ * One text value, given in parts, as the only field of one row: the parts joined into pieces of
+ * at least PIECE_CHARS (a part is never cut, so neither is a character) and escaped piece by piece.
  */
-export function* textPieces(text: string): Generator<string> {
-  let start = 0;
-  while (start < text.length) {
-    let end = Math.min(text.length, start + PIECE_CHARS);
-    const last = text.charCodeAt(end - 1);
-    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end += 1;
-    yield copyField(text.slice(start, end));
-    start = end;
+export function* fieldPieces(parts: Iterable<string>): Generator<string> {
+  let piece = '';
+  for (const part of parts) {
+    piece += part;
+    if (piece.length >= PIECE_CHARS) {
+      yield copyField(piece);
+      piece = '';
+    }
   }
-  yield '\n';
+  yield `${copyField(piece)}\n`;
 }
 
 /**

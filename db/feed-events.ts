@@ -5,9 +5,10 @@ import type { PoolClient } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import copyBinary from 'pg-copy-streams-binary';
 import type { FeedOutcome } from '../lib/feed-outcome.js';
+import { jsonPieces } from '../lib/json-pieces.js';
 import { scrubCredentials } from '../pipeline/reaxml/scrub-credentials.js';
 import type { FeedFormat } from '../pipeline/types.js';
-import { copyIn, textPieces } from './copy-from-stdin.js';
+import { copyIn, fieldPieces } from './copy-from-stdin.js';
 import { markDirectoryStale } from './directory.js';
 import { announceHere, updateAnnouncingEnd } from './feed-done.js';
 import type { Db } from './knex.js';
@@ -334,11 +335,11 @@ const COPIED_RESULT_CHARS = 1 << 20;
  * it back; on PostgreSQL it goes out in the same statement, as it commits. The offices whose
  * listings the feed changed are marked stale in the directory by the same statement (their
  * refresh follows: db/directory.ts). On PostgreSQL a result of a megabyte or more (a large feed's
- * upserts and issues; 14 MB for 50,000 listings with a warning each) is sent by COPY instead of
- * as the statement's parameter, whose buffers would have taken twice and a half its size.
+ * upserts and issues; 14 MB for 50,000 listings with a warning each) is sent by COPY as its JSON
+ * is made, instead of as the statement's parameter, whose buffers would have taken twice and a
+ * half its size.
  */
 export async function finishFeedEvent(db: Db, id: string, result: Record<string, unknown>, changedOffices: readonly string[] = []): Promise<FeedOutcome> {
-  const json = JSON.stringify(result);
   const finish = async (on: Knex, resultValue: string | Knex.Raw): Promise<FeedOutcome> => {
     const update = on('feed_events')
       .where({ id })
@@ -356,16 +357,33 @@ export async function finishFeedEvent(db: Db, id: string, result: Record<string,
     const [row] = await updateAnnouncingEnd(db, update, ['outcome'], alongside, on);
     return row.outcome;
   };
-  const outcome =
-    db.embedded || json.length < COPIED_RESULT_CHARS
-      ? await finish(db, json)
-      : // A large result (a big feed's upserts and issues) goes in by COPY, to a table of this
-        // transaction's own, and the finishing statement takes it from there.
-        await db.transaction(async (trx) => {
-          await trx.raw('CREATE TEMP TABLE feed_result_in (result text) ON COMMIT DROP');
-          await copyIn(trx, 'COPY feed_result_in (result) FROM STDIN', textPieces(json));
-          return finish(trx, trx.raw('(SELECT result::jsonb FROM feed_result_in)'));
-        });
+  let outcome: FeedOutcome;
+  if (db.embedded) {
+    outcome = await finish(db, JSON.stringify(result));
+  } else {
+    // The result's JSON is made a member at a time; its first megabyte decides how it is sent.
+    const parts = jsonPieces(result);
+    let head = '';
+    let part = parts.next();
+    for (; !part.done && head.length < COPIED_RESULT_CHARS; part = parts.next()) head += part.value;
+    if (part.done) {
+      outcome = await finish(db, head);
+    } else {
+      // A large result (a big feed's upserts and issues) goes in by COPY, to a table of this
+      // transaction's own, as it is made; the finishing statement takes it from there.
+      const rest = part.value;
+      const text = (function* () {
+        yield head;
+        yield rest;
+        yield* parts;
+      })();
+      outcome = await db.transaction(async (trx) => {
+        await trx.raw('CREATE TEMP TABLE feed_result_in (result text) ON COMMIT DROP');
+        await copyIn(trx, 'COPY feed_result_in (result) FROM STDIN', fieldPieces(text));
+        return finish(trx, trx.raw('(SELECT result::jsonb FROM feed_result_in)'));
+      });
+    }
+  }
   announceHere(id, { status: 'done', result, error: null });
   return outcome;
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import pg from 'pg';
-import { PIECE_CHARS, textPieces } from '../../db/copy-from-stdin.js';
+import { copyField, fieldPieces, PIECE_CHARS } from '../../db/copy-from-stdin.js';
 import { FEED_DONE_CHANNEL } from '../../db/feed-done.js';
 import { finishFeedEvent, getFeedEvent, startFeedEvent } from '../../db/feed-events.js';
 import { createDb, type Db, migrateToLatest } from '../../db/knex.js';
@@ -23,15 +23,16 @@ function largeResult(listings: number): Record<string, unknown> {
   return { ok: true, counts: { parsed: listings, valid: listings, invalid: 0 }, summary: { inserted: listings }, upserts, statusChanges: [], issues };
 }
 
-describe('text pieces for COPY', () => {
-  it('never splits a character outside the BMP between two pieces, and escapes each piece', () => {
-    for (const before of [PIECE_CHARS - 1, PIECE_CHARS - 2, PIECE_CHARS]) {
-      const text = `${'a'.repeat(before)}🏠\\b${'c'.repeat(PIECE_CHARS)}`;
-      const pieces = [...textPieces(text)];
-      expect(pieces.at(-1)).to.equal('\n');
-      for (const piece of pieces) expect(Buffer.from(piece, 'utf8').toString('utf8')).to.equal(piece); // no lone surrogate
-      expect(pieces.join('')).to.equal(`${text.replace('\\', '\\\\')}\n`);
-    }
+describe('a field given in parts, for COPY', () => {
+  it('joins the parts into pieces of at least PIECE_CHARS, never cutting one, escapes each and ends the row', () => {
+    const parts = Array.from({ length: 10_000 }, (_, i) => `part ${i} \\ tab\t 🏠,`);
+    const pieces = [...fieldPieces(parts)];
+    expect(pieces.length).to.be.greaterThan(1);
+    for (const piece of pieces.slice(0, -1)) expect(piece.length).to.be.at.least(PIECE_CHARS);
+    expect(pieces.at(-1)!.endsWith('\n')).to.equal(true);
+    for (const piece of pieces) expect(Buffer.from(piece, 'utf8').toString('utf8')).to.equal(piece); // no lone surrogate
+    expect(pieces.join('')).to.equal(`${copyField(parts.join(''))}\n`);
+    expect([...fieldPieces([])]).to.deep.equal(['\n']);
   });
 });
 
