@@ -26,20 +26,19 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { PoolClient } from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
+import { copyIn, rowPieces } from '../db/copy-from-stdin.js';
 import { storeFeedEvent } from '../db/feed-events.js';
 import { createDb, type Db, migrateToLatest } from '../db/knex.js';
+import { LISTING_ROW_COLUMNS } from '../db/listings-store.js';
 import { loadConfig } from '../lib/config.js';
 import { createLogger } from '../lib/logger.js';
 import { warmGazetteers } from '../pipeline/geocode.js';
 import { closeReadThreads, configureReadThreads } from '../pipeline/reaxml/read-threads.js';
 import { processFeed } from '../workers/ingest/process-feed.js';
 import { NODE_FLAGS } from './roles.js';
+import { storedListingRows } from './stored-rows.js';
 import { bareSaxesPass, type Measured, measure, readerPass, readFeedFile, SYNTHETIC_OFFICES, writeSyntheticFeed } from './synthetic-feed.js';
 
 const LISTINGS = Number(process.argv[2] ?? 50000);
@@ -118,28 +117,14 @@ async function writeAlone(schema: string): Promise<{ seconds: number; rows: numb
   return JSON.parse(stdout.trim().split('\n').pop()!);
 }
 
-/** For context: a COPY the stored canonical rows, as CSV text made before timing, copied into a scratch table with the same columns and compression but no indexes. */
+/** For context: a COPY of the stored rows (the columns a first load copies, as text made before timing) into a scratch table with the same columns and compression but no indexes. */
 async function copyCeiling(db: Db): Promise<{ seconds: number; rows: number }> {
-  const { rows } = await db.raw('SELECT listing_key, office, unique_id, format, status, mod_time, content_hash, hidden, data::text AS data FROM listings');
-  const csv = (v: unknown) => `"${String(v instanceof Date ? v.toISOString() : v).replace(/"/g, '""')}"`;
-  const lines = rows.map(
-    (r: Record<string, unknown>) =>
-      `${[r.listing_key, r.office, r.unique_id, r.format, r.status, r.mod_time, r.content_hash, r.hidden, r.data].map(csv).join(',')}\n`,
-  );
+  const rows = await storedListingRows(db);
+  const pieces = [...rowPieces(rows, LISTING_ROW_COLUMNS)];
   await db.raw('DROP TABLE IF EXISTS bench_copy');
   await db.raw('CREATE TABLE bench_copy (LIKE listings INCLUDING DEFAULTS INCLUDING COMPRESSION)');
-  const conn = (await db.client.acquireConnection()) as PoolClient;
-  try {
-    const m = await measure(() =>
-      pipeline(
-        Readable.from(lines),
-        conn.query(copyFrom('COPY bench_copy (listing_key, office, unique_id, format, status, mod_time, content_hash, hidden, data) FROM STDIN (FORMAT csv)')),
-      ),
-    );
-    return { seconds: m.seconds, rows: lines.length };
-  } finally {
-    await db.client.releaseConnection(conn);
-  }
+  const m = await measure(() => copyIn(db, `COPY bench_copy (${LISTING_ROW_COLUMNS.join(', ')}) FROM STDIN`, pieces));
+  return { seconds: m.seconds, rows: rows.length };
 }
 
 async function main() {

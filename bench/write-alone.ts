@@ -9,15 +9,14 @@
  *   node dist/bench/write-alone.js <database url> <schema>
  */
 import { createDb } from '../db/knex.js';
-import { insertListingRows, LISTING_ROW_COLUMNS, type ListingRow } from '../db/listings-store.js';
+import { insertListingRows } from '../db/listings-store.js';
+import { storedListingRows } from './stored-rows.js';
 import { measure } from './synthetic-feed.js';
 
 const [databaseUrl, schema] = process.argv.slice(2);
 const db = createDb({ databaseUrl, dataDir: '', schema });
 try {
-  // The JSON columns as text, as a feed's rows carry them.
-  const stored = await db('listings').select(LISTING_ROW_COLUMNS.map((c) => (c === 'data' || c === 'public_patch' ? db.raw('??::text AS ??', [c, c]) : c)));
-  const rows = stored.map((r: Record<string, any>) => ({ ...r, mod_time: r.mod_time instanceof Date ? r.mod_time.toISOString() : r.mod_time }) as ListingRow);
+  const rows = await storedListingRows(db);
   await db('listings').delete();
   // As bench/ingest settles PostgreSQL before each measurement.
   await db.raw('VACUUM ANALYZE listings');
