@@ -20,7 +20,7 @@ import { RESOURCES } from '../db/reso-resources.js';
 import { loadConfig } from '../lib/config.js';
 import { createLogger } from '../lib/logger.js';
 import { startRuntime } from '../workers/runtime.js';
-import { loadSyntheticListings } from './synthetic-listings.js';
+import { LOAD_TIMEOUT_MS, loadSyntheticListings } from './synthetic-listings.js';
 
 const LISTINGS = Number(process.argv[2] ?? 1_000_000);
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -79,7 +79,7 @@ async function timed(url: string): Promise<{ ms: number; count: number }> {
 
 async function main() {
   const schema = `bench_reso_${process.pid}`;
-  const db = createDb({ databaseUrl: DATABASE_URL, dataDir: '', schema });
+  const db = createDb({ databaseUrl: DATABASE_URL, dataDir: '', schema, statementTimeoutMs: LOAD_TIMEOUT_MS });
   const config = loadConfig({ DATABASE_URL, LOG_LEVEL: 'silent', RESO_SETTLE_MS: '0', RESO_RATE_LIMIT: '100000000' });
   const logger = createLogger('silent');
   const runtime = startRuntime(config, logger, db, { consume: false });

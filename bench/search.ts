@@ -29,7 +29,7 @@ import { createLogger } from '../lib/logger.js';
 import { startRuntime } from '../workers/runtime.js';
 import { aggregate, type LoadResult } from './load.js';
 import { cursorPage50, FAMILIES } from './search-families.js';
-import { loadSyntheticListings as load } from './synthetic-listings.js';
+import { LOAD_TIMEOUT_MS, loadSyntheticListings as load } from './synthetic-listings.js';
 
 const LISTINGS = Number(process.argv[2] ?? 1_000_000);
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -128,7 +128,7 @@ const perSecond = (r: Driven) => r.requests.total / r.seconds;
 async function main() {
   const kept = process.env.BENCH_SCHEMA;
   const schema = kept ?? `bench_search_${process.pid}`;
-  const db = createDb({ databaseUrl: DATABASE_URL, dataDir: '', schema });
+  const db = createDb({ databaseUrl: DATABASE_URL, dataDir: '', schema, statementTimeoutMs: LOAD_TIMEOUT_MS });
   const config = loadConfig({ DATABASE_URL, LOG_LEVEL: 'silent' });
   const logger = createLogger('silent');
   const runtime = startRuntime(config, logger, db, { consume: false });
