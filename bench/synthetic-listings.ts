@@ -1,17 +1,17 @@
 import type { Knex } from 'knex';
 
 /**
+ * How long the database handle that loads the synthetic listings may let one statement run: a batch of 100,000 into
+ * a large, indexed table, or the VACUUM after, outlasts the service's 30 s on a slow machine.
+ */
+export const LOAD_TIMEOUT_MS = 30 * 60_000;
+
+/**
  * Rows made by PostgreSQL itself: countries AU 70% / NZ 15% / GB 10% / US 5%; 2,000 offices with
  * ten agents each, each office in about five of 3,000 localities (5 km apart, each listing within
  * about 1 km of its locality's centre: some 80 listings a km², a busy suburb's density); residential 55%, rental 25%, land 8%, commercial 7%, rural 5%; 90% active or
  * under offer, the rest sold, leased or withdrawn; 1% hidden; two years of modTimes.
  */
-/**
- * How long the database handle that loads them must let one statement run: a batch of 100,000 into
- * a large, indexed table, or the VACUUM after, outlasts the service's 30 s on a slow machine.
- */
-export const LOAD_TIMEOUT_MS = 30 * 60_000;
-
 export async function loadSyntheticListings(db: Knex, n: number, options: { quiet?: boolean } = {}): Promise<void> {
   const step = 100_000;
   for (let from = 0; from < n; from += step) {
