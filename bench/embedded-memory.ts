@@ -9,24 +9,23 @@
  *   npm run bench:embedded-memory
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../lib/free-port.js';
+import { memoryOf } from './proc-memory.js';
 import { startRole, stopRole } from './roles.js';
 
 const TARGET_MB = 250;
 const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 15_000);
-
-const rssMb = (pid: number) => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/)![1]) / 1024;
 
 async function idleRss(dataDir: string, sharedBuffers: string | null): Promise<number> {
   const env: Record<string, string> = { DATA_DIR: dataDir, PORT: String(await freePort()) };
   if (sharedBuffers) env.EMBEDDED_SHARED_BUFFERS = sharedBuffers;
   const child = await startRole('main.js', env, 'listening');
   await new Promise((r) => setTimeout(r, IDLE_MS));
-  const mb = rssMb(child.pid!);
+  const mb = memoryOf(child.pid!).rss;
   await stopRole(child);
   return mb;
 }

@@ -5,13 +5,12 @@
  *
  *   node dist/bench/pglite-alone.js <pglite folder> <idle ms> [shared_buffers]
  */
-import { readFileSync } from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { openPglite } from '../db/open-pglite.js';
+import { memoryOf } from './proc-memory.js';
 
 const [dir, idleMs, sharedBuffers] = process.argv.slice(2);
-const pglite = new PGlite(dir, { extensions: { pg_trgm }, ...(sharedBuffers ? { postgresqlconf: [`shared_buffers=${sharedBuffers}`] } : {}) });
+const pglite = openPglite(dir, sharedBuffers);
 await pglite.query('SELECT count(*) FROM pg_class');
 await new Promise((r) => setTimeout(r, Number(idleMs)));
-console.log(Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))![1]) / 1024);
+console.log(memoryOf('self').rss);
 await pglite.close();

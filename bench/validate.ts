@@ -17,7 +17,7 @@
  * The service uses BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test); the dry
  * run touches no table.
  */
-import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { type IncomingMessage, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +30,7 @@ import { warmGazetteers } from '../pipeline/geocode.js';
 import { readReaxmlHere } from '../pipeline/reaxml/listing-reader.js';
 import { closeReadThreads, configureReadThreads } from '../pipeline/reaxml/read-threads.js';
 import { validateFeed } from '../pipeline/validate-feed.js';
+import { memoryOf } from './proc-memory.js';
 import { startRole, stopRole } from './roles.js';
 import { bareSaxesPass, type Measured, measure, readerPass, readFeedFile, writeSyntheticFeed } from './synthetic-feed.js';
 
@@ -42,8 +43,6 @@ const WARM_UP_LISTINGS = 2000;
 const THREADS = Number(process.env.BENCH_THREADS ?? 2);
 /** How each listing preview in the dry run's answer starts. */
 const MARKER = Buffer.from('{"listingKey"');
-
-const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
 /**
  * One dry run of the feed at path through POST /v1/validate (every preview kept), read to its end.
@@ -103,9 +102,9 @@ async function overHttp(
     const warm = await postFeed(url, warmUpPath);
     if (warm.listings !== WARM_UP_LISTINGS) throw new Error(`the warm-up dry run gave ${warm.listings} previews`);
     await new Promise((r) => setTimeout(r, 1000));
-    const idle = rssOf(child.pid!);
+    const idle = memoryOf(child.pid!).rss;
     let peak = idle;
-    const timer = setInterval(() => (peak = Math.max(peak, rssOf(child.pid!))), 20);
+    const timer = setInterval(() => (peak = Math.max(peak, memoryOf(child.pid!).rss)), 20);
     const runs: Awaited<ReturnType<typeof postFeed>>[] = [];
     /** The server's RSS growth by the end of each round: a leak would keep it rising. */
     const growthByRound: number[] = [];

@@ -12,12 +12,13 @@
  * a scratch database is created beside it) and BENCH_REDIS_URL (default redis://127.0.0.1:6379).
  */
 
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDb } from '../db/knex.js';
 import { freePort } from '../lib/free-port.js';
+import { memoryOf } from './proc-memory.js';
 import { scratchDatabase, startRole, stopRole } from './roles.js';
 import { SYNTHETIC_OFFICES, writeSyntheticFeed } from './synthetic-feed.js';
 
@@ -27,13 +28,6 @@ const TARGET_MB = 400;
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const OPERATOR_TOKEN = 'bench-operator-token-0123456789';
-
-/** The process's resident memory now and at its peak (VmRSS, VmHWM), in MB. */
-function memoryOf(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (name: string) => Number(status.match(new RegExp(`${name}:\\s+(\\d+) kB`))![1]);
-  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
-}
 
 /** A key for the synthetic offices (the API gives a key at most 100; the bench widens it in the database). */
 async function createKey(base: string, db: ReturnType<typeof createDb>): Promise<string> {

@@ -1,11 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
 import { lockEmbeddedDb } from './embedded-lock.js';
 import { migrationSource } from './migration-source.js';
+import { openPglite } from './open-pglite.js';
 
 export interface DbOptions {
   /** PostgreSQL URL; null runs the embedded PGlite database under dataDir. */
@@ -104,11 +103,7 @@ export function createDb(options: DbOptions): Db {
     // Two processes on one PGlite folder would each write their own copy: refuse the second.
     const lock = lockEmbeddedDb(resolve(options.dataDir));
     tookOverLockFrom = lock.tookOverFrom;
-    // pg_trgm backs the directory's case-insensitive substring search, as on PostgreSQL.
-    const pglite = new PGlite(dir, {
-      extensions: { pg_trgm },
-      ...(options.sharedBuffers ? { postgresqlconf: [`shared_buffers=${options.sharedBuffers}`] } : {}),
-    });
+    const pglite = openPglite(dir, options.sharedBuffers);
     knex = knexFactory({ client: ClientPgLite as any, dialect: 'postgres', connection: { pglite }, searchPath: [schema] } as Knex.Config);
     // knex.destroy() closes PGlite; the folder is free again then (or when this process exits).
     const close = pglite.close.bind(pglite);
