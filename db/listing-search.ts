@@ -234,23 +234,61 @@ export function searchPage(db: Knex, s: ListingSearch, recordJson: string): { pa
   const sort = sortSql(s);
   const dir = sort.desc ? 'DESC' : 'ASC';
   const keyDir = s.sort.reverse ? 'DESC' : 'ASC';
-  const keys = searchFilters(db, s)
+  const order = `sort_value ${dir}, listing_key ${keyDir}`;
+  const each = perValueScan(s);
+  const keys = (each ? searchFilters(db, { ...s, [each.filter]: undefined }).whereRaw(`${each.column} = wanted.value`) : searchFilters(db, s))
     .select(db.raw(`${sort.sql} AS sort_value`, sort.bindings), 'listing_key')
-    .orderByRaw(`${sort.sql} ${dir}, listing_key ${keyDir}`, sort.bindings)
-    .limit(s.limit + 1);
+    .orderByRaw(`${sort.sql} ${dir}, listing_key ${keyDir}`, sort.bindings);
   if (s.after) {
     const op = sort.desc ? '<' : '>';
     // The first condition bounds an index scan on the sort; the second steps past the tie.
     keys.whereRaw(`${sort.sql} ${op}= ?::${sort.type}`, [...sort.bindings, s.after.value]);
     keys.whereRaw(`(${sort.sql} ${op} ?::${sort.type} OR listing_key ${s.sort.reverse ? '<' : '>'} ?)`, [...sort.bindings, s.after.value, s.after.key]);
+  }
+  const offset = s.after ? 0 : s.offset;
+  let pageKeys: Knex.QueryBuilder;
+  if (each) {
+    // Each value's first offset + limit + 1 in order, then the page from their union.
+    keys.limit(offset + s.limit + 1);
+    pageKeys = db
+      .from(db.raw('unnest(?::text[]) AS wanted(value) CROSS JOIN LATERAL (?) AS per_value', [each.values, keys]))
+      .select('sort_value', 'listing_key')
+      .orderByRaw(order)
+      .limit(s.limit + 1)
+      .offset(offset);
   } else {
-    keys.offset(s.offset);
+    pageKeys = keys.limit(s.limit + 1).offset(offset);
   }
   const page = db
-    .from(keys.as('page_keys'))
+    .from(pageKeys.as('page_keys'))
     .join('listings', 'listings.listing_key', 'page_keys.listing_key')
     .select(db.raw(recordJson), 'page_keys.sort_value', 'page_keys.listing_key');
-  return { page, order: `sort_value ${dir}, listing_key ${keyDir}` };
+  return { page, order };
+}
+
+/**
+ * Filters whose index leads with the filtered column and then follows the newest-first order
+ * (listings_public_locality_idx, listings_public_postcode_idx, over public listings).
+ */
+const PER_VALUE_INDEXED = [
+  { filter: 'locality', column: 'locality_key' },
+  { filter: 'postcode', column: 'postcode_key' },
+] as const;
+
+/**
+ * Whether a newest-first search over public listings is read one filter value at a time: with
+ * several localities (or postcodes), `= ANY(...)` makes PostgreSQL read every match of every
+ * value and sort them for the first page (all of a city's listings, for a search over two
+ * cities); read value by value, each index range gives its first offset + limit + 1 in order,
+ * and only those are merged. With one value the index gives the order directly.
+ */
+function perValueScan(s: ListingSearch): { filter: 'locality' | 'postcode'; column: string; values: string[] } | null {
+  if (s.sort.key !== 'newest' || s.status) return null;
+  for (const { filter, column } of PER_VALUE_INDEXED) {
+    const values = s[filter];
+    if (values && values.length > 1) return { filter, column, values };
+  }
+  return null;
 }
 
 /** Sale price bands, and weekly rent bands (the public amount). */

@@ -167,6 +167,36 @@ for (const database of ['postgres', 'pglite'] as const) {
       expect(await sorted('subCategory=unit,TOWNHOUSE')).to.deep.equal(['B', 'H']);
     });
 
+    it('reads several localities or postcodes in newest-first order by offset and by cursor, as the whole search orders them', async () => {
+      for (const [query, sort] of [
+        ['locality=richmond,fremantle,perth', ''],
+        ['locality=richmond,fremantle&sort=-newest', 'sort=-newest'],
+        ['postcode=3121,2026,6000', ''],
+        ['locality=richmond,perth&category=residential&minPrice=1', ''],
+      ]) {
+        const all = await ids(query);
+        expect(all.length, query).to.be.at.least(3);
+        // The order is the whole search's order, restricted to these matches.
+        expect(all, query).to.deep.equal((await ids(sort)).filter((id: string) => all.includes(id)));
+        const byOffset: string[] = [];
+        for (let offset = 0; offset < all.length; offset += 2) {
+          const page = await get(`/v1/listings?limit=2&offset=${offset}&${query}`);
+          expect(page.status, JSON.stringify(page.body)).to.equal(200);
+          byOffset.push(...page.body.listings.map((l: { uniqueId: string }) => l.uniqueId));
+        }
+        expect(byOffset, query).to.deep.equal(all);
+        const byCursor: string[] = [];
+        let path = `/v1/listings?limit=2&${query}`;
+        for (let i = 0; i < 10 && path; i += 1) {
+          const page = await get(path);
+          expect(page.status, path).to.equal(200);
+          byCursor.push(...page.body.listings.map((l: { uniqueId: string }) => l.uniqueId));
+          path = page.body.next ? `/v1/listings?limit=2&${query}&cursor=${page.body.next}` : '';
+        }
+        expect(byCursor, query).to.deep.equal(all);
+      }
+    });
+
     it('filters by rooms, car spaces and land area', async () => {
       expect(await sorted('minBathrooms=2')).to.deep.equal(['A', 'C']);
       expect(await sorted('minCarSpaces=2')).to.deep.equal(['A']);
@@ -388,6 +418,9 @@ for (const database of ['postgres', 'pglite'] as const) {
       await loadSyntheticListings(svc.db, 20_000, { quiet: true });
       const families: [string, RegExp][] = [
         ['locality=Richmond 7', /listings_public_locality_idx/],
+        // Several values: each read on its own index range, never every match sorted.
+        ['locality=Richmond 7,Bondi 12', /Index Only Scan using listings_public_locality_idx[^\n]*\n\s*Index Cond: \(locality_key = wanted\.value\)/],
+        ['postcode=1234,1235', /Index Only Scan using listings_public_postcode_idx[^\n]*\n\s*Index Cond: \(postcode_key = wanted\.value\)/],
         ['postcode=1234', /listings_public_postcode_idx/],
         ['q=l123', /listings_shown_text_idx/],
         ['q=l123&sort=relevance', /listings_shown_text_idx/],
