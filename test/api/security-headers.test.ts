@@ -45,16 +45,33 @@ describe('Headers browsers rely on: CORS for the public API, security headers ev
     }
   });
 
-  it('every answer carries the security headers; pages a Content-Security-Policy of their own scripts only', async () => {
-    for (const path of ['/v1/listings', '/developer', '/docs/', '/v1/nothing-here']) {
+  it('every page carries the security headers, with a Content-Security-Policy of their own scripts only', async () => {
+    for (const path of ['/developer', '/docs/', '/nothing-here']) {
       const res = await get(svc.url, path);
       expect(res.headers.get('x-content-type-options'), path).to.equal('nosniff');
       expect(res.headers.get('x-frame-options'), path).to.equal('SAMEORIGIN');
       expect(res.headers.get('strict-transport-security'), path).to.match(/max-age=/);
+      expect(res.headers.get('referrer-policy'), path).to.equal('no-referrer');
       const csp = res.headers.get('content-security-policy') ?? '';
       expect(csp, path).to.contain("script-src 'self'");
       expect(csp, path).not.to.match(/script-src[^;]*unsafe-inline/);
       expect(csp, path).to.contain("frame-ancestors 'none'");
+    }
+  });
+
+  it('every JSON API answer carries the headers OWASP asks of API answers, and not the ones only documents use', async () => {
+    const paths = ['/v1/listings', '/v1/listings?sort=bogus', '/v1/nothing-here', '/v1/openapi.json', '/v1/feeds/whoami', '/v1/admin/stats'];
+    for (const path of paths) {
+      const res = await get(svc.url, path, { authorization: `Bearer ${OPERATOR}` });
+      expect(res.headers.get('content-type'), path).to.match(/^application\/json/);
+      expect(res.headers.get('x-content-type-options'), path).to.equal('nosniff');
+      expect(res.headers.get('x-frame-options'), path).to.equal('DENY');
+      expect(res.headers.get('strict-transport-security'), path).to.match(/max-age=/);
+      expect(res.headers.get('cross-origin-resource-policy'), path).to.equal('same-origin');
+      expect(res.headers.get('content-security-policy'), path).to.equal("default-src 'none';frame-ancestors 'none'");
+      for (const documentOnly of ['referrer-policy', 'x-xss-protection', 'x-dns-prefetch-control', 'x-download-options', 'origin-agent-cluster']) {
+        expect(res.headers.get(documentOnly), `${path} ${documentOnly}`).to.equal(null);
+      }
     }
   });
 
