@@ -42,11 +42,59 @@ export type LinkTo = (req: Request, path: string) => string;
  */
 export function linkTo(publicBaseUrl: string | null): LinkTo {
   if (publicBaseUrl !== null) return (_req, path) => `${publicBaseUrl}${path}`;
+  // The host as a URL writes it (lower case, no default port), remembered for the few Host
+  // values a deployment sees; the map is emptied when it fills, so no client can grow it.
+  const hosts = new Map<string, string>();
+  const normalised = (host: string) => {
+    let found = hosts.get(host);
+    if (found === undefined) {
+      if (hosts.size >= 64) hosts.clear();
+      found = new URL(`http://${host}`).host;
+      hosts.set(host, found);
+    }
+    return found;
+  };
   return (req, path) => {
     const host = req.headers.host;
-    return host ? `${req.protocol}://${new URL(`http://${host}`).host}${path}` : path;
+    return host ? `${req.protocol}://${normalised(host)}${path}` : path;
   };
 }
 
 /** The request's path and query as a URL whose query can be changed (its origin means nothing). */
 export const requestPath = (req: Request): URL => new URL(req.originalUrl, 'http://service.invalid');
+
+/** What a URL's path and query may hold as it is (RFC 3986: unreserved, sub-delims, ':', '@', '/', '?', and '%' of an escape). */
+const UNSAFE_IN_URL = /[^A-Za-z0-9\-._~!$&'()*+,;=:@/?%]/;
+const UNSAFE_IN_URL_ALL = new RegExp(UNSAFE_IN_URL.source, 'g');
+
+/** A query parameter's name as the query parser reads it ('+' a space, escapes decoded). */
+function parameterName(part: string): string {
+  const raw = part.split('=', 1)[0].replaceAll('+', ' ');
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * The request's path and query with the parameters named in `drop` left out (however their names
+ * are escaped) and `name=value` appended, the rest kept as the client wrote them: the next page's
+ * link. Anything a URL cannot hold as it is gets percent-encoded, so the link is a valid URL (and
+ * cannot end a Link header's <...>). `value` must already be safe in a query (a cursor is base64url).
+ */
+export function requestPathWith(req: Request, drop: readonly string[], name: string, value: string): string {
+  const url = req.originalUrl;
+  const mark = url.indexOf('?');
+  const path = mark < 0 ? url : url.slice(0, mark);
+  const kept =
+    mark < 0
+      ? []
+      : url
+          .slice(mark + 1)
+          .split('&')
+          .filter((part) => part !== '' && !drop.includes(parameterName(part)));
+  kept.push(`${name}=${value}`);
+  const link = `${path}?${kept.join('&')}`;
+  return UNSAFE_IN_URL.test(link) ? link.replace(UNSAFE_IN_URL_ALL, (c) => encodeURIComponent(c)) : link;
+}

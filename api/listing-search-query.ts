@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { FACET_NAMES, type FacetName, isSortValue, type ListingSearch, type SearchStatus, type SortKey } from '../db/listing-search.js';
 import { badRequest } from '../lib/errors.js';
 import type { Category } from '../pipeline/types.js';
@@ -66,7 +66,7 @@ function searchFingerprint(raw: RawSearch): string {
   const given = Object.entries(rest)
     .filter(([, v]) => v !== undefined)
     .sort(([a], [b]) => (a < b ? -1 : 1));
-  return createHash('sha256').update(JSON.stringify(given)).digest('base64url').slice(0, 16);
+  return hash('sha256', JSON.stringify(given), 'base64url').slice(0, 16);
 }
 
 /** The opaque cursor of the page after a record: its sort value, its key and the search it belongs to. */

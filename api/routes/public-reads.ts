@@ -2,7 +2,7 @@ import { type Request, type Response, Router } from 'express';
 import type { DirectoryQuery, JsonPage, ListingAbsence, ListingJsonPage, PublicReads } from '../../db/public-reads.js';
 import { badRequest, notFound } from '../../lib/errors.js';
 import { sendCacheable } from '../cacheable.js';
-import { type LinkTo, requestPath } from '../links.js';
+import { type LinkTo, requestPathWith } from '../links.js';
 import { encodeCursor, parseListingSearch } from '../listing-search-query.js';
 import { assertValidQuery } from '../validators.js';
 
@@ -16,12 +16,7 @@ export function sendPage(req: Request, res: Response, name: string, page: JsonPa
 }
 
 /** The same request with a cursor in place of its cursor or offset, as the Link header's URL. */
-function nextUrl(req: Request, links: LinkTo, cursor: string): string {
-  const url = requestPath(req);
-  url.searchParams.delete('offset');
-  url.searchParams.set('cursor', cursor);
-  return links(req, `${url.pathname}${url.search}`);
-}
+const nextUrl = (req: Request, links: LinkTo, cursor: string): string => links(req, requestPathWith(req, ['offset', 'cursor'], 'cursor', cursor));
 
 const ABSENCE_TEXT: Record<Exclude<ListingAbsence, 'unknown'>, string> = {
   withdrawn: 'it was withdrawn',

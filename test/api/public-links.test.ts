@@ -95,6 +95,23 @@ describe('links in answers and the Host header', function () {
       expect(reso.body['@odata.nextLink']).to.match(/^http:\/\/\[::1\]\/v1\/reso\/Property\?\$select=ListingKey&\$skiptoken=/);
     });
 
+    it("the next link drops the offset and the page's cursor however their names are escaped, keeps the rest as written, and escapes what a URL cannot hold", async () => {
+      // Written as a client might: a filter value with characters a URL cannot hold as they are, an
+      // escaped parameter name, '+' for a space, and an offset the cursor replaces.
+      const first = await get(svc.url, '/v1/listings?limit=1&locality=richmond,x<y>"z&%6fffset=0&sort=%6Eewest', { host: 'portal.example' });
+      expect(first.status, JSON.stringify(first.body)).to.equal(200);
+      const link = /^<([^>]+)>; rel="next"$/.exec(first.headers.link)?.[1] ?? '';
+      expect(link).to.match(/^http:\/\/portal\.example\/v1\/listings\?limit=1&locality=richmond,x%3Cy%3E%22z&sort=%6Eewest&cursor=[A-Za-z0-9_-]+$/);
+      expect(() => new URL(link)).not.to.throw();
+      const second = await get(svc.url, link.replace('http://portal.example', ''), { host: 'portal.example' });
+      expect(second.status, JSON.stringify(second.body)).to.equal(200);
+      expect(second.body.listings[0].uniqueId).to.not.equal(first.body.listings[0].uniqueId);
+      // The second page's link carries one cursor, its own.
+      const again = /^<([^>]+)>; rel="next"$/.exec(second.headers.link)?.[1] ?? '';
+      expect(again.match(/cursor=/g)).to.have.length(1);
+      expect(again).to.not.equal(link);
+    });
+
     it('answers a request without a Host header (HTTP/1.0) with relative links', async () => {
       const search = await get(svc.url, SEARCH, {});
       expect(search.status).to.equal(200);
