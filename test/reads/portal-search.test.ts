@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import { parseListingSearch } from '../../api/listing-search-query.js';
 import { validatorFor } from '../../api/validators.js';
@@ -399,12 +400,27 @@ for (const database of ['postgres', 'pglite'] as const) {
       expect((await get('/v1/listings/OFF1/W')).status).to.equal(404);
     });
 
-    it('sends ETag and Cache-Control; If-None-Match answers 304', async () => {
-      for (const path of ['/v1/listings?locality=richmond', '/v1/listings/OFF1/A', '/v1/agents', '/v1/offices', '/v1/countries']) {
+    it('sends ETag and Cache-Control; If-None-Match answers 304; HEAD the same headers without the body', async () => {
+      // Perth's page holds a French description: bytes and characters differ.
+      for (const path of [
+        '/v1/listings?locality=richmond',
+        '/v1/listings?locality=perth',
+        '/v1/listings/OFF1/A',
+        '/v1/agents',
+        '/v1/offices',
+        '/v1/countries',
+      ]) {
         const first = await fetch(`${svc.url}${path}`);
         const etag = first.headers.get('etag');
         expect(etag, path).to.match(/^"[\w-]+"$/);
         expect(first.headers.get('cache-control'), path).to.equal('public, max-age=30');
+        // The ETag is the hash of the answer's bytes, and Content-Length their count (not the text's length).
+        const bytes = Buffer.from(await first.arrayBuffer());
+        expect(etag, path).to.equal(`"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`);
+        expect(Number(first.headers.get('content-length')), path).to.equal(bytes.length);
+        const head = await fetch(`${svc.url}${path}`, { method: 'HEAD' });
+        expect([head.status, head.headers.get('etag'), head.headers.get('content-length')], path).to.deep.equal([200, etag, String(bytes.length)]);
+        expect(await head.text(), path).to.equal('');
         const again = await fetch(`${svc.url}${path}`, { headers: { 'if-none-match': etag! } });
         expect(again.status, path).to.equal(304);
         expect(await again.text()).to.equal('');
