@@ -60,9 +60,6 @@ export function linkTo(publicBaseUrl: string | null): LinkTo {
   };
 }
 
-/** The request's path and query as a URL whose query can be changed (its origin means nothing). */
-export const requestPath = (req: Request): URL => new URL(req.originalUrl, 'http://service.invalid');
-
 /** What a URL's path and query may hold as it is (RFC 3986: unreserved, sub-delims, ':', '@', '/', '?', and '%' of an escape). */
 const UNSAFE_IN_URL = /[^A-Za-z0-9\-._~!$&'()*+,;=:@/?%]/;
 const UNSAFE_IN_URL_ALL = new RegExp(UNSAFE_IN_URL.source, 'g');
@@ -79,9 +76,10 @@ function parameterName(part: string): string {
 
 /**
  * The request's path and query with the parameters named in `drop` left out (however their names
- * are escaped) and `name=value` appended, the rest kept as the client wrote them: the next page's
+ * are escaped) and `name=value` appended, the rest kept as the client wrote them: a next page's
  * link. Anything a URL cannot hold as it is gets percent-encoded, so the link is a valid URL (and
- * cannot end a Link header's <...>). `value` must already be safe in a query (a cursor is base64url).
+ * cannot end a Link header's <...>). `value` must already be safe in a query (a cursor or a RESO
+ * skip token is base64url). The search's Link header and the RESO Web API's nextLink are made so.
  */
 export function requestPathWith(req: Request, drop: readonly string[], name: string, value: string): string {
   const url = req.originalUrl;

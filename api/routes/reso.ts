@@ -4,7 +4,7 @@ import type { ResoReads } from '../../db/reso-reads.js';
 import { fieldOf, PROPERTY_EXPANDS, type PropertyExpand, RESOURCES, type ResoResource } from '../../db/reso-resources.js';
 import { HttpError } from '../../lib/errors.js';
 import { ODataSyntaxError, type OrderItem, parseFilter, parseNames, parseOrderBy } from '../../lib/odata-filter.js';
-import { type LinkTo, requestPath } from '../links.js';
+import { type LinkTo, requestPathWith } from '../links.js';
 import { errorResponder } from '../middleware/error-handler.js';
 import { metadataXml } from '../reso/metadata.js';
 
@@ -83,13 +83,8 @@ function parseExpand(resource: ResoResource, text: string | undefined): Property
 }
 
 /** The same request's URL with the skip token in place of $skip and $top. */
-function nextLink(req: Request, links: LinkTo, token: SkipToken): string {
-  const url = requestPath(req);
-  for (const name of ['$skip', '$top', '$skiptoken']) url.searchParams.delete(name);
-  const query = [...url.searchParams].map(([k, v]) => `${encodeURIComponent(k).replace(/^%24/, '$')}=${encodeURIComponent(v)}`);
-  query.push(`$skiptoken=${encodeToken(token)}`);
-  return links(req, `${url.pathname}?${query.join('&')}`);
-}
+const nextLink = (req: Request, links: LinkTo, token: SkipToken): string =>
+  links(req, requestPathWith(req, ['$skip', '$top', '$skiptoken'], '$skiptoken', encodeToken(token)));
 
 function sendJson(res: Response, body: string): void {
   res.type(JSON_TYPE).send(body);
