@@ -46,7 +46,12 @@ async function firstOperatorToken(db: Db, logger: Logger): Promise<void> {
 export async function startWeb(config: Readonly<Config>, logger: Logger, options: { consume: boolean }): Promise<WebHandle> {
   const db = createDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sharedBuffers: config.embeddedSharedBuffers });
   const applied = await migrateToLatest(db);
-  const readDb = createReadDb(db, { databaseUrl: config.databaseUrl, dataDir: config.dataDir, readTimeoutMs: config.dbReadTimeoutMs });
+  const readDb = createReadDb(db, {
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    readTimeoutMs: config.dbReadTimeoutMs,
+    preparedStatements: config.dbPreparedStatements,
+  });
   if (db.tookOverLockFrom) logger.warn({ pid: db.tookOverLockFrom }, 'the embedded database was locked by a process that no longer exists; lock taken over');
   logger.info({ embedded: db.embedded, applied }, 'database ready');
   // On the embedded database: a first operator token when none exists yet, and a command token for npm run key:create.

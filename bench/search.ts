@@ -13,7 +13,8 @@
  *   npm run bench:search -- 200000        # a quicker run
  * Uses BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), in a scratch schema
  * dropped at the end; BENCH_SCHEMA=name keeps the listings in that schema instead, and a later run
- * with the same name and count reuses them without loading again.
+ * with the same name and count reuses them without loading again. DB_PREPARED_STATEMENTS as for the
+ * service (0: the public reads unprepared).
  */
 import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
@@ -21,7 +22,7 @@ import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { createApp } from '../api/app.js';
 import { allOffices, refreshDirectory } from '../db/directory.js';
-import { createDb, type Db, migrateToLatest } from '../db/knex.js';
+import { createDb, createReadDb, type Db, migrateToLatest } from '../db/knex.js';
 import type { ListingSearch } from '../db/listing-search.js';
 import { createPublicReads } from '../db/public-reads.js';
 import { loadConfig } from '../lib/config.js';
@@ -129,10 +130,11 @@ async function main() {
   const kept = process.env.BENCH_SCHEMA;
   const schema = kept ?? `bench_search_${process.pid}`;
   const db = createDb({ databaseUrl: DATABASE_URL, dataDir: '', schema, statementTimeoutMs: LOAD_TIMEOUT_MS });
-  const config = loadConfig({ DATABASE_URL, LOG_LEVEL: 'silent' });
+  const config = loadConfig({ DATABASE_URL, LOG_LEVEL: 'silent', DB_PREPARED_STATEMENTS: process.env.DB_PREPARED_STATEMENTS });
   const logger = createLogger('silent');
   const runtime = startRuntime(config, logger, db, { consume: false });
   const servers: Server[] = [];
+  let readDb: Db | null = null;
   try {
     await migrateToLatest(db);
     const started = Date.now();
@@ -147,12 +149,21 @@ async function main() {
       console.log(`loaded and indexed ${LISTINGS} listings in ${((Date.now() - started) / 1000).toFixed(0)} s`);
     }
 
-    const service = createApp({ config, logger, db, ingestQueue: runtime.ingestQueue, leadQueue: runtime.leadQueue });
+    // Public reads go through the read pool, as in the service (its own connections, prepared
+    // page queries); the baseline uses the same pool.
+    readDb = createReadDb(db, {
+      databaseUrl: DATABASE_URL,
+      dataDir: '',
+      schema,
+      readTimeoutMs: config.dbReadTimeoutMs,
+      preparedStatements: config.dbPreparedStatements,
+    });
+    const service = createApp({ config, logger, db, readDb, ingestQueue: runtime.ingestQueue, leadQueue: runtime.leadQueue });
     const serviceServer = service.listen(0, '127.0.0.1');
     await new Promise((resolve) => serviceServer.once('listening', resolve));
     servers.push(serviceServer);
     const serviceUrl = `http://127.0.0.1:${(serviceServer.address() as AddressInfo).port}`;
-    const bare = bareServer(db);
+    const bare = bareServer(readDb);
     servers.push(bare);
     const bareUrl = await listen(bare);
 
@@ -224,6 +235,7 @@ async function main() {
   } finally {
     for (const s of servers) s.close();
     await runtime.close();
+    await readDb?.destroy();
     if (!kept) await db.raw('DROP SCHEMA IF EXISTS ?? CASCADE', [schema]).catch(() => undefined);
     await db.destroy();
   }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { PREPARE } from './prepared-statements.js';
 
 /**
  * The most bytes of records one public answer carries by default (PUBLIC_PAGE_MAX_BYTES). A page of
@@ -22,18 +23,21 @@ export interface CappedPage {
  * remain); the records past the cut never leave the database. `page` must select the record's JSON
  * text as `json` plus the columns `order` names, and carry its own ORDER BY and OFFSET; it is run
  * with one row more than `limit` to learn whether more follow. The `carry` columns of the page
- * come back for its last record.
+ * come back for its last record. It runs as a prepared statement where the pool keeps them
+ * (PREPARE), so `page` must bind every value a client gives.
  */
 export async function cappedPage(db: Knex, page: Knex.QueryBuilder, order: string, limit: number, maxBytes: number, carry: string[] = []): Promise<CappedPage> {
   const carried = carry.map((c) => `, ${c}::text AS ${c}`).join('');
-  const { rows } = await db.raw(
-    `SELECT json, fetched${carry.map((c) => `, ${c}`).join('')}
+  const { rows } = await db
+    .raw(
+      `SELECT json, fetched${carry.map((c) => `, ${c}`).join('')}
        FROM (SELECT json${carried}, row_number() OVER w AS n, sum(octet_length(json)) OVER w AS upto, count(*) OVER () AS fetched
                FROM (?) page WINDOW w AS (ORDER BY ${order} ROWS UNBOUNDED PRECEDING)) ranked
       WHERE n = 1 OR (n <= ? AND upto <= ?)
       ORDER BY n`,
-    [page.clone().limit(limit + 1), limit, maxBytes],
-  );
+      [page.clone().limit(limit + 1), limit, maxBytes],
+    )
+    .options(PREPARE);
   const json = (rows as { json: string }[]).map((r) => r.json);
   const fetched = rows.length ? Number(rows[0].fetched) : 0;
   const lastRow = rows[rows.length - 1] as Record<string, string> | undefined;

@@ -5,6 +5,7 @@ import ClientPgLite from 'knex-pglite';
 import { lockEmbeddedDb } from './embedded-lock.js';
 import { migrationSource } from './migration-source.js';
 import { openPglite } from './open-pglite.js';
+import { prepareMarkedQueries } from './prepared-statements.js';
 
 export interface DbOptions {
   /** PostgreSQL URL; null runs the embedded PGlite database under dataDir. */
@@ -27,6 +28,14 @@ export interface DbOptions {
   sharedBuffers?: string | null;
   /** PostgreSQL only: commit without waiting for the WAL to reach the disk (Db.asyncCommit). */
   asyncCommit?: boolean;
+  /**
+   * PostgreSQL only: how many named prepared statements each connection keeps for queries marked
+   * PREPARE (db/prepared-statements.ts), least recently used dropped first; 0 (the default) runs
+   * every query unnamed. Such connections plan each run for its own values (plan_cache_mode
+   * force_custom_plan): a generic plan cannot see a LIMIT's or a range's value and may scan a
+   * whole table where the value's plan reads 25 index entries.
+   */
+  preparedStatements?: number;
 }
 
 /** What pg says when a query got no answer within its query_timeout. */
@@ -88,8 +97,11 @@ export function createDb(options: DbOptions): Db {
           // An idle client that loses its server must not crash the process.
           conn.on('error', () => undefined);
           disposeOnReadTimeout(conn);
+          const prepared = options.preparedStatements ?? 0;
+          if (prepared > 0) prepareMarkedQueries(conn, prepared);
           const commit = options.asyncCommit ? '; SET synchronous_commit = off' : '';
-          conn.query(`SET statement_timeout = ${Math.round(statementTimeoutMs)}${commit}`, (err: Error | null) => done(err, conn));
+          const plans = prepared > 0 ? '; SET plan_cache_mode = force_custom_plan' : '';
+          conn.query(`SET statement_timeout = ${Math.round(statementTimeoutMs)}${commit}${plans}`, (err: Error | null) => done(err, conn));
         },
       },
       acquireConnectionTimeout: 5000,
@@ -135,9 +147,11 @@ export function createDb(options: DbOptions): Db {
 /**
  * The database public reads use. On PostgreSQL a pool of its own (5 connections) whose statements
  * may run readTimeoutMs: anonymous reads can neither take the connections ingestion and leads need
- * nor wait long on a server that does not answer. Embedded, the one database.
+ * nor wait long on a server that does not answer. Each of its connections keeps up to
+ * preparedStatements of the public reads' queries prepared (DB_PREPARED_STATEMENTS). Embedded,
+ * the one database.
  */
-export function createReadDb(db: Db, options: DbOptions & { readTimeoutMs: number }): Db {
+export function createReadDb(db: Db, options: DbOptions & { readTimeoutMs: number; preparedStatements: number }): Db {
   if (db.embedded) return db;
   return createDb({ ...options, statementTimeoutMs: options.readTimeoutMs, poolMax: 5 });
 }

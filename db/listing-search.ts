@@ -88,9 +88,9 @@ export function searchFilters(db: Knex, s: ListingSearch): Knex.QueryBuilder {
   // is_public is is_shown and on the market. The indexes over public listings need only it (and
   // answer from the index alone when is_shown is not asked too); the map and keyword indexes cover
   // every shown listing, so their searches also say is_shown, for the planner to choose them.
-  if (s.status || s.q || s.bbox || s.near) q.where('is_shown', true);
+  if (s.status || s.q || s.bbox || s.near) q.whereRaw('is_shown');
   if (s.status) q.whereRaw('status = ANY(?::text[])', [s.status]);
-  else q.where('is_public', true);
+  else q.whereRaw('is_public');
   if (s.country) q.where('country', s.country);
   if (s.office) q.where('office', s.office);
   if (s.category) q.whereIn('category', s.category);

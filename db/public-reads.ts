@@ -4,6 +4,7 @@ import { listingKey } from '../pipeline/listing-key.js';
 import { publicRecordSql } from '../pipeline/public-view.js';
 import { type CappedPage, cappedPage, PUBLIC_PAGE_MAX_BYTES } from './capped-page.js';
 import { type FacetName, keywordQuery, type ListingSearch, searchFacets, searchFilters, searchPage } from './listing-search.js';
+import { PREPARE } from './prepared-statements.js';
 import { likePattern } from './row-values.js';
 
 /**
@@ -145,7 +146,8 @@ export function createPublicReads(db: Knex, options: { totalTtlMs?: number; page
       const row = await db('listings')
         .where({ listing_key: listingKey(office, uniqueId), is_shown: true })
         .whereIn('status', ['active', 'under_offer', 'sold', 'leased'])
-        .first(db.raw(RECORD_JSON));
+        .first(db.raw(RECORD_JSON))
+        .options(PREPARE);
       return row ? (row.json as string) : null;
     },
 

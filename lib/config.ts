@@ -12,6 +12,8 @@ export interface Config {
   databaseUrl: string | null;
   /** How long a public read's statement may run on PostgreSQL (its own pool); past it, 503. */
   dbReadTimeoutMs: number;
+  /** PostgreSQL: prepared statements each public-read connection keeps (0: none). */
+  dbPreparedStatements: number;
   /** The most bytes of records one public page (listings, projects, agents, offices) carries. */
   publicPageMaxBytes: number;
   dataDir: string;
@@ -176,6 +178,7 @@ const envSchema = {
     CIRCUIT_BREAKER_RATIO: { type: 'number', exclusiveMinimum: 0, maximum: 1, default: 0.2 },
     CIRCUIT_BREAKER_MIN: { ...int(0), default: 5 },
     DB_READ_TIMEOUT_MS: { ...int(500, 60000), default: 5000 },
+    DB_PREPARED_STATEMENTS: { ...int(0, 1000), default: 64 },
     EMBEDDED_SHARED_BUFFERS: { type: 'string', pattern: '^[1-9][0-9]{0,5}(kB|MB|GB)$' },
     PUBLIC_PAGE_MAX_BYTES: { ...int(1024, 256 * 1024 * 1024), default: 4 * 1024 * 1024 },
     FEED_MAX_BYTES: { ...int(1024), default: 100 * 1024 * 1024 },
@@ -257,6 +260,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     circuitBreakerRatio: e.CIRCUIT_BREAKER_RATIO,
     circuitBreakerMin: e.CIRCUIT_BREAKER_MIN,
     dbReadTimeoutMs: e.DB_READ_TIMEOUT_MS,
+    dbPreparedStatements: e.DB_PREPARED_STATEMENTS,
     publicPageMaxBytes: e.PUBLIC_PAGE_MAX_BYTES,
     feedMaxBytes: e.FEED_MAX_BYTES,
     feedSyncWaitMs: e.FEED_SYNC_WAIT_MS,

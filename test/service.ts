@@ -84,7 +84,15 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
   });
   const db = options.db ?? createDb({ databaseUrl: config.databaseUrl, dataDir, schema });
   if (!options.db) await migrateToLatest(db);
-  const readDb = options.db ? db : createReadDb(db, { databaseUrl: config.databaseUrl, dataDir, schema, readTimeoutMs: config.dbReadTimeoutMs });
+  const readDb = options.db
+    ? db
+    : createReadDb(db, {
+        databaseUrl: config.databaseUrl,
+        dataDir,
+        schema,
+        readTimeoutMs: config.dbReadTimeoutMs,
+        preparedStatements: config.dbPreparedStatements,
+      });
   const rateLimitPrefix = options.rateLimitPrefix ?? `rl-${schema}:`;
   const metrics = createMetrics();
   const runtime = startRuntime(config, silentLogger, db, {
