@@ -23,10 +23,19 @@ export interface CappedPage {
  * remain); the records past the cut never leave the database. `page` must select the record's JSON
  * text as `json` plus the columns `order` names, and carry its own ORDER BY and OFFSET; it is run
  * with one row more than `limit` to learn whether more follow. The `carry` columns of the page
- * come back for its last record. It runs as a prepared statement where the pool keeps them
- * (PREPARE), so `page` must bind every value a client gives.
+ * come back for its last record. With `prepare` it runs as a prepared statement where the pool
+ * keeps them (PREPARE): only for a page whose plan is the same for every value it binds, with its
+ * LIMIT and OFFSET written in the SQL (as this function writes the outer LIMIT).
  */
-export async function cappedPage(db: Knex, page: Knex.QueryBuilder, order: string, limit: number, maxBytes: number, carry: string[] = []): Promise<CappedPage> {
+export async function cappedPage(
+  db: Knex,
+  page: Knex.QueryBuilder,
+  order: string,
+  limit: number,
+  maxBytes: number,
+  carry: string[] = [],
+  prepare = false,
+): Promise<CappedPage> {
   const carried = carry.map((c) => `, ${c}::text AS ${c}`).join('');
   const { rows } = await db
     .raw(
@@ -35,9 +44,9 @@ export async function cappedPage(db: Knex, page: Knex.QueryBuilder, order: strin
                FROM (?) page WINDOW w AS (ORDER BY ${order} ROWS UNBOUNDED PRECEDING)) ranked
       WHERE n = 1 OR (n <= ? AND upto <= ?)
       ORDER BY n`,
-      [page.clone().limit(limit + 1), limit, maxBytes],
+      [page.clone().limit(limit + 1, { skipBinding: true }), limit, maxBytes],
     )
-    .options(PREPARE);
+    .options(prepare ? PREPARE : {});
   const json = (rows as { json: string }[]).map((r) => r.json);
   const fetched = rows.length ? Number(rows[0].fetched) : 0;
   const lastRow = rows[rows.length - 1] as Record<string, string> | undefined;

@@ -31,9 +31,7 @@ export interface DbOptions {
   /**
    * PostgreSQL only: how many named prepared statements each connection keeps for queries marked
    * PREPARE (db/prepared-statements.ts), least recently used dropped first; 0 (the default) runs
-   * every query unnamed. Such connections plan each run for its own values (plan_cache_mode
-   * force_custom_plan): a generic plan cannot see a LIMIT's or a range's value and may scan a
-   * whole table where the value's plan reads 25 index entries.
+   * every query unnamed.
    */
   preparedStatements?: number;
 }
@@ -100,8 +98,7 @@ export function createDb(options: DbOptions): Db {
           const prepared = options.preparedStatements ?? 0;
           if (prepared > 0) prepareMarkedQueries(conn, prepared);
           const commit = options.asyncCommit ? '; SET synchronous_commit = off' : '';
-          const plans = prepared > 0 ? '; SET plan_cache_mode = force_custom_plan' : '';
-          conn.query(`SET statement_timeout = ${Math.round(statementTimeoutMs)}${commit}${plans}`, (err: Error | null) => done(err, conn));
+          conn.query(`SET statement_timeout = ${Math.round(statementTimeoutMs)}${commit}`, (err: Error | null) => done(err, conn));
         },
       },
       acquireConnectionTimeout: 5000,

@@ -223,6 +223,47 @@ export function sortSql(s: ListingSearch): Sql & { type: string; desc: boolean }
 }
 
 /**
+ * LIMIT and OFFSET are written into the SQL (knex makes them integers), not sent as parameters:
+ * PostgreSQL plans a LIMIT it cannot see as wanting a tenth of the matches, which for a prepared
+ * statement's generic plan turned a 25-entry index read into a scan of the whole table.
+ */
+const INLINE = { skipBinding: true } as const;
+
+/** The only things a search may have for its page query to be planned once for all values (planStable). */
+const PLAN_STABLE: ReadonlySet<string> = new Set([
+  'country',
+  'office',
+  'category',
+  'subCategory',
+  'locality',
+  'region',
+  'postcode',
+  'saleMode',
+  'sort',
+  'limit',
+  'offset',
+  'after',
+  'facets',
+]);
+
+/**
+ * Whether one plan serves a search's page query whatever its values, so that it may run as a
+ * prepared statement with PostgreSQL's generic plan (db/prepared-statements.ts): its filters are
+ * equalities on columns the indexes lead with or carry (where, which office, what kind), its
+ * sort is one of the column sorts, and it starts at the first match or at a cursor. Which index
+ * reads such a page does not depend on the values: a suburb of 50,000 listings and one of 50 are
+ * both read newest first from the locality index. Ranges (price, bedrooms, dates), keywords, map
+ * areas, statuses, an agent and an offset are left to be planned for their values: how many
+ * listings a price range or a word matches decides whether to walk the sort's index or the
+ * filter's. New filters are not plan-stable until added here.
+ */
+export function planStable(s: ListingSearch): boolean {
+  if (s.offset !== 0) return false;
+  for (const [name, value] of Object.entries(s)) if (value !== undefined && !PLAN_STABLE.has(name)) return false;
+  return true;
+}
+
+/**
  * The page query of a search: the public record as JSON text, its sort value and key, in sort
  * order from its offset or after its cursor. cappedPage runs it. Ties go by listing key, ascending
  * in a sort's natural order and descending when it is reversed, so that `-x` is exactly `x` read
@@ -249,15 +290,15 @@ export function searchPage(db: Knex, s: ListingSearch, recordJson: string): { pa
   let pageKeys: Knex.QueryBuilder;
   if (each) {
     // Each value's first offset + limit + 1 in order, then the page from their union.
-    keys.limit(offset + s.limit + 1);
+    keys.limit(offset + s.limit + 1, INLINE);
     pageKeys = db
       .from(db.raw('unnest(?::text[]) AS wanted(value) CROSS JOIN LATERAL (?) AS per_value', [each.values, keys]))
       .select('sort_value', 'listing_key')
       .orderByRaw(order)
-      .limit(s.limit + 1)
-      .offset(offset);
+      .limit(s.limit + 1, INLINE)
+      .offset(offset, INLINE);
   } else {
-    pageKeys = keys.limit(s.limit + 1).offset(offset);
+    pageKeys = keys.limit(s.limit + 1, INLINE).offset(offset, INLINE);
   }
   const page = db
     .from(pageKeys.as('page_keys'))

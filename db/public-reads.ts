@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { listingKey } from '../pipeline/listing-key.js';
 import { publicRecordSql } from '../pipeline/public-view.js';
 import { type CappedPage, cappedPage, PUBLIC_PAGE_MAX_BYTES } from './capped-page.js';
-import { type FacetName, keywordQuery, type ListingSearch, searchFacets, searchFilters, searchPage } from './listing-search.js';
+import { type FacetName, keywordQuery, type ListingSearch, planStable, searchFacets, searchFilters, searchPage } from './listing-search.js';
 import { PREPARE } from './prepared-statements.js';
 import { likePattern } from './row-values.js';
 
@@ -132,7 +132,7 @@ export function createPublicReads(db: Knex, options: { totalTtlMs?: number; page
       const search = asked.q !== undefined && asked.tsquery === undefined ? { ...asked, tsquery: await keywordQuery(db, asked.q) } : asked;
       const { page, order } = searchPage(db, search, RECORD_JSON);
       const [rows, n, facets] = await Promise.all([
-        cappedPage(db, page, order, search.limit, maxBytes, ['sort_value', 'listing_key']),
+        cappedPage(db, page, order, search.limit, maxBytes, ['sort_value', 'listing_key'], planStable(search)),
         total('listings', search, () => searchFilters(db, search)),
         search.facets ? facetCounts(search, search.facets) : undefined,
       ]);
