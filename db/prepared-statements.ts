@@ -4,8 +4,9 @@ import { LRUCache } from 'lru-cache';
 /**
  * Query options (knex's `.options(PREPARE)`) that mark a query to run as a named prepared
  * statement on connections made with `preparedStatements` (createDb): PostgreSQL then parses and
- * analyses its text once per connection instead of on every run. Elsewhere (another pool, PGlite)
- * the mark is ignored and the query runs as before.
+ * analyses its text once per connection instead of on every run, and after five runs planned for
+ * their values may keep one generic plan instead of planning each run. Elsewhere (another pool,
+ * PGlite) the mark is ignored and the query runs as before.
  *
  * Only for queries whose text is the same for every request of one shape, with every value a
  * client gives passed as a binding (so the number of texts is that of the shapes, not of the
