@@ -92,7 +92,7 @@ async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-/** Drives one server; also reports this process's CPU time per request while it served (the server's own cost). */
+/** A run of autocannon against one server: its aggregated result, its seconds, this process's CPU per request, and the raw result (for aggregating runs). */
 type Driven = LoadResult & { seconds: number; cpuUsPerRequest: number; raw: unknown };
 
 /** Drives one server; also reports this process's CPU time per request while it served (the server's own cost). */
