@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { PREPARE } from './prepared-statements.js';
+import { LITERAL, PREPARE } from './prepared-statements.js';
 
 /**
  * The most bytes of records one public answer carries by default (PUBLIC_PAGE_MAX_BYTES). A page of
@@ -44,7 +44,7 @@ export async function cappedPage(
                FROM (?) page WINDOW w AS (ORDER BY ${order} ROWS UNBOUNDED PRECEDING)) ranked
       WHERE n = 1 OR (n <= ? AND upto <= ?)
       ORDER BY n`,
-      [page.clone().limit(limit + 1, { skipBinding: true }), limit, maxBytes],
+      [page.clone().limit(limit + 1, LITERAL), limit, maxBytes],
     )
     .options(prepare ? PREPARE : {});
   const json = (rows as { json: string }[]).map((r) => r.json);

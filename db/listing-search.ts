@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { AGENT_KEY_SQL } from './directory.js';
+import { LITERAL } from './prepared-statements.js';
 import { TEXT_CONFIGS } from './search-columns.js';
 
 /** Statuses a public search can ask for, as stored. */
@@ -233,13 +234,6 @@ export function sortSql(s: ListingSearch): Sql & { type: string; desc: boolean }
   }
 }
 
-/**
- * LIMIT and OFFSET are written into the SQL (knex makes them integers), not sent as parameters:
- * PostgreSQL plans a LIMIT it cannot see as wanting a tenth of the matches, which for a prepared
- * statement's generic plan turned a 25-entry index read into a scan of the whole table.
- */
-const INLINE = { skipBinding: true } as const;
-
 /** What a search has besides its filters (planStable). */
 const PAGING: ReadonlySet<string> = new Set(['sort', 'limit', 'offset', 'after', 'facets']);
 
@@ -316,15 +310,15 @@ export function searchPage(db: Knex, s: ListingSearch, recordJson: string): { pa
   let pageKeys: Knex.QueryBuilder;
   if (each) {
     // Each value's first offset + limit + 1 in order, then the page from their union.
-    keys.limit(offset + s.limit + 1, INLINE);
+    keys.limit(offset + s.limit + 1, LITERAL);
     pageKeys = db
       .from(db.raw('unnest(?::text[]) AS wanted(value) CROSS JOIN LATERAL (?) AS per_value', [each.values, keys]))
       .select('sort_value', 'listing_key')
       .orderByRaw(order)
-      .limit(s.limit + 1, INLINE)
-      .offset(offset, INLINE);
+      .limit(s.limit + 1, LITERAL)
+      .offset(offset, LITERAL);
   } else {
-    pageKeys = keys.limit(s.limit + 1, INLINE).offset(offset, INLINE);
+    pageKeys = keys.limit(s.limit + 1, LITERAL).offset(offset, LITERAL);
   }
   const page = db
     .from(pageKeys.as('page_keys'))

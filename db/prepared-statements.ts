@@ -17,6 +17,14 @@ import { LRUCache } from 'lru-cache';
  */
 export const PREPARE = { prepare: true } as const;
 
+/**
+ * knex's option (`.limit(n, LITERAL)`, `.offset(n, LITERAL)`) that writes a LIMIT or OFFSET into
+ * the SQL (knex makes it an integer) instead of sending it as a parameter: PostgreSQL plans a
+ * LIMIT it cannot see as wanting a tenth of the matches, which for a prepared statement's generic
+ * plan turned a 25-entry index read into a scan of the whole table.
+ */
+export const LITERAL = { skipBinding: true } as const;
+
 /** What a pg connection is, as far as this module needs it. */
 interface PgConnection {
   query(config: unknown, ...rest: unknown[]): unknown;
