@@ -71,7 +71,7 @@ export interface AppDeps {
     | 'redisUrl'
     | 'leadRateLimit'
     | 'resoRateLimit'
-    | 'resoSettleMs'
+    | 'changeLogDays'
     | 'turnstileSecret'
     | 'turnstileVerifyUrl'
     | 'publicPageMaxBytes'
@@ -138,7 +138,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(projectsRouter(createProjectReads(readDb, { pageMaxBytes })));
   app.use(
     resoRouter(
-      createResoReads(readDb, { settleMs: config.resoSettleMs }),
+      createResoReads(readDb, { changeLogDays: config.changeLogDays }),
       links,
       limit('RESO Web API', config.resoRateLimit, {
         windowMs: 60_000,

@@ -44,6 +44,23 @@ export function readPaths(): Record<string, unknown> {
         },
       },
     },
+    '/v1/listings/{office}/{uniqueId}/history': {
+      get: {
+        summary: "A listing's public history: listed, price changes, under offer, sold or leased, withdrawn, back on the market",
+        description:
+          "From the service's change log, newest first, paged by cursor. It honours the agent's display choices at every step: an amount withheld when it applied never appears, and while the agent withholds the price now no asking amount appears at all. Events are kept while the listing is stored and not archived.",
+        parameters: [
+          ...['office', 'uniqueId'].map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+          ...queryParameters('ListingHistoryQuery'),
+        ],
+        responses: {
+          ...cached('Events, newest first, and the cursor for older ones', 'ListingHistory'),
+          400: invalid,
+          404: errorResponse('No public listing (never stored, hidden, withheld by its source, or no longer listed): it has no public history'),
+          503: unavailable,
+        },
+      },
+    },
     '/v1/projects': {
       get: {
         summary: 'Search projects (new-home developments), newest modTime first, then projectKey',

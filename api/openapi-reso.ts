@@ -21,7 +21,7 @@ export function resoPaths(): Record<string, unknown> {
   return {
     '/v1/reso': {
       get: {
-        summary: 'RESO Web API service document: the resources Property, Member, Office and Media',
+        summary: 'RESO Web API service document: the resources Property, Member, Office, Media and EntityEvent',
         description:
           'The OData service root. No key is needed; answers carry OData-Version: 4.0. Limited per client address per minute (RESO_RATE_LIMIT, 600).',
         responses: { 200: { description: 'The resources', content: odata('ResoServiceDocument') }, ...ERRORS },
@@ -35,19 +35,20 @@ export function resoPaths(): Record<string, unknown> {
     },
     '/v1/reso/{resourcePath}': {
       get: {
-        summary: 'RESO Web API records: a collection (Property, Member, Office, Media) or one record by key',
+        summary: 'RESO Web API records: a collection (Property, Member, Office, Media, EntityEvent) or one record by key',
         description: [
           "`Property` (and Member, Office, Media) answers a page of records; `Property('OFF1%2FL1')` one record by its key (a / in a key is sent as %2F; a ' as '').",
           'Only public listings, as the public sees them: a withheld price is null, a withheld street and number are null, and hidden, withdrawn, off-market and archived listings are absent.',
           `Without $top a page holds ${RESO_DEFAULT_PAGE} records (Prefer: odata.maxpagesize=N asks for another size); $top is how many records in all, served in pages of at most ${RESO_MAX_PAGE} (${RESO_MAX_EXPANDED_PAGE} with $expand), never refused. @odata.nextLink is present only when more records follow; it pages on after the last record sent, so writes between pages neither repeat nor skip a record.`,
-          'A read ordered by ModificationTimestamp leaves out the last RESO_SETTLE_MS (2 s) of writes, so replication by ModificationTimestamp never skips a record still being written.',
+          'A collection read leaves out records stamped after the commit horizon: the start of the oldest write still open (milliseconds, while a feed batch or a directory refresh commits), whatever the order asked for. So replication by ModificationTimestamp never skips a record still being written, and $orderby never changes which records match or @odata.count.',
+          "`EntityEvent` (RESO RCP-027) is the service's ordered change log: EntityEventSequence (Edm.Int64, the key; it only grows, in the order changes committed), ResourceName (Property, Member or Office), ResourceRecordKey and ResourceRecordUrl (the record's URL). Read the events after your checkpoint (`$filter=EntityEventSequence gt N&$orderby=EntityEventSequence`) and fetch each record named: a 404 means delete your copy. A Property event also stands for its Media (read them again with $expand=Media). Events are kept CHANGE_LOG_DAYS (30) days: a checkpoint older than the oldest event kept is a 410 (code CheckpointExpired) telling the client to replicate from scratch.",
         ].join('\n\n'),
         parameters: [
           {
             name: 'resourcePath',
             in: 'path',
             required: true,
-            description: "Property, Member, Office or Media; or Resource('key') for one record",
+            description: "Property, Member, Office, Media or EntityEvent; or Resource('key') for one record",
             schema: { type: 'string' },
             examples: { collection: { value: 'Property' }, byKey: { value: "Property('OFF1%2FL1')" } },
           },
@@ -66,6 +67,7 @@ export function resoPaths(): Record<string, unknown> {
         responses: {
           200: { description: 'A page of records, or one record by key', content: odata('ResoCollection') },
           404: odataError('No such resource, or no public record with that key'),
+          410: odataError('EntityEvent: the checkpoint in $filter is older than the oldest event kept; replicate from scratch'),
           ...ERRORS,
         },
       },

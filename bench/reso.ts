@@ -80,7 +80,7 @@ async function timed(url: string): Promise<{ ms: number; count: number }> {
 async function main() {
   const schema = `bench_reso_${process.pid}`;
   const db = createDb({ databaseUrl: DATABASE_URL, dataDir: '', schema, statementTimeoutMs: LOAD_TIMEOUT_MS });
-  const config = loadConfig({ DATABASE_URL, LOG_LEVEL: 'silent', RESO_SETTLE_MS: '0', RESO_RATE_LIMIT: '100000000' });
+  const config = loadConfig({ DATABASE_URL, LOG_LEVEL: 'silent', RESO_RATE_LIMIT: '100000000' });
   const logger = createLogger('silent');
   const runtime = startRuntime(config, logger, db, { consume: false });
   const servers: Server[] = [];

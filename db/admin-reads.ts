@@ -80,7 +80,7 @@ export async function setListingHidden(
     .where({ listing_key: listingKey(office, uniqueId) })
     // updated_at moves on: the public record appeared or went, which readers replicating by
     // modification time (GET /v1/listings?updatedSince, RESO ModificationTimestamp) must see.
-    .update({ hidden, updated_at: db.fn.now() })
+    .update({ hidden, updated_at: db.raw('change_stamp()') })
     .returning(['listing_key', 'hidden', 'status']);
   if (!row) return null;
   await refreshDirectory(db, [office]);

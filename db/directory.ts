@@ -117,7 +117,7 @@ interface DirectoryRows {
 function mergeSql(rows: DirectoryRows, offices: string): string {
   const { table, key, columns } = rows;
   const values = columns.filter((c) => !key.includes(c));
-  const touch = table === 'directory_offices' ? ', updated_at = now()' : '';
+  const touch = table === 'directory_offices' ? ', updated_at = change_stamp()' : '';
   return `WITH ${rows.fresh(offices)},
      gone AS (
        DELETE FROM ${table} d WHERE d.office = ANY(${offices})

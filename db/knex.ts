@@ -1,7 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { PGlite } from '@electric-sql/pglite';
 import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
+import pg from 'pg';
 import { lockEmbeddedDb } from './embedded-lock.js';
 import { migrationSource } from './migration-source.js';
 import { openPglite } from './open-pglite.js';
@@ -34,6 +36,30 @@ export interface DbOptions {
    * every query unnamed.
    */
   preparedStatements?: number;
+  /**
+   * PostgreSQL only: a pool that only reads (the public reads'): its sessions are read-only, so no
+   * anonymous request can write through them, and named READ_POOL_NAME in pg_stat_activity.
+   */
+  readOnly?: boolean;
+}
+
+/** application_name of the public-read pool's sessions. */
+export const READ_POOL_NAME = 'listings-public-read';
+
+/** How long a query waits for the embedded database's one connection (knex's default is 60 s). */
+const EMBEDDED_ACQUIRE_TIMEOUT_MS = 180_000;
+
+/** knex's client class, as far as the embedded client below reaches into it. */
+type PoolSettingsClient = new (config: Knex.Config) => { getPoolSettings(pool: unknown): Record<string, unknown> };
+
+/**
+ * knex-pglite, its one connection allowed as long to be made as a query may wait for it (the pool
+ * otherwise gives the making of a connection, which waits for PGlite to be ready, 30 s).
+ */
+class EmbeddedClient extends (ClientPgLite as unknown as PoolSettingsClient) {
+  override getPoolSettings(pool: unknown): Record<string, unknown> {
+    return { ...super.getPoolSettings(pool), createTimeoutMillis: EMBEDDED_ACQUIRE_TIMEOUT_MS };
+  }
 }
 
 /** What pg says when a query got no answer within its query_timeout. */
@@ -73,6 +99,13 @@ export type Db = Knex & {
    * sweep runs it again. Embedded, the database itself.
    */
   asyncCommit(): Db;
+  /**
+   * Calls `onNotify` with the payload of every notification on `channel` (PostgreSQL's NOTIFY,
+   * delivered when the notifying transaction commits). On PostgreSQL a connection of its own,
+   * opened again after it is lost (notifications meanwhile are missed: callers also poll). Resolves
+   * to a function that stops listening.
+   */
+  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
 };
 
 /** One knex instance per process: pg for DATABASE_URL, PGlite (real PostgreSQL in WASM) otherwise. */
@@ -86,7 +119,12 @@ export function createDb(options: DbOptions): Db {
       client: 'pg',
       // A server that accepts connections but never answers: connecting fails after 3 s, and a
       // query a second after the server itself would have cancelled it.
-      connection: { connectionString: options.databaseUrl, connectionTimeoutMillis: 3000, query_timeout: statementTimeoutMs + 1000 },
+      connection: {
+        connectionString: options.databaseUrl,
+        connectionTimeoutMillis: 3000,
+        query_timeout: statementTimeoutMs + 1000,
+        ...(options.readOnly ? { application_name: READ_POOL_NAME } : {}),
+      },
       searchPath: [schema],
       pool: {
         min: 0,
@@ -97,7 +135,7 @@ export function createDb(options: DbOptions): Db {
           disposeOnReadTimeout(conn);
           const prepared = options.preparedStatements ?? 0;
           if (prepared > 0) prepareMarkedQueries(conn, prepared);
-          const commit = options.asyncCommit ? '; SET synchronous_commit = off' : '';
+          const commit = `${options.asyncCommit ? '; SET synchronous_commit = off' : ''}${options.readOnly ? '; SET default_transaction_read_only = on' : ''}`;
           conn.query(`SET statement_timeout = ${Math.round(statementTimeoutMs)}${commit}`, (err: Error | null) => done(err, conn));
         },
       },
@@ -113,7 +151,15 @@ export function createDb(options: DbOptions): Db {
     const lock = lockEmbeddedDb(resolve(options.dataDir));
     tookOverLockFrom = lock.tookOverFrom;
     const pglite = openPglite(dir, options.sharedBuffers);
-    knex = knexFactory({ client: ClientPgLite as any, dialect: 'postgres', connection: { pglite }, searchPath: [schema] } as Knex.Config);
+    knex = knexFactory({
+      client: EmbeddedClient as any,
+      dialect: 'postgres',
+      connection: { pglite },
+      searchPath: [schema],
+      // The one connection is first handed out when PGlite is ready: on a new folder that includes
+      // initdb, which took 42 s on this 2-core machine with both cores busy (3 s when quiet).
+      acquireConnectionTimeout: EMBEDDED_ACQUIRE_TIMEOUT_MS,
+    } as Knex.Config);
     // knex.destroy() closes PGlite; the folder is free again then (or when this process exits).
     const close = pglite.close.bind(pglite);
     pglite.close = async () => {
@@ -124,7 +170,8 @@ export function createDb(options: DbOptions): Db {
       }
     };
   }
-  const db = Object.assign(knex, { embedded: !options.databaseUrl, schemaName: schema, tookOverLockFrom }) as Db;
+  const listen = options.databaseUrl ? listenOnPostgres(options.databaseUrl) : listenOnPglite(knex);
+  const db = Object.assign(knex, { embedded: !options.databaseUrl, schemaName: schema, tookOverLockFrom, listen }) as Db;
   let asyncSibling: Db | null = null;
   const asyncCommit = (): Db => {
     if (db.embedded || options.asyncCommit) return db;
@@ -141,6 +188,54 @@ export function createDb(options: DbOptions): Db {
   return Object.assign(db, { asyncCommit });
 }
 
+/** Db.listen on PostgreSQL: a pg client of its own per listener, reconnected a second after it is lost. */
+function listenOnPostgres(databaseUrl: string): Db['listen'] {
+  return async (channel, onNotify) => {
+    let client: pg.Client | null = null;
+    let stopped = false;
+    let retry: NodeJS.Timeout | null = null;
+    const connect = async (): Promise<void> => {
+      if (stopped) return;
+      const next = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 3000 });
+      const reconnect = () => {
+        if (client !== next || stopped) return;
+        client = null;
+        next.end().catch(() => undefined);
+        retry = setTimeout(() => void connect(), 1000);
+        retry.unref();
+      };
+      next.on('error', reconnect);
+      next.on('end', reconnect);
+      next.on('notification', (message) => {
+        if (message.channel === channel) onNotify(message.payload ?? '');
+      });
+      client = next;
+      try {
+        await next.connect();
+        await next.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      } catch {
+        reconnect();
+      }
+    };
+    await connect();
+    return async () => {
+      stopped = true;
+      if (retry) clearTimeout(retry);
+      const last = client;
+      client = null;
+      await last?.end().catch(() => undefined);
+    };
+  };
+}
+
+/** Db.listen on the embedded database: PGlite's own listener. */
+function listenOnPglite(knex: Knex): Db['listen'] {
+  return async (channel, onNotify) => {
+    const pglite = (knex.client as { config: { connection: { pglite: PGlite } } }).config.connection.pglite;
+    return pglite.listen(channel, onNotify);
+  };
+}
+
 /**
  * The database public reads use. On PostgreSQL a pool of its own (5 connections) whose statements
  * may run readTimeoutMs: anonymous reads can neither take the connections ingestion and leads need
@@ -150,7 +245,7 @@ export function createDb(options: DbOptions): Db {
  */
 export function createReadDb(db: Db, options: DbOptions & { readTimeoutMs: number; preparedStatements: number }): Db {
   if (db.embedded) return db;
-  return createDb({ ...options, statementTimeoutMs: options.readTimeoutMs, poolMax: 5 });
+  return createDb({ ...options, statementTimeoutMs: options.readTimeoutMs, poolMax: 5, readOnly: true });
 }
 
 export async function migrateToLatest(db: Db): Promise<string[]> {

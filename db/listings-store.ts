@@ -73,7 +73,8 @@ export async function upsertListingRows(db: Knex, rows: ListingRow[]): Promise<S
       source_hash: db.raw('excluded.source_hash'),
       data: db.raw('excluded.data'),
       public_patch: db.raw('excluded.public_patch'),
-      updated_at: db.fn.now(),
+      // the commit horizon's stamp (db/commit-horizon.ts), not now()
+      updated_at: db.raw('change_stamp()'),
     })
     .where('listings.mod_time', '<=', db.raw('excluded.mod_time'))
     .returning('listing_key');

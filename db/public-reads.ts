@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { listingKey } from '../pipeline/listing-key.js';
 import { publicRecordSql } from '../pipeline/public-view.js';
 import { type CappedPage, cappedPage, PUBLIC_PAGE_MAX_BYTES } from './capped-page.js';
+import { type HistoryPage, listingHistory } from './listing-history.js';
 import { type FacetName, keywordQuery, type ListingSearch, planStable, searchFacets, searchFilters, searchPage } from './listing-search.js';
 import { PREPARE } from './prepared-statements.js';
 import { likePattern } from './row-values.js';
@@ -49,6 +50,8 @@ export interface PublicReads {
    * was listed; unknown for one never stored, hidden by an operator or withheld by its source.
    */
   listingAbsence(office: string, uniqueId: string): Promise<ListingAbsence>;
+  /** A public listing's history, newest first (db/listing-history.ts); null when the listing is not public. */
+  listingHistory(office: string, uniqueId: string, page: { limit: number; before?: string }): Promise<HistoryPage | null>;
   /** One agent of the directory by id, as JSON text; null when none has it. */
   getAgentJson(id: string): Promise<string | null>;
   listAgents(query: DirectoryQuery): Promise<JsonPage>;
@@ -150,6 +153,8 @@ export function createPublicReads(db: Knex, options: { totalTtlMs?: number; page
         .options(PREPARE);
       return row ? (row.json as string) : null;
     },
+
+    listingHistory: (office, uniqueId, page) => listingHistory(db, office, uniqueId, page),
 
     async listingAbsence(office, uniqueId) {
       const row = await db('listings')

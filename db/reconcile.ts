@@ -37,7 +37,7 @@ async function storeArchived(trx: Knex.Transaction, listings: CanonicalListing[]
     const values = batch.map(() => '(?, ?::jsonb, ?)').join(', ');
     const params = batch.flatMap((l) => [l.listingKey, JSON.stringify({ ...l, hidden: undefined }), l.contentHash]);
     const result = await trx.raw(
-      `UPDATE listings AS l SET status = 'archived', data = v.data, content_hash = v.hash, updated_at = now()
+      `UPDATE listings AS l SET status = 'archived', data = v.data, content_hash = v.hash, updated_at = change_stamp()
        FROM (VALUES ${values}) AS v(key, data, hash) WHERE l.listing_key = v.key AND l.status <> 'archived'`,
       params,
     );

@@ -19,6 +19,7 @@ function castOf(field: ResoField): string {
   switch (field.type.edm) {
     case 'Edm.Decimal':
     case 'Edm.Int32':
+    case 'Edm.Int64':
       return 'numeric';
     case 'Edm.Double':
       return 'float8';
@@ -51,6 +52,11 @@ function bindingFor(field: ResoField, literal: Literal, at: number): string | bo
   switch (field.type.edm) {
     case 'Edm.String':
       return literal.kind === 'string' ? literal.value : refuse();
+    case 'Edm.Int64':
+      if (literal.kind !== 'number') return refuse();
+      if (!/^-?\d{1,18}$/.test(literal.value))
+        throw new ODataSyntaxError('$filter', `${literal.value} at position ${at + 1} is not a whole number ${field.name} can hold`);
+      return literal.value;
     case 'Edm.Decimal':
     case 'Edm.Int32':
     case 'Edm.Double':
@@ -175,7 +181,8 @@ export function orderColumns(resource: ResoResource, items: OrderItem[]): OrderC
     return { sql: `(${field.sql})`, desc: item.desc, cast, text, notNull: field.notNull === true };
   });
   if (!items.some((item) => item.field === resource.key)) {
-    columns.push({ sql: resource.keySql, desc: false, cast: 'text', text: `${resource.keySql}`, notNull: true });
+    const cast = castOf(fieldOf(resource, resource.key)!);
+    columns.push({ sql: resource.keySql, desc: false, cast, text: cast === 'text' ? resource.keySql : `(${resource.keySql})::text`, notNull: true });
   }
   return columns;
 }

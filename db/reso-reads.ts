@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 import type { FilterExpr, OrderItem } from '../lib/odata-filter.js';
+import { changeLogBounds } from './change-log.js';
+import { commitHorizon } from './commit-horizon.js';
 import { afterSql, filterSql, isoTimestampSql, type OrderColumn, orderBySql, orderColumns, type Sql } from './reso-query.js';
 import { fieldOf, type PropertyExpand, RESOURCES, type ResoField, type ResoResource } from './reso-resources.js';
 
@@ -29,6 +31,8 @@ export interface ResoPage {
 export interface ResoReads {
   page(resource: ResoResource, query: ResoQuery): Promise<ResoPage>;
   byKey(resource: ResoResource, key: string, select: string[] | undefined, expand: PropertyExpand[]): Promise<string | null>;
+  /** Where the change log's complete stretch starts (EntityEvent checkpoints before it are expired) and how long events are kept. */
+  eventWindow(): Promise<{ completeFrom: number; windowDays: number }>;
   /** The order columns of a query, for reading a skip token. */
   orderOf(resource: ResoResource, orderby: OrderItem[]): OrderColumn[];
 }
@@ -73,12 +77,13 @@ function selectedFields(resource: ResoResource, select: string[] | undefined): R
 }
 
 /**
- * Reads of the RESO resources (docs/reso.md). A read ordered by ModificationTimestamp stops
- * settleMs short of now: a write still committing then cannot land behind a page already read, so
- * replication by ModificationTimestamp never skips a record.
+ * Reads of the RESO resources (docs/reso.md). A collection read keeps to records stamped before
+ * the commit horizon (db/commit-horizon.ts): a write still committing then cannot land behind a
+ * page already read, so replication by ModificationTimestamp never skips a record, and the set
+ * read does not depend on the order asked for.
  */
-export function createResoReads(db: Knex, options: { settleMs: number }): ResoReads {
-  const where = (resource: ResoResource, filter: FilterExpr | undefined, orderby: OrderItem[]): Sql => {
+export function createResoReads(db: Knex, options: { changeLogDays: number }): ResoReads {
+  const where = (resource: ResoResource, filter: FilterExpr | undefined, horizon: string | null): Sql => {
     const parts = [`(${resource.visible})`];
     const bindings: Knex.RawBinding[] = [];
     if (filter) {
@@ -86,10 +91,12 @@ export function createResoReads(db: Knex, options: { settleMs: number }): ResoRe
       parts.push(f.sql);
       bindings.push(...f.bindings);
     }
+    // Whatever the order: a record stamped after the commit horizon is left out until every write
+    // stamped before it has committed, so $orderby never changes which records match.
     const timestamp = fieldOf(resource, 'ModificationTimestamp');
-    if (timestamp && orderby[0]?.field === 'ModificationTimestamp' && options.settleMs > 0) {
-      parts.push(`(${timestamp.sql}) < now() - ?::interval`);
-      bindings.push(`${options.settleMs} milliseconds`);
+    if (timestamp && horizon) {
+      parts.push(`(${timestamp.sql}) < ?::timestamptz`);
+      bindings.push(horizon);
     }
     return { sql: parts.join(' AND '), bindings };
   };
@@ -149,10 +156,17 @@ export function createResoReads(db: Knex, options: { settleMs: number }): ResoRe
   return {
     orderOf: (resource, orderby) => orderColumns(resource, orderby),
 
+    async eventWindow() {
+      const { completeFrom } = await changeLogBounds(db);
+      return { completeFrom, windowDays: options.changeLogDays };
+    },
+
     async page(resource, query) {
       const fields = selectedFields(resource, query.select);
       const columns = orderColumns(resource, query.orderby);
-      const base = where(resource, query.filter, query.orderby);
+      // The horizon is read before the page's own statement (and so before its snapshot).
+      const horizon = fieldOf(resource, 'ModificationTimestamp') ? await commitHorizon(db) : null;
+      const base = where(resource, query.filter, horizon);
       const condition = { ...base };
       if (query.after) {
         const after = afterSql(columns, query.after);

@@ -13,6 +13,7 @@ export type FieldType =
   | { edm: 'Edm.String'; maxLength?: number }
   | { edm: 'Edm.Decimal'; precision: number; scale: number }
   | { edm: 'Edm.Int32' }
+  | { edm: 'Edm.Int64' }
   | { edm: 'Edm.Double' }
   | { edm: 'Edm.Date' }
   | { edm: 'Edm.DateTimeOffset' }
@@ -31,7 +32,7 @@ export interface ResoField {
 }
 
 export interface ResoResource {
-  name: 'Property' | 'Member' | 'Office' | 'Media';
+  name: 'Property' | 'Member' | 'Office' | 'Media' | 'EntityEvent';
   key: string;
   /** FROM clause (one row per entity). */
   from: string;
@@ -64,6 +65,18 @@ const rent = publicField('rent');
 const price = publicField('price');
 const isRent = `data->>'saleMode' = 'rent'`;
 const primaryAgent = `public_patch->'primaryAgent'`;
+
+/**
+ * History fields from the change log (db/change-log.ts): an amount as the public saw it when it
+ * applied (`column` of the listing's log rows matching the rest, which the caller closes), and
+ * none while the agent withholds the price now, as a listing's public history.
+ */
+const loggedAmount = (column: string) =>
+  `(SELECT (c.${column}->>'amount')::numeric FROM change_log c WHERE c.resource = 'Property' AND c.record_key = listing_key`;
+const priceWhileShown = (amount: string) => `CASE WHEN change_log_public_price(data, public_patch) IS NOT NULL THEN ${amount} END`;
+/** When the listing's latest log row matching `condition` was written. */
+const lastLogged = (condition: string) =>
+  `(SELECT c.changed_at FROM change_log c WHERE c.resource = 'Property' AND c.record_key = listing_key AND ${condition} ORDER BY c.id DESC LIMIT 1)`;
 
 /** Every listing a public read may show: shown (not hidden, allowed on the internet by its source), on the market or sold or leased (columns of `alias`, if given). */
 const visibleListing = (alias = '') => `${alias}is_shown AND ${alias}status IN ('active', 'under_offer', 'sold', 'leased')`;
@@ -132,6 +145,14 @@ const PROPERTY_FIELDS: ResoField[] = [
   str('ListAgentFullName', `${primaryAgent}->>'name'`, 150),
   str('ListAgentEmail', `${primaryAgent}->>'email'`, 80),
   int('PhotosCount', `jsonb_array_length(jsonb_path_query_array(coalesce(data->'media', '[]'::jsonb), '$[*] \\? (@.kind == "photo" && exists(@.url))'))`),
+  money('OriginalListPrice', priceWhileShown(`${loggedAmount('new_price')} AND c.kind = 'published' ORDER BY c.id LIMIT 1)`)),
+  money('PreviousListPrice', priceWhileShown(`${loggedAmount('old_price')} AND c.kind = 'price_changed' ORDER BY c.id DESC LIMIT 1)`)),
+  { name: 'PriceChangeTimestamp', type: { edm: 'Edm.DateTimeOffset' }, sql: lastLogged(`c.kind = 'price_changed'`) },
+  {
+    name: 'StatusChangeTimestamp',
+    type: { edm: 'Edm.DateTimeOffset' },
+    sql: lastLogged(`c.kind IN ('published', 'status_changed') AND (c.public_before OR c.public_after)`),
+  },
   date('ListingContractDate', `(data->>'listedDate')`),
   date('AvailabilityDate', `(data->>'dateAvailable')`),
   { name: 'OriginalEntryTimestamp', type: { edm: 'Edm.DateTimeOffset' }, sql: 'created_at', notNull: true },
@@ -139,6 +160,29 @@ const PROPERTY_FIELDS: ResoField[] = [
 ];
 
 const MEDIA_KINDS = `CASE m.item->>'kind' WHEN 'photo' THEN 'Photo' WHEN 'floorplan' THEN 'FloorPlan' WHEN 'document' THEN 'Document' END`;
+
+/** The resources whose changes EntityEvent names (Media changes with its Property: docs/reso.md, Replication). */
+export const EVENT_RESOURCES = ['Property', 'Member', 'Office'] as const;
+
+/**
+ * RESO EntityEvent (RCP-027) over the change log: every numbered event of a record that was public
+ * before or after it, within the log's window. ResourceRecordUrl is the resource's name and the
+ * record's key here; the route makes the URL of them (api/reso/entity-events.ts).
+ */
+const ENTITY_EVENT: ResoResource = {
+  name: 'EntityEvent',
+  key: 'EntityEventSequence',
+  from: 'change_log',
+  visible: `seq IS NOT NULL AND (public_before OR public_after) AND resource IN (${EVENT_RESOURCES.map((r) => `'${r}'`).join(', ')})
+    AND seq >= (SELECT complete_from FROM change_log_head)`,
+  keySql: 'seq',
+  fields: [
+    { name: 'EntityEventSequence', type: { edm: 'Edm.Int64' }, sql: 'seq', notNull: true },
+    { ...str('ResourceName', 'resource', 50), notNull: true },
+    { ...str('ResourceRecordKey', 'record_key'), notNull: true },
+    str('ResourceRecordUrl', `resource || ' ' || record_key`, 8000),
+  ],
+};
 
 export const RESOURCES: Record<ResoResource['name'], ResoResource> = {
   Property: { name: 'Property', key: 'ListingKey', from: 'listings', visible: visibleListing(), keySql: 'listing_key', fields: PROPERTY_FIELDS },
@@ -188,6 +232,7 @@ export const RESOURCES: Record<ResoResource['name'], ResoResource> = {
       { name: 'ModificationTimestamp', type: { edm: 'Edm.DateTimeOffset' }, sql: 'l.updated_at' },
     ],
   },
+  EntityEvent: ENTITY_EVENT,
 };
 
 /** The navigation properties of Property: what `$expand` takes. */

@@ -60,8 +60,8 @@ export interface Config {
   leadRateLimit: number;
   /** RESO Web API requests per client address per minute. */
   resoRateLimit: number;
-  /** How far short of now a read ordered by ModificationTimestamp stops (docs/reso.md, Replication). */
-  resoSettleMs: number;
+  /** Days the change log keeps its events (RESO EntityEvent, webhooks); an older checkpoint must replicate from scratch. */
+  changeLogDays: number;
   keyRequestRateLimit: number;
   /** Webhook endpoints may be on loopback, private and link-local addresses, and plain http (development, an intranet). */
   webhookAllowPrivateNetworks: boolean;
@@ -200,7 +200,7 @@ const envSchema = {
     FEED_BODY_RETENTION_DAYS: { ...int(1), default: 30 },
     LEAD_RATE_LIMIT: { ...int(1), default: 20 },
     RESO_RATE_LIMIT: { ...int(1), default: 600 },
-    RESO_SETTLE_MS: { ...int(0, 600000), default: 2000 },
+    CHANGE_LOG_DAYS: { ...int(1, 3650), default: 30 },
     KEY_REQUEST_RATE_LIMIT: { ...int(1), default: 10 },
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: { enum: ['0', '1'], default: '0' },
     WEBHOOK_TIMEOUT_MS: { ...int(100, 30000), default: 5000 },
@@ -281,7 +281,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     feedBodyRetentionDays: e.FEED_BODY_RETENTION_DAYS,
     leadRateLimit: e.LEAD_RATE_LIMIT,
     resoRateLimit: e.RESO_RATE_LIMIT,
-    resoSettleMs: e.RESO_SETTLE_MS,
+    changeLogDays: e.CHANGE_LOG_DAYS,
     keyRequestRateLimit: e.KEY_REQUEST_RATE_LIMIT,
     webhookAllowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS === '1',
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,

@@ -1,3 +1,4 @@
+import { purgeChangeLog } from '../db/change-log.js';
 import { refreshDirectory, staleDirectoryOffices } from '../db/directory.js';
 import { purgeFeedBodies, staleFeedEventIds } from '../db/feed-events.js';
 import type { Db } from '../db/knex.js';
@@ -30,6 +31,10 @@ export interface MaintenanceDeps {
   webhookQueue: JobQueue;
   leadRetentionDays: number;
   feedBodyRetentionDays: number;
+  /** Days the change log keeps its events. */
+  changeLogDays: number;
+  /** Numbers the change log's new rows (the sequencer; it also runs on every commit that logged). */
+  sequenceChanges(): Promise<number>;
   /** Sends the notification outbox. */
   sendMail(): Promise<{ sent: number; failed: number }>;
   /**
@@ -84,6 +89,22 @@ export function maintenanceTasks(deps: MaintenanceDeps): MaintenanceTask[] {
         await refreshDirectory(deps.db, offices);
         if (offices.length) deps.logger.warn({ offices: offices.length }, 'refreshed directory rows that a feed left stale');
         return { refreshed: offices.length };
+      },
+    },
+    {
+      name: 'sequence-changes',
+      everyMs: 5_000,
+      async run() {
+        return { numbered: await deps.sequenceChanges() };
+      },
+    },
+    {
+      name: 'purge-change-log',
+      everyMs: HOUR,
+      async run() {
+        const purged = await purgeChangeLog(deps.db, deps.changeLogDays);
+        if (purged) deps.logger.info({ purged }, 'change log events past their window purged');
+        return { purged };
       },
     },
     {

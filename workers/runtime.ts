@@ -5,6 +5,7 @@ import type { Logger } from '../lib/logger.js';
 import { createMailer } from '../lib/mailer.js';
 import type { Metrics } from '../lib/metrics.js';
 import { createBullQueue, startBullWorker, startScheduledTasks } from './bullmq-queue.js';
+import { ChangeSequencer } from './change-log/change-sequencer.js';
 import { InProcessQueue } from './in-process-queue.js';
 import { DirectoryRefresher } from './ingest/directory-refresher.js';
 import { giveUpFeed, type IngestDeps, processFeed } from './ingest/process-feed.js';
@@ -31,6 +32,7 @@ export type RuntimeConfig = Pick<
   | 'circuitBreakerMin'
   | 'leadRetentionDays'
   | 'feedBodyRetentionDays'
+  | 'changeLogDays'
   | 'webhookAllowPrivateNetworks'
   | 'webhookTimeoutMs'
   | 'webhookDisableAfterHours'
@@ -153,6 +155,10 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
     },
   );
 
+  // The change log's rows are numbered as their transactions commit (notified), and by the maintenance task.
+  const sequencer = options.consume ? new ChangeSequencer(db, logger) : null;
+  void sequencer?.start();
+
   // In-process jobs die with the process, so at start every unfinished feed is lost; with Redis
   // they survive, and only long-untouched ones are.
   let firstSweep = !config.redisUrl;
@@ -164,6 +170,8 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
     webhookQueue,
     leadRetentionDays: config.leadRetentionDays,
     feedBodyRetentionDays: config.feedBodyRetentionDays,
+    changeLogDays: config.changeLogDays,
+    sequenceChanges: () => sequencer?.run() ?? Promise.resolve(0),
     sendMail,
     staleAfter: () =>
       firstSweep ? { feedMs: 0, leadMs: 0, directoryMs: 0 } : { feedMs: STALE_FEED_MS, leadMs: STALE_LEAD_MS, directoryMs: STALE_DIRECTORY_MS },
@@ -207,6 +215,7 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
       await Promise.all(consumers.map((c) => c.close()));
       await Promise.all([ingestQueue.close(), leadQueue.close(), webhookQueue.close()]);
       await directory?.idle();
+      await sequencer?.close();
       mailer.close();
     },
   };

@@ -48,6 +48,14 @@ export function publicReadsRouter(reads: PublicReads, links: LinkTo): Router {
     sendCacheable(req, res, json);
   });
 
+  router.get('/v1/listings/:office/:uniqueId/history', async (req, res) => {
+    const { office, uniqueId } = req.params as { office: string; uniqueId: string };
+    const query = assertValidQuery<{ limit: number; cursor?: string }>('ListingHistoryQuery', req.query);
+    const page = await reads.listingHistory(office, uniqueId, { limit: query.limit, before: query.cursor });
+    if (!page) throw notFound(`no public listing ${office}/${uniqueId}: only a listing the public can see has a public history`);
+    sendCacheable(req, res, JSON.stringify(page));
+  });
+
   router.get('/v1/agents/:id', async (req, res) => {
     const id = String(req.params.id);
     if (!/^[0-9a-f]{16}$/.test(id)) throw badRequest(`path.id "${id.slice(0, 40)}" is not an agent id (16 hexadecimal digits)`);

@@ -6,6 +6,7 @@ import { HttpError } from '../../lib/errors.js';
 import { ODataSyntaxError, type OrderItem, parseFilter, parseNames, parseOrderBy } from '../../lib/odata-filter.js';
 import { type LinkTo, requestPathWith } from '../links.js';
 import { errorResponder } from '../middleware/error-handler.js';
+import { absoluteRecordUrls, expiredCheckpointMessage, firstWantedSequence } from '../reso/entity-events.js';
 import { metadataXml } from '../reso/metadata.js';
 
 /** Where the RESO Web API lives (its service root). */
@@ -114,6 +115,13 @@ async function collection(req: Request, res: Response, reads: ResoReads, links: 
   if (token && (token.a.length !== columns.length || !token.a.every((value, i) => isTokenValue(columns[i], value))))
     throw new ODataSyntaxError('$skiptoken', 'does not belong to this query (send the nextLink as it was given)');
 
+  if (resource.name === 'EntityEvent') {
+    const wanted = firstWantedSequence(filter);
+    const { completeFrom, windowDays } = await reads.eventWindow();
+    if (wanted !== null && wanted < BigInt(completeFrom))
+      throw odataError(410, 'CheckpointExpired', expiredCheckpointMessage(wanted, completeFrom, windowDays));
+  }
+
   const maxPage = expand.length ? RESO_MAX_EXPANDED_PAGE : RESO_MAX_PAGE;
   const preferred = preferredPageSize(req);
   const pageSize = Math.min(preferred ?? RESO_DEFAULT_PAGE, maxPage);
@@ -130,7 +138,8 @@ async function collection(req: Request, res: Response, reads: ResoReads, links: 
     ...(page.count !== undefined ? [`"@odata.count":${page.count}`] : []),
     ...(next ? [`"@odata.nextLink":${JSON.stringify(next)}`] : []),
   ];
-  sendJson(res, `{${head.join(',')},"value":[${page.records.join(',')}]}`);
+  const records = resource.name === 'EntityEvent' ? absoluteRecordUrls(page.records, links(req, RESO_ROOT)) : page.records;
+  sendJson(res, `{${head.join(',')},"value":[${records.join(',')}]}`);
 }
 
 /** A resource by its name (never an Object prototype member). */

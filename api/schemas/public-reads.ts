@@ -186,6 +186,56 @@ export const officePageSchema = {
   },
 } as const;
 
+const historyAmount = {
+  type: 'object',
+  required: ['amount'],
+  properties: {
+    amount: { type: 'number' },
+    currency: { type: 'string', description: 'ISO-4217 code.' },
+    period: { type: 'string', enum: ['week', 'month', 'year'], description: "A rent's period." },
+  },
+} as const;
+
+export const listingHistoryQuerySchema = {
+  $id: 'ListingHistoryQuery',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    limit: limit(200, 50),
+    cursor: { type: 'string', pattern: '^[0-9]{1,19}$', description: "The previous page's next: older events." },
+  },
+} as const;
+
+export const listingHistorySchema = {
+  $id: 'ListingHistory',
+  type: 'object',
+  required: ['events', 'next'],
+  properties: {
+    events: {
+      type: 'array',
+      description:
+        "Newest first. Amounts are those the public saw when they applied: a price the agent withheld then is never shown, and while the agent withholds the listing's price now no asking amount is shown at all (nor a sold price withheld now).",
+      items: {
+        type: 'object',
+        required: ['type', 'at'],
+        properties: {
+          type: {
+            type: 'string',
+            enum: ['listed', 'price_changed', 'under_offer', 'sold', 'leased', 'withdrawn', 'back_on_market'],
+            description:
+              'listed: first shown to the public; price_changed: the asking price (or rent) changed; under_offer, sold, leased: its status became that; withdrawn: it left the market (withdrawn or taken off it); back_on_market: on the market again.',
+          },
+          at: { type: 'string', format: 'date-time', description: 'When the change was stored here.' },
+          price: { ...historyAmount, description: 'listed, price_changed: the asking price (or rent) from then on.' },
+          previousPrice: { ...historyAmount, description: 'price_changed: the asking price before.' },
+          soldPrice: { ...historyAmount, description: 'sold, leased: the price, where its display allows.' },
+        },
+      },
+    },
+    next: { type: ['string', 'null'], description: 'Pass as cursor for older events; null when there are none.' },
+  },
+} as const;
+
 export const countriesSchema = {
   $id: 'Countries',
   type: 'object',

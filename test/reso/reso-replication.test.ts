@@ -4,7 +4,6 @@ import { activeKey, officeListing, pushFeed } from '../ingest/client.js';
 import { startTestService, type TestService } from '../service.js';
 import { odataGet, readAll } from './odata-client.js';
 
-const SETTLE_MS = 300;
 const PRELOADED = 300;
 
 type Record = { ListingKey: string; ModificationTimestamp: string; ListPrice: number | null };
@@ -15,13 +14,11 @@ for (const database of ['pglite', 'postgres'] as const) {
     let svc: TestService;
     let key: string;
     before(async () => {
-      svc = await startTestService({ database, env: { RESO_SETTLE_MS: String(SETTLE_MS) } });
+      svc = await startTestService({ database });
       key = await activeKey(svc.db, ['OFF1']);
       // One feed writes them all in one transaction: hundreds of records share one timestamp.
       const first = Array.from({ length: PRELOADED }, (_, i) => officeListing('OFF1', `L${i}`, { price: 100_000 + i }));
       expect((await pushFeed(svc.url, key, feed(...first))).status).to.equal(200);
-      // A read ordered by ModificationTimestamp leaves out the last SETTLE_MS of writes.
-      await new Promise((r) => setTimeout(r, SETTLE_MS + 50));
     });
     after(() => svc.close());
 
@@ -60,7 +57,6 @@ for (const database of ['pglite', 'postgres'] as const) {
         await new Promise((r) => setTimeout(r, 10));
       }
       await writes;
-      await new Promise((r) => setTimeout(r, SETTLE_MS + 100));
       // The next pass takes up from the checkpoint (ge: records sharing it are read again, harmlessly).
       const rest = await readAll(
         `${root}?$filter=${encodeURIComponent(`ModificationTimestamp ge ${checkpoint}`)}&$orderby=ModificationTimestamp,ListingKey&${select}`,
@@ -76,5 +72,66 @@ for (const database of ['pglite', 'postgres'] as const) {
       const now = await readAll(`${root}?${select}`, { prefer: 'odata.maxpagesize=1000' });
       for (const record of now.records as Record[]) expect(replica.get(record.ListingKey), record.ListingKey).to.deep.equal(record);
     });
+
+    it('$orderby never changes which records match: right after a write, the count is the same in any order', async () => {
+      const res = await pushFeed(svc.url, key, feed(officeListing('OFF1', 'C1', { price: 123_456 }), officeListing('OFF1', 'C2', { price: 123_457 })));
+      expect(res.status).to.equal(200);
+      const filter = `$filter=${encodeURIComponent('ListPrice ge 123456 and ListPrice le 123457')}&$count=true&$select=ListingKey`;
+      const unordered = await odataGet(`${svc.url}/v1/reso/Property?${filter}`);
+      const ordered = await odataGet(`${svc.url}/v1/reso/Property?${filter}&$orderby=ModificationTimestamp`);
+      expect(unordered.body['@odata.count']).to.equal(2);
+      expect(ordered.body['@odata.count']).to.equal(2);
+      expect(ordered.body.value.map((r: Record) => r.ListingKey).sort()).to.deep.equal(['OFF1/C1', 'OFF1/C2']);
+    });
+
+    if (database === 'postgres') {
+      it('a record stamped by a transaction still open is not skipped: later records wait for it, and then it comes first', async () => {
+        expect((await pushFeed(svc.url, key, feed(officeListing('OFF1', 'H1'), officeListing('OFF1', 'H2')))).status).to.equal(200);
+        const root = `${svc.url}/v1/reso/Property`;
+        const byTime = `${root}?$orderby=ModificationTimestamp,ListingKey&$select=ListingKey,ModificationTimestamp&$top=1000`;
+        let release!: () => void;
+        const held = new Promise<void>((r) => {
+          release = r;
+        });
+        let stamped!: () => void;
+        const wasStamped = new Promise<void>((r) => {
+          stamped = r;
+        });
+        // A stamps H1 and stays open; B stamps H2 later and commits.
+        const first = svc.db.transaction(async (trx) => {
+          await trx('listings')
+            .where({ listing_key: 'OFF1/H1' })
+            .update({ updated_at: trx.raw('change_stamp()') });
+          stamped();
+          await held;
+        });
+        await wasStamped;
+        let during: Record[];
+        try {
+          await svc
+            .db('listings')
+            .where({ listing_key: 'OFF1/H2' })
+            .update({ updated_at: svc.db.raw('change_stamp()') });
+          during = (await readAll(byTime)).records as Record[];
+        } finally {
+          release();
+          await first;
+        }
+        const stampH2 = (await svc.db('listings').where({ listing_key: 'OFF1/H2' }).first('updated_at')).updated_at as Date;
+        // H2 had committed, but a record stamped before it (H1) could still commit: H2 was not served yet.
+        expect(during.map((r) => r.ListingKey)).to.not.include('OFF1/H2');
+        const checkpoint = during.at(-1)!.ModificationTimestamp;
+        const rest = (
+          await readAll(
+            `${root}?$filter=${encodeURIComponent(`ModificationTimestamp ge ${checkpoint}`)}&$orderby=ModificationTimestamp,ListingKey&$select=ListingKey,ModificationTimestamp`,
+          )
+        ).records as Record[];
+        const keys = rest.map((r) => r.ListingKey);
+        expect(keys).to.include('OFF1/H1');
+        expect(keys).to.include('OFF1/H2');
+        expect(keys.indexOf('OFF1/H1')).to.be.lessThan(keys.indexOf('OFF1/H2'));
+        expect(new Date(rest.find((r) => r.ListingKey === 'OFF1/H2')!.ModificationTimestamp).getTime()).to.equal(stampH2.getTime());
+      });
+    }
   });
 }

@@ -55,7 +55,7 @@ for (const database of ['pglite', 'postgres'] as const) {
     let root: string;
     let metadata: Metadata;
     before(async () => {
-      svc = await startTestService({ database, env: { RESO_SETTLE_MS: '0' } });
+      svc = await startTestService({ database });
       root = `${svc.url}/v1/reso`;
       const key = await activeKey(svc.db, ['OFF1', 'OFF2']);
       expect((await pushFeed(svc.url, key, feed(...LISTINGS))).status).to.equal(200);
@@ -77,16 +77,24 @@ for (const database of ['pglite', 'postgres'] as const) {
     });
     after(() => svc.close());
 
-    it('serves the service document and $metadata with Property, Member, Office and Media, their enumerations declared', async () => {
+    it('serves the service document and $metadata with Property, Member, Office, Media and EntityEvent, their enumerations declared', async () => {
       const doc = await odataGet(root);
       expect(doc.status).to.equal(200);
       expect(doc.headers.get('odata-version')).to.equal('4.0');
       expect(doc.headers.get('content-type')).to.match(/^application\/json;\s*odata\.metadata=minimal/);
-      expect(doc.body.value.map((s: { name: string }) => s.name)).to.have.members(['Property', 'Member', 'Office', 'Media']);
+      expect(doc.body.value.map((s: { name: string }) => s.name)).to.have.members(['Property', 'Member', 'Office', 'Media', 'EntityEvent']);
       const meta = await fetch(`${root}/$metadata`);
       expect(meta.headers.get('content-type')).to.match(/^application\/xml/);
       expect(meta.headers.get('odata-version')).to.equal('4.0');
-      expect(metadata.entitySets).to.have.members(['Property', 'Member', 'Office', 'Media']);
+      expect(metadata.entitySets).to.have.members(['Property', 'Member', 'Office', 'Media', 'EntityEvent']);
+      const event = metadata.entityTypes.get('EntityEvent')!;
+      expect(event.key).to.equal('EntityEventSequence');
+      expect(Object.fromEntries(event.properties.map((p) => [p.name, p.type]))).to.deep.equal({
+        EntityEventSequence: 'Edm.Int64',
+        ResourceName: 'Edm.String',
+        ResourceRecordKey: 'Edm.String',
+        ResourceRecordUrl: 'Edm.String',
+      });
       const property = metadata.entityTypes.get('Property')!;
       expect(property.key).to.equal('ListingKey');
       expect(property.navigation).to.have.members(['Media', 'ListAgent', 'ListOffice']);

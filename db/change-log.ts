@@ -1,0 +1,102 @@
+import type { Knex } from 'knex';
+
+/**
+ * The change log (migration 20261128100000_change_log): rows are appended by triggers in the
+ * writing transaction; this module numbers them in commit order, purges them past their window and
+ * reads them. docs/architecture.md, The change log.
+ */
+
+/** Rows one sequencer statement numbers; a run repeats until fewer are left. */
+const SEQUENCE_BATCH = 10_000;
+
+/**
+ * Numbers the committed rows that have no position yet (RESO's EntityEventSequence), in the order
+ * they were written, after every position given before. Runs take turns on the head row, and each
+ * statement sees every row committed before it began, so a row committed later always gets a
+ * higher position than any a reader could have seen: positions follow commit order. Safe to run
+ * in any number of processes at once. Returns how many rows were numbered.
+ */
+export async function sequenceChanges(db: Knex): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const numbered = await db.transaction(async (trx) => {
+      const { rows: head } = await trx.raw('SELECT last_seq FROM change_log_head FOR UPDATE');
+      const last = Number(head[0].last_seq);
+      const { rows } = await trx.raw(
+        `WITH pending AS (
+           SELECT id, row_number() OVER (ORDER BY id) AS n FROM change_log WHERE seq IS NULL ORDER BY id LIMIT ?
+         )
+         UPDATE change_log c SET seq = ?::bigint + p.n, sequenced_at = clock_timestamp() FROM pending p WHERE c.id = p.id
+         RETURNING c.seq`,
+        [SEQUENCE_BATCH, last],
+      );
+      if (rows.length > 0) await trx.raw('UPDATE change_log_head SET last_seq = ?', [last + rows.length]);
+      return rows.length as number;
+    });
+    total += numbered;
+    if (numbered < SEQUENCE_BATCH) return total;
+  }
+}
+
+/** Whether rows wait for a position (a cheap look at the partial index). */
+export async function hasUnsequenced(db: Knex): Promise<boolean> {
+  return Boolean(await db('change_log').whereNull('seq').first(db.raw('1')));
+}
+
+/** The log's ends: the newest position given, and the first from which no row has been purged. */
+export async function changeLogBounds(db: Knex): Promise<{ lastSeq: number; completeFrom: number }> {
+  const row = await db('change_log_head').first('last_seq', 'complete_from');
+  return { lastSeq: Number(row.last_seq), completeFrom: Number(row.complete_from) };
+}
+
+/** Kinds a listing's public history is made of (kept past the window while the listing is stored and not archived). */
+export const HISTORY_KINDS = ['published', 'price_changed', 'status_changed'] as const;
+
+/** Rows one purge statement deletes; a run repeats until fewer are left. */
+const PURGE_BATCH = 10_000;
+
+/**
+ * Deletes rows numbered more than `windowDays` ago, and first moves the log's complete start past
+ * them: a reader whose checkpoint is older than that start may have missed events and must
+ * replicate from scratch. A listing's history rows stay while the listing is stored and not
+ * archived (its public history needs them); they are below the complete start, so no event reader
+ * sees them, and they go with the listing's archive event when that leaves the window. Returns how
+ * many rows were deleted.
+ */
+export async function purgeChangeLog(db: Knex, windowDays: number): Promise<number> {
+  const { rows } = await db.raw('SELECT max(seq) AS last FROM change_log WHERE seq IS NOT NULL AND sequenced_at < now() - make_interval(days => ?)', [
+    windowDays,
+  ]);
+  if (rows[0].last === null) return 0;
+  const lastOld = Number(rows[0].last);
+  const head = await db('change_log_head').first('complete_from');
+  const from = Number(head.complete_from);
+  if (lastOld < from) return 0;
+  await db.raw('UPDATE change_log_head SET complete_from = greatest(complete_from, ?::bigint + 1)', [lastOld]);
+  let total = 0;
+  for (;;) {
+    const { rows: gone } = await db.raw(
+      `DELETE FROM change_log c WHERE c.id IN (
+         SELECT id FROM change_log d
+          WHERE d.seq BETWEEN ? AND ?
+            AND NOT (d.resource = 'Property' AND d.kind = ANY(?::text[]) AND (d.public_before OR d.public_after)
+                     AND EXISTS (SELECT 1 FROM listings l WHERE l.listing_key = d.record_key AND l.status <> 'archived'))
+          LIMIT ?)
+       RETURNING c.resource, c.record_key, c.kind, c.seq`,
+      [from, lastOld, [...HISTORY_KINDS], PURGE_BATCH],
+    );
+    // An archived listing's history goes with its archive event.
+    const archived = (gone as { resource: string; record_key: string; kind: string; seq: string }[]).filter(
+      (r) => r.resource === 'Property' && r.kind === 'archived',
+    );
+    if (archived.length > 0) {
+      await db.raw(
+        `DELETE FROM change_log c USING unnest(?::text[], ?::bigint[]) AS a(record_key, seq)
+          WHERE c.resource = 'Property' AND c.record_key = a.record_key AND c.seq < a.seq`,
+        [archived.map((r) => r.record_key), archived.map((r) => r.seq)],
+      );
+    }
+    total += gone.length;
+    if (gone.length < PURGE_BATCH) return total;
+  }
+}

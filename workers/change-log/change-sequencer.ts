@@ -1,0 +1,78 @@
+import { sequenceChanges } from '../../db/change-log.js';
+import type { Db } from '../../db/knex.js';
+import type { Logger } from '../../lib/logger.js';
+
+/** The NOTIFY channel the change log's triggers wake the sequencer on (the payload is the schema). */
+export const CHANGE_LOG_CHANNEL = 'change_log';
+
+/**
+ * Numbers the change log's new rows (db/change-log.ts, sequenceChanges) as soon as their
+ * transactions commit: the log's triggers notify on commit, and a run follows each notification,
+ * several notifications during a run making one more run. The maintenance task `sequence-changes`
+ * runs it too, so a notification missed (a lost listening connection) delays a row by seconds,
+ * never loses it. After a run that numbered rows, `onSequenced` is called (the change dispatcher).
+ */
+export class ChangeSequencer {
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopListening: (() => Promise<void>) | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly logger: Logger,
+    private readonly onSequenced: () => Promise<void> = async () => undefined,
+  ) {}
+
+  /** Listens for the log's notifications (this database schema's only) and runs once. */
+  async start(): Promise<void> {
+    try {
+      this.stopListening = await this.db.listen(CHANGE_LOG_CHANNEL, (schema) => {
+        if (schema === this.db.schemaName) this.kick();
+      });
+    } catch (err) {
+      this.logger.warn({ err }, 'could not listen for change log notifications; the maintenance task numbers changes');
+    }
+    this.kick();
+  }
+
+  /** Asks for a run: now when none runs, else one more after the current one. */
+  kick(): void {
+    if (this.closed) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.loop().finally(() => {
+      this.running = null;
+    });
+  }
+
+  /** One run now (the maintenance task and tests), after any run in progress. */
+  async run(): Promise<number> {
+    await this.running;
+    const numbered = await sequenceChanges(this.db);
+    if (numbered > 0) await this.onSequenced();
+    return numbered;
+  }
+
+  private async loop(): Promise<void> {
+    do {
+      this.again = false;
+      try {
+        const numbered = await sequenceChanges(this.db);
+        if (numbered > 0) await this.onSequenced();
+      } catch (err) {
+        this.logger.warn({ err }, 'numbering the change log failed; the maintenance task tries again');
+        return;
+      }
+    } while (this.again && !this.closed);
+  }
+
+  /** Stops listening and waits for a run in progress. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.stopListening?.();
+    await this.running;
+  }
+}
