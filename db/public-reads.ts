@@ -100,7 +100,7 @@ function totalKey(what: string, filters: object): string {
 }
 
 /** The costly family a search's page and total count against (its facet counts are always `facets`); null: a cheap one. */
-export function searchFamily(s: ListingSearch): CostlyFamily | null {
+function searchFamily(s: ListingSearch): CostlyFamily | null {
   if (s.q !== undefined) return 'keyword';
   if (s.bbox || s.near) return 'map';
   return null;

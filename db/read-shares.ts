@@ -17,7 +17,7 @@ import { HttpError } from '../lib/errors.js';
  */
 export type CostlyFamily = 'keyword' | 'map' | 'facets' | 'reso';
 
-/** Connections of a read pool that no costly family may take (all of them, with a pool this small or smaller). */
+/** Connections of a read pool that no costly family may take; a pool of this many or fewer keeps none back (its costly queries take turns). */
 export const KEPT_FOR_CHEAP = 2;
 /** The most connections one costly family holds at once. */
 export const FAMILY_SHARE = 2;
