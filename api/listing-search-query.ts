@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import { FACET_NAMES, type FacetName, isSortValue, type ListingSearch, type SearchStatus, type SortKey } from '../db/listing-search.js';
 import { badRequest } from '../lib/errors.js';
 import type { Category } from '../pipeline/types.js';
+import { checkKeywords } from './keyword-limits.js';
 import { assertValidQuery } from './validators.js';
 
 /** The query string as the schema checks it: lists, points, the sort and the cursor still text. */
@@ -169,5 +170,6 @@ export function parseListingSearch(query: Record<string, unknown>): { search: Li
     after: raw.cursor === undefined ? undefined : decodeCursor(raw.cursor, fingerprint, key),
   };
   if (raw.q !== undefined && !search.q) throw badRequest('query.q has no words');
+  if (search.q) checkKeywords(search.q);
   return { search, fingerprint };
 }

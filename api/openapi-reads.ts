@@ -1,6 +1,13 @@
 import { errorResponse, header, json, queryParameters } from './openapi-helpers.js';
 
-const unavailable = errorResponse('Database unavailable');
+const unavailable = errorResponse('Database unavailable, or the read took longer than the database allows (DB_READ_TIMEOUT_MS)');
+/** Also the costly searches' share of the database connections (docs/reads.md, "Shares of the read pool"). */
+const searchUnavailable = {
+  description:
+    'Database unavailable; the search took longer than the database allows (DB_READ_TIMEOUT_MS); or too many costly searches (keywords, map areas, facets) are running at once, with Retry-After',
+  headers: { 'Retry-After': header('Seconds to wait before asking again, when too many costly searches are running') },
+  content: json('Error'),
+};
 const invalid = errorResponse('A parameter is malformed or out of range (named in the error)');
 /** The caching headers of every public read, and its 304. */
 const cacheHeaders = {
@@ -27,7 +34,7 @@ export function readPaths(): Record<string, unknown> {
             Link: header('<the same search with cursor=next>; rel="next", when there is a next page'),
           }),
           400: invalid,
-          503: unavailable,
+          503: searchUnavailable,
         },
       },
     },

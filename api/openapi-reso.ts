@@ -13,7 +13,9 @@ const option = (name: string, description: string, schema: Record<string, unknow
 const ERRORS = {
   400: odataError('A query it cannot run: the message names the option and the part it could not read. Also an OData-Version it does not speak.'),
   429: odataError('Too many requests from this address this minute (RESO_RATE_LIMIT); Retry-After says when to come back'),
-  503: odataError('Database unavailable'),
+  503: odataError(
+    'Database unavailable; the query took longer than the database allows (DB_READ_TIMEOUT_MS); or too many costly queries are running at once (Retry-After says when to come back)',
+  ),
 };
 
 /** The RESO Web API (OData 4.0) at /v1/reso: docs/reso.md has the fields, the mapping and examples. */

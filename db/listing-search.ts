@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { badRequest } from '../lib/errors.js';
 import { AGENT_KEY_SQL } from './directory.js';
 import { LITERAL } from './prepared-statements.js';
 import { TEXT_CONFIGS } from './search-columns.js';
@@ -156,6 +157,16 @@ export function searchFilters(db: Knex, s: ListingSearch): Knex.QueryBuilder {
 }
 
 /**
+ * PostgreSQL refusing a text search query for its size: too many operators stacked (an internal
+ * error, "tsquery stack too small"), or past one of its program limits (54xxx).
+ */
+function isTextQueryTooComplex(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  if (typeof e?.code !== 'string') return false;
+  return e.code.startsWith('54') || (e.code === 'XX000' && typeof e.message === 'string' && /tsquery/.test(e.message));
+}
+
+/**
  * The keyword query of q: the words as a web search engine reads them, in each text configuration
  * (a listing matches in its own language's), the distinct ones joined by OR. Distinct, so that the
  * planner's estimate of how many listings match is that of the words, not of the same word counted
@@ -163,7 +174,14 @@ export function searchFilters(db: Knex, s: ListingSearch): Knex.QueryBuilder {
  */
 export async function keywordQuery(db: Knex, q: string): Promise<string> {
   const configs = [...new Set([...Object.values(TEXT_CONFIGS), 'simple'])];
-  const { rows } = await db.raw('SELECT DISTINCT websearch_to_tsquery(config::regconfig, ?)::text AS query FROM unnest(?::text[]) AS config', [q, configs]);
+  const { rows } = await db
+    .raw('SELECT DISTINCT websearch_to_tsquery(config::regconfig, ?)::text AS query FROM unnest(?::text[]) AS config', [q, configs])
+    .catch((err: unknown) => {
+      // The API's limits (api/keyword-limits.ts) keep q within what PostgreSQL parses; should one
+      // still be beyond it, the client hears so, not a 500.
+      if (isTextQueryTooComplex(err)) throw badRequest('query.q is too complex for a keyword search; give fewer words and operators (-, or, quotes)');
+      throw err;
+    });
   const parts = (rows as { query: string }[]).map((r) => r.query).filter((text) => text !== '');
   return parts.length ? parts.map((text) => `(${text})`).join(' | ') : '';
 }

@@ -6,6 +6,7 @@ import { type CappedPage, cappedPage, PUBLIC_PAGE_MAX_BYTES } from './capped-pag
 import { type HistoryPage, listingHistory } from './listing-history.js';
 import { type FacetName, keywordQuery, type ListingSearch, planStable, searchFacets, searchFilters, searchPage } from './listing-search.js';
 import { PREPARE } from './prepared-statements.js';
+import { type CostlyFamily, readShares } from './read-shares.js';
 import { likePattern } from './row-values.js';
 
 /**
@@ -101,42 +102,52 @@ function totalKey(what: string, filters: object): string {
   return JSON.stringify([what, given.sort(([a], [b]) => (a < b ? -1 : 1))]);
 }
 
+/** The costly family a search's page and total count against (its facet counts are always `facets`); null: a cheap one. */
+function searchFamily(s: ListingSearch): CostlyFamily | null {
+  if (s.q !== undefined) return 'keyword';
+  if (s.bbox || s.near) return 'map';
+  return null;
+}
+
 /** Data access for the public read routes (docs/architecture.md, The canonical listing and Reads). */
 export function createPublicReads(db: Knex, options: { totalTtlMs?: number; pageMaxBytes?: number } = {}): PublicReads {
   const maxBytes = options.pageMaxBytes ?? PUBLIC_PAGE_MAX_BYTES;
   /** Totals by what is counted and the filters (paging excluded). */
-  const totals = new LRUCache<string, number, () => Knex.QueryBuilder>({
+  const shares = readShares(db);
+  const totals = new LRUCache<string, number, { filtered: () => Knex.QueryBuilder; family: CostlyFamily | null }>({
     max: 10_000,
     ttl: options.totalTtlMs ?? TOTAL_TTL_MS,
     // Stale-while-revalidate: an expired count is served while its replacement is counted, and
     // kept if that count fails (the page query reports an unavailable database anyway).
     allowStale: true,
     allowStaleOnFetchRejection: true,
-    fetchMethod: async (_key, _stale, { context: filtered }) => {
-      const [{ n }] = await filtered().count({ n: '*' });
+    fetchMethod: async (_key, _stale, { context: { filtered, family } }) => {
+      const [{ n }] = await shares.run(family, async () => filtered().count({ n: '*' }));
       return Number(n);
     },
   });
-  const total = async (what: string, filters: object, filtered: () => Knex.QueryBuilder) =>
-    (await totals.fetch(totalKey(what, filters), { context: filtered })) ?? 0;
+  const total = async (what: string, filters: object, filtered: () => Knex.QueryBuilder, family: CostlyFamily | null = null) =>
+    (await totals.fetch(totalKey(what, filters), { context: { filtered, family } })) ?? 0;
   /** Facet counts, cached and shared like totals. */
   const facetCache = new LRUCache<string, Record<string, Record<string, number>>, { search: ListingSearch; facets: FacetName[] }>({
     max: 2_000,
     ttl: options.totalTtlMs ?? TOTAL_TTL_MS,
     allowStale: true,
     allowStaleOnFetchRejection: true,
-    fetchMethod: async (_key, _stale, { context }) => searchFacets(db, context.search, context.facets),
+    fetchMethod: async (_key, _stale, { context }) => shares.run('facets', () => searchFacets(db, context.search, context.facets)),
   });
   const facetCounts = async (search: ListingSearch, facets: FacetName[]) =>
     (await facetCache.fetch(totalKey(`facets:${facets.join(',')}`, search), { context: { search, facets } }))!;
 
   return {
     async searchListings(asked) {
-      const search = asked.q !== undefined && asked.tsquery === undefined ? { ...asked, tsquery: await keywordQuery(db, asked.q) } : asked;
+      const family = searchFamily(asked);
+      const search =
+        asked.q !== undefined && asked.tsquery === undefined ? { ...asked, tsquery: await shares.run(family, () => keywordQuery(db, asked.q!)) } : asked;
       const { page, order } = searchPage(db, search, RECORD_JSON);
       const [rows, n, facets] = await Promise.all([
-        cappedPage(db, page, order, search.limit, maxBytes, ['sort_value', 'listing_key'], planStable(search)),
-        total('listings', search, () => searchFilters(db, search)),
+        shares.run(family, () => cappedPage(db, page, order, search.limit, maxBytes, ['sort_value', 'listing_key'], planStable(search))),
+        total('listings', search, () => searchFilters(db, search), family),
         search.facets ? facetCounts(search, search.facets) : undefined,
       ]);
       const after = rows.more && rows.last ? { value: rows.last.sort_value, key: rows.last.listing_key } : null;

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { FilterExpr, OrderItem } from '../lib/odata-filter.js';
 import { changeLogBounds } from './change-log.js';
 import { commitHorizon } from './commit-horizon.js';
+import { readShares } from './read-shares.js';
 import { afterSql, filterSql, isoTimestampSql, type OrderColumn, orderBySql, orderColumns, type Sql } from './reso-query.js';
 import { fieldOf, type PropertyExpand, RESOURCES, type ResoField, type ResoResource } from './reso-resources.js';
 
@@ -83,6 +84,7 @@ function selectedFields(resource: ResoResource, select: string[] | undefined): R
  * read does not depend on the order asked for.
  */
 export function createResoReads(db: Knex, options: { changeLogDays: number }): ResoReads {
+  const shares = readShares(db);
   const where = (resource: ResoResource, filter: FilterExpr | undefined, horizon: string | null): Sql => {
     const parts = [`(${resource.visible})`];
     const bindings: Knex.RawBinding[] = [];
@@ -174,10 +176,15 @@ export function createResoReads(db: Knex, options: { changeLogDays: number }): R
         condition.bindings = [...base.bindings, ...after.bindings];
       }
       const orderText = columns.map((c, i) => `${c.text} AS _o${i}`);
+      // A client's own filter and order: the RESO family's share of the read pool (db/read-shares.ts).
       const [rows, count] = await Promise.all([
-        readRows(resource, fields, condition, orderText, `ORDER BY ${orderBySql(columns)} LIMIT ? OFFSET ?`, [query.limit + 1, query.skip]),
+        shares.run('reso', () =>
+          readRows(resource, fields, condition, orderText, `ORDER BY ${orderBySql(columns)} LIMIT ? OFFSET ?`, [query.limit + 1, query.skip]),
+        ),
         query.count
-          ? db.raw(`SELECT count(*)::int AS n FROM ${resource.from} WHERE ${base.sql}`, base.bindings).then((r: { rows: { n: number }[] }) => r.rows[0].n)
+          ? shares.run('reso', () =>
+              db.raw(`SELECT count(*)::int AS n FROM ${resource.from} WHERE ${base.sql}`, base.bindings).then((r: { rows: { n: number }[] }) => r.rows[0].n),
+            )
           : undefined,
       ]);
       const more = rows.length > query.limit;

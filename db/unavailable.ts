@@ -17,3 +17,16 @@ export function isDatabaseUnavailable(err: unknown): boolean {
     /Connection terminated|Client has encountered a connection error|connect ECONNREFUSED|PGlite is closed|Query read timeout|timeout expired/i.test(e.message)
   );
 }
+
+/**
+ * Whether PostgreSQL cancelled a statement (57014, query_canceled): it ran past its connection's
+ * statement_timeout (DB_READ_TIMEOUT_MS for public reads, 30 s for the rest), or an operator
+ * cancelled it. The error middleware answers these with 503 too: the request may well succeed
+ * when the database is less busy, and it is never the client's input at fault (that is a 400
+ * before any query runs).
+ */
+export function isStatementCancelled(err: unknown): boolean {
+  if (!err || typeof err !== 'object') return false;
+  const e = err as { code?: unknown; errors?: unknown[] };
+  return e.code === '57014' || (Array.isArray(e.errors) && e.errors.some(isStatementCancelled));
+}

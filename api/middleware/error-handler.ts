@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { isDatabaseUnavailable } from '../../db/unavailable.js';
+import { isDatabaseUnavailable, isStatementCancelled } from '../../db/unavailable.js';
 import { HttpError } from '../../lib/errors.js';
 import { FeedSyntaxError } from '../../pipeline/feed-syntax-error.js';
 
@@ -44,6 +44,10 @@ function describeError(err: any, req: Parameters<ErrorRequestHandler>[1]): { sta
   } else if (err instanceof FeedSyntaxError) {
     status = 400;
     message = err.message;
+  } else if (isStatementCancelled(err)) {
+    status = 503;
+    message = 'the database took longer to answer than this service allows; try again shortly, or ask for less';
+    req.log?.warn({ err: err.message }, 'database statement cancelled');
   } else if (isDatabaseUnavailable(err)) {
     status = 503;
     message = 'the database is unavailable; try again shortly';

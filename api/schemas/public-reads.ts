@@ -63,7 +63,7 @@ export const listingSearchQuerySchema = {
       minLength: 1,
       maxLength: 200,
       description:
-        'Keywords, as a web search engine reads them ("quoted phrase", or, -excluded), over the headline, description, public address and agent names, stemmed in the language of the listing\'s text. sort=relevance ranks by them.',
+        'Keywords, as a web search engine reads them ("quoted phrase", or, -excluded), over the headline, description, public address and agent names, stemmed in the language of the listing\'s text. sort=relevance ranks by them. At most 200 characters, 16 words (letters and digits; each part of a hyphenated word counts, and so does or) and 4 exclusions (a - starting a word; a - inside quotes or inside a word is none); more is a 400 naming the limit.',
       example: 'pool garden',
     },
     bbox: {

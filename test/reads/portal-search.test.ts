@@ -5,6 +5,7 @@ import { validatorFor } from '../../api/validators.js';
 import { loadSyntheticListings } from '../../bench/synthetic-listings.js';
 import { AGENT_KEY_SQL } from '../../db/directory.js';
 import { keywordQuery, searchFacets, searchFilters, searchPage } from '../../db/listing-search.js';
+import { HttpError } from '../../lib/errors.js';
 import { agentId } from '../../pipeline/display-fields.js';
 import { feed } from '../helpers.js';
 import { activeKey, directorySettled, pushFeed } from '../ingest/client.js';
@@ -233,6 +234,19 @@ for (const database of ['postgres', 'pglite'] as const) {
       const ranked = await ids('q=sunny OR pool OR compact&sort=relevance');
       expect(ranked[0]).to.equal('A');
       expect(ranked).to.have.members(['A', 'B']);
+      // At the limits (16 words, 4 exclusions; a hyphen inside a word or a - in quotes is no exclusion).
+      const most = 'sunny OR pools OR semi-detached OR "brick-veneer" OR kitchen-garden -unit -flat "-shed" -barn -';
+      expect(await ids(`q=${encodeURIComponent(most)}&sort=relevance`)).to.deep.equal(['A']);
+    });
+
+    it('refuses as a 400 a keyword query PostgreSQL cannot parse, should one pass the limits', async () => {
+      const refused = await keywordQuery(svc.db, '-'.repeat(200)).then(
+        () => null,
+        (err: unknown) => err,
+      );
+      expect(refused).to.be.instanceOf(HttpError);
+      expect((refused as HttpError).status).to.equal(400);
+      expect((refused as HttpError).message).to.match(/query.q is too complex for a keyword search/);
     });
 
     it('searches a map area (bbox) and a radius (near) on the public location, and sorts by distance', async () => {
@@ -498,6 +512,13 @@ for (const database of ['postgres', 'pglite'] as const) {
         ['minLandArea=10&maxLandArea=5', /minLandArea \(10\) is greater/],
         ['agent=XYZ', /agent/],
         [`locality=${Array.from({ length: 21 }, (_, i) => `l${i}`).join(',')}`, /at most 20/],
+        // Keywords PostgreSQL cannot parse (33 minus signs in a row: an internal error, a 500
+        // before), or whose size makes a search costly, are refused naming the limit.
+        [`q=${'-'.repeat(200)}`, /q has 200 exclusions \(a - before a word\); a keyword search takes at most 4/],
+        [`q=${encodeURIComponent('-a '.repeat(66))}&sort=relevance&facets=category,locality`, /q has 66 exclusions.*at most 4/],
+        [`q=${encodeURIComponent('pool -a -b -c -d -e')}`, /q has 5 exclusions/],
+        [`q=${encodeURIComponent(Array.from({ length: 17 }, (_, i) => `w${i}`).join(' '))}`, /q has 17 words; a keyword search takes at most 16/],
+        [`q=${'a-'.repeat(17)}a`, /q has 18 words/],
       ];
       for (const [query, pattern] of cases) {
         const { status, body } = await get(`/v1/listings?${query}`);
