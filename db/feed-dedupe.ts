@@ -19,7 +19,9 @@ export type StoredPush = { event: FeedEvent; repeat: null | 'idempotent' | 'runn
  * without an Idempotency-Key, for a body of one chunk, by the very statement that would store it;
  * under a key, before the event is written; for a body of several chunks, inside the transaction
  * writing it. Two identical pushes at once under one Idempotency-Key are serialised by the unique index
- * on (key, Idempotency-Key): the later one fails on it, looks again and finds the first.
+ * on (key, Idempotency-Key): the later one fails on it, looks again and finds the first. Without a
+ * key, by a transaction-scoped advisory lock on the key and the body's hash, taken before the look:
+ * the later one waits for the first to commit, then finds it still queued.
  */
 export async function storePush(db: Knex, input: FeedEventInput, body: () => AsyncIterable<Buffer>, idempotencyKey: string | null): Promise<StoredPush> {
   for (let attempt = 0; ; attempt += 1) {
@@ -43,6 +45,10 @@ export async function storePush(db: Knex, input: FeedEventInput, body: () => Asy
             condition: stillOpenSql,
             found() {
               repeat = 'running';
+            },
+            // Identical pushes at the same moment take turns: each later one finds the first.
+            serialise: async (trx, request) => {
+              await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`push:${request.keyId}:${request.bodySha256}`]);
             },
           };
       const event = await storeFeedEvent(db, { ...input, idempotencyKey }, body(), check);

@@ -160,12 +160,19 @@ export interface RepeatCheck {
   find(db: Knex, request: FeedRequest): Promise<FeedEvent | null>;
   condition?(db: Knex, request: FeedRequest): Knex.Raw;
   found?(event: FeedEvent): void;
+  /**
+   * Takes, in the transaction that checks and stores, a lock that every request able to find the
+   * same event takes too: of identical requests at the same moment, the later ones wait until the
+   * first has committed, and their check (a statement of its own, so a fresh snapshot) finds it.
+   */
+  serialise?(trx: Knex.Transaction, request: FeedRequest): Promise<void>;
 }
 
 /**
  * Stores a feed event and its body, in chunks of up to 1 MB: either the whole feed is stored
  * (status queued) or nothing is (an error while reading the body stores nothing). A body of one
- * chunk, most pushes, is stored with its event in one statement; a longer one is streamed in a
+ * chunk, most pushes, is stored with its event in one statement (after repeatOf's lock, where it
+ * takes one, in the same transaction); a longer one is streamed in a
  * transaction, chunk by chunk, and its size, hash and Idempotency-Key written last. A REAXML body's
  * root credentials are masked first; size and sha256 are of what is stored. Should `repeatOf`
  * name another event once the body's hash is known (before the one statement, or before the
@@ -181,7 +188,14 @@ export async function storeFeedEvent(db: Knex, input: FeedEventInput, sent: Asyn
     if (first.last) {
       const request: FeedRequest = { ...input, id, bodySha256: hash.digest('hex') };
       if (repeatOf?.condition) {
-        const { row, repeated } = await insertEvent(db, request, first.data.length, first.data, repeatOf.condition(db, request));
+        const { condition, serialise } = repeatOf;
+        const store = (conn: Knex) => insertEvent(conn, request, first.data.length, first.data, condition(conn, request));
+        const { row, repeated } = serialise
+          ? await db.transaction(async (trx) => {
+              await serialise(trx, request);
+              return store(trx);
+            })
+          : await store(db);
         const event = toEvent(row);
         if (repeated) repeatOf.found?.(event);
         return event;
@@ -201,6 +215,7 @@ export async function storeFeedEvent(db: Knex, input: FeedEventInput, sent: Asyn
           if (chunk.last) break;
         }
         const request: FeedRequest = { ...input, id, bodySha256: hash.digest('hex') };
+        await repeatOf?.serialise?.(trx, request);
         instead = (await repeatOf?.find(trx, request)) ?? null;
         if (instead) throw ROLL_BACK;
         const [row] = await trx('feed_events')
