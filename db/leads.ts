@@ -161,7 +161,7 @@ export async function retryLead(
  * ran), or sending under a lapsed lease (their sender died, or could not record what it did).
  * With their queue keys; leaseLapsed for the second kind.
  */
-export async function stalePendingLeads(db: Knex, olderThanMs: number): Promise<{ id: string; key: string; leaseLapsed: boolean }[]> {
+export async function lostLeads(db: Knex, olderThanMs: number): Promise<{ id: string; key: string; leaseLapsed: boolean }[]> {
   const rows = await db('leads')
     .where(claimable(db))
     .where('updated_at', '<', db.raw('now() - make_interval(secs => ?)', [olderThanMs / 1000]))

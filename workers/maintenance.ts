@@ -1,7 +1,7 @@
 import { refreshDirectory, staleDirectoryOffices } from '../db/directory.js';
 import { purgeFeedBodies, staleFeedEventIds } from '../db/feed-events.js';
 import type { Db } from '../db/knex.js';
-import { purgeLeads, stalePendingLeads } from '../db/leads.js';
+import { lostLeads, purgeLeads } from '../db/leads.js';
 import { dueDeliveryIds } from '../db/webhooks.js';
 import type { Logger } from '../lib/logger.js';
 import type { JobQueue } from './job-queue.js';
@@ -72,7 +72,7 @@ export function maintenanceTasks(deps: MaintenanceDeps): MaintenanceTask[] {
       name: 'requeue-lost-leads',
       everyMs: MINUTE,
       async run() {
-        const leads = await stalePendingLeads(deps.db, deps.staleAfter().leadMs);
+        const leads = await lostLeads(deps.db, deps.staleAfter().leadMs);
         let lapsed = 0;
         for (const lead of leads) {
           if (lead.leaseLapsed) {
