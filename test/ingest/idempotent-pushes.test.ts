@@ -119,7 +119,7 @@ for (const setup of [
         // A web role only: the feed stays queued, as one does while a worker is busy.
         const web = await startTestService({ ...setup.options, db: svc.db, consume: false, env: { FEED_SYNC_WAIT_MS: '0' } });
         try {
-          for (const id of ['G1', 'G2', 'G3']) {
+          for (const id of ['G1', 'G2', 'G3', 'G4', 'G5']) {
             const xml = feed(officeListing('IDEM1', id));
             const before = await feedCount();
             const answers = await Promise.all(Array.from({ length: 4 }, () => push(xml, {}, { url: web.url })));
