@@ -19,7 +19,10 @@ export type StoredPush = { event: FeedEvent; repeat: null | 'idempotent' | 'runn
  * without an Idempotency-Key, for a body of one chunk, by the very statement that would store it;
  * under a key, before the event is written; for a body of several chunks, inside the transaction
  * writing it. Two identical pushes at once under one Idempotency-Key are serialised by the unique index
- * on (key, Idempotency-Key): the later one fails on it, looks again and finds the first.
+ * on (key, Idempotency-Key): the later one fails on it, looks again and finds the first. Without a
+ * key, the look (open_push_after_lock) first takes an advisory lock on the key and the body's hash,
+ * held until the push's statement or transaction commits: the later push waits, then finds the
+ * first one's feed.
  */
 export async function storePush(db: Knex, input: FeedEventInput, body: () => AsyncIterable<Buffer>, idempotencyKey: string | null): Promise<StoredPush> {
   for (let attempt = 0; ; attempt += 1) {
@@ -35,12 +38,12 @@ export async function storePush(db: Knex, input: FeedEventInput, body: () => Asy
           }
         : {
             async find(conn, request) {
-              const open = await conn('feed_events').where(stillOpenSql(conn, request)).orderBy('created_at').first();
-              if (open) repeat = 'running';
-              return open ? toEvent(open) : null;
+              const { rows } = await openPushSql(conn, request);
+              if (rows.length) repeat = 'running';
+              return rows.length ? toEvent(rows[0]) : null;
             },
             // A body of one chunk (most pushes) is looked for and stored in one statement.
-            condition: stillOpenSql,
+            query: openPushSql,
             found() {
               repeat = 'running';
             },
@@ -54,7 +57,7 @@ export async function storePush(db: Knex, input: FeedEventInput, body: () => Asy
   }
 }
 
-/** The same request as the stored one, as a condition on a feed_events row. */
+/** The same request as the stored one, as a condition on a feed_events row (open_push_after_lock compares the same). */
 function sameRequestSql(db: Knex, request: FeedRequest): Knex.Raw {
   return db.raw('(body_sha256 = ? AND format = ? AND mode = ? AND context = ?::jsonb)', [
     request.bodySha256,
@@ -79,12 +82,18 @@ async function priorWithKey(db: Knex, request: FeedRequest, idempotencyKey: stri
   return prior ? { event: toEvent(prior), same: Boolean(prior.same) } : null;
 }
 
-/** Another feed of this key with the same request still queued or running, as a condition on a feed_events row. */
-function stillOpenSql(db: Knex, request: FeedRequest): Knex.Raw {
-  return db.raw("key_id = ? AND body_sha256 = ? AND status IN ('queued', 'running') AND id <> ? AND ?", [
+/**
+ * The oldest other feed of this key with the same request still queued or running (at most one
+ * row), looked for once identical pushes before this one have committed: the function takes a
+ * transaction-scoped lock on the key and the body's hash first (db/migrations, open_push_lock).
+ */
+function openPushSql(db: Knex, request: FeedRequest): Knex.Raw {
+  return db.raw('SELECT * FROM open_push_after_lock(?::uuid, ?, ?, ?, ?::jsonb, ?::uuid)', [
     request.keyId,
     request.bodySha256,
+    request.format,
+    request.mode,
+    JSON.stringify(request.context),
     request.id,
-    sameRequestSql(db, request),
   ]);
 }

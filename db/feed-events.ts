@@ -113,13 +113,13 @@ async function nextChunk(body: AsyncIterator<Buffer>, hash: ReturnType<typeof cr
  * Inserts the event row (and its first chunk, when it has one) in one statement. Under a key, the
  * row is written only while the key is active: a key revoked or suspended while its body was
  * arriving lands nothing (FeedKeyNotActiveError), decided in the same statement as the write.
- * Given `instead`, a condition on feed_events rows, the oldest row meeting it is returned in place
- * of writing anything (repeated: true), decided in the same statement too.
+ * Given `instead`, a query of at most one feed_events row, that row is returned in place of
+ * writing anything (repeated: true), decided in the same statement too.
  */
 async function insertEvent(db: Knex, request: FeedRequest, bytes: number, chunk: Buffer, instead?: Knex.Raw): Promise<{ row: any; repeated: boolean }> {
   const withChunk = chunk.length > 0;
   const { rows } = await db.raw(
-    `WITH ${instead ? 'open AS MATERIALIZED (SELECT * FROM feed_events WHERE ? ORDER BY created_at LIMIT 1), ' : ''}e AS (
+    `WITH ${instead ? 'open AS MATERIALIZED (?), ' : ''}e AS (
        INSERT INTO feed_events (id, source, key_id, office_scope, alert_email, format, mode, context, body_kind, body_bytes, body_sha256, idempotency_key, status)
        SELECT ?, ?, ?::uuid, ?::text[], ?, ?, ?, ?::jsonb, ?, ?, ?, ?, 'queued'
        WHERE (?::uuid IS NULL OR EXISTS (SELECT 1 FROM feed_keys WHERE id = ?::uuid AND status = 'active'))${instead ? ' AND NOT EXISTS (SELECT 1 FROM open)' : ''}
@@ -152,13 +152,13 @@ async function insertEvent(db: Knex, request: FeedRequest, bytes: number, chunk:
 /**
  * Another stored event that answers a request instead of storing it (db/feed-dedupe.ts). find()
  * may be asked before the event is written or inside the transaction writing it: it must not count
- * the request's own id as another. Where the answer is the oldest row meeting a condition,
- * condition() gives it, and a body of one chunk is then checked and stored in one statement;
- * found() is told of the event that answered there.
+ * the request's own id as another. Where the answer is a query of at most one feed_events row,
+ * query() gives it, and a body of one chunk is then checked and stored in one statement; found()
+ * is told of the event that answered there.
  */
 export interface RepeatCheck {
   find(db: Knex, request: FeedRequest): Promise<FeedEvent | null>;
-  condition?(db: Knex, request: FeedRequest): Knex.Raw;
+  query?(db: Knex, request: FeedRequest): Knex.Raw;
   found?(event: FeedEvent): void;
 }
 
@@ -180,8 +180,8 @@ export async function storeFeedEvent(db: Knex, input: FeedEventInput, sent: Asyn
     const first = await nextChunk(body, hash);
     if (first.last) {
       const request: FeedRequest = { ...input, id, bodySha256: hash.digest('hex') };
-      if (repeatOf?.condition) {
-        const { row, repeated } = await insertEvent(db, request, first.data.length, first.data, repeatOf.condition(db, request));
+      if (repeatOf?.query) {
+        const { row, repeated } = await insertEvent(db, request, first.data.length, first.data, repeatOf.query(db, request));
         const event = toEvent(row);
         if (repeated) repeatOf.found?.(event);
         return event;

@@ -156,14 +156,19 @@ export async function retryLead(
   return current ? { status: current.status } : { missing: true };
 }
 
-/** Pending leads untouched for a while (their job was lost), as queue keys. */
-export async function stalePendingLeads(db: Knex, olderThanMs: number): Promise<string[]> {
+/**
+ * Leads whose delivery was lost, oldest first: pending and untouched for a while (their job never
+ * ran), or sending under a lapsed lease (their sender died, or could not record what it did).
+ * With their queue keys; leaseLapsed for the second kind.
+ */
+export async function lostLeads(db: Knex, olderThanMs: number): Promise<{ id: string; key: string; leaseLapsed: boolean }[]> {
   const rows = await db('leads')
     .where(claimable(db))
     .where('updated_at', '<', db.raw('now() - make_interval(secs => ?)', [olderThanMs / 1000]))
+    .orderBy('updated_at')
     .limit(200)
-    .select('id', 'retries');
-  return rows.map((r: any) => leadJobKey(r.id, r.retries));
+    .select('id', 'retries', 'status');
+  return rows.map((r: any) => ({ id: r.id, key: leadJobKey(r.id, r.retries), leaseLapsed: r.status === 'sending' }));
 }
 
 /** Queue key of a lead's delivery: one per operator retry, so a retried lead gets a fresh job. */

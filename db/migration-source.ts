@@ -25,6 +25,7 @@ import * as resoReplicationIndex from './migrations/20261125120000_reso_replicat
 import * as consoleFigures from './migrations/20261125130000_console_figures.js';
 import * as lockedStatements from './migrations/20261125140000_locked_statements.js';
 import * as directoryStale from './migrations/20261125150000_directory_stale.js';
+import * as openPushLock from './migrations/20261125165600_open_push_lock.js';
 import * as changeLog from './migrations/20261128100000_change_log.js';
 
 /** Migrations in order; listed here so they run the same from source, from dist/ and in tests. */
@@ -55,6 +56,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261125130000_console_figures': consoleFigures,
   '20261125140000_locked_statements': lockedStatements,
   '20261125150000_directory_stale': directoryStale,
+  '20261125165600_open_push_lock': openPushLock,
   '20261128100000_change_log': changeLog,
 };
 

@@ -1,6 +1,11 @@
 /** What the web side needs from a queue: add a job by id (idempotent), and close. */
 export interface JobQueue {
-  /** Adds the job unless one with this id is already waiting or running; rejects quickly when the queue is unreachable. */
+  /**
+   * Adds the job for new work (a new feed, lead or retry: an id never used); rejects quickly when
+   * the queue is unreachable. Nothing is added while a job with this id is waiting or running, nor,
+   * with BullMQ, while a finished one is kept (completed ones for a day): work found lost is
+   * requeued instead.
+   */
   add(id: string): Promise<void>;
   /**
    * Adds the job again even where a finished one (failed or completed) with this id is still

@@ -2,10 +2,17 @@ import { purgeChangeLog } from '../db/change-log.js';
 import { refreshDirectory, staleDirectoryOffices } from '../db/directory.js';
 import { purgeFeedBodies, staleFeedEventIds } from '../db/feed-events.js';
 import type { Db } from '../db/knex.js';
-import { purgeLeads, stalePendingLeads } from '../db/leads.js';
+import { lostLeads, purgeLeads } from '../db/leads.js';
 import { dueDeliveryIds } from '../db/webhooks.js';
 import type { Logger } from '../lib/logger.js';
 import type { JobQueue } from './job-queue.js';
+
+/**
+ * What a sweep may do with a queue: requeue, never add. Work a sweep finds lost may have had a
+ * job that BullMQ still keeps, finished, under the same id (completed ones for a day): an add
+ * would be taken for that job and do nothing, and the work would stay lost.
+ */
+export type Requeue = Pick<JobQueue, 'requeue'>;
 
 /** A piece of periodic work: idempotent, and safe to run in several processes at once. */
 export interface MaintenanceTask {
@@ -16,7 +23,10 @@ export interface MaintenanceTask {
 
 /** A queued or running feed untouched this long lost its job (a crash between commit and enqueue, a restart, an outage longer than its retries). */
 export const STALE_FEED_MS = 5 * 60_000;
-/** A pending lead untouched this long lost its job (the queue was away when it was accepted). */
+/**
+ * A pending lead untouched this long lost its job (the queue was away when it was accepted). A
+ * lead left `sending` is taken once its claim's lease has lapsed too (db/leads.ts, 5 minutes).
+ */
 export const STALE_LEAD_MS = 60_000;
 /** An office's directory marked stale this long ago missed the refresh that follows a feed (it comes within milliseconds). */
 export const STALE_DIRECTORY_MS = 10_000;
@@ -26,9 +36,9 @@ const HOUR = 60 * MINUTE;
 export interface MaintenanceDeps {
   db: Db;
   logger: Logger;
-  ingestQueue: JobQueue;
-  leadQueue: JobQueue;
-  webhookQueue: JobQueue;
+  ingestQueue: Requeue;
+  leadQueue: Requeue;
+  webhookQueue: Requeue;
   leadRetentionDays: number;
   feedBodyRetentionDays: number;
   /** Days the change log keeps its events. */
@@ -67,9 +77,19 @@ export function maintenanceTasks(deps: MaintenanceDeps): MaintenanceTask[] {
       name: 'requeue-lost-leads',
       everyMs: MINUTE,
       async run() {
-        const keys = await stalePendingLeads(deps.db, deps.staleAfter().leadMs);
-        for (const key of keys) await deps.leadQueue.add(key);
-        return { requeued: keys.length };
+        const leads = await lostLeads(deps.db, deps.staleAfter().leadMs);
+        let lapsed = 0;
+        for (const lead of leads) {
+          if (lead.leaseLapsed) {
+            lapsed += 1;
+            deps.logger.warn(
+              { leadId: lead.id },
+              'sending a lead again: its last attempt claimed it and recorded no outcome within the lease (the mail may have gone out: delivery is at least once)',
+            );
+          }
+          await deps.leadQueue.requeue(lead.key);
+        }
+        return { requeued: leads.length, leaseLapsed: lapsed };
       },
     },
     {

@@ -32,7 +32,8 @@ export function leadsRouter(deps: LeadsDeps): Router {
   router.post('/v1/leads', deps.limit, jsonBody('32kb'), async (req, res) => {
     const body = assertValid<LeadRequest>('LeadRequest', req.body ?? null, 'body');
     if (body.consent !== true) throw badRequest('body.consent must be true: the enquiry is shared with the office');
-    if (body.website && body.website.trim() !== '') {
+    // Anything at all in the honeypot is a bot's doing, spaces included: a person never sees the field.
+    if (body.website) {
       refused('bot_check');
       throw forbidden('the submission was rejected');
     }

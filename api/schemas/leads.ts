@@ -28,7 +28,11 @@ export const leadRequestSchema = {
     },
     consent: { type: 'boolean', description: 'Must be true: the consumer agrees to share their details with the office.' },
     turnstileToken: { type: 'string', maxLength: 4096 },
-    website: { type: 'string', maxLength: 2000, description: 'Honeypot: leave empty.' },
+    website: {
+      type: 'string',
+      maxLength: 2000,
+      description: 'Honeypot: leave empty (or leave out). Any character in it, a space included, rejects the submission.',
+    },
   },
 } as const;
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { storeFeedEvent } from '../../db/feed-events.js';
+import { storePush } from '../../db/feed-dedupe.js';
+import { type FeedEventInput, storeFeedEvent } from '../../db/feed-events.js';
 import { feed } from '../helpers.js';
 import { startTestService, type TestService } from '../service.js';
 import { AUD, activeKey, officeListing } from './client.js';
@@ -70,6 +71,73 @@ for (const setup of [
       expect(new Set(bodies.map((b) => b.feedId)).size).to.equal(1);
       expect(await feedCount()).to.equal(before + 1);
     });
+
+    it('stores one feed for identical pushes without the header checked at the same moment (one chunk or several)', async () => {
+      const input: FeedEventInput = {
+        source: 'api',
+        keyId,
+        officeScope: ['IDEM1'],
+        alertEmail: null,
+        format: 'reaxml',
+        mode: 'incremental',
+        context: { ...AUD },
+        bodyKind: 'text',
+      };
+      // Bodies of one chunk (most pushes) and of two (over 1 MB): each stored by its own path.
+      const bodies = [
+        feed(officeListing('IDEM1', 'F1')),
+        feed(officeListing('IDEM1', 'F2')),
+        `${feed(officeListing('IDEM1', 'F3'))}${' '.repeat(1100 * 1024)}`,
+      ];
+      for (const [round, xml] of [...bodies, ...bodies].entries()) {
+        const before = await feedCount();
+        const stored = await Promise.all(
+          Array.from({ length: 4 }, () =>
+            storePush(
+              svc.db,
+              input,
+              async function* () {
+                yield Buffer.from(xml);
+              },
+              null,
+            ),
+          ),
+        );
+        expect(new Set(stored.map((s) => s.event.id)).size, `round ${round}`).to.equal(1);
+        expect(
+          stored.filter((s) => s.repeat === 'running'),
+          `round ${round}`,
+        ).to.have.length(3);
+        expect(await feedCount(), `round ${round}`).to.equal(before + 1);
+        // Finished: the next round's same body is a feed of its own again.
+        await svc.db('feed_events').where({ id: stored[0].event.id }).update({ status: 'failed', error: 'test over' });
+      }
+    });
+
+    if (setup.options.database === 'postgres') {
+      it('answers identical pushes without the header sent at once with one feed: the same feedId, three of them replayed', async () => {
+        // A web role only: the feed stays queued, as one does while a worker is busy.
+        const web = await startTestService({ ...setup.options, db: svc.db, consume: false, env: { FEED_SYNC_WAIT_MS: '0' } });
+        try {
+          for (const id of ['G1', 'G2', 'G3', 'G4', 'G5']) {
+            const xml = feed(officeListing('IDEM1', id));
+            const before = await feedCount();
+            const answers = await Promise.all(Array.from({ length: 4 }, () => push(xml, {}, { url: web.url })));
+            const bodies = (await Promise.all(answers.map((r) => r.json()))) as any[];
+            expect(answers.map((r) => r.status)).to.deep.equal([202, 202, 202, 202]);
+            expect(new Set(bodies.map((b) => b.feedId)).size, id).to.equal(1);
+            expect(
+              answers.filter((r) => r.headers.get('idempotent-replayed') === 'true'),
+              id,
+            ).to.have.length(3);
+            expect(await feedCount(), id).to.equal(before + 1);
+          }
+        } finally {
+          await web.close();
+          await svc.db('feed_events').where({ key_id: keyId }).whereIn('status', ['queued', 'running']).update({ status: 'failed', error: 'test over' });
+        }
+      });
+    }
 
     it('lets a key be used again after 24 hours, and names a malformed key', async () => {
       const idem = randomUUID();

@@ -146,6 +146,25 @@ describe('Leads: submission, routing, delivery, retry, blocklist, purge (Postgre
     expect((await submit(lead({ listing: { office: 'OFF1', uniqueId: 'SOLD' } }))).status).to.equal(202);
   });
 
+  it('refuses a honeypot holding only whitespace as a bot, and takes an empty one', async () => {
+    const botChecks = async () => ((await (await admin(svc.url, 'GET', '/v1/admin/leads/refusals')).json()).byReason.bot_check ?? 0) as number;
+    const before = await botChecks();
+    const filled = [' ', '   ', '\t', '\n', '\r\n', ' \u00a0 ', '\u3000'];
+    for (const website of filled) {
+      const res = await submit(lead({ website }));
+      expect(res.status, JSON.stringify(website)).to.equal(403);
+      expect(res.body.error).to.equal('the submission was rejected');
+    }
+    // Counted as bot checks (written a moment after the answer).
+    let counted = 0;
+    for (let i = 0; i < 100 && counted < filled.length; i += 1) {
+      counted = (await botChecks()) - before;
+      if (counted < filled.length) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(counted).to.equal(filled.length);
+    expect((await submit(lead({ website: '' }))).status).to.equal(202);
+  });
+
   it('falls back to the office lead email, else dead-letters the lead', async () => {
     const dead = await submit(lead({ listing: { office: 'OFF1', uniqueId: 'NOMAIL' } }));
     expect(dead).to.deep.equal({ status: 202, body: { id: dead.body.id, status: 'dead_letter' } });
