@@ -51,7 +51,7 @@ function skipOption(req: Request): number {
   const text = option(req, '$skip');
   if (text === undefined) return 0;
   if (!/^\d+$/.test(text)) throw new ODataSyntaxError('$skip', `"${text.slice(0, 20)}" is not a whole number of 0 or more`);
-  if (text.length > 9 || Number(text) > RESO_MAX_SKIP)
+  if (Number(text) > RESO_MAX_SKIP)
     throw new ODataSyntaxError(
       '$skip',
       `${text.length > 20 ? `${text.slice(0, 20)}…` : text} is more than ${RESO_MAX_SKIP}, the most this service skips; to read further, follow @odata.nextLink (its $skiptoken continues after the last record sent, at any depth)`,
@@ -185,7 +185,12 @@ const tooSlow = () =>
   odataError(503, 'ServiceUnavailable', 'the query did not finish within the time this service gives one read; try again shortly, or narrow $filter');
 export const odataErrors: ErrorRequestHandler = (err, req, res, next) => {
   res.set('OData-Version', '4.0');
-  odataBody(isStatementCancelled(err) ? tooSlow() : err, req, res, next);
+  if (isStatementCancelled(err)) {
+    req.log?.warn({ err: (err as Error).message, url: req.originalUrl }, 'a RESO read did not finish within DB_READ_TIMEOUT_MS');
+    odataBody(tooSlow(), req, res, next);
+    return;
+  }
+  odataBody(err, req, res, next);
 };
 
 /**
