@@ -9,7 +9,7 @@ const countedTotal = (what: string) =>
   ({
     type: ['integer', 'null'],
     minimum: 0,
-    description: `${what}, counted exactly at most every 30 s per filter set (so it may lag writes by about that long). null when the count did not finish within DB_READ_TIMEOUT_MS (or failed): the total is then unknown, not zero; the page itself is complete, so page on with nextOffset or next. A count that did not finish is tried again after 30 s.`,
+    description: `${what}, counted exactly at most every 30 s per filter set (so it may lag writes by about that long). null when the count did not finish within DB_READ_TIMEOUT_MS (or failed): the total is then unknown, not zero; the page itself is complete, so page on with nextOffset or next. A count that did not finish is tried again within 30 s.`,
   }) as const;
 
 /** Every page answer's last member. */
