@@ -134,7 +134,9 @@ export function createApp(deps: AppDeps): Express {
   // Public reads use their own pool where there is one (short statement timeout, bounded size).
   const readDb = deps.readDb ?? db;
   const pageMaxBytes = config.publicPageMaxBytes;
-  app.use(publicReadsRouter(createPublicReads(readDb, { pageMaxBytes }), links));
+  // A total or facet count that did not finish is answered as null; the operator hears of it here.
+  const onCountError = (err: Error, what: string) => deps.logger.warn({ err: err.message, what }, 'a public count did not finish; answered as null');
+  app.use(publicReadsRouter(createPublicReads(readDb, { pageMaxBytes, onCountError }), links));
   app.use(projectsRouter(createProjectReads(readDb, { pageMaxBytes })));
   app.use(
     resoRouter(

@@ -1,4 +1,4 @@
-import { RESO_DEFAULT_PAGE, RESO_MAX_EXPANDED_PAGE, RESO_MAX_PAGE } from './routes/reso.js';
+import { RESO_DEFAULT_PAGE, RESO_MAX_EXPANDED_PAGE, RESO_MAX_PAGE, RESO_MAX_SKIP } from './routes/reso.js';
 
 const odata = (name: string) => ({ 'application/json;odata.metadata=minimal': { schema: { $ref: `#/components/schemas/${name}` } } });
 const odataError = (description: string) => ({ description, content: odata('ResoError') });
@@ -11,10 +11,12 @@ const option = (name: string, description: string, schema: Record<string, unknow
 });
 
 const ERRORS = {
-  400: odataError('A query it cannot run: the message names the option and the part it could not read. Also an OData-Version it does not speak.'),
+  400: odataError(
+    `A query it cannot run: the message names the option and the part it could not read. Also an OData-Version it does not speak, and a $skip over ${RESO_MAX_SKIP} (follow @odata.nextLink instead).`,
+  ),
   429: odataError('Too many requests from this address this minute (RESO_RATE_LIMIT); Retry-After says when to come back'),
   503: odataError(
-    'Database unavailable; the query took longer than the database allows (DB_READ_TIMEOUT_MS); or too many costly queries are running at once (Retry-After says when to come back)',
+    'Database unavailable; the read did not finish within DB_READ_TIMEOUT_MS (code ServiceUnavailable); or too many costly queries are running at once (Retry-After says when to come back)',
   ),
 };
 
@@ -61,7 +63,11 @@ export function resoPaths(): Record<string, unknown> {
           option('$select', 'Fields to answer with, separated by commas.'),
           option('$orderby', 'Fields, each optionally followed by asc or desc, separated by commas; ties go by the key. Missing values sort last.'),
           option('$top', 'How many records in all.', { type: 'integer', minimum: 0 }),
-          option('$skip', 'Records to leave out before the first one.', { type: 'integer', minimum: 0 }),
+          option(
+            '$skip',
+            `Records to leave out before the first one, at most ${RESO_MAX_SKIP} (more is a 400): to read further, follow @odata.nextLink, which pages on at any depth.`,
+            { type: 'integer', minimum: 0, maximum: RESO_MAX_SKIP },
+          ),
           option('$count', 'true: the answer carries @odata.count, how many records match.', { type: 'boolean' }),
           option('$expand', 'On Property: Media (hero photo first), ListAgent, ListOffice.'),
           option('$skiptoken', 'Set by @odata.nextLink; send it back as it is.'),

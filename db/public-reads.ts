@@ -5,6 +5,7 @@ import { publicRecordSql } from '../pipeline/public-view.js';
 import { type CappedPage, cappedPage, PUBLIC_PAGE_MAX_BYTES } from './capped-page.js';
 import { type HistoryPage, listingHistory } from './listing-history.js';
 import { type FacetName, keywordQuery, type ListingSearch, planStable, searchFacets, searchFilters, searchPage } from './listing-search.js';
+import { isStatementCancelled } from './pg-errors.js';
 import { PREPARE } from './prepared-statements.js';
 import { type CostlyFamily, readShares } from './read-shares.js';
 import { likePattern } from './row-values.js';
@@ -21,13 +22,17 @@ const RECORD_JSON = `${publicRecordSql('listings')}::text AS json`;
  * listings costs tens of milliseconds, the page itself about one. Once a count is older than that,
  * the next request still answers with it and starts a new count in the background, so no request
  * but a filter set's very first waits for a count. Totals may therefore lag writes by up to that
- * long plus one count; the pages never do.
+ * long plus one count; the pages never do. A count that does not finish (past the read pool's
+ * statement timeout, DB_READ_TIMEOUT_MS, or failed) is never a number: the total is null, and that
+ * outcome is kept as a count is, so a count that cannot finish is tried again once per
+ * TOTAL_TTL_MS rather than holding a read connection for every request. Facets alike.
  */
 export const TOTAL_TTL_MS = 30_000;
 
 /** A page of records as JSON text: the total, the records, and where the next page starts (null: none). */
 export interface JsonPage {
-  total: number;
+  /** Every match, counted exactly; null when the count did not finish (never a guess). */
+  total: number | null;
   json: string[];
   nextOffset: number | null;
 }
@@ -36,8 +41,12 @@ export interface JsonPage {
 export interface ListingJsonPage extends JsonPage {
   /** The last record's sort value (as text) and key, when more records follow. */
   after: { value: string; key: string } | null;
-  facets?: Record<string, Record<string, number>>;
+  /** The facets asked for; null when they could not be counted. */
+  facets?: Facets | null;
 }
+
+/** Counts of matches by value, per facet. */
+export type Facets = Record<string, Record<string, number>>;
 
 /** Why a listing is not shown (GET /v1/listings/{office}/{uniqueId} answers 404 either way). */
 export type ListingAbsence = 'unknown' | 'withdrawn' | 'off_market' | 'archived';
@@ -86,7 +95,7 @@ const OFFICE_JSON = `json_build_object('office', office, 'name', name, 'phone', 
   'location', CASE WHEN lat IS NULL THEN NULL ELSE json_build_object('lat', lat, 'lng', lng) END)::text AS json`;
 
 /** The answer's page from a capped page of records at `offset`. */
-export const jsonPage = (total: number, page: CappedPage, offset: number): JsonPage => ({
+export const jsonPage = (total: number | null, page: CappedPage, offset: number): JsonPage => ({
   total,
   json: page.json,
   nextOffset: page.more ? offset + page.json.length : null,
@@ -109,35 +118,56 @@ function searchFamily(s: ListingSearch): CostlyFamily | null {
   return null;
 }
 
-/** Data access for the public read routes (docs/architecture.md, The canonical listing and Reads). */
-export function createPublicReads(db: Knex, options: { totalTtlMs?: number; pageMaxBytes?: number } = {}): PublicReads {
-  const maxBytes = options.pageMaxBytes ?? PUBLIC_PAGE_MAX_BYTES;
-  /** Totals by what is counted and the filters (paging excluded). */
-  const shares = readShares(db);
-  const totals = new LRUCache<string, number, { filtered: () => Knex.QueryBuilder; family: CostlyFamily | null }>({
-    max: 10_000,
-    ttl: options.totalTtlMs ?? TOTAL_TTL_MS,
-    // Stale-while-revalidate: an expired count is served while its replacement is counted, and
-    // kept if that count fails (the page query reports an unavailable database anyway).
+/**
+ * Counts shared by the requests that ask for the same thing (by key), each made at most once per
+ * `ttlMs` by the `count` the first asker passes: its value, or null when it did not finish. An
+ * expired value is answered while it is counted again in the background.
+ */
+function sharedCounts<V extends {}>(ttlMs: number, max: number, onError: (err: Error) => void) {
+  const cache = new LRUCache<string, { value: V | null }, () => Promise<V>>({
+    max,
+    ttl: ttlMs,
+    // Stale-while-revalidate: an expired count is served while its replacement is counted.
     allowStale: true,
-    allowStaleOnFetchRejection: true,
-    fetchMethod: async (_key, _stale, { context: { filtered, family } }) => {
-      const [{ n }] = await shares.run(family, async () => filtered().count({ n: '*' }));
-      return Number(n);
+    fetchMethod: async (_key, _stale, { context: count }) => {
+      try {
+        return { value: await count() };
+      } catch (err) {
+        onError(err as Error);
+        // Never 0, never the old figure: null. A count the database cancelled (past its statement
+        // timeout) would be again, so that is kept like a count; any other failure (the database
+        // away) is not kept, and the next request counts again.
+        return isStatementCancelled(err) ? { value: null } : undefined;
+      }
     },
   });
-  const total = async (what: string, filters: object, filtered: () => Knex.QueryBuilder, family: CostlyFamily | null = null) =>
-    (await totals.fetch(totalKey(what, filters), { context: { filtered, family } })) ?? 0;
+  return async (key: string, count: () => Promise<V>): Promise<V | null> => (await cache.fetch(key, { context: count }))?.value ?? null;
+}
+
+/** Data access for the public read routes (docs/architecture.md, The canonical listing and Reads). */
+export function createPublicReads(
+  db: Knex,
+  options: {
+    totalTtlMs?: number;
+    pageMaxBytes?: number;
+    /** Told of a total or facet count that did not finish (its answers say null meanwhile). */
+    onCountError?: (err: Error, what: string) => void;
+  } = {},
+): PublicReads {
+  const maxBytes = options.pageMaxBytes ?? PUBLIC_PAGE_MAX_BYTES;
+  const ttl = options.totalTtlMs ?? TOTAL_TTL_MS;
+  const shares = readShares(db);
+  /** Totals by what is counted and the filters (paging excluded), within the search family's share of the read pool. */
+  const totals = sharedCounts<number>(ttl, 10_000, (err) => options.onCountError?.(err, 'total'));
+  const total = (what: string, filters: object, filtered: () => Knex.QueryBuilder, family: CostlyFamily | null = null) =>
+    totals(totalKey(what, filters), async () => {
+      const [{ n }] = await shares.run(family, async () => filtered().count({ n: '*' }));
+      return Number(n);
+    });
   /** Facet counts, cached and shared like totals. */
-  const facetCache = new LRUCache<string, Record<string, Record<string, number>>, { search: ListingSearch; facets: FacetName[] }>({
-    max: 2_000,
-    ttl: options.totalTtlMs ?? TOTAL_TTL_MS,
-    allowStale: true,
-    allowStaleOnFetchRejection: true,
-    fetchMethod: async (_key, _stale, { context }) => shares.run('facets', () => searchFacets(db, context.search, context.facets)),
-  });
-  const facetCounts = async (search: ListingSearch, facets: FacetName[]) =>
-    (await facetCache.fetch(totalKey(`facets:${facets.join(',')}`, search), { context: { search, facets } }))!;
+  const facetCache = sharedCounts<Facets>(ttl, 2_000, (err) => options.onCountError?.(err, 'facets'));
+  const facetCounts = (search: ListingSearch, facets: FacetName[]) =>
+    facetCache(totalKey(`facets:${facets.join(',')}`, search), () => shares.run('facets', () => searchFacets(db, search, facets)));
 
   return {
     async searchListings(asked) {
@@ -153,7 +183,7 @@ export function createPublicReads(db: Knex, options: { totalTtlMs?: number; page
       const after = rows.more && rows.last ? { value: rows.last.sort_value, key: rows.last.listing_key } : null;
       // After a cursor there is no offset to give: the cursor pages on.
       const paged = jsonPage(n, rows, search.offset);
-      return { ...paged, nextOffset: search.after ? null : paged.nextOffset, after, ...(facets ? { facets } : {}) };
+      return { ...paged, nextOffset: search.after ? null : paged.nextOffset, after, ...(search.facets ? { facets } : {}) };
     },
 
     async getListingJson(office, uniqueId) {

@@ -14,6 +14,7 @@ export interface ResoQuery {
   select?: string[];
   /** Rows in this page (at most the page maximum). */
   limit: number;
+  /** Rows passed over before the page (the route bounds it: RESO_MAX_SKIP). */
   skip: number;
   /** The order values of the last row of the previous page (a skip token). */
   after?: (string | null)[];
@@ -75,6 +76,19 @@ const withMembers = (json: string, members: [string, string][]): string =>
 function selectedFields(resource: ResoResource, select: string[] | undefined): ResoField[] {
   if (!select || select.includes('*')) return resource.fields;
   return select.map((name) => fieldOf(resource, name)!);
+}
+
+/**
+ * The rows of `condition` that make the page after skipping `skip` of them in `order`: their keys
+ * are found first, and only their records are made. The rows passed over cost their order values
+ * and key, not a record each (10,000 records built to be thrown away took 0.5 s over 300,000
+ * listings).
+ */
+function pageAfterSkip(resource: ResoResource, condition: Sql, order: string, limit: number, skip: number): Sql {
+  const { keySql: key, rowKeySql: rowKey } = resource;
+  const keys = `SELECT ${key} AS _k${rowKey ? `, ${rowKey} AS _r` : ''} FROM ${resource.from} WHERE ${condition.sql} ${order} LIMIT ? OFFSET ?`;
+  const onPage = rowKey ? `(${rowKey}, ${key}) IN (SELECT _r, _k FROM (${keys}) page)` : `${key} IN (SELECT _k FROM (${keys}) page)`;
+  return { sql: `${condition.sql} AND ${onPage}`, bindings: [...condition.bindings, ...condition.bindings, limit, skip] };
 }
 
 /**
@@ -177,9 +191,12 @@ export function createResoReads(db: Knex, options: { changeLogDays: number }): R
       }
       const orderText = columns.map((c, i) => `${c.text} AS _o${i}`);
       // A client's own filter and order: the RESO family's share of the read pool (db/read-shares.ts).
+      const order = `ORDER BY ${orderBySql(columns)}`;
       const [rows, count] = await Promise.all([
         shares.run('reso', () =>
-          readRows(resource, fields, condition, orderText, `ORDER BY ${orderBySql(columns)} LIMIT ? OFFSET ?`, [query.limit + 1, query.skip]),
+          query.skip > 0
+            ? readRows(resource, fields, pageAfterSkip(resource, condition, order, query.limit + 1, query.skip), orderText, order, [])
+            : readRows(resource, fields, condition, orderText, `${order} LIMIT ?`, [query.limit + 1]),
         ),
         query.count
           ? shares.run('reso', () =>

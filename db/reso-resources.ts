@@ -40,6 +40,11 @@ export interface ResoResource {
   visible: string;
   /** The SQL of the key, for ordering and fetching by key (indexed where it matters). */
   keySql: string;
+  /**
+   * When keySql is not an indexed column (a Media record is an element of its listing's media):
+   * the indexed key of the row the record comes from, which with keySql finds the record again.
+   */
+  rowKeySql?: string;
   fields: ResoField[];
 }
 
@@ -220,6 +225,7 @@ export const RESOURCES: Record<ResoResource['name'], ResoResource> = {
     from: `listings l CROSS JOIN LATERAL jsonb_array_elements(coalesce(l.data->'media', '[]'::jsonb)) AS m(item)`,
     visible: `${visibleListing('l.')} AND m.item->>'url' IS NOT NULL`,
     keySql: `l.listing_key || '/' || (m.item->>'kind') || '/' || (m.item->>'slot')`,
+    rowKeySql: 'l.listing_key',
     fields: [
       str('MediaKey', `l.listing_key || '/' || (m.item->>'kind') || '/' || (m.item->>'slot')`),
       { name: 'ResourceName', type: STRING, sql: `'Property'::text` },

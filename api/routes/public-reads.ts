@@ -33,7 +33,7 @@ export function publicReadsRouter(reads: PublicReads, links: LinkTo): Router {
     const page: ListingJsonPage = await reads.searchListings(search);
     const next = page.after ? encodeCursor(fingerprint, page.after.value, page.after.key) : null;
     if (next) res.set('Link', `<${nextUrl(req, links, next)}>; rel="next"`);
-    const facets = page.facets ? `,"facets":${JSON.stringify(page.facets)}` : '';
+    const facets = page.facets !== undefined ? `,"facets":${JSON.stringify(page.facets)}` : '';
     sendPage(req, res, 'listings', page, `,"next":${JSON.stringify(next)}${facets}`);
   });
 

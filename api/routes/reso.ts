@@ -1,4 +1,5 @@
 import { type ErrorRequestHandler, type Request, type RequestHandler, type Response, Router } from 'express';
+import { isStatementCancelled } from '../../db/pg-errors.js';
 import { isTokenValue } from '../../db/reso-query.js';
 import type { ResoReads } from '../../db/reso-reads.js';
 import { fieldOf, PROPERTY_EXPANDS, type PropertyExpand, RESOURCES, type ResoResource } from '../../db/reso-resources.js';
@@ -8,6 +9,7 @@ import { type LinkTo, requestPathWith } from '../links.js';
 import { errorResponder } from '../middleware/error-handler.js';
 import { absoluteRecordUrls, expiredCheckpointMessage, firstWantedSequence } from '../reso/entity-events.js';
 import { metadataXml } from '../reso/metadata.js';
+import { MAX_OFFSET } from '../schemas/paging.js';
 
 /** Where the RESO Web API lives (its service root). */
 export const RESO_ROOT = '/v1/reso';
@@ -17,6 +19,13 @@ export const RESO_DEFAULT_PAGE = 100;
 export const RESO_MAX_PAGE = 1000;
 /** The largest page with $expand (each record carries its media, agent and office). */
 export const RESO_MAX_EXPANDED_PAGE = 200;
+/**
+ * The largest $skip, the public reads' largest offset (10,000). The database walks every record a
+ * skip passes over, so its cost grows with its depth and a skip of millions held a read connection
+ * until its statement timeout; @odata.nextLink pages on at any depth for the cost of one page (its
+ * $skiptoken starts after the last record sent), so a larger $skip is refused and names it.
+ */
+export const RESO_MAX_SKIP = MAX_OFFSET;
 
 const SYSTEM_OPTIONS = new Set(['$filter', '$select', '$orderby', '$top', '$skip', '$count', '$expand', '$skiptoken', '$format']);
 const JSON_TYPE = 'application/json;odata.metadata=minimal';
@@ -35,6 +44,19 @@ function nonNegative(req: Request, name: string): number | undefined {
   const text = option(req, name);
   if (text === undefined) return undefined;
   if (!/^\d{1,9}$/.test(text)) throw new ODataSyntaxError(name, `"${text.slice(0, 20)}" is not a whole number of 0 or more`);
+  return Number(text);
+}
+
+/** `$skip`: a whole number up to RESO_MAX_SKIP; larger is a 400 telling the client to follow @odata.nextLink. */
+function skipOption(req: Request): number {
+  const text = option(req, '$skip');
+  if (text === undefined) return 0;
+  if (!/^\d+$/.test(text)) throw new ODataSyntaxError('$skip', `"${text.slice(0, 20)}" is not a whole number of 0 or more`);
+  if (Number(text) > RESO_MAX_SKIP)
+    throw new ODataSyntaxError(
+      '$skip',
+      `${text.length > 20 ? `${text.slice(0, 20)}…` : text} is more than ${RESO_MAX_SKIP}, the most this service skips; to read further, follow @odata.nextLink (its $skiptoken continues after the last record sent, at any depth)`,
+    );
   return Number(text);
 }
 
@@ -110,7 +132,7 @@ async function collection(req: Request, res: Response, reads: ResoReads, links: 
   const tokenText = option(req, '$skiptoken');
   const token = tokenText === undefined ? undefined : decodeToken(tokenText);
   const top = token ? token.t : nonNegative(req, '$top');
-  const skip = token ? 0 : (nonNegative(req, '$skip') ?? 0);
+  const skip = token ? 0 : skipOption(req);
   const columns = reads.orderOf(resource, orderby);
   if (token && (token.a.length !== columns.length || !token.a.every((value, i) => isTokenValue(columns[i], value))))
     throw new ODataSyntaxError('$skiptoken', 'does not belong to this query (send the nextLink as it was given)');
@@ -167,8 +189,16 @@ const odataBody = errorResponder((status, message, err) => ({
     ...(err instanceof ODataSyntaxError ? { target: err.option } : {}),
   },
 }));
+/** A read the database cancelled at its statement timeout (DB_READ_TIMEOUT_MS): the service's to retry, not a fault to hide behind a 500. */
+const tooSlow = () =>
+  odataError(503, 'ServiceUnavailable', 'the query did not finish within the time this service gives one read; try again shortly, or narrow $filter');
 export const odataErrors: ErrorRequestHandler = (err, req, res, next) => {
   res.set('OData-Version', '4.0');
+  if (isStatementCancelled(err)) {
+    req.log?.warn({ err: (err as Error).message, url: req.originalUrl }, 'a RESO read did not finish within DB_READ_TIMEOUT_MS');
+    odataBody(tooSlow(), req, res, next);
+    return;
+  }
   odataBody(err, req, res, next);
 };
 

@@ -4,6 +4,14 @@ import { publicProjectSchema } from './canonical.js';
 import { limitParam as limit, offsetParam as offset } from './paging.js';
 
 const MIB = '4 MiB';
+/** The total of a page whose count is cached (listings, agents, offices): exact, or null when it could not be counted. */
+const countedTotal = (what: string) =>
+  ({
+    type: ['integer', 'null'],
+    minimum: 0,
+    description: `${what}, counted exactly at most every 30 s per filter set (so it may lag writes by about that long). null when the count did not finish within DB_READ_TIMEOUT_MS (or failed): the total is then unknown, not zero; the page itself is complete, so page on with nextOffset or next. A count that did not finish is tried again within 30 s.`,
+  }) as const;
+
 /** Every page answer's last member. */
 const nextOffset = {
   type: ['integer', 'null'],
@@ -143,7 +151,7 @@ export const listingPageSchema = {
   type: 'object',
   required: ['total', 'listings', 'nextOffset', 'next'],
   properties: {
-    total: { type: 'integer', description: 'All matches (counted at most every 30 s per filter set).' },
+    total: countedTotal('All matches'),
     listings: {
       type: 'array',
       items: { $ref: 'PublicListing' },
@@ -156,9 +164,9 @@ export const listingPageSchema = {
         'An opaque cursor for the page after this one (send it back as cursor, with the same filters and sort); null on the last page. Also in the Link header (rel="next") as a whole URL: from the configured public address of the service, else from the scheme and Host header of the request (relative when it has no Host header). Unlike offsets, cursors neither repeat nor skip records when listings are written between pages.',
     },
     facets: {
-      type: 'object',
+      type: ['object', 'null'],
       description:
-        'With facets=: for each facet asked for, the count of matches by value (most common first; at most 100 values; "none" for matches without one). priceBand values are sale:<from>-<to> and rent:<from>-<to> (weekly), or none for no public price.',
+        'With facets=: for each facet asked for, the count of matches by value (most common first; at most 100 values; "none" for matches without one). priceBand values are sale:<from>-<to> and rent:<from>-<to> (weekly), or none for no public price. Counted like total: null when the counts did not finish (unknown, not empty).',
       additionalProperties: { type: 'object', additionalProperties: { type: 'integer' } },
     },
   },
@@ -169,7 +177,7 @@ export const agentPageSchema = {
   type: 'object',
   required: ['total', 'agents', 'nextOffset'],
   properties: {
-    total: { type: 'integer' },
+    total: countedTotal('All matching agents'),
     agents: { type: 'array', items: { $ref: 'Agent' } },
     nextOffset,
   },
@@ -180,7 +188,7 @@ export const officePageSchema = {
   type: 'object',
   required: ['total', 'offices', 'nextOffset'],
   properties: {
-    total: { type: 'integer' },
+    total: countedTotal('All matching offices'),
     offices: { type: 'array', items: { $ref: 'Office' } },
     nextOffset,
   },

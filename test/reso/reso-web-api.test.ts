@@ -242,6 +242,53 @@ for (const database of ['pglite', 'postgres'] as const) {
       expect(none.body.value).to.deep.equal([]);
     });
 
+    it('skips up to 10,000 records as OFFSET would in every order, and refuses a deeper $skip with a 400 naming @odata.nextLink', async () => {
+      const orders: [string, string, string][] = [
+        ...['ListPrice desc', 'ListPrice', 'City,ListPrice desc', 'ModificationTimestamp desc', 'ListingKey desc'].map((order): [string, string, string] => [
+          'Property',
+          'ListingKey',
+          order,
+        ]),
+        ['Media', 'MediaKey', 'MediaKey'],
+        ['Media', 'MediaKey', 'Order desc'],
+        ['Member', 'MemberKey', 'MemberKey desc'],
+      ];
+      for (const [resource, key, order] of orders) {
+        const query = `${root}/${resource}?$orderby=${order.replace(/ /g, '%20')}&$select=${key}`;
+        const all = (await readAll(query)).records.map((r) => r[key]);
+        expect(all.length, `${resource} ${order}`).to.be.greaterThan(0);
+        for (let skip = 0; skip <= all.length + 1; skip += 1) {
+          const what = `${resource} ${order} $skip=${skip}`;
+          const page = await odataGet(`${query}&$skip=${skip}&$top=2`);
+          expect(page.status, what).to.equal(200);
+          expect(
+            page.body.value.map((r: Record<string, string>) => r[key]),
+            what,
+          ).to.deep.equal(all.slice(skip, skip + 2));
+          // The nextLink after a skipped page goes on from its last record to the end.
+          const rest = await readAll(`${query}&$skip=${skip}`, { prefer: 'odata.maxpagesize=1' });
+          expect(
+            rest.records.map((r) => r[key]),
+            `${what}, followed`,
+          ).to.deep.equal(all.slice(skip));
+        }
+      }
+      const counted = await odataGet(`${root}/Property?$skip=10000&$count=true`);
+      expect([counted.status, counted.body['@odata.count'], counted.body.value], 'the largest $skip is served').to.deep.equal([200, 5, []]);
+      expect((await odataGet(`${root}/Property?$skip=000000000003&$orderby=ListingKey&$select=ListingKey`)).body.value).to.have.length(2);
+      for (const skip of ['10001', '9999999', '999999999', '9'.repeat(40)]) {
+        const answer = await odataGet(`${root}/Property?$skip=${skip}`);
+        expect(answer.status, skip).to.equal(400);
+        expect(answer.headers.get('odata-version'), skip).to.equal('4.0');
+        expect(answer.body.error.code, skip).to.equal('BadRequest');
+        expect(answer.body.error.target, skip).to.equal('$skip');
+        expect(answer.body.error.message, skip).to.match(
+          /^\$skip: \d+(…)? is more than 10000, the most this service skips; to read further, follow @odata\.nextLink/,
+        );
+      }
+      expect((await odataGet(`${root}/Property?$skip=ten`)).body.error.message).to.match(/\$skip: "ten" is not a whole number/);
+    });
+
     it('expands Media (hero first), the list agent and the list office', async () => {
       const one = await odataGet(`${root}/Property('${encodeURIComponent('OFF1/P1')}')?$expand=Media,ListAgent,ListOffice&$select=ListingKey`);
       expect(one.status, JSON.stringify(one.body)).to.equal(200);
@@ -314,5 +361,32 @@ describe('RESO Web API: the per-client rate limit', function () {
     expect(Number(refused.headers.get('retry-after'))).to.be.greaterThan(0);
     expect(refused.body.error).to.include({ code: 'TooManyRequests' });
     expect(refused.body.error.message).to.match(/limit is 3 per minute/);
+  });
+});
+
+describe('RESO Web API: a read the database cancels at DB_READ_TIMEOUT_MS', function () {
+  this.timeout(60_000);
+  let svc: TestService;
+  before(async () => {
+    svc = await startTestService({ database: 'postgres', env: { DB_READ_TIMEOUT_MS: '500' } });
+  });
+  after(() => svc.close());
+
+  it('answers 503 in the OData error form, not 500', async () => {
+    // A lock held on the listings makes every read of them wait until its statement timeout cancels it.
+    const lock = await svc.db.transaction();
+    try {
+      await lock.raw('LOCK TABLE listings IN ACCESS EXCLUSIVE MODE');
+      for (const query of ['', '?$count=true', '?$skip=10']) {
+        const answer = await odataGet(`${svc.url}/v1/reso/Property${query}`);
+        expect(answer.status, query).to.equal(503);
+        expect(answer.headers.get('odata-version'), query).to.equal('4.0');
+        expect(answer.body.error.code, query).to.equal('ServiceUnavailable');
+        expect(answer.body.error.message, query).to.match(/did not finish within the time this service gives one read; try again shortly/);
+      }
+    } finally {
+      await lock.rollback();
+    }
+    expect((await odataGet(`${svc.url}/v1/reso/Property`)).status, 'served again once the lock is gone').to.equal(200);
   });
 });
