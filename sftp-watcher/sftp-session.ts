@@ -92,6 +92,10 @@ export class SftpSession {
         ...(expected ? { hostVerifier: (key: Buffer) => fingerprintOf(key) === expected } : {}),
       }),
     );
+    // Every operation is one request and its answer, one after another. With Nagle's algorithm on,
+    // each request waited for the previous segment's delayed ACK: about 44 ms per request even on
+    // loopback (a claim's rename, read, move: 0.2 s; a 2,000-entry listing: 0.9 s). Sent at once: 1 ms.
+    session.ssh()?.setNoDelay(true);
     return session;
   }
 
@@ -114,7 +118,8 @@ export class SftpSession {
    * Entries of a folder: files (with size and mtime) and folder names, at most `limit` of them (in
    * the server's order). The folder is read one READDIR reply (about 100 entries with OpenSSH) at a
    * time, each within the time limit, and only name, size and mtime are kept: a folder of 100,000
-   * files neither runs into one operation's limit (reading it whole took 50 s on loopback) nor
+   * files neither runs into one operation's limit (reading it whole took 52 s on loopback with
+   * ssh2-sftp-client's list(), 5 to 8 s even with TCP_NODELAY) nor
    * holds every entry's long form in memory, and with a limit it costs no more than `limit` entries.
    */
   async list(path: string, limit = Number.POSITIVE_INFINITY): Promise<Listing> {
@@ -193,8 +198,13 @@ export class SftpSession {
     await this.limit('close', () => this.client.end()).catch(() => this.destroy());
   }
 
+  /** The SSH connection under the SFTP client. */
+  private ssh(): { destroy(): void; setNoDelay(on: boolean): void } | undefined {
+    return (this.client as unknown as { client?: { destroy(): void; setNoDelay(on: boolean): void } }).client;
+  }
+
   private destroy(): void {
-    (this.client as unknown as { client?: { destroy(): void } }).client?.destroy();
+    this.ssh()?.destroy();
   }
 }
 
