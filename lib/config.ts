@@ -179,7 +179,7 @@ const envSchema = {
     SFTP_HOST_FINGERPRINT: { type: 'string', pattern: '^SHA256:[A-Za-z0-9+/]{43}=?$' },
     SFTP_INSECURE_ACCEPT_ANY_HOST: { enum: ['0', '1'], default: '0' },
     SFTP_POLL_MS: { ...int(100), default: 15000 },
-    SFTP_OFFICE_SHARE: { ...int(1), default: 20 },
+    SFTP_OFFICE_SHARE: { ...int(1), default: 50 },
     SFTP_CLAIMS_PER_POLL: { ...int(1), default: 100 },
     CIRCUIT_BREAKER_RATIO: { type: 'number', exclusiveMinimum: 0, maximum: 1, default: 0.2 },
     CIRCUIT_BREAKER_MIN: { ...int(0), default: 5 },

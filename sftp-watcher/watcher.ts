@@ -36,8 +36,9 @@ const MAX_BACKOFF_MS = 5 * 60_000;
 const MAX_ISSUES_IN_REPORT = 200;
 /**
  * The most entries a poll reads of one office folder, inbox/ or processing/ (the first ones in the
- * server's order): reading an inbox costs about 0.5 ms an entry on loopback, so an inbox of 100,000
- * files would hold up every office's poll for nearly a minute, for the few files a poll claims.
+ * server's order): an inbox of 100,000 files takes 5 to 8 s to read whole on loopback (the server
+ * looks at each entry), far more over a network, every poll, for the few files a poll claims of it;
+ * 2,000 entries take 0.1 to 0.2 s.
  */
 export const LIST_MAX = 2000;
 const OFFICE_FOLDERS = ['inbox', 'processing', 'processed', 'failed'];

@@ -16,7 +16,7 @@ describe('configuration', () => {
       fxSource: 'static',
       sftpUrl: null,
       sftpPollMs: 15000,
-      sftpOfficeShare: 20,
+      sftpOfficeShare: 50,
       sftpClaimsPerPoll: 100,
       circuitBreakerRatio: 0.2,
       circuitBreakerMin: 5,
