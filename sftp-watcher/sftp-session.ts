@@ -58,6 +58,11 @@ export interface Listing {
   folders: string[];
   /** The folder had more entries than the limit asked for: only the first ones (in the server's order) are here. */
   truncated: boolean;
+  /**
+   * Entries left out because their names are not UTF-8: read as UTF-8 they come out changed
+   * (U+FFFD in place of the bytes), and no request can name them. They count towards the limit.
+   */
+  unnamed: number;
 }
 
 /**
@@ -129,7 +134,7 @@ export class SftpSession {
     const handle = await this.limit(`open ${path}`, () => callback<Buffer>((done) => channel.opendir(path, done))).catch((err) =>
       Promise.reject(described(err)),
     );
-    const listing: Listing = { files: [], folders: [], truncated: false };
+    const listing: Listing = { files: [], folders: [], truncated: false, unnamed: 0 };
     let timedOut = false;
     try {
       let seen = 0;
@@ -149,7 +154,8 @@ export class SftpSession {
           seen += 1;
           // The type as `ls -l` writes it, as ssh2-sftp-client's list() reads it.
           const type = entry.longname.slice(0, 1);
-          if (type === '-') listing.files.push({ name: entry.filename, size: entry.attrs.size, modifyTime: entry.attrs.mtime * 1000 });
+          if (entry.filename.includes('\uFFFD')) listing.unnamed += 1;
+          else if (type === '-') listing.files.push({ name: entry.filename, size: entry.attrs.size, modifyTime: entry.attrs.mtime * 1000 });
           else if (type === 'd') listing.folders.push(entry.filename);
         }
       }

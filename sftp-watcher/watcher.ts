@@ -86,16 +86,19 @@ export class SftpWatcher {
     const summary: PollSummary = { offices: 0, claimed: [], duplicates: [], moved: 0, waiting: 0, skipped: [] };
     const session = await SftpSession.open(this.deps.settings);
     try {
-      const { folders } = await session.list(this.deps.settings.root);
-      const offices = folders.filter((f) => !f.startsWith('.')).sort();
+      const root = await session.list(this.deps.settings.root);
+      if (root.unnamed)
+        this.reportOnce('/: unnamed', {}, `${root.unnamed} folder(s) in the drop root have names that are not UTF-8: they are not polled; rename them`);
+      const offices = root.folders.filter((f) => !f.startsWith('.')).sort();
       for (const gone of this.trackers.keys()) if (!offices.includes(gone)) this.trackers.delete(gone);
-      // Every office first: finish, recover, and see which inbox files are complete.
+      // Every office first: finish, recover, and see which inbox files are complete. An office
+      // folder that cannot be read is skipped and reported like any other office's trouble.
       const complete: OfficeFiles<ListedFile>[] = [];
       for (const office of offices) {
-        const inside = await this.subfolders(session, office);
-        if (!inside.includes('inbox')) continue;
-        summary.offices += 1;
         await this.isolated(session, summary, { office }, async () => {
+          const inside = await this.subfolders(session, office);
+          if (!inside.includes('inbox')) return;
+          summary.offices += 1;
           for (const folder of OFFICE_FOLDERS) if (!inside.includes(folder)) await session.mkdir(this.path(office, folder));
           complete.push({ office, files: await this.survey(session, office, summary) });
         });
@@ -155,6 +158,8 @@ export class SftpWatcher {
         { office },
         `inbox/ holds more than ${LIST_MAX} entries: each poll reads the first ${LIST_MAX} the server lists`,
       );
+    if (inbox.unnamed)
+      this.reportOnce(`${office}/inbox: unnamed`, { office }, 'inbox/ holds files whose names are not UTF-8: they cannot be claimed; rename them');
     return tracker.observe(inbox.files);
   }
 
@@ -248,7 +253,7 @@ export class SftpWatcher {
   }
 
   /** A warning logged the first time only (the same condition seen again on later polls is not repeated). */
-  private reportOnce(key: string, where: { office: string }, message: string): void {
+  private reportOnce(key: string, where: { office?: string }, message: string): void {
     if (this.reported.has(key)) return;
     this.reported.add(key);
     this.deps.logger.warn(where, message);

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { sftpSettings } from '../../sftp-watcher/sftp-session.js';
@@ -27,7 +27,8 @@ describe('SFTP drops: claimed fairly across offices (real OpenSSH, PostgreSQL, B
     held = createBullQueue('held-ingest', redisUrl, INGEST_RETRY, silentLogger, svc.queuePrefix);
   });
   afterEach(() => {
-    for (const office of readdirSync(sshd.root)) rmSync(join(sshd.root, office), { recursive: true, force: true });
+    for (const office of readdirSync(sshd.root, { encoding: 'buffer' }))
+      rmSync(Buffer.concat([Buffer.from(`${sshd.root}/`), office]), { recursive: true, force: true });
   });
   after(async () => {
     await held?.close();
@@ -138,5 +139,23 @@ describe('SFTP drops: claimed fairly across offices (real OpenSSH, PostgreSQL, B
     const second = await polled();
     expect(second.summary.claimed).to.deep.equal(['quiet-00.xml']);
     expect(second.bytes, `a poll of an inbox of ${4 * LIST_MAX} entries against one of ${LIST_MAX}`).to.be.below(first.bytes * 1.25);
+  });
+
+  it('passes over folders and files whose names are not UTF-8 (no request can name them): they hold up neither other offices nor their own', async () => {
+    const w = watcher({ officeShare: 2, queue: held });
+    const latin1 = (path: string, name: string) => Buffer.concat([Buffer.from(`${path}/`), Buffer.from(name, 'latin1')]);
+    mkdirSync(latin1(sshd.root, 'Büro'));
+    drop('NEIGHBOUR', 'neighbour', 1);
+    drop('SELF', 'self', 1);
+    // Older than its one good file, and more of them than its share.
+    for (const name of ['ä-1.xml', 'ä-2.xml', 'ä-3.xml']) {
+      const path = latin1(join(sshd.root, 'SELF', 'inbox'), name);
+      writeFileSync(path, feed(officeListing('SELF', name)));
+      utimesSync(path, new Date('2020-01-01'), new Date('2020-01-01'));
+    }
+    await w.pollOnce();
+    const poll = await w.pollOnce();
+    expect(poll.claimed.sort()).to.deep.equal(['neighbour-00.xml', 'self-00.xml']);
+    expect(poll.skipped).to.deep.equal([]);
   });
 });
