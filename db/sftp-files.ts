@@ -80,3 +80,19 @@ export async function knownClaimNames(db: Knex, office: string, claimNames: stri
   if (claimNames.length === 0) return new Set();
   return new Set(await db('sftp_files').where({ office }).whereIn('claim_name', claimNames).pluck('claim_name'));
 }
+
+/**
+ * Per office, its claimed files whose feeds are not ingested yet (queued or running): what an
+ * office already has waiting on the ingest queue, which the watcher holds within its share.
+ */
+export async function unfinishedFilesByOffice(db: Knex, offices: string[]): Promise<Map<string, number>> {
+  if (offices.length === 0) return new Map();
+  const rows = await db('sftp_files as f')
+    .join('feed_events as e', 'e.id', 'f.feed_id')
+    .where('f.status', 'queued')
+    .whereIn('f.office', offices)
+    .whereIn('e.status', ['queued', 'running'])
+    .groupBy('f.office')
+    .select('f.office', db.raw('count(*)::int AS n'));
+  return new Map(rows.map((r: { office: string; n: number }) => [r.office, r.n]));
+}

@@ -33,6 +33,10 @@ export interface Config {
   sftpHostFingerprint: string | null;
   sftpInsecureAcceptAnyHost: boolean;
   sftpPollMs: number;
+  /** The most files of one SFTP office claimed and not yet ingested; a poll claims up to this many of an office less those (docs/sftp.md, Fair claiming). */
+  sftpOfficeShare: number;
+  /** The most files one SFTP poll claims, across every office. */
+  sftpClaimsPerPoll: number;
   circuitBreakerRatio: number;
   circuitBreakerMin: number;
   feedMaxBytes: number;
@@ -175,6 +179,8 @@ const envSchema = {
     SFTP_HOST_FINGERPRINT: { type: 'string', pattern: '^SHA256:[A-Za-z0-9+/]{43}=?$' },
     SFTP_INSECURE_ACCEPT_ANY_HOST: { enum: ['0', '1'], default: '0' },
     SFTP_POLL_MS: { ...int(100), default: 15000 },
+    SFTP_OFFICE_SHARE: { ...int(1), default: 50 },
+    SFTP_CLAIMS_PER_POLL: { ...int(1), default: 100 },
     CIRCUIT_BREAKER_RATIO: { type: 'number', exclusiveMinimum: 0, maximum: 1, default: 0.2 },
     CIRCUIT_BREAKER_MIN: { ...int(0), default: 5 },
     DB_READ_TIMEOUT_MS: { ...int(500, 60000), default: 5000 },
@@ -257,6 +263,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     sftpHostFingerprint: e.SFTP_HOST_FINGERPRINT ?? null,
     sftpInsecureAcceptAnyHost: e.SFTP_INSECURE_ACCEPT_ANY_HOST === '1',
     sftpPollMs: e.SFTP_POLL_MS,
+    sftpOfficeShare: e.SFTP_OFFICE_SHARE,
+    sftpClaimsPerPoll: e.SFTP_CLAIMS_PER_POLL,
     circuitBreakerRatio: e.CIRCUIT_BREAKER_RATIO,
     circuitBreakerMin: e.CIRCUIT_BREAKER_MIN,
     dbReadTimeoutMs: e.DB_READ_TIMEOUT_MS,

@@ -17,8 +17,20 @@ export function startSftpWatcher(config: Readonly<Config>, logger: Logger, db: D
     settings,
     pollMs: config.sftpPollMs,
     maxBytes: config.feedMaxBytes,
+    officeShare: config.sftpOfficeShare,
+    claimsPerPoll: config.sftpClaimsPerPoll,
   });
   watcher.start();
-  logger.info({ host: settings.host, port: settings.port, root: settings.root, pollMs: config.sftpPollMs }, 'sftp watcher started');
+  logger.info(
+    {
+      host: settings.host,
+      port: settings.port,
+      root: settings.root,
+      pollMs: config.sftpPollMs,
+      officeShare: config.sftpOfficeShare,
+      claimsPerPoll: config.sftpClaimsPerPoll,
+    },
+    'sftp watcher started',
+  );
   return watcher;
 }

@@ -3,9 +3,10 @@ import { posix } from 'node:path';
 import type { Db } from '../db/knex.js';
 import { dropContext, getDropSettings } from '../db/office-drops.js';
 import { isUniqueViolation } from '../db/pg-errors.js';
-import { type FinishedFile, finishSftpFiles, knownClaimNames, recordSftpFile } from '../db/sftp-files.js';
+import { type FinishedFile, finishSftpFiles, knownClaimNames, recordSftpFile, unfinishedFilesByOffice } from '../db/sftp-files.js';
 import type { Logger } from '../lib/logger.js';
 import type { JobQueue } from '../workers/job-queue.js';
+import { claimOrder, type OfficeFiles } from './claim-order.js';
 import { claimNameOf, feedKindOf, parseClaimName } from './file-names.js';
 import { SftpSession, type SftpSettings } from './sftp-session.js';
 import { type ListedFile, StabilityTracker } from './stability.js';
@@ -19,6 +20,13 @@ export interface WatcherDeps {
   pollMs: number;
   /** FEED_MAX_BYTES: larger files go to failed/ unread. */
   maxBytes: number;
+  /**
+   * SFTP_OFFICE_SHARE: the most files of one office claimed and not yet ingested; a poll claims
+   * this many of an office's files less those still waiting for ingest.
+   */
+  officeShare: number;
+  /** SFTP_CLAIMS_PER_POLL: the most files one poll claims, across every office. */
+  claimsPerPoll: number;
 }
 
 /** A file left in processing/ with no record this long after its claim lost its watcher: it goes back to inbox/. */
@@ -26,6 +34,14 @@ const ORPHAN_MS = 10 * 60_000;
 /** Longest wait between polls while the server keeps failing. */
 const MAX_BACKOFF_MS = 5 * 60_000;
 const MAX_ISSUES_IN_REPORT = 200;
+/**
+ * The most entries a poll reads of one office folder, inbox/ or processing/ (the first ones in the
+ * server's order): an inbox of 100,000 files takes 5 to 8 s to read whole on loopback (the server
+ * looks at each entry), far more over a network, every poll, for the few files a poll claims of it;
+ * 2,000 entries take 0.1 to 0.2 s.
+ */
+export const LIST_MAX = 2000;
+const OFFICE_FOLDERS = ['inbox', 'processing', 'processed', 'failed'];
 
 /** What one poll did, for logs and tests. */
 export interface PollSummary {
@@ -33,6 +49,8 @@ export interface PollSummary {
   claimed: string[];
   duplicates: string[];
   moved: number;
+  /** Complete files left in inboxes for a later poll (their office's share or the poll's budget was used up). */
+  waiting: number;
   /** Offices and files a step failed for while the connection held: skipped this poll, reported. */
   skipped: { office: string; file?: string; error: string }[];
 }
@@ -40,8 +58,10 @@ export interface PollSummary {
 /**
  * The SFTP drop watcher (docs/sftp.md; docs/architecture.md, SFTP drops). Each poll opens a fresh connection and,
  * per office folder `<root>/<office>/`: moves files whose feeds have finished from processing/ to
- * processed/ or failed/ (with a .error.json), returns orphaned claims to inbox/, and claims the
- * inbox files that are complete, oldest first: rename into processing/ (the rename is the claim,
+ * processed/ or failed/ (with a .error.json), returns orphaned claims to inbox/, and finds the
+ * inbox files that are complete. Then it claims them fairly: each office's share (officeShare less
+ * its files not yet ingested), oldest first, one file of each office in turn, at most
+ * claimsPerPoll in all (claim-order.ts). A claim: rename into processing/ (the rename is the claim,
  * so several watchers never take one file), read, store as a feed event of source sftp scoped to
  * the office (unless the office already had this content), enqueue.
  */
@@ -49,6 +69,8 @@ export class SftpWatcher {
   private readonly trackers = new Map<string, StabilityTracker>();
   /** Failures already reported (office/file: message), so a file that keeps failing is logged once. */
   private readonly reported = new Set<string>();
+  /** The office the last claim was of: the next poll's turn starts after it. */
+  private lastClaimed: string | null = null;
   private failures = 0;
   private timer: NodeJS.Timeout | null = null;
   private current: Promise<unknown> | null = null;
@@ -61,17 +83,44 @@ export class SftpWatcher {
   }
 
   async pollOnce(): Promise<PollSummary> {
-    const summary: PollSummary = { offices: 0, claimed: [], duplicates: [], moved: 0, skipped: [] };
+    const summary: PollSummary = { offices: 0, claimed: [], duplicates: [], moved: 0, waiting: 0, skipped: [] };
     const session = await SftpSession.open(this.deps.settings);
     try {
-      const { folders } = await session.list(this.deps.settings.root);
-      for (const office of folders.filter((f) => !f.startsWith('.')).sort()) {
-        const { folders: inside } = await session.list(this.path(office));
-        if (!inside.includes('inbox')) continue;
-        summary.offices += 1;
+      const root = await session.list(this.deps.settings.root);
+      if (root.unnamed)
+        this.reportOnce('/: unnamed', {}, `${root.unnamed} folder(s) in the drop root have names that are not UTF-8: they are not polled; rename them`);
+      const offices = root.folders.filter((f) => !f.startsWith('.')).sort();
+      for (const gone of this.trackers.keys()) if (!offices.includes(gone)) this.trackers.delete(gone);
+      // Every office first: finish, recover, and see which inbox files are complete. An office
+      // folder that cannot be read is skipped and reported like any other office's trouble.
+      const complete: OfficeFiles<ListedFile>[] = [];
+      for (const office of offices) {
         await this.isolated(session, summary, { office }, async () => {
-          for (const folder of ['processing', 'processed', 'failed']) if (!inside.includes(folder)) await session.mkdir(this.path(office, folder));
-          await this.pollOffice(session, office, summary);
+          const inside = await this.subfolders(session, office);
+          if (!inside.includes('inbox')) return;
+          summary.offices += 1;
+          for (const folder of OFFICE_FOLDERS) if (!inside.includes(folder)) await session.mkdir(this.path(office, folder));
+          complete.push({ office, files: await this.survey(session, office, summary) });
+        });
+      }
+      // Then the claims: each office's share, one file of each office in turn, within the poll's budget.
+      const { officeShare, claimsPerPoll } = this.deps;
+      const unfinished = await unfinishedFilesByOffice(
+        this.deps.db,
+        complete.filter((o) => o.files.length > 0).map((o) => o.office),
+      );
+      const shares = complete.map(({ office, files }) => ({ office, files: files.slice(0, Math.max(0, officeShare - (unfinished.get(office) ?? 0))) }));
+      const picks = claimOrder(shares, claimsPerPoll, this.lastClaimed);
+      summary.waiting = complete.reduce((n, o) => n + o.files.length, 0) - picks.length;
+      for (const { office, file } of picks) {
+        this.lastClaimed = office;
+        this.trackers.get(office)?.forget(file.name);
+        await this.isolated(session, summary, { office, file: file.name }, () => this.claim(session, office, file, summary));
+      }
+      // Feeds that finish quickly (the in-process queue) have their files moved in the same poll.
+      for (const office of new Set(picks.map((p) => p.office))) {
+        await this.isolated(session, summary, { office }, async () => {
+          summary.moved += await this.finish(session, office);
         });
       }
     } finally {
@@ -80,18 +129,38 @@ export class SftpWatcher {
     return summary;
   }
 
-  private async pollOffice(session: SftpSession, office: string, summary: PollSummary): Promise<void> {
+  /**
+   * The folders of an office folder the watcher uses. One listing of at most LIST_MAX entries; an
+   * office folder holding more than that (whatever the agency put there) has its four folders
+   * looked up one by one instead, so they are never missed.
+   */
+  private async subfolders(session: SftpSession, office: string): Promise<string[]> {
+    const listing = await session.list(this.path(office), LIST_MAX);
+    if (!listing.truncated) return listing.folders;
+    const found: string[] = [];
+    for (const folder of OFFICE_FOLDERS) if (await session.isFolder(this.path(office, folder))) found.push(folder);
+    return found;
+  }
+
+  /**
+   * One office before the claims: files whose feeds finished are moved, orphaned claims go back
+   * to inbox/, and the inbox is read (at most LIST_MAX entries): its complete files, oldest first.
+   */
+  private async survey(session: SftpSession, office: string, summary: PollSummary): Promise<ListedFile[]> {
     summary.moved += await this.finish(session, office);
     await this.recoverOrphans(session, office);
     const tracker = this.trackers.get(office) ?? new StabilityTracker();
     this.trackers.set(office, tracker);
-    const { files } = await session.list(this.path(office, 'inbox'));
-    for (const file of tracker.observe(files)) {
-      tracker.forget(file.name);
-      await this.isolated(session, summary, { office, file: file.name }, () => this.claim(session, office, file, summary));
-    }
-    // Feeds that finish quickly (the in-process queue) have their files moved in the same poll.
-    summary.moved += await this.finish(session, office);
+    const inbox = await session.list(this.path(office, 'inbox'), LIST_MAX);
+    if (inbox.truncated)
+      this.reportOnce(
+        `${office}/inbox: crowded`,
+        { office },
+        `inbox/ holds more than ${LIST_MAX} entries: each poll reads the first ${LIST_MAX} the server lists`,
+      );
+    if (inbox.unnamed)
+      this.reportOnce(`${office}/inbox: unnamed`, { office }, 'inbox/ holds files whose names are not UTF-8: they cannot be claimed; rename them');
+    return tracker.observe(inbox.files);
   }
 
   private async claim(session: SftpSession, office: string, file: ListedFile, summary: PollSummary): Promise<void> {
@@ -183,6 +252,13 @@ export class SftpWatcher {
     }
   }
 
+  /** A warning logged the first time only (the same condition seen again on later polls is not repeated). */
+  private reportOnce(key: string, where: { office?: string }, message: string): void {
+    if (this.reported.has(key)) return;
+    this.reported.add(key);
+    this.deps.logger.warn(where, message);
+  }
+
   /** Renames unless the source is gone (another watcher was first); other failures propagate. */
   private async tryRename(session: SftpSession, from: string, to: string): Promise<boolean> {
     try {
@@ -214,7 +290,7 @@ export class SftpWatcher {
 
   /** Claims whose watcher died before recording them go back to inbox/ (by their original name). */
   private async recoverOrphans(session: SftpSession, office: string): Promise<void> {
-    const { files } = await session.list(this.path(office, 'processing'));
+    const { files } = await session.list(this.path(office, 'processing'), LIST_MAX);
     const known = await knownClaimNames(
       this.deps.db,
       office,

@@ -13,6 +13,8 @@ export interface TcpProxy {
    */
   hold(): void;
   resume(): void;
+  /** Bytes passed on from the server to the clients so far (what the clients were sent). */
+  received(): number;
   close(): Promise<void>;
 }
 
@@ -21,10 +23,12 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
   let open = true;
   let holding = false;
-  /** Passes chunks on unless the proxy is holding. */
-  const gate = () =>
+  let received = 0;
+  /** Passes chunks on unless the proxy is holding; counts what goes to the clients. */
+  const gate = (toClient: boolean) =>
     new Transform({
-      transform(chunk, _enc, done) {
+      transform(chunk: Buffer, _enc, done) {
+        if (!holding && toClient) received += chunk.length;
         done(null, holding ? undefined : chunk);
       },
     });
@@ -43,7 +47,7 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
     if (holding) return;
     const upstream = createConnection({ host: '127.0.0.1', port: targetPort });
     track(upstream);
-    client.pipe(gate()).pipe(upstream).pipe(gate()).pipe(client);
+    client.pipe(gate(false)).pipe(upstream).pipe(gate(true)).pipe(client);
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
   });
@@ -61,6 +65,7 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
       open = true;
       holding = false;
     },
+    received: () => received,
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();

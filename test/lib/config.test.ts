@@ -16,6 +16,8 @@ describe('configuration', () => {
       fxSource: 'static',
       sftpUrl: null,
       sftpPollMs: 15000,
+      sftpOfficeShare: 50,
+      sftpClaimsPerPoll: 100,
       circuitBreakerRatio: 0.2,
       circuitBreakerMin: 5,
       feedMaxBytes: 100 * 1024 * 1024,

@@ -39,7 +39,16 @@ describe('SFTP drops: the watcher against a real OpenSSH server (PostgreSQL)', f
     ...overrides,
   });
   const watcher = (queue: JobQueue = svc.runtime.ingestQueue, overrides: Partial<SftpSettings> = {}) =>
-    new SftpWatcher({ db: svc.db, ingestQueue: queue, logger: silentLogger, settings: settings(overrides), pollMs: 1000, maxBytes: 10 * 1024 * 1024 });
+    new SftpWatcher({
+      db: svc.db,
+      ingestQueue: queue,
+      logger: silentLogger,
+      settings: settings(overrides),
+      pollMs: 1000,
+      maxBytes: 10 * 1024 * 1024,
+      officeShare: 20,
+      claimsPerPoll: 100,
+    });
   const sftpEvents = () => svc.db('feed_events').where({ source: 'sftp' }).orderBy('created_at');
   /** Polls until the file has left processing/ (its feed finished and the watcher moved it). */
   const pollUntilMoved = async (w: SftpWatcher) => {
