@@ -2,7 +2,7 @@ import { stripJsonControlCharacters } from '../control-characters.js';
 import { type FeedListing, sourceFingerprint, sourceSalt } from '../feed-listing.js';
 import { FeedSyntaxError } from '../feed-syntax-error.js';
 import { ListingIssues, strippedWarning } from '../issues.js';
-import { parseJsonDocument } from '../json-document.js';
+import { JSON_DOCUMENT_NAMES, parseJsonDocument } from '../json-document.js';
 import { capDeltaText } from '../text-limits.js';
 import type { FeedContext, ListingDelta } from '../types.js';
 import { mapResoRecord, readResoIdentity } from './map-reso.js';
@@ -28,7 +28,7 @@ function withoutAnnotations(record: Record<string, unknown>): ResoRecord {
  * document is not JSON or holds no records.
  */
 export function readResoDocument(text: string, feed: FeedContext): FeedListing[] {
-  const doc = parseJsonDocument(text, 'RESO');
+  const doc = parseJsonDocument(text, JSON_DOCUMENT_NAMES.reso);
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
     throw new FeedSyntaxError('a RESO document is a Property record or a collection { "value": [ ... ] }', 1, 1);
   }
