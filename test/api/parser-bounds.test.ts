@@ -38,4 +38,17 @@ describe('HTTP: POST /v1/validate reads every field within its bound (PostgreSQL
       ['Agent 3', 'jane@agency.example'],
     ]);
   });
+
+  it('reads a description whose markup nests 5,000 deep (html-to-text ran out of stack: a 500), leaving out what lies past 64 levels', async () => {
+    const body = feed(listingXml(`${ADDRESS}<description>&lt;p&gt;Kept.&lt;/p&gt;${'&lt;b&gt;'.repeat(5_000)}Left out.</description>`));
+    const res = await post(body);
+    const result = await res.json();
+    expect(res.status, JSON.stringify(result).slice(0, 500)).to.equal(200);
+    expect(result.counts).to.deep.equal({ parsed: 1, valid: 1, invalid: 0 });
+    expect(result.listings[0].description).to.deep.equal({ 'en-AU': 'Kept.' });
+    expect(result.issues.map((i: { code: string; message: string }) => [i.code, i.message])).to.deep.include([
+      'text_truncated',
+      'description nests its markup more than 64 elements deep; what lies deeper is left out',
+    ]);
+  });
 });
