@@ -11,7 +11,7 @@ import { mapProject, mapProjectChild, type ProjectDraft } from './map-project.js
 import { type ProjectInput, projectSchemas } from './project-schema.js';
 
 /** Bump when a mapping change alters what an unchanged project document maps to. */
-export const PROJECT_MAPPING_VERSION = 1;
+export const PROJECT_MAPPING_VERSION = 2; // 2: dates read within their bound
 
 /** One project of a feed as read: its draft record (null when invalid) and its issues. */
 export interface FeedProject {
