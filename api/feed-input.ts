@@ -3,6 +3,7 @@ import { badRequest, unsupportedMediaType } from '../lib/errors.js';
 import { officeIdProblem } from '../lib/office-id.js';
 import { defaultLocaleOf, isCountryCode, isCurrencyCode } from '../pipeline/countries.js';
 import { decodeUtf8, decodeXmlBytes } from '../pipeline/decode.js';
+import { assertJsonDocumentDepth, JSON_DOCUMENT_NAMES } from '../pipeline/json-document.js';
 import type { FeedContext, FeedFormat } from '../pipeline/types.js';
 import { readJsonFeedRequest } from './json-feed-request.js';
 import { requestBytes } from './request-body.js';
@@ -28,6 +29,17 @@ export interface FeedInput {
 /** The body as text for the parser: raw bytes are decoded by their XML declaration, a JSON-carried string is UTF-8. */
 export function feedText(body: FeedBody): AsyncIterable<string> {
   return body.kind === 'bytes' ? decodeXmlBytes(body.stream) : decodeUtf8(body.spooled.read());
+}
+
+/**
+ * A RESO or project document nested deeper than MAX_JSON_DEPTH is refused (400, in the words and
+ * at the position its reader would give) once its body is received whole and before it is
+ * stored: no worker would ever read it. One pass over the received text; REAXML is not looked at.
+ */
+export async function refuseTooDeepDocument(format: FeedFormat, kind: FeedBody['kind'], received: SpooledBody): Promise<void> {
+  if (format === 'reaxml') return;
+  const text = feedText(kind === 'bytes' ? { kind, stream: received.read() } : { kind, spooled: received });
+  await assertJsonDocumentDepth(text, JSON_DOCUMENT_NAMES[format]);
 }
 
 const XML_TYPES = ['application/xml', 'text/xml'];

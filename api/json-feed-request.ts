@@ -1,8 +1,9 @@
 import { getManyValues, isMany, none } from 'stream-chain/defs.js';
 import { jsonParser } from 'stream-json/core/parser.js';
 import { badRequest, payloadTooLarge } from '../lib/errors.js';
+import { MAX_JSON_DEPTH } from '../lib/json-depth.js';
 import { decodeUtf8 } from '../pipeline/decode.js';
-import { MAX_JSON_DEPTH, tooDeep } from './middleware/json-body.js';
+import { tooDeep } from './middleware/json-body.js';
 import { type SpooledBody, spoolBody } from './spool-body.js';
 
 /** Characters every member of a JSON feed request but `xml` may hold in all (names, strings, numbers). */

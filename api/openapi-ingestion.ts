@@ -82,7 +82,7 @@ export function ingestionPaths(): Record<string, unknown> {
           409: errorResponse('The Idempotency-Key was used in the last 24 hours for a different request (the error names its feed); nothing stored'),
           400: {
             description:
-              'Invalid request (nothing stored: an Error), or the feed is not well formed: it was stored and listings before the fault were applied, nothing archived; the answer gives its feedId and statusUrl (also the Location header)',
+              'Invalid request, including a RESO or project document nested more than 64 levels deep (nothing stored: an Error), or the feed is not well formed: it was stored and listings before the fault were applied, nothing archived; the answer gives its feedId and statusUrl (also the Location header)',
             content: json('FeedError'),
           },
           401: unauthorized,

@@ -41,7 +41,9 @@ export function buildOpenApi(): Record<string, unknown> {
           requestBody: feedRequestBody,
           responses: {
             200: { description: 'Validation result with canonical previews', content: json('ValidationResult') },
-            400: errorResponse('Invalid request, or a feed that is not well-formed, has a wrong root or no listings (the error names line and column)'),
+            400: errorResponse(
+              'Invalid request, or a feed that is not well-formed, has a wrong root or no listings, or (RESO and project) nests more than 64 levels deep (the error names line and column)',
+            ),
             408: errorResponse('The request body stopped arriving, arrived too slowly, or was not complete in time'),
             413: errorResponse('Body (sent or unpacked) larger than FEED_MAX_BYTES'),
             415: errorResponse('Unsupported Content-Type, Content-Encoding or charset'),

@@ -6,8 +6,19 @@
  * percent-encoded.
  */
 
+/**
+ * The longest URL read (docs/security.md, Text the parsers read): what a stored text keeps
+ * (pipeline/text-limits.ts, TEXT_LIMITS.other). A longer one would be stored cut, so no longer the
+ * same address: it is refused unread, like any other URL that is not one.
+ */
+export const URL_MAX_CHARS = 2_000;
+
+/** True when a text is too long to be a URL the service keeps (trimmed only when that could matter). */
+export const tooLongForUrl = (raw: string) => raw.length > URL_MAX_CHARS && raw.trim().length > URL_MAX_CHARS;
+
 /** An absolute http(s) URL, serialised; null for anything else. */
 export function httpUrl(raw: string): string | null {
+  if (tooLongForUrl(raw)) return null;
   try {
     const url = new URL(raw.trim());
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
@@ -20,6 +31,7 @@ export function httpUrl(raw: string): string | null {
 
 /** An http(s) URL, or a path on this site ("/about", not "//elsewhere"), serialised; null for anything else. */
 export function linkTarget(raw: string): string | null {
+  if (tooLongForUrl(raw)) return null;
   const text = raw.trim();
   if (text.startsWith('/') && !text.startsWith('//') && !text.startsWith('/\\')) {
     const url = new URL(text, 'http://site.invalid');

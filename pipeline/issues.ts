@@ -2,6 +2,19 @@ import { detached } from './detached-string.js';
 import type { Issue } from './types.js';
 
 /**
+ * The longest issue message kept: messages quote what the feed sent, and a feed's text has no
+ * length of its own, so a longer one is cut (ending in `…`) rather than stored and sent whole.
+ */
+export const ISSUE_MESSAGE_MAX_CHARS = 1_000;
+
+function bounded(message: string): string {
+  if (message.length <= ISSUE_MESSAGE_MAX_CHARS) return message;
+  // Never half a surrogate pair at the end (PostgreSQL's jsonb refuses one).
+  const last = message.charCodeAt(ISSUE_MESSAGE_MAX_CHARS - 2);
+  return `${message.slice(0, last >= 0xd800 && last <= 0xdbff ? ISSUE_MESSAGE_MAX_CHARS - 2 : ISSUE_MESSAGE_MAX_CHARS - 1)}…`;
+}
+
+/**
  * Collects the issues of one listing, stamping each with the listing's index and uniqueId. A
  * feed's issues are kept until it is done, so their texts are detached from the feed's text.
  */
@@ -21,7 +34,7 @@ export class ListingIssues {
 
   add(issue: Issue): void {
     const uniqueId = typeof issue.uniqueId === 'string' ? detached(issue.uniqueId) : this.uniqueId;
-    this.list.push({ ...issue, message: detached(issue.message), path: detached(issue.path), uniqueId });
+    this.list.push({ ...issue, message: detached(bounded(issue.message)), path: detached(issue.path), uniqueId });
   }
 
   get hasErrors(): boolean {

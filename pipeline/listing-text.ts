@@ -25,16 +25,38 @@ function undoDoubleEscaping(text: string): string {
   return out;
 }
 
+/**
+ * How deep markup is read (docs/security.md, Text the parsers read): html-to-text walks the element
+ * tree recursively and ran out of stack at about 3,000 levels (10,000 characters of `<b>`), so
+ * what lies deeper than this is left out. Real descriptions nest a dozen levels at most.
+ */
+export const MARKUP_MAX_DEPTH = 64;
+/** What html-to-text puts where it left deeper markup out: a character no feed text keeps (every reader strips it). */
+const LEFT_OUT = '\u0000';
+
 const HEADINGS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } }));
 const TO_TEXT = {
   wordwrap: false as const,
+  limits: { maxDepth: MARKUP_MAX_DEPTH, ellipsis: LEFT_OUT },
   selectors: [{ selector: 'a', options: { ignoreHref: true } }, { selector: 'img', format: 'skip' }, { selector: 'table', format: 'block' }, ...HEADINGS],
 };
 
-/** Text with markup made plain: tags removed, blocks and <br> as line breaks, entities decoded, escaping undone. */
-export function plainText(text: string): string {
+/** True when the text has markup or entities to read (plain text is kept as it is). */
+export function needsReading(text: string): boolean {
+  return MARKUP.test(text);
+}
+
+/**
+ * Text with markup made plain: tags removed, blocks and <br> as line breaks, entities decoded,
+ * escaping undone. Markup nested deeper than MARKUP_MAX_DEPTH is left out, and tooDeep() told.
+ */
+export function plainText(text: string, tooDeep?: () => void): string {
   if (!MARKUP.test(text)) return text;
-  const plain = convert(undoDoubleEscaping(text), TO_TEXT);
+  let plain = convert(undoDoubleEscaping(text), TO_TEXT);
+  if (plain.includes(LEFT_OUT)) {
+    plain = plain.replaceAll(LEFT_OUT, '');
+    tooDeep?.();
+  }
   return plain
     .replace(/[ \t]+\n/g, '\n')
     .replace(/\n{3,}/g, '\n\n')

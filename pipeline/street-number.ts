@@ -17,7 +17,14 @@ const LOT_AND_NUMBER = new RegExp(String.raw`^lot\s*${PART}\s*[/,]\s*${NUMBER}$`
 const LOT_ALONE = new RegExp(String.raw`^lot\s*${PART}$`, 'i');
 const SUB_AND_NUMBER = new RegExp(String.raw`^(?:${UNIT_WORD}\s*)?${PART}\s*[/,]\s*${NUMBER}$`, 'i');
 
+/**
+ * The longest street number text split (docs/security.md, Text the parsers read): the forms split
+ * are a few characters ("Unit 12A / 1234-1236B" is 21); longer text is left whole unread.
+ */
+export const STREET_NUMBER_MAX_CHARS = 64;
+
 export function splitStreetNumber(raw: string): StreetNumberParts | undefined {
+  if (raw.length > STREET_NUMBER_MAX_CHARS && raw.trim().length > STREET_NUMBER_MAX_CHARS) return undefined;
   const text = raw.trim().replace(/\s+/g, ' ');
   let m = LOT_AND_NUMBER.exec(text);
   if (m) return { lotNumber: m[1], streetNumber: m[2] };

@@ -31,7 +31,7 @@ const PER_LOCALE = new Set(['headline', 'description', 'descriptionHtml']);
 const UNCUT = new Set(['office', 'uniqueId', 'modTime', 'format', 'category', 'status', 'saleMode', 'projectKey']);
 
 /** The first `limit` code units, without leaving half a surrogate pair at the end. */
-function cut(text: string, limit: number): string {
+export function cut(text: string, limit: number): string {
   const end = text.charCodeAt(limit - 1) >= 0xd800 && text.charCodeAt(limit - 1) <= 0xdbff ? limit - 1 : limit;
   return text.slice(0, end);
 }

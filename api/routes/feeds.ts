@@ -5,9 +5,10 @@ import { type FeedHistoryQuery, type FeedIssueQuery, feedIssues, keyFeeds } from
 import type { Db } from '../../db/knex.js';
 import { listingStatus } from '../../db/listing-status.js';
 import { badRequest, HttpError, notFound, serviceUnavailable } from '../../lib/errors.js';
+import { FeedSyntaxError } from '../../pipeline/feed-syntax-error.js';
 import type { JobQueue } from '../../workers/job-queue.js';
 import { feedKeyOf, requireFeedKey } from '../auth/feed-key.js';
-import { readFeedInput } from '../feed-input.js';
+import { readFeedInput, refuseTooDeepDocument } from '../feed-input.js';
 import { bodyIdleTimeout } from '../middleware/body-idle-timeout.js';
 import { refuseUnfinishedBodyOnShutdown } from '../middleware/unfinished-body.js';
 import { releaseUploadSlot, uploadSlots } from '../middleware/upload-slots.js';
@@ -91,6 +92,9 @@ export function feedsRouter(deps: FeedsDeps): Router {
     try {
       const spooled = input.body.kind === 'text' ? input.body.spooled : await spoolBody(input.body.stream);
       if (input.body.kind === 'bytes') ownSpool = spooled;
+      await refuseTooDeepDocument(input.format, input.body.kind, spooled).catch((err) => {
+        throw err instanceof FeedSyntaxError ? badRequest(`${err.message}; nothing was stored`) : err;
+      });
       ({ event, repeat } = await storePush(
         deps.db,
         {

@@ -4,14 +4,14 @@ import { stripJsonControlCharacters } from '../control-characters.js';
 import { type FeedListing, sourceFingerprint, sourceSalt } from '../feed-listing.js';
 import { FeedSyntaxError } from '../feed-syntax-error.js';
 import { ListingIssues, strippedWarning } from '../issues.js';
-import { parseJsonDocument, pointerSegment } from '../json-document.js';
+import { JSON_DOCUMENT_NAMES, parseJsonDocument, pointerSegment } from '../json-document.js';
 import { capDeltaText } from '../text-limits.js';
 import type { FeedContext, ListingDelta } from '../types.js';
 import { mapProject, mapProjectChild, type ProjectDraft } from './map-project.js';
 import { type ProjectInput, projectSchemas } from './project-schema.js';
 
 /** Bump when a mapping change alters what an unchanged project document maps to. */
-export const PROJECT_MAPPING_VERSION = 1;
+export const PROJECT_MAPPING_VERSION = 2; // 2: dates read within their bound
 
 /** One project of a feed as read: its draft record (null when invalid) and its issues. */
 export interface FeedProject {
@@ -65,7 +65,7 @@ function schemaIssues(errors: ErrorObject[], path: string, issuesAt: (instancePa
  * document at all.
  */
 export function readProjectDocument(text: string, feed: FeedContext): { projects: FeedProject[]; listings: FeedListing[] } {
-  const doc = parseJsonDocument(text, 'project') as { projects?: unknown };
+  const doc = parseJsonDocument(text, JSON_DOCUMENT_NAMES.project) as { projects?: unknown };
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc) || !Array.isArray(doc.projects)) {
     throw new FeedSyntaxError('a project document is an object with a "projects" array', 1, 1);
   }

@@ -10,8 +10,17 @@ const STANDARD = [/^\d{4}-\d{2}-\d{2}$/, /^\d{4}-\d{2}-\d{2}[-T]\d{2}:\d{2}(:\d{
 /** Liberal reading: single-digit hours, AM/PM, space or missing separators, fractions, offsets. */
 const LIBERAL = /^(\d{4})-?(\d{2})-?(\d{2})(?:(?:[-T ]|\s+)?(\d{1,2}):?(\d{2})(?::?(\d{2}))?(?:\.(\d+))?\s*([AaPp][Mm])?)?\s*(Z|[+-]\d{2}:?\d{2})?$/;
 
+/**
+ * The longest date text read (docs/security.md, Text the parsers read). The longest form read, a
+ * date-time with a fraction of a second, AM/PM and an offset, is about 40 characters; LIBERAL
+ * backtracks on long runs of white space (100,000 spaces after a date: 42 s), so longer text is no
+ * date and is not matched at all.
+ */
+export const DATE_MAX_CHARS = 64;
+
 /** True when a REAXML date-time states its own UTC offset (or Z), so no zone is assumed to read it. */
 export function hasExplicitOffset(raw: string): boolean {
+  if (raw.length > DATE_MAX_CHARS && raw.trim().length > DATE_MAX_CHARS) return false;
   const m = LIBERAL.exec(raw.trim());
   return m !== null && m[9] !== undefined;
 }
@@ -25,6 +34,11 @@ const parsed = new Map<string, DateResult>();
  * second; with `dateOnly` the calendar date is returned as is.
  */
 export function parseReaDate(raw: string, zone: string, options: { dateOnly?: boolean } = {}): DateResult {
+  if (raw.length > DATE_MAX_CHARS) {
+    const length = raw.trim().length;
+    if (length > DATE_MAX_CHARS)
+      return { ok: false, code: 'invalid_date', reason: `a text of ${length} characters is not a date (a date is at most ${DATE_MAX_CHARS})` };
+  }
   const dateOnly = options.dateOnly === true;
   // The images of a listing mostly carry one modTime, read one after another: the last answer is
   // given again without building a cache key.

@@ -2,8 +2,8 @@ import { zoneFor } from '../countries.js';
 import { resolveCurrency } from '../currency.js';
 import { detached } from '../detached-string.js';
 import { ListingIssues } from '../issues.js';
-import { hasMarkup, plainText, sanitizedHtml } from '../listing-text.js';
-import { capDeltaText } from '../text-limits.js';
+import { hasMarkup, MARKUP_MAX_DEPTH, needsReading, plainText, sanitizedHtml } from '../listing-text.js';
+import { capDeltaText, cut, TEXT_LIMITS } from '../text-limits.js';
 import type { Category, FeedContext, LinkKind, ListingDelta, Status } from '../types.js';
 import { attr, child, childrenNamed, childText, type XmlNode } from '../xml-node.js';
 import { hasExplicitOffset } from './dates.js';
@@ -85,9 +85,30 @@ export function readIdentity(
   return { office, uniqueId, nested, respelled, identity: office && uniqueId && nested.length === 0 ? { office, uniqueId } : null };
 }
 
-/** headline or description: plain text in the feed's locale; null when empty or template text (with a warning). */
-function localisedText(ctx: MapContext, textNode: XmlNode): Record<string, string> | null {
-  const text = plainText(textNode.text.trim());
+/**
+ * The most of a headline's or description's text the HTML readers take (docs/security.md, Text the
+ * parsers read): five times what is kept, for the room markup and entities take. They are linear
+ * (about 1 to 3 µs a character at worst), so this bounds how long one field can hold the process.
+ */
+const READ_LIMITS = { headline: 5 * TEXT_LIMITS.headline, description: 5 * TEXT_LIMITS.description } as const;
+
+/** A headline's or description's text as the HTML readers take it: cut at its read limit when it has markup to read (with a warning). */
+function markupSource(ctx: MapContext, textNode: XmlNode, limit: number): string {
+  const text = textNode.text.trim();
+  if (text.length <= limit || !needsReading(text)) return text;
+  ctx.issues.warning('text_truncated', `${textNode.name} is ${text.length} characters long with markup; the first ${limit} are read`, textNode.path);
+  return cut(text, limit);
+}
+
+/** headline or description (its source): plain text in the feed's locale; null when empty or template text (with a warning). */
+function localisedText(ctx: MapContext, textNode: XmlNode, source: string): Record<string, string> | null {
+  const text = plainText(source, () =>
+    ctx.issues.warning(
+      'text_truncated',
+      `${textNode.name} nests its markup more than ${MARKUP_MAX_DEPTH} elements deep; what lies deeper is left out`,
+      textNode.path,
+    ),
+  );
   if (isPlaceholderText(text)) {
     ctx.issues.warning('placeholder_text', `${textNode.name} "${text}" is template text; not kept`, textNode.path);
     return null;
@@ -237,11 +258,11 @@ export function mapReaxmlListing(
   if (areas.buildingAreaSqm !== undefined) delta.buildingAreaSqm = areas.buildingAreaSqm;
 
   const headline = child(node, 'headline');
-  if (headline) delta.headline = localisedText(ctx, headline);
+  if (headline) delta.headline = localisedText(ctx, headline, markupSource(ctx, headline, READ_LIMITS.headline));
   const description = child(node, 'description');
   if (description) {
-    delta.description = localisedText(ctx, description);
-    const source = description.text.trim();
+    const source = markupSource(ctx, description, READ_LIMITS.description);
+    delta.description = localisedText(ctx, description, source);
     if (delta.description && hasMarkup(source)) {
       const html = sanitizedHtml(source);
       if (html) delta.descriptionHtml = { [ctx.feed.sourceLocale]: html };

@@ -1,4 +1,4 @@
-import { httpUrl } from '../../lib/safe-url.js';
+import { httpUrl, tooLongForUrl } from '../../lib/safe-url.js';
 import type { MediaItem, SlotMap } from '../types.js';
 import { attr, type XmlNode } from '../xml-node.js';
 import { type MapContext, readDate } from './map-context.js';
@@ -29,6 +29,7 @@ const PLAIN_HTTP_URL =
 
 /** http(s) URLs only; percent-encoded URLs ("http%3A%2F%2F…") are decoded first. */
 export function readUrl(raw: string): string | null {
+  if (tooLongForUrl(raw)) return null;
   let value = raw.trim();
   if (PLAIN_HTTP_URL.test(value)) return value;
   if (/^https?%3A/i.test(value)) {

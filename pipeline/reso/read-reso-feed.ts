@@ -2,14 +2,14 @@ import { stripJsonControlCharacters } from '../control-characters.js';
 import { type FeedListing, sourceFingerprint, sourceSalt } from '../feed-listing.js';
 import { FeedSyntaxError } from '../feed-syntax-error.js';
 import { ListingIssues, strippedWarning } from '../issues.js';
-import { parseJsonDocument } from '../json-document.js';
+import { JSON_DOCUMENT_NAMES, parseJsonDocument } from '../json-document.js';
 import { capDeltaText } from '../text-limits.js';
 import type { FeedContext, ListingDelta } from '../types.js';
 import { mapResoRecord, readResoIdentity } from './map-reso.js';
 import { ResoFields, type ResoRecord } from './reso-values.js';
 
 /** Bump when a mapping change alters what an unchanged RESO record maps to. */
-export const RESO_MAPPING_VERSION = 5; // 2: Data Dictionary extras; 3: MLS export shapes (rent frequency, areas, links, display rules, removals, facts), milliseconds; 4: the office logo; 5: quoted email local parts kept quoted
+export const RESO_MAPPING_VERSION = 6; // 2: Data Dictionary extras; 3: MLS export shapes (rent frequency, areas, links, display rules, removals, facts), milliseconds; 4: the office logo; 5: quoted email local parts kept quoted; 6: emails, dates, URLs and UnparsedAddress read within their bounds
 
 /** RESO has no headline; remarks and the address live under their Data Dictionary names. */
 const RESO_FIELD_PATHS = { headline: null, description: '/PublicRemarks', address: '/UnparsedAddress' } as const;
@@ -28,7 +28,7 @@ function withoutAnnotations(record: Record<string, unknown>): ResoRecord {
  * document is not JSON or holds no records.
  */
 export function readResoDocument(text: string, feed: FeedContext): FeedListing[] {
-  const doc = parseJsonDocument(text, 'RESO');
+  const doc = parseJsonDocument(text, JSON_DOCUMENT_NAMES.reso);
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
     throw new FeedSyntaxError('a RESO document is a Property record or a collection { "value": [ ... ] }', 1, 1);
   }

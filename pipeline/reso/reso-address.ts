@@ -10,8 +10,16 @@ const STREET_LINE = /^(?:(?:unit\s+)?([A-Za-z0-9]+)\s*\/\s*)?(\d+[A-Za-z]?(?:-\d
 /** "Parramatta NSW 2150" or "IL 62701": the last segment's locality, region and postcode. */
 const PLACE_LINE = /^(?:(.*?)\s+)?([A-Za-z]{2,3})\s+([A-Za-z0-9]{3,5}(?:-\d{4})?)$/;
 
+/**
+ * The longest UnparsedAddress split into parts (docs/security.md, Text the parsers read): a real one
+ * is well under 200 characters, and STREET_LINE backtracks on long runs of white space (100,000:
+ * 8.4 s), so a longer one yields no parts (it is still kept as text where the record uses it).
+ */
+export const ADDRESS_LINE_MAX_CHARS = 300;
+
 /** The parts UnparsedAddress yields, for fields the record does not give separately. */
 function parseUnparsed(text: string): Partial<Address> {
+  if (text.length > ADDRESS_LINE_MAX_CHARS) return {};
   const segments = text
     .split(',')
     .map((s) => s.trim())

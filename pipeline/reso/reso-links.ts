@@ -1,4 +1,5 @@
 import { Parser } from 'htmlparser2';
+import { tooLongForUrl } from '../../lib/safe-url.js';
 import type { ListingIssues } from '../issues.js';
 import { readUrl } from '../reaxml/map-media.js';
 import type { CanonicalListing } from '../types.js';
@@ -15,7 +16,7 @@ const SCHEMELESS = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,}(?::\d+)?(?:
 export function linkUrl(raw: string, field: string, issues: ListingIssues, path: string): string | null {
   const url = readUrl(raw);
   if (url) return url;
-  if (SCHEMELESS.test(raw.trim())) {
+  if (!tooLongForUrl(raw) && SCHEMELESS.test(raw.trim())) {
     const https = readUrl(`https://${raw.trim()}`);
     if (https) {
       issues.warning('link_scheme_assumed', `${field} "${raw}" has no scheme; read as ${https}`, path);
@@ -34,8 +35,15 @@ const isVideoHost = (url: string) => {
   return VIDEO_HOSTS.some((known) => host === known || host.endsWith(`.${known}`));
 };
 
+/**
+ * The most of a MediaHTML fragment read (docs/security.md, Text the parsers read): a player's
+ * embed code is a few hundred characters, and its element comes first.
+ */
+export const MEDIA_HTML_MAX_CHARS = 10_000;
+
 /** The src of the first iframe, video, source or embed element in an HTML fragment, as the HTML parser reads it. */
-function embeddedSrc(html: string): string | null {
+function embeddedSrc(fragment: string): string | null {
+  const html = fragment.slice(0, MEDIA_HTML_MAX_CHARS);
   let src: string | null = null;
   const parser = new Parser({
     onopentag(name, attributes) {

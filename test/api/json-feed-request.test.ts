@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { MAX_FEED_REQUEST_FIELD_CHARS, readJsonFeedRequest } from '../../api/json-feed-request.js';
-import { MAX_JSON_DEPTH } from '../../api/middleware/json-body.js';
+import { MAX_JSON_DEPTH } from '../../lib/json-depth.js';
 import { leftTempDirs, tempDirs } from '../helpers.js';
 
 /** The text in pieces of `size` bytes, as a request arrives. */
