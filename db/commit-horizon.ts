@@ -18,6 +18,7 @@ import type { Knex } from 'knex';
  */
 export async function commitHorizon(db: Knex): Promise<string> {
   // A lock's key holds (ms mod 2^32) - 2^31 as a signed int4; pg_locks shows it as an unsigned oid.
+  // min() leaves out the locks taken after the statement began (before_now null).
   const { rows } = await db.raw(
     `WITH now_ms AS (SELECT floor(extract(epoch FROM now()) * 1000)::bigint AS ms),
           held AS (
@@ -26,9 +27,15 @@ export async function commitHorizon(db: Knex): Promise<string> {
              WHERE l.locktype = 'advisory' AND l.objsubid = 2
                AND l.classid::text::bigint = (hashtext(current_schema())::bigint + 4294967296) % 4294967296
                AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()))
-     SELECT to_char(least(now(), min(to_timestamp((n.ms - (((n.ms - h.v) % 4294967296) + 4294967296) % 4294967296) / 1000.0)))
+     SELECT to_char(least(now(), min(to_timestamp((n.ms - d.before_now) / 1000.0)))
                     AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS horizon
-       FROM now_ms n LEFT JOIN held h ON true`,
+       FROM now_ms n
+       LEFT JOIN held h ON true
+       -- How long before this statement's start each lock's moment was. A lock taken after it began
+       -- (a writer that started while the locks were read) comes out just under 2^32 ms "before":
+       -- it is from the future, so it holds nothing back (no lock is held 24 days).
+       LEFT JOIN LATERAL (SELECT ((n.ms - h.v) % 4294967296 + 4294967296) % 4294967296 AS since) s ON true
+       LEFT JOIN LATERAL (SELECT CASE WHEN s.since < 2147483648 THEN s.since END AS before_now) d ON true`,
   );
   return rows[0].horizon;
 }

@@ -98,6 +98,7 @@ describe('Stored feed bodies: credentials masked, kept for FEED_BODY_RETENTION_D
       try {
         const schedulers = (await maintenance.getJobSchedulers()).map((s) => s.key ?? s.name).sort();
         expect(schedulers).to.deep.equal([
+          'purge-change-log',
           'purge-feed-bodies',
           'purge-leads',
           'refresh-stale-directory',
@@ -105,6 +106,7 @@ describe('Stored feed bodies: credentials masked, kept for FEED_BODY_RETENTION_D
           'requeue-lost-leads',
           'send-due-webhooks',
           'send-notifications',
+          'sequence-changes',
         ]);
       } finally {
         await second.stop();

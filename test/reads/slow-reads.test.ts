@@ -82,8 +82,8 @@ describe('Public reads under slow queries (PostgreSQL): timeouts, shares of the 
         const reso = await fetch(`${svc.url}/v1/reso/Property?$filter=${encodeURIComponent("City eq 'Richmond'")}&$count=true`);
         const odata = await reso.json();
         expect(reso.status, JSON.stringify(odata)).to.equal(503);
-        expect(odata.error.code).to.equal('ServiceError');
-        expect(odata.error.message).to.match(/took longer to answer than this service allows/);
+        expect(odata.error.code).to.equal('ServiceUnavailable');
+        expect(odata.error.message).to.match(/did not finish within the time this service gives one read/);
       } finally {
         await release();
       }

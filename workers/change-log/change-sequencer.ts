@@ -72,7 +72,8 @@ export class ChangeSequencer {
   /** Stops listening and waits for a run in progress. */
   async close(): Promise<void> {
     this.closed = true;
-    await this.stopListening?.();
+    // A database already closed has no listener left to stop.
+    await this.stopListening?.().catch(() => undefined);
     await this.running;
   }
 }
