@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { listingKey } from '../pipeline/listing-key.js';
 import { HISTORY_KINDS } from './change-log.js';
+import { publicPricesOf } from './change-log-sql.js';
 import { iso } from './row-values.js';
 
 /** An amount as the public saw it when it applied. */
@@ -69,13 +70,13 @@ interface HistoryRow {
  */
 export async function listingHistory(db: Knex, office: string, uniqueId: string, page: { limit: number; before?: string }): Promise<HistoryPage | null> {
   const key = listingKey(office, uniqueId);
-  const current = await db('listings')
-    .where({ listing_key: key, is_shown: true })
-    .whereIn('status', ['active', 'under_offer', 'sold', 'leased'])
-    .first(
-      db.raw('change_log_public_price(data, public_patch) IS NOT NULL AS price_shown'),
-      db.raw("coalesce(public_patch->'sold', data->'sold')->'price'->>'amount' IS NOT NULL OR data->'sold'->'price' IS NULL AS sold_shown"),
-    );
+  const { rows: found } = await db.raw(
+    `SELECT p.price IS NOT NULL AS price_shown, p.sold IS NOT NULL OR l.data->'sold'->'price' IS NULL AS sold_shown
+       FROM listings l CROSS JOIN ${publicPricesOf('l')} p
+      WHERE l.listing_key = ? AND l.is_shown AND l.status IN ('active', 'under_offer', 'sold', 'leased')`,
+    [key],
+  );
+  const current = found[0] as { price_shown: boolean; sold_shown: boolean } | undefined;
   if (!current) return null;
   const rows: HistoryRow[] = await db('change_log')
     .where({ resource: 'Property', record_key: key })

@@ -69,6 +69,8 @@ const address = (part: string) => `${publicField('address')}->>'${part}'`;
 const rent = publicField('rent');
 const price = publicField('price');
 const isRent = `data->>'saleMode' = 'rent'`;
+/** The asking price (or rent) the public sees now. */
+const LIST_PRICE = `CASE WHEN ${isRent} THEN ${numberAt(`${rent}->'amount'`)} ELSE ${numberAt(`${price}->'amount'`)} END`;
 const primaryAgent = `public_patch->'primaryAgent'`;
 
 /**
@@ -78,7 +80,7 @@ const primaryAgent = `public_patch->'primaryAgent'`;
  */
 const loggedAmount = (column: string) =>
   `(SELECT (c.${column}->>'amount')::numeric FROM change_log c WHERE c.resource = 'Property' AND c.record_key = listing_key`;
-const priceWhileShown = (amount: string) => `CASE WHEN change_log_public_price(data, public_patch) IS NOT NULL THEN ${amount} END`;
+const priceWhileShown = (amount: string) => `CASE WHEN ${LIST_PRICE} IS NOT NULL THEN ${amount} END`;
 /** When the listing's latest log row matching `condition` was written. */
 const lastLogged = (condition: string) =>
   `(SELECT c.changed_at FROM change_log c WHERE c.resource = 'Property' AND c.record_key = listing_key AND ${condition} ORDER BY c.id DESC LIMIT 1)`;
@@ -107,7 +109,7 @@ const PROPERTY_FIELDS: ResoField[] = [
        WHEN 'business' THEN 'BusinessOpportunity' END`,
   ),
   str('PropertySubType', `data->>'subCategory'`, 50),
-  money('ListPrice', `CASE WHEN ${isRent} THEN ${numberAt(`${rent}->'amount'`)} ELSE ${numberAt(`${price}->'amount'`)} END`),
+  money('ListPrice', LIST_PRICE),
   money('LeaseAmount', `CASE WHEN ${isRent} THEN ${numberAt(`${rent}->'amount'`)} END`),
   enumField(
     'LeaseAmountFrequency',
