@@ -9,6 +9,7 @@ import {
   listDeliveries,
   listEndpoints,
   MAX_ENDPOINTS_PER_KEY,
+  MAX_PREVIOUS_SECRETS,
   PREVIOUS_SECRET_HOURS,
   rotateSecret,
   SUBSCRIBABLE_EVENTS,
@@ -86,9 +87,18 @@ function endpointRoutes(
 
   router.post(`${base}/:id/rotate-secret`, async (req, res) => {
     const endpoint = await endpointOf(String(req.params.id), res);
-    const secret = await rotateSecret(db, endpoint.id, scope(res));
+    const rotated = await rotateSecret(db, endpoint.id, scope(res));
+    if (!rotated) throw notFound(`no webhook endpoint ${endpoint.id}`);
+    if (rotated.status === 'too_many') {
+      throw new HttpError(
+        429,
+        `this endpoint already has ${MAX_PREVIOUS_SECRETS} earlier secrets signing within their ${PREVIOUS_SECRET_HOURS}-hour grace; ` +
+          `the oldest one's grace ends at ${rotated.oldestUntil}, rotate again after that`,
+        { 'Retry-After': String(rotated.retryAfterS) },
+      );
+    }
     await audit(res, 'webhook.rotate_secret', endpoint.id);
-    res.json({ secret, previousSecretValidHours: PREVIOUS_SECRET_HOURS });
+    res.json({ secret: rotated.secret, previousSecretValidHours: PREVIOUS_SECRET_HOURS, previousSecretsValidUntil: rotated.previousSecretsValidUntil });
   });
 
   router.post(`${base}/:id/test`, async (req, res) => {

@@ -273,6 +273,59 @@ for (const setup of [
       await call('DELETE', `/v1/webhooks/${created.endpoint.id}`);
     });
 
+    it('rotated twice, signs with both earlier secrets until each one’s own 24 hours end, and keeps a bounded number', async () => {
+      const created = await register('/rotated-twice');
+      const first = await call('POST', `/v1/webhooks/${created.endpoint.id}/rotate-secret`);
+      const second = await call('POST', `/v1/webhooks/${created.endpoint.id}/rotate-secret`);
+      const secrets = () => svc.db('webhook_endpoints').where({ id: created.endpoint.id }).first('previous_secrets');
+      /** Sends a test event and answers which of the given secrets its signature header verifies with. */
+      const verifying = async (...candidates: string[]) => {
+        const { deliveryId } = (await call('POST', `/v1/webhooks/${created.endpoint.id}/test`)).body;
+        await waitFor('delivery', async () => (await delivery(deliveryId)).status === 'delivered');
+        const got = receiver.on('/rotated-twice').find((r) => r.headers['webhook-id'] === deliveryId)!;
+        return candidates.map((secret) => {
+          try {
+            new Webhook(secret).verify(got.body, got.headers as Record<string, string>);
+            return true;
+          } catch {
+            return false;
+          }
+        });
+      };
+      expect(await verifying(second.body.secret, first.body.secret, created.secret)).to.deep.equal([true, true, true]);
+      expect(validatorFor('WebhookSecret')(second.body), JSON.stringify(validatorFor('WebhookSecret').errors)).to.equal(true);
+      expect(second.body.previousSecretsValidUntil).to.have.length(2);
+
+      /** Moves the stored end of one earlier secret's grace into the past, as if its 24 hours had passed. */
+      const graceOver = async (secret: string) => {
+        const { previous_secrets: kept } = await secrets();
+        const moved = kept.map((p: any) => (p.secret === secret ? { ...p, until: new Date(Date.now() - 1000).toISOString() } : p));
+        await svc
+          .db('webhook_endpoints')
+          .where({ id: created.endpoint.id })
+          .update({ previous_secrets: JSON.stringify(moved) });
+      };
+      // The first rotation was 24 hours ago, the second one just now: the original secret's grace is over.
+      await graceOver(created.secret);
+      expect(await verifying(second.body.secret, first.body.secret, created.secret)).to.deep.equal([true, true, false]);
+
+      // Rotations within the grace keep adding signatures up to the bound, then wait for the oldest grace to end.
+      for (let i = 0; i < 3; i += 1) expect((await call('POST', `/v1/webhooks/${created.endpoint.id}/rotate-secret`)).status).to.equal(200);
+      const refused = await call('POST', `/v1/webhooks/${created.endpoint.id}/rotate-secret`);
+      expect(refused.status).to.equal(429);
+      expect(refused.body.error).to.match(/already has 4 earlier secrets/);
+      expect(Number(refused.headers.get('retry-after'))).to.be.within(86_000, 86_400);
+      const bounded = (await secrets()).previous_secrets;
+      expect(bounded).to.have.length(4);
+      expect(bounded.map((p: any) => p.secret)).to.not.include(created.secret);
+      expect(bounded.map((p: any) => p.secret)).to.include(first.body.secret);
+      // Once the oldest grace ends, rotating works again.
+      await graceOver(first.body.secret);
+      expect((await call('POST', `/v1/webhooks/${created.endpoint.id}/rotate-secret`)).status).to.equal(200);
+      expect((await secrets()).previous_secrets).to.have.length(4);
+      await call('DELETE', `/v1/webhooks/${created.endpoint.id}`);
+    });
+
     it("keeps a key's endpoints from every other key; operators see and register any", async () => {
       const created = await register('/mine');
       const other = await activeKey(svc.db, ['ELSEWHERE']);

@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { Db } from '../../db/knex.js';
 import { queueNotification } from '../../db/notifications.js';
+import { signingSecrets } from '../../db/webhooks.js';
 import type { Logger } from '../../lib/logger.js';
 import { isPublicAddress, publicOnlyLookup } from '../../lib/webhook-address.js';
 import type { JobQueue } from '../job-queue.js';
@@ -77,7 +78,7 @@ export async function postEvent(
 /**
  * The webhook delivery job: sends one delivery's event to its endpoint, signed as Standard
  * Webhooks sets out (webhook-id, webhook-timestamp, webhook-signature: HMAC-SHA256 of
- * `id.timestamp.body`; during a rotation a second signature with the previous secret), and
+ * `id.timestamp.body`; after a rotation one more signature with each earlier secret still in its grace), and
  * records the attempt. 2xx acknowledges it; anything else (another status, a timeout, a refused
  * connection) schedules the next attempt by RETRY_SCHEDULE_S. A delivery is claimed for the
  * length of an attempt, so a sweep and a job never send it twice; one already acknowledged is
@@ -119,10 +120,7 @@ export async function deliverWebhook(deps: WebhookDeps, id: string): Promise<{ i
   }
 
   const sentAt = new Date();
-  const signatures = [new Webhook(endpoint.secret).sign(id, sentAt, delivery.payload)];
-  if (endpoint.previous_secret && new Date(endpoint.previous_secret_until) > sentAt) {
-    signatures.push(new Webhook(endpoint.previous_secret).sign(id, sentAt, delivery.payload));
-  }
+  const signatures = signingSecrets(endpoint, sentAt).map((secret) => new Webhook(secret).sign(id, sentAt, delivery.payload));
   const result = await postEvent(
     endpoint.url,
     {
