@@ -54,6 +54,9 @@ function endpointPaths(base: string, who: 'key' | 'operator'): Record<string, un
     [`${base}/{id}/test`]: {
       post: {
         summary: 'Send a webhook.test event to the endpoint now',
+        ...(who === 'key'
+          ? { description: 'A key may ask for WEBHOOK_TEST_RATE_LIMIT (30) test events an hour, over all its endpoints: past that, 429 with Retry-After.' }
+          : {}),
         security,
         parameters: [endpointId],
         responses: {
@@ -71,6 +74,9 @@ function endpointPaths(base: string, who: 'key' | 'operator'): Record<string, un
           },
           404: missing,
           409: errorResponse('The endpoint is disabled'),
+          ...(who === 'key'
+            ? { 429: errorResponse('This key asked for WEBHOOK_TEST_RATE_LIMIT test events within the hour; Retry-After says when to ask again') }
+            : {}),
           ...errors,
         },
       },

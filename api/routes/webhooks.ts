@@ -1,4 +1,4 @@
-import { type Response, Router } from 'express';
+import { type RequestHandler, type Response, Router } from 'express';
 import type { Db } from '../../db/knex.js';
 import { recordAudit } from '../../db/operators.js';
 import {
@@ -28,9 +28,11 @@ import { assertValid, assertValidQuery } from '../validators.js';
 
 export interface WebhooksDeps {
   db: Db;
-  /** Where a test event is queued (absent: the sweep sends it). */
+  /** Where the endpoint of a test event is queued (absent: the sweep sends it). */
   webhookQueue?: JobQueue;
   allowPrivateNetworks: boolean;
+  /** Limits a key's test events (WEBHOOK_TEST_RATE_LIMIT per hour); operators' are not limited. */
+  testLimit?: RequestHandler;
 }
 
 type EndpointBody = { url?: string; events?: string[]; description?: string | null; enabled?: true };
@@ -45,6 +47,7 @@ function endpointRoutes(
   deps: WebhooksDeps,
   scope: (res: Response) => string | null,
   audit: (res: Response, action: string, target: string) => Promise<void>,
+  testLimit: RequestHandler[],
 ) {
   const { db } = deps;
   const url = async (raw: string) => {
@@ -101,7 +104,7 @@ function endpointRoutes(
     res.json({ secret: rotated.secret, previousSecretValidHours: PREVIOUS_SECRET_HOURS, previousSecretsValidUntil: rotated.previousSecretsValidUntil });
   });
 
-  router.post(`${base}/:id/test`, async (req, res) => {
+  router.post(`${base}/:id/test`, ...testLimit, async (req, res) => {
     const endpoint = await endpointOf(String(req.params.id), res);
     if (endpoint.status !== 'active') throw new HttpError(409, 'the endpoint is disabled: enable it first (PATCH with {"enabled": true})');
     const at = new Date().toISOString();
@@ -142,7 +145,7 @@ export function webhooksRouter(deps: WebhooksDeps): Router {
     res.json({ endpoints: await listEndpoints(deps.db, keyScope(res)) });
   });
 
-  const { url } = endpointRoutes(router, '/v1/webhooks', deps, keyScope, async () => undefined);
+  const { url } = endpointRoutes(router, '/v1/webhooks', deps, keyScope, async () => undefined, deps.testLimit ? [deps.testLimit] : []);
 
   router.post('/v1/webhooks', jsonBody('8kb'), async (req, res) => {
     const body = assertValid<{ url: string; events?: string[]; description?: string | null }>('WebhookRequest', req.body ?? null, 'body');
@@ -168,7 +171,7 @@ export function adminWebhooksRouter(deps: WebhooksDeps): Router {
     res.json({ endpoints: await listEndpoints(deps.db, null) });
   });
 
-  const { url } = endpointRoutes(router, '/v1/admin/webhooks', deps, () => null, audit);
+  const { url } = endpointRoutes(router, '/v1/admin/webhooks', deps, () => null, audit, []);
 
   router.post('/v1/admin/webhooks', jsonBody('8kb'), async (req, res) => {
     const body = assertValid<{ keyId: string; url: string; events?: string[]; description?: string | null }>('AdminWebhookRequest', req.body ?? null, 'body');

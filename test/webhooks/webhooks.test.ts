@@ -326,6 +326,29 @@ for (const setup of [
       await call('DELETE', `/v1/webhooks/${created.endpoint.id}`);
     });
 
+    it('limits test events per key: past WEBHOOK_TEST_RATE_LIMIT (30) an hour a 429 with Retry-After; other keys and operators go on', async () => {
+      const limited = await activeKey(svc.db, ['HOOKRATE']);
+      const mine = await call('POST', '/v1/webhooks', { url: `${receiver.url}/rate` }, limited);
+      const other = await call('POST', '/v1/webhooks', { url: `${receiver.url}/rate-other` }, limited);
+      const test = (id: string, as: string) => call('POST', `/v1/webhooks/${id}/test`, undefined, as);
+      for (let i = 0; i < 30; i += 1) expect((await test(i % 2 ? mine.body.endpoint.id : other.body.endpoint.id, limited)).status).to.equal(202);
+      // The count is the key's, whichever of its endpoints is tested.
+      for (const id of [mine.body.endpoint.id, other.body.endpoint.id]) {
+        const refused = await test(id, limited);
+        expect(refused.status).to.equal(429);
+        expect(refused.body.error).to.equal('too many webhook test requests for this key; the limit is 30 per hour');
+        expect(Number(refused.headers.get('retry-after'))).to.be.within(1, 3600);
+      }
+      const stored = await svc.db('webhook_deliveries').whereIn('endpoint_id', [mine.body.endpoint.id, other.body.endpoint.id]).count({ n: '*' });
+      expect(Number(stored[0].n)).to.equal(30);
+      // Another key's allowance is its own; operators are not limited.
+      const elsewhere = await register('/rate-elsewhere');
+      expect((await test(elsewhere.endpoint.id, key)).status).to.equal(202);
+      expect((await admin(svc.url, 'POST', `/v1/admin/webhooks/${mine.body.endpoint.id}/test`)).status).to.equal(202);
+      for (const id of [mine.body.endpoint.id, other.body.endpoint.id]) await call('DELETE', `/v1/webhooks/${id}`, undefined, limited);
+      await call('DELETE', `/v1/webhooks/${elsewhere.endpoint.id}`);
+    });
+
     it("keeps a key's endpoints from every other key; operators see and register any", async () => {
       const created = await register('/mine');
       const other = await activeKey(svc.db, ['ELSEWHERE']);
