@@ -110,7 +110,7 @@ export async function updateEndpoint(
       ...(change.url === undefined ? {} : { url: change.url }),
       ...(change.events === undefined ? {} : { events: change.events }),
       ...(change.description === undefined ? {} : { description: change.description }),
-      ...(change.enable ? { status: 'active', failing_since: null, disabled_at: null, disabled_reason: null } : {}),
+      ...(change.enable ? { status: 'active', failing_since: null, failures_in_row: 0, next_send_at: null, disabled_at: null, disabled_reason: null } : {}),
       updated_at: db.fn.now(),
     })
     .returning('*');
@@ -236,15 +236,4 @@ export async function listDeliveries(
   };
   const { rows, total, nextOffset } = await offsetPage(base, (q) => q.orderBy('seq', 'desc'), query);
   return { total, deliveries: rows.map(toLogEntry), nextOffset };
-}
-
-/** Deliveries whose next attempt is due (the sweep queues them). */
-export async function dueDeliveryIds(db: Knex, limit = 500): Promise<string[]> {
-  return db('webhook_deliveries')
-    .where({ status: 'pending' })
-    .where('next_attempt_at', '<=', db.fn.now())
-    .where((q) => q.whereNull('locked_until').orWhere('locked_until', '<', db.fn.now()))
-    .orderBy('next_attempt_at')
-    .limit(limit)
-    .pluck('id');
 }

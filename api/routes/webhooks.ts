@@ -131,7 +131,8 @@ async function queueTest(deps: WebhooksDeps, endpoint: WebhookEndpoint, at: stri
       payload: webhookPayload({ type: 'webhook.test', data: { endpointId: endpoint.id, message: 'a test event: no feed or listing is involved', sentAt: at } }),
     },
   ]);
-  await deps.webhookQueue?.requeue(ids[0]).catch(() => undefined);
+  // The endpoint's lane sends it (the sweep does, should the queue be away).
+  await deps.webhookQueue?.requeue(endpoint.id).catch(() => undefined);
   return ids;
 }
 

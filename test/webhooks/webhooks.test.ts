@@ -145,15 +145,20 @@ for (const setup of [
       });
       expect(first).to.include({ status: 'pending', last_status: 500 });
       expect(first.last_error).to.include('answered 500');
-      // The next attempt is due 5 s later; bring the timeout attempt and the one after it forward.
-      await svc.db('webhook_deliveries').where({ id }).update({ next_attempt_at: svc.db.fn.now() });
+      // The next attempt is due 5 s later, and the endpoint's lane pauses as long: bring the timeout
+      // attempt and the one after it forward.
+      const now = async () => {
+        await svc.db('webhook_deliveries').where({ id }).update({ next_attempt_at: svc.db.fn.now() });
+        await svc.db('webhook_endpoints').where({ id: created.endpoint.id }).update({ next_send_at: svc.db.fn.now() });
+      };
+      await now();
       const second = await waitFor('the timed-out attempt', async () => {
         const d = await delivery(id);
         return d.attempts === 2 && d;
       });
       expect(second.last_error).to.equal('no complete answer within 500 ms');
       expect(second.last_status).to.equal(null);
-      await svc.db('webhook_deliveries').where({ id }).update({ next_attempt_at: svc.db.fn.now() });
+      await now();
       const third = await waitFor('the acknowledged attempt', async () => {
         const d = await delivery(id);
         return d.status === 'delivered' && d;
@@ -168,7 +173,8 @@ for (const setup of [
       const created = await register('/once');
       const { deliveryId } = (await call('POST', `/v1/webhooks/${created.endpoint.id}/test`)).body;
       await waitFor('delivery', async () => (await delivery(deliveryId)).status === 'delivered');
-      await svc.runtime.webhookQueue.requeue(deliveryId);
+      await svc.runtime.webhookQueue.requeue(created.endpoint.id);
+      await svc.runtime.webhookQueue.requeue(deliveryId); // as a job queued by delivery id before lanes was
       await svc
         .db('webhook_deliveries')
         .where({ id: deliveryId })
