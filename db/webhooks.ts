@@ -96,7 +96,7 @@ export async function getEndpoint(db: Knex, id: string, keyId: string | null): P
   return row ? toEndpoint(row) : null;
 }
 
-/** Changes url, events or description, or turns a disabled endpoint on again (its failure clock reset). */
+/** Changes url, events or description, or turns a disabled endpoint on again (its failure clock and pause reset). */
 export async function updateEndpoint(
   db: Knex,
   id: string,
@@ -107,7 +107,8 @@ export async function updateEndpoint(
   if (keyId) q.where({ key_id: keyId });
   const [row] = await q
     .update({
-      ...(change.url === undefined ? {} : { url: change.url }),
+      // A new address is tried at once: the pause the old one's failures earned is dropped.
+      ...(change.url === undefined ? {} : { url: change.url, failures_in_row: 0, next_send_at: null }),
       ...(change.events === undefined ? {} : { events: change.events }),
       ...(change.description === undefined ? {} : { description: change.description }),
       ...(change.enable ? { status: 'active', failing_since: null, failures_in_row: 0, next_send_at: null, disabled_at: null, disabled_reason: null } : {}),

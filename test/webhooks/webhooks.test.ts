@@ -169,6 +169,45 @@ for (const setup of [
       await call('DELETE', `/v1/webhooks/${created.endpoint.id}`);
     });
 
+    it('pauses a failing endpoint 5 s, then twice as long after each further failure; a new address is tried at once', async () => {
+      const created = await register('/pausing');
+      receiver.plans.set('/pausing', [{ status: 500 }, { status: 502 }]);
+      const endpoint = () => svc.db('webhook_endpoints').where({ id: created.endpoint.id }).first();
+      /** The pause the endpoint's last failure set, in seconds (stored, so no clock is read here). */
+      const pause = async () => {
+        const { rows } = await svc.db.raw(
+          'SELECT extract(epoch FROM e.next_send_at - d.last_attempt_at) AS s FROM webhook_endpoints e, webhook_deliveries d WHERE e.id = ? AND d.endpoint_id = e.id',
+          [created.endpoint.id],
+        );
+        return Number(rows[0].s);
+      };
+      const { deliveryId } = (await call('POST', `/v1/webhooks/${created.endpoint.id}/test`)).body;
+      await waitFor('the first failure', async () => (await delivery(deliveryId)).attempts === 1);
+      expect((await endpoint()).failures_in_row).to.equal(1);
+      expect(await pause()).to.be.within(4.9, 5.5);
+      // Its retry comes due and the pause ends (stored times moved, not waited for): a second failure doubles it.
+      await svc.db('webhook_deliveries').where({ id: deliveryId }).update({ next_attempt_at: svc.db.fn.now() });
+      await svc.db('webhook_endpoints').where({ id: created.endpoint.id }).update({ next_send_at: svc.db.fn.now() });
+      await waitFor('the second failure', async () => (await delivery(deliveryId)).attempts === 2);
+      expect((await endpoint()).failures_in_row).to.equal(2);
+      expect(await pause()).to.be.within(9.9, 10.5);
+      // Paused, nothing is sent to it, even a new event...
+      const second = (await call('POST', `/v1/webhooks/${created.endpoint.id}/test`)).body.deliveryId;
+      await svc.runtime.sweep();
+      await waitFor('the queue idle', async () => {
+        const counts = await svc.runtime.webhookQueue.counts();
+        return (counts.waiting ?? 0) + (counts.active ?? 0) + (counts.delayed ?? 0) === 0;
+      });
+      expect((await delivery(second)).attempts).to.equal(0);
+      // ...until its address changes: the new one is tried at once, and its success clears the failures.
+      await call('PATCH', `/v1/webhooks/${created.endpoint.id}`, { url: `${receiver.url}/moved` });
+      await svc.db('webhook_deliveries').where({ id: deliveryId }).update({ next_attempt_at: svc.db.fn.now() });
+      await waitFor('both delivered to the new address', () => receiver.on('/moved').length === 2);
+      expect(receiver.on('/moved').map((r) => r.headers['webhook-id'])).to.deep.equal([deliveryId, second]);
+      expect(await endpoint()).to.include({ failures_in_row: 0, next_send_at: null, failing_since: null });
+      await call('DELETE', `/v1/webhooks/${created.endpoint.id}`);
+    });
+
     it('never sends an acknowledged delivery again, whatever re-queues it', async () => {
       const created = await register('/once');
       const { deliveryId } = (await call('POST', `/v1/webhooks/${created.endpoint.id}/test`)).body;
