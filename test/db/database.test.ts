@@ -72,6 +72,8 @@ for (const backend of backends) {
       '20261125130000_console_figures',
       '20261125140000_locked_statements',
       '20261125150000_directory_stale',
+      '20261125165600_webhook_previous_secrets',
+      '20261125165700_webhook_endpoint_lanes',
     ];
     it('applies migrations once, idempotently, and rolls them back', async () => {
       expect(await migrateToLatest(db)).to.deep.equal(ALL);
