@@ -11,6 +11,7 @@ import { type FxProvider, staticFx } from '../lib/fx-rates.js';
 import type { Logger } from '../lib/logger.js';
 import { createMetrics, type Metrics, queueDepthGauge } from '../lib/metrics.js';
 import type { JobQueue } from '../workers/job-queue.js';
+import { feedKeyOf } from './auth/feed-key.js';
 import { requireOperator } from './auth/operator.js';
 import { linkTo, refuseInvalidHost } from './links.js';
 import { errorHandler, notFoundHandler } from './middleware/error-handler.js';
@@ -76,6 +77,7 @@ export interface AppDeps {
     | 'turnstileVerifyUrl'
     | 'publicPageMaxBytes'
     | 'webhookAllowPrivateNetworks'
+    | 'webhookTestRateLimit'
   >;
   logger: Logger;
   db: Db;
@@ -117,7 +119,7 @@ export function createApp(deps: AppDeps): Express {
   const links = linkTo(config.publicBaseUrl);
   const metrics = deps.metrics ?? createMetrics();
   /** A per-address limit (per hour unless windowMs says otherwise), its counts shared through Redis when configured. */
-  const limit = (name: string, allowance: number, options: Pick<RateLimitOptions, 'countUnavailable' | 'windowMs' | 'refuse' | 'onRefused'> = {}) =>
+  const limit = (name: string, allowance: number, options: Pick<RateLimitOptions, 'countUnavailable' | 'windowMs' | 'refuse' | 'onRefused' | 'per'> = {}) =>
     addressLimit({ name, allowance, redis: deps.redis ?? null, prefix: deps.rateLimitPrefix, logger: deps.logger, ...options });
   queueDepthGauge(metrics, [
     { name: 'ingest', counts: () => deps.ingestQueue.counts() },
@@ -186,7 +188,13 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
   const webhooks = { db, webhookQueue: deps.webhookQueue, allowPrivateNetworks: config.webhookAllowPrivateNetworks };
-  app.use(webhooksRouter(webhooks));
+  app.use(
+    webhooksRouter({
+      ...webhooks,
+      // Per feed key (the router has authenticated it before the limit counts).
+      testLimit: limit('webhook test', config.webhookTestRateLimit, { per: { key: (_req, res) => feedKeyOf(res).id, who: 'for this key' } }),
+    }),
+  );
   app.use(developerKeysRouter({ db, limit: limit('key', config.keyRequestRateLimit) }));
   app.use(
     leadsRouter({

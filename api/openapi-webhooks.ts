@@ -1,3 +1,4 @@
+import { MAX_PREVIOUS_SECRETS, PREVIOUS_SECRET_HOURS } from '../db/webhooks.js';
 import { errorResponse, json, operatorErrors, operatorSecurity, queryParameters, ref, uuidPath } from './openapi-helpers.js';
 
 const keySecurity = [{ feedKey: [] }, { feedToken: [] }];
@@ -38,15 +39,24 @@ function endpointPaths(base: string, who: 'key' | 'operator'): Record<string, un
     },
     [`${base}/{id}/rotate-secret`]: {
       post: {
-        summary: 'A new signing secret, shown once; the previous one keeps signing beside it for 24 hours',
+        summary: `A new signing secret, shown once; the one it replaces keeps signing beside it for ${PREVIOUS_SECRET_HOURS} hours, and so does each earlier one until its own ${PREVIOUS_SECRET_HOURS} hours end`,
+        description: `At most ${MAX_PREVIOUS_SECRETS} earlier secrets sign at once: one more rotation while they all are in their grace is refused (429, Retry-After: when the oldest one stops) rather than cut an earlier grace short.`,
         security,
         parameters: [endpointId],
-        responses: { 200: { description: 'The new secret', content: json('WebhookSecret') }, 404: missing, ...errors },
+        responses: {
+          200: { description: 'The new secret', content: json('WebhookSecret') },
+          404: missing,
+          429: errorResponse(`${MAX_PREVIOUS_SECRETS} earlier secrets are still in their grace; Retry-After says when the oldest one's ends`),
+          ...errors,
+        },
       },
     },
     [`${base}/{id}/test`]: {
       post: {
         summary: 'Send a webhook.test event to the endpoint now',
+        ...(who === 'key'
+          ? { description: 'A key may ask for WEBHOOK_TEST_RATE_LIMIT (30) test events an hour, over all its endpoints: past that, 429 with Retry-After.' }
+          : {}),
         security,
         parameters: [endpointId],
         responses: {
@@ -64,6 +74,9 @@ function endpointPaths(base: string, who: 'key' | 'operator'): Record<string, un
           },
           404: missing,
           409: errorResponse('The endpoint is disabled'),
+          ...(who === 'key'
+            ? { 429: errorResponse('This key asked for WEBHOOK_TEST_RATE_LIMIT test events within the hour; Retry-After says when to ask again') }
+            : {}),
           ...errors,
         },
       },

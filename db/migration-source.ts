@@ -26,6 +26,8 @@ import * as consoleFigures from './migrations/20261125130000_console_figures.js'
 import * as lockedStatements from './migrations/20261125140000_locked_statements.js';
 import * as directoryStale from './migrations/20261125150000_directory_stale.js';
 import * as openPushLock from './migrations/20261125165600_open_push_lock.js';
+import * as webhookPreviousSecrets from './migrations/20261125165600_webhook_previous_secrets.js';
+import * as webhookEndpointLanes from './migrations/20261125165700_webhook_endpoint_lanes.js';
 import * as changeLog from './migrations/20261128100000_change_log.js';
 
 /** Migrations in order; listed here so they run the same from source, from dist/ and in tests. */
@@ -57,6 +59,8 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261125140000_locked_statements': lockedStatements,
   '20261125150000_directory_stale': directoryStale,
   '20261125165600_open_push_lock': openPushLock,
+  '20261125165600_webhook_previous_secrets': webhookPreviousSecrets,
+  '20261125165700_webhook_endpoint_lanes': webhookEndpointLanes,
   '20261128100000_change_log': changeLog,
 };
 

@@ -12,6 +12,23 @@ export const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString(
 
 /** After a rotation the old secret still signs (a second signature) this long, so receivers can switch over. */
 export const PREVIOUS_SECRET_HOURS = 24;
+/**
+ * The most earlier secrets an endpoint keeps signing with at once (each for its own 24 hours): a
+ * rotation past that is refused until the oldest one's grace ends, so a delivery carries at most
+ * this many signatures beside the current one.
+ */
+export const MAX_PREVIOUS_SECRETS = 4;
+
+/** An earlier secret and when its grace ends (ISO-8601). */
+export interface PreviousSecret {
+  secret: string;
+  until: string;
+}
+
+/** The secrets a delivery sent at `at` is signed with: the current one, then each earlier one still in its grace. */
+export function signingSecrets(endpoint: { secret: string; previous_secrets: PreviousSecret[] }, at: Date): string[] {
+  return [endpoint.secret, ...endpoint.previous_secrets.filter((p) => new Date(p.until) > at).map((p) => p.secret)];
+}
 
 export interface WebhookEndpoint {
   id: string;
@@ -79,7 +96,7 @@ export async function getEndpoint(db: Knex, id: string, keyId: string | null): P
   return row ? toEndpoint(row) : null;
 }
 
-/** Changes url, events or description, or turns a disabled endpoint on again (its failure clock reset). */
+/** Changes url, events or description, or turns a disabled endpoint on again (its failure clock and pause reset). */
 export async function updateEndpoint(
   db: Knex,
   id: string,
@@ -90,10 +107,11 @@ export async function updateEndpoint(
   if (keyId) q.where({ key_id: keyId });
   const [row] = await q
     .update({
-      ...(change.url === undefined ? {} : { url: change.url }),
+      // A new address is tried at once: the pause the old one's failures earned is dropped.
+      ...(change.url === undefined ? {} : { url: change.url, failures_in_row: 0, next_send_at: null }),
       ...(change.events === undefined ? {} : { events: change.events }),
       ...(change.description === undefined ? {} : { description: change.description }),
-      ...(change.enable ? { status: 'active', failing_since: null, disabled_at: null, disabled_reason: null } : {}),
+      ...(change.enable ? { status: 'active', failing_since: null, failures_in_row: 0, next_send_at: null, disabled_at: null, disabled_reason: null } : {}),
       updated_at: db.fn.now(),
     })
     .returning('*');
@@ -112,18 +130,36 @@ export async function deleteEndpoint(db: Knex, id: string, keyId: string | null)
   });
 }
 
-/** A new secret, shown once; the old one keeps signing beside it for PREVIOUS_SECRET_HOURS. */
-export async function rotateSecret(db: Knex, id: string, keyId: string | null): Promise<string | null> {
-  const secret = newWebhookSecret();
-  const q = db('webhook_endpoints').where({ id }).whereNot({ status: 'deleted' });
-  if (keyId) q.where({ key_id: keyId });
-  const n = await q.update({
-    previous_secret: db.ref('secret'),
-    previous_secret_until: db.raw('now() + make_interval(hours => ?)', [PREVIOUS_SECRET_HOURS]),
-    secret,
-    updated_at: db.fn.now(),
+export type RotateOutcome =
+  | { status: 'rotated'; secret: string; previousSecretsValidUntil: string[] }
+  | { status: 'too_many'; oldestUntil: string; retryAfterS: number }
+  | null;
+
+/**
+ * A new secret, shown once. The current one joins the earlier secrets, each of which keeps signing
+ * beside it until its own PREVIOUS_SECRET_HOURS have passed (a second rotation does not cut the
+ * first one's grace short); those past their grace are dropped. Refused (too_many) while
+ * MAX_PREVIOUS_SECRETS earlier secrets are still in their grace. Null: no such endpoint.
+ */
+export async function rotateSecret(db: Knex, id: string, keyId: string | null): Promise<RotateOutcome> {
+  return db.transaction(async (trx) => {
+    const q = trx('webhook_endpoints').where({ id }).whereNot({ status: 'deleted' }).forUpdate();
+    if (keyId) q.where({ key_id: keyId });
+    const row = await q.first('secret', 'previous_secrets', trx.raw('now() AS db_now'));
+    if (!row) return null;
+    const now = new Date(row.db_now);
+    const kept = (row.previous_secrets as PreviousSecret[]).filter((p) => new Date(p.until) > now);
+    if (kept.length >= MAX_PREVIOUS_SECRETS) {
+      const oldest = Math.min(...kept.map((p) => new Date(p.until).getTime()));
+      return { status: 'too_many', oldestUntil: new Date(oldest).toISOString(), retryAfterS: Math.max(1, Math.ceil((oldest - now.getTime()) / 1000)) };
+    }
+    const previous = [{ secret: row.secret as string, until: new Date(now.getTime() + PREVIOUS_SECRET_HOURS * 3600_000).toISOString() }, ...kept];
+    const secret = newWebhookSecret();
+    await trx('webhook_endpoints')
+      .where({ id })
+      .update({ secret, previous_secrets: JSON.stringify(previous), updated_at: trx.fn.now() });
+    return { status: 'rotated', secret, previousSecretsValidUntil: previous.map((p) => p.until) };
   });
-  return n > 0 ? secret : null;
 }
 
 /** One event for one endpoint, as queued. */
@@ -201,15 +237,4 @@ export async function listDeliveries(
   };
   const { rows, total, nextOffset } = await offsetPage(base, (q) => q.orderBy('seq', 'desc'), query);
   return { total, deliveries: rows.map(toLogEntry), nextOffset };
-}
-
-/** Deliveries whose next attempt is due (the sweep queues them). */
-export async function dueDeliveryIds(db: Knex, limit = 500): Promise<string[]> {
-  return db('webhook_deliveries')
-    .where({ status: 'pending' })
-    .where('next_attempt_at', '<=', db.fn.now())
-    .where((q) => q.whereNull('locked_until').orWhere('locked_until', '<', db.fn.now()))
-    .orderBy('next_attempt_at')
-    .limit(limit)
-    .pluck('id');
 }

@@ -73,6 +73,8 @@ export interface Config {
   webhookTimeoutMs: number;
   /** An endpoint failing every delivery this long is disabled and its key's alert address told. */
   webhookDisableAfterHours: number;
+  /** Test events (POST /v1/webhooks/{id}/test) one feed key may ask for per hour. */
+  webhookTestRateLimit: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /**
    * Where the service is reached from outside (scheme, host, optional path prefix, no trailing
@@ -211,6 +213,7 @@ const envSchema = {
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: { enum: ['0', '1'], default: '0' },
     WEBHOOK_TIMEOUT_MS: { ...int(100, 30000), default: 5000 },
     WEBHOOK_DISABLE_AFTER_HOURS: { type: 'number', exclusiveMinimum: 0, maximum: 720, default: 24 },
+    WEBHOOK_TEST_RATE_LIMIT: { ...int(1), default: 30 },
     PUBLIC_BASE_URL: url(['http', 'https']),
     TRUST_PROXY: { type: 'string', minLength: 1 },
     LOG_LEVEL: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
@@ -294,6 +297,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     webhookAllowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS === '1',
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     webhookDisableAfterHours: e.WEBHOOK_DISABLE_AFTER_HOURS,
+    webhookTestRateLimit: e.WEBHOOK_TEST_RATE_LIMIT,
     logLevel: e.LOG_LEVEL,
     publicBaseUrl,
     trustProxy,

@@ -13,12 +13,38 @@ import ipaddr from 'ipaddr.js';
  * for receivers on an intranet.
  */
 
-/** Whether an address is one a webhook may reach: ordinary public unicast only. */
+/** IANA's global unicast IPv6 space (2000::/3): every public IPv6 address lies inside it. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+/** NAT64's well-known prefix (RFC 6052): the last 32 bits are the IPv4 address it reaches. */
+const NAT64_V6 = ipaddr.parseCIDR('64:ff9b::/96');
+
+/** The IPv4 address in an IPv6 address's last 32 bits. */
+const lastV4 = (parts: number[]): ipaddr.IPv4 => new ipaddr.IPv4([parts[6] >> 8, parts[6] & 0xff, parts[7] >> 8, parts[7] & 0xff]);
+
+/**
+ * Whether an address is one a webhook may reach: ordinary public unicast only. IPv4 must be in
+ * ipaddr.js's `unicast` range (not loopback, private, link-local, carrier-grade NAT, multicast,
+ * broadcast, unspecified or reserved). IPv6 must be global unicast (2000::/3, where ipaddr.js
+ * finds no special range), which leaves out loopback, unspecified, unique-local, link-local,
+ * multicast and every form in ::/8 (the deprecated IPv4-compatible ::a.b.c.d, ::ffff:0:a.b.c.d)
+ * as well as 6to4 (2002::/16), Teredo (2001::/32) and the documentation ranges. The two forms
+ * that carry an IPv4 address to a real destination are judged by that address: IPv4-mapped
+ * (::ffff:a.b.c.d) and NAT64 (64:ff9b::a.b.c.d); so is an ISATAP interface id (…:5efe:a.b.c.d),
+ * whose IPv4 address is where a tunnel would deliver it.
+ */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  return parsed.range() === 'unicast';
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.zoneId !== undefined) return false;
+  const parts = v6.parts;
+  // ::ffff:a.b.c.d; and 64:ff9b::a.b.c.d, whose address is whatever IPv4 address it embeds.
+  if (v6.range() === 'ipv4Mapped' || v6.match(NAT64_V6)) return lastV4(parts).range() === 'unicast';
+  if (!v6.match(GLOBAL_UNICAST_V6) || v6.range() !== 'unicast') return false;
+  // ISATAP (RFC 5214): an interface id of 0000:5efe or 0200:5efe, then an IPv4 address.
+  if ((parts[4] & 0xfdff) === 0 && parts[5] === 0x5efe && lastV4(parts).range() !== 'unicast') return false;
+  return true;
 }
 
 export class WebhookAddressError extends Error {}

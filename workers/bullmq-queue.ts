@@ -1,4 +1,4 @@
-import { type ConnectionOptions, Queue, Worker } from 'bullmq';
+import { type ConnectionOptions, DelayedError, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../lib/logger.js';
 import type { JobHandler, JobQueue, RetryPolicy } from './job-queue.js';
@@ -97,15 +97,31 @@ export function startBullWorker(
   handler: JobHandler,
   options: { concurrency: number; logger: Logger; onGiveUp(id: string, err: Error): Promise<void>; prefix?: string },
 ): { close(): Promise<void> } {
-  const worker = new Worker(name, (job) => handler((job.data as { id: string }).id, { progress: (data) => job.updateProgress(data) }), {
-    prefix: options.prefix ?? DEFAULT_PREFIX,
-    connection: { url: redisUrl, maxRetriesPerRequest: null },
-    concurrency: options.concurrency,
-    // A crashed worker's job is noticed within ~30 s instead of ~60 s; the lock is renewed every
-    // 7.5 s, and the ingest job yields to the event loop at least once per MB and per batch.
-    lockDuration: 15_000,
-    stalledInterval: 15_000,
-  });
+  const worker = new Worker(
+    name,
+    async (job, token) => {
+      let againMs: number | null = null;
+      const result = await handler((job.data as { id: string }).id, {
+        progress: (data) => job.updateProgress(data),
+        again: (ms) => {
+          againMs = ms;
+        },
+      });
+      if (againMs === null) return result;
+      // Delayed rather than completed: the same job (and id) runs again, behind the jobs waiting by then.
+      await job.moveToDelayed(Date.now() + againMs, token);
+      throw new DelayedError();
+    },
+    {
+      prefix: options.prefix ?? DEFAULT_PREFIX,
+      connection: { url: redisUrl, maxRetriesPerRequest: null },
+      concurrency: options.concurrency,
+      // A crashed worker's job is noticed within ~30 s instead of ~60 s; the lock is renewed every
+      // 7.5 s, and the ingest job yields to the event loop at least once per MB and per batch.
+      lockDuration: 15_000,
+      stalledInterval: 15_000,
+    },
+  );
   worker.on('error', (err) => options.logger.warn({ err: err.message, queue: name }, 'worker connection error'));
   worker.on('failed', (job, err) => {
     if (!job) return;

@@ -1,4 +1,4 @@
-import type { JobHandler, JobQueue, RetryPolicy } from './job-queue.js';
+import type { JobContext, JobHandler, JobQueue, RetryPolicy } from './job-queue.js';
 
 /**
  * The embedded default's queue (no REDIS_URL): jobs run in this process on the very same
@@ -59,6 +59,17 @@ export class InProcessQueue implements JobQueue {
     while (this.waiting.length || this.running || this.timers.size) await new Promise((r) => setTimeout(r, 10));
   }
 
+  /** Back to the end of the waiting jobs after ms (still known, so an add meanwhile does nothing). */
+  private later(id: string, ms: number): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      if (this.closed) return;
+      this.waiting.push(id);
+      this.pump();
+    }, ms);
+    this.timers.add(timer);
+  }
+
   private pump(): void {
     while (!this.closed && this.running < this.options.concurrency && this.waiting.length) {
       void this.run(this.waiting.shift()!, 1);
@@ -67,10 +78,20 @@ export class InProcessQueue implements JobQueue {
 
   private async run(id: string, attempt: number): Promise<void> {
     this.running += 1;
+    let againMs: number | null = null;
+    const context: JobContext = {
+      progress: async () => undefined,
+      again: (ms) => {
+        againMs = ms;
+      },
+    };
     try {
-      await this.handler(id);
-      this.completed += 1;
-      this.known.delete(id);
+      await this.handler(id, context);
+      if (againMs !== null && !this.closed) this.later(id, againMs);
+      else {
+        this.completed += 1;
+        this.known.delete(id);
+      }
     } catch (err) {
       this.options.onError(id, err as Error);
       // An UnrecoverableError (BullMQ's name for a permanent failure) is not retried here either.

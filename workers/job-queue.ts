@@ -23,6 +23,12 @@ export interface JobQueue {
 /** What a running job can tell its queue (BullMQ shows it on the board). */
 export interface JobContext {
   progress(data: Record<string, number>): Promise<void>;
+  /**
+   * Runs this job again after ms (0: at the back of the queue, behind every job waiting now)
+   * instead of finishing it, once the handler returns; not counted as a failed attempt. Until then
+   * the job is delayed, and adding the same id does nothing (BullMQ: moved to its delayed set).
+   */
+  again(ms: number): void;
 }
 
 /** Runs one job; what it returns is the job's return value (BullMQ keeps it with the job). */
@@ -43,5 +49,5 @@ export const INGEST_RETRY: RetryPolicy = { attempts: 8, backoffMs: 2000 };
 /** Lead delivery: 6 attempts over about 2.5 minutes (5 s, 10 s, 20 s, 40 s, 80 s). */
 export const LEAD_RETRY: RetryPolicy = { attempts: 6, backoffMs: 5000 };
 
-/** A webhook delivery job: 3 attempts (2 s, 4 s) for the database being away; receivers' failures are scheduled on the delivery. */
+/** A webhook lane's job: 3 attempts (2 s, 4 s) for the database being away; receivers' failures are scheduled on the delivery. */
 export const WEBHOOK_JOB_RETRY: RetryPolicy = { attempts: 3, backoffMs: 2000 };

@@ -3,7 +3,7 @@ import { refreshDirectory, staleDirectoryOffices } from '../db/directory.js';
 import { purgeFeedBodies, staleFeedEventIds } from '../db/feed-events.js';
 import type { Db } from '../db/knex.js';
 import { lostLeads, purgeLeads } from '../db/leads.js';
-import { dueDeliveryIds } from '../db/webhooks.js';
+import { dueEndpointIds } from '../db/webhook-lanes.js';
 import type { Logger } from '../lib/logger.js';
 import type { JobQueue } from './job-queue.js';
 
@@ -96,7 +96,8 @@ export function maintenanceTasks(deps: MaintenanceDeps): MaintenanceTask[] {
       name: 'send-due-webhooks',
       everyMs: 10_000,
       async run() {
-        const ids = await dueDeliveryIds(deps.db);
+        // The lanes with a delivery due (a retry, one past its lane's pause, one whose job was lost).
+        const ids = await dueEndpointIds(deps.db);
         for (const id of ids) await deps.webhookQueue.requeue(id);
         return { queued: ids.length };
       },

@@ -12,7 +12,7 @@ import { giveUpFeed, type IngestDeps, processFeed } from './ingest/process-feed.
 import { INGEST_RETRY, type JobContext, type JobHandler, type JobQueue, LEAD_RETRY, type RetryPolicy, WEBHOOK_JOB_RETRY } from './job-queue.js';
 import { deliverLead, giveUpLead } from './leads/deliver-lead.js';
 import { maintenanceTasks, STALE_DIRECTORY_MS, STALE_FEED_MS, STALE_LEAD_MS } from './maintenance.js';
-import { deliverWebhook } from './webhooks/deliver-webhook.js';
+import { sendLaneTurn } from './webhooks/endpoint-lane.js';
 import { feedWebhookEvents, queueWebhookEvents } from './webhooks/webhook-events.js';
 
 export const INGEST_QUEUE = 'ingest';
@@ -43,7 +43,7 @@ export interface Runtime {
   ingestQueue: JobQueue;
   /** Where the web side adds lead deliveries (keys from leadJobKey). */
   leadQueue: JobQueue;
-  /** Where webhook deliveries are queued (by delivery id). */
+  /** Where webhook endpoints with deliveries due are queued (by endpoint id: one job per lane). */
   webhookQueue: JobQueue;
   /** Runs one sweep now: lost feeds and leads re-queued, old leads purged, notifications sent (the timer and tests call it). */
   sweep(): Promise<void>;
@@ -80,7 +80,6 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
     timeoutMs: config.webhookTimeoutMs,
     allowPrivate: config.webhookAllowPrivateNetworks,
     disableAfterHours: config.webhookDisableAfterHours,
-    queue: () => webhookQueue!,
   };
   // The feeds' writes commit without waiting for the disk, and so do their directory refreshes.
   const directory = options.consume ? new DirectoryRefresher(db.asyncCommit(), logger) : undefined;
@@ -90,7 +89,7 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
     breaker: { ratio: config.circuitBreakerRatio, min: config.circuitBreakerMin },
     logger,
     onFeedEnded: async (event, outcome, result) => {
-      await queueWebhookEvents(webhookDeps, event.keyId, event.id, feedWebhookEvents(event, outcome, result));
+      await queueWebhookEvents({ db, logger, queue: () => webhookQueue! }, event.keyId, event.id, feedWebhookEvents(event, outcome, result));
     },
   };
   const sendMail = () =>
@@ -143,15 +142,16 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
     }
   };
   const leadQueue = queue(LEAD_QUEUE, deliver, LEAD_RETRY, 4, (key, err) => giveUpLead(leadDeps, key, err));
-  // A job's own retries cover the database being away; a receiver's failures are scheduled on the
-  // delivery row (RETRY_SCHEDULE_S) and brought back by the sweep.
+  // One job per endpoint with something due (its lane's turn), 4 lanes at a time; the events wait in
+  // webhook_deliveries. A job's own retries cover the database being away; a receiver's failures
+  // are scheduled on the delivery row (RETRY_SCHEDULE_S) and the lane brought back by the sweep.
   webhookQueue = queue(
     WEBHOOK_QUEUE,
-    (id) => deliverWebhook(webhookDeps, id),
+    (id, job) => sendLaneTurn(webhookDeps, id, job),
     WEBHOOK_JOB_RETRY,
     4,
     async (id, err) => {
-      logger.warn({ deliveryId: id, err: err.message }, 'webhook delivery job gave up; the sweep tries it again');
+      logger.warn({ endpointId: id, err: err.message }, 'webhook lane job gave up; the sweep queues the lane again');
     },
   );
 

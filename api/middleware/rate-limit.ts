@@ -1,4 +1,4 @@
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { rateLimit, type Store } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
 import { type RedisReply, RedisStore } from 'rate-limit-redis';
@@ -26,11 +26,16 @@ export interface RateLimitOptions {
   refuse?: (res: Response, message: string) => void;
   /** Told of each request refused for being past the limit (e.g. to count refused enquiries). */
   onRefused?: () => void;
+  /**
+   * Whose requests are counted together (default: the client address); `who` says so in the
+   * error, e.g. 'for this key'.
+   */
+  per?: { key(req: Request, res: Response): string; who: string };
 }
 
 /**
- * Per client address (req.ip: the connection's, or X-Forwarded-For's from a proxy TRUST_PROXY names) and window (an hour unless
- * windowMs says otherwise). 429 with
+ * Per client address (req.ip: the connection's, or X-Forwarded-For's from a proxy TRUST_PROXY names), or per whatever `per`
+ * names, and window (an hour unless windowMs says otherwise). 429 with
  * `{ error }` past the limit. Should the shared store fail, requests pass (logged by the caller's
  * error handling), so a Redis outage does not take the endpoint down with it.
  */
@@ -42,7 +47,7 @@ export function addressLimit(options: RateLimitOptions): RequestHandler {
       })
     : undefined;
   const windowMs = options.windowMs ?? 60 * 60 * 1000;
-  const per = windowMs === 60 * 60 * 1000 ? 'hour' : windowMs === 60 * 1000 ? 'minute' : `${windowMs / 1000} s`;
+  const window = windowMs === 60 * 60 * 1000 ? 'hour' : windowMs === 60 * 1000 ? 'minute' : `${windowMs / 1000} s`;
   return rateLimit({
     windowMs,
     limit: options.allowance,
@@ -58,9 +63,10 @@ export function addressLimit(options: RateLimitOptions): RequestHandler {
     ...(options.countUnavailable === false
       ? { skipFailedRequests: true, requestWasSuccessful: (_req: unknown, res: { statusCode: number }) => res.statusCode !== 503 }
       : {}),
+    ...(options.per ? { keyGenerator: options.per.key } : {}),
     handler: (_req, res) => {
       options.onRefused?.();
-      const message = `too many ${options.name} requests from this address; the limit is ${options.allowance} per ${per}`;
+      const message = `too many ${options.name} requests ${options.per?.who ?? 'from this address'}; the limit is ${options.allowance} per ${window}`;
       if (options.refuse) options.refuse(res.status(429), message);
       else res.status(429).json({ error: message });
     },

@@ -1,4 +1,4 @@
-import { type Response, Router } from 'express';
+import { type RequestHandler, type Response, Router } from 'express';
 import type { Db } from '../../db/knex.js';
 import { recordAudit } from '../../db/operators.js';
 import {
@@ -9,6 +9,7 @@ import {
   listDeliveries,
   listEndpoints,
   MAX_ENDPOINTS_PER_KEY,
+  MAX_PREVIOUS_SECRETS,
   PREVIOUS_SECRET_HOURS,
   rotateSecret,
   SUBSCRIBABLE_EVENTS,
@@ -27,9 +28,11 @@ import { assertValid, assertValidQuery } from '../validators.js';
 
 export interface WebhooksDeps {
   db: Db;
-  /** Where a test event is queued (absent: the sweep sends it). */
+  /** Where the endpoint of a test event is queued (absent: the sweep sends it). */
   webhookQueue?: JobQueue;
   allowPrivateNetworks: boolean;
+  /** Limits a key's test events (WEBHOOK_TEST_RATE_LIMIT per hour); operators' are not limited. */
+  testLimit?: RequestHandler;
 }
 
 type EndpointBody = { url?: string; events?: string[]; description?: string | null; enabled?: true };
@@ -44,6 +47,7 @@ function endpointRoutes(
   deps: WebhooksDeps,
   scope: (res: Response) => string | null,
   audit: (res: Response, action: string, target: string) => Promise<void>,
+  testLimit: RequestHandler[],
 ) {
   const { db } = deps;
   const url = async (raw: string) => {
@@ -86,12 +90,21 @@ function endpointRoutes(
 
   router.post(`${base}/:id/rotate-secret`, async (req, res) => {
     const endpoint = await endpointOf(String(req.params.id), res);
-    const secret = await rotateSecret(db, endpoint.id, scope(res));
+    const rotated = await rotateSecret(db, endpoint.id, scope(res));
+    if (!rotated) throw notFound(`no webhook endpoint ${endpoint.id}`);
+    if (rotated.status === 'too_many') {
+      throw new HttpError(
+        429,
+        `this endpoint already has ${MAX_PREVIOUS_SECRETS} earlier secrets signing within their ${PREVIOUS_SECRET_HOURS}-hour grace; ` +
+          `the oldest one's grace ends at ${rotated.oldestUntil}, rotate again after that`,
+        { 'Retry-After': String(rotated.retryAfterS) },
+      );
+    }
     await audit(res, 'webhook.rotate_secret', endpoint.id);
-    res.json({ secret, previousSecretValidHours: PREVIOUS_SECRET_HOURS });
+    res.json({ secret: rotated.secret, previousSecretValidHours: PREVIOUS_SECRET_HOURS, previousSecretsValidUntil: rotated.previousSecretsValidUntil });
   });
 
-  router.post(`${base}/:id/test`, async (req, res) => {
+  router.post(`${base}/:id/test`, ...testLimit, async (req, res) => {
     const endpoint = await endpointOf(String(req.params.id), res);
     if (endpoint.status !== 'active') throw new HttpError(409, 'the endpoint is disabled: enable it first (PATCH with {"enabled": true})');
     const at = new Date().toISOString();
@@ -118,7 +131,8 @@ async function queueTest(deps: WebhooksDeps, endpoint: WebhookEndpoint, at: stri
       payload: webhookPayload({ type: 'webhook.test', data: { endpointId: endpoint.id, message: 'a test event: no feed or listing is involved', sentAt: at } }),
     },
   ]);
-  await deps.webhookQueue?.requeue(ids[0]).catch(() => undefined);
+  // The endpoint's lane sends it (the sweep does, should the queue be away).
+  await deps.webhookQueue?.requeue(endpoint.id).catch(() => undefined);
   return ids;
 }
 
@@ -132,7 +146,7 @@ export function webhooksRouter(deps: WebhooksDeps): Router {
     res.json({ endpoints: await listEndpoints(deps.db, keyScope(res)) });
   });
 
-  const { url } = endpointRoutes(router, '/v1/webhooks', deps, keyScope, async () => undefined);
+  const { url } = endpointRoutes(router, '/v1/webhooks', deps, keyScope, async () => undefined, deps.testLimit ? [deps.testLimit] : []);
 
   router.post('/v1/webhooks', jsonBody('8kb'), async (req, res) => {
     const body = assertValid<{ url: string; events?: string[]; description?: string | null }>('WebhookRequest', req.body ?? null, 'body');
@@ -158,7 +172,7 @@ export function adminWebhooksRouter(deps: WebhooksDeps): Router {
     res.json({ endpoints: await listEndpoints(deps.db, null) });
   });
 
-  const { url } = endpointRoutes(router, '/v1/admin/webhooks', deps, () => null, audit);
+  const { url } = endpointRoutes(router, '/v1/admin/webhooks', deps, () => null, audit, []);
 
   router.post('/v1/admin/webhooks', jsonBody('8kb'), async (req, res) => {
     const body = assertValid<{ keyId: string; url: string; events?: string[]; description?: string | null }>('AdminWebhookRequest', req.body ?? null, 'body');

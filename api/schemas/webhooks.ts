@@ -4,6 +4,7 @@ import { SUBSCRIBABLE_EVENTS } from '../../db/webhooks.js';
 import { adminLimitParam as limit, offsetParam as offset, offsetPageSchema } from './paging.js';
 
 const uuid = { type: 'string', format: 'uuid' } as const;
+const dateTime = { type: 'string', format: 'date-time' } as const;
 const url = {
   type: 'string',
   minLength: 1,
@@ -84,12 +85,18 @@ export const webhookCreatedSchema = {
 export const webhookSecretSchema = {
   $id: 'WebhookSecret',
   type: 'object',
-  required: ['secret', 'previousSecretValidHours'],
+  required: ['secret', 'previousSecretValidHours', 'previousSecretsValidUntil'],
   properties: {
     secret: { type: 'string', description: 'The new signing secret, shown only here.' },
     previousSecretValidHours: {
       type: 'integer',
-      description: 'For this long each delivery carries a second signature made with the previous secret, so receivers can switch over.',
+      description:
+        'For this long after a rotation each delivery carries one more signature made with the secret it replaced, so receivers can switch over; a later rotation does not shorten it.',
+    },
+    previousSecretsValidUntil: {
+      type: 'array',
+      items: dateTime,
+      description: 'When each earlier secret still signing stops, newest first (the one just replaced first).',
     },
   },
 } as const;

@@ -73,6 +73,8 @@ for (const backend of backends) {
       '20261125140000_locked_statements',
       '20261125150000_directory_stale',
       '20261125165600_open_push_lock',
+      '20261125165600_webhook_previous_secrets',
+      '20261125165700_webhook_endpoint_lanes',
       '20261128100000_change_log',
     ];
     it('applies migrations once, idempotently, and rolls them back', async () => {

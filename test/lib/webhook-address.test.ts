@@ -6,7 +6,9 @@ import { postEvent } from '../../workers/webhooks/deliver-webhook.js';
 
 describe('Webhook addresses: no server-side request forgery', () => {
   it('takes only public unicast addresses', () => {
-    for (const a of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111']) expect(isPublicAddress(a), a).to.equal(true);
+    for (const a of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '2a00:1450:4001:80b::200e']) {
+      expect(isPublicAddress(a), a).to.equal(true);
+    }
     for (const a of [
       '127.0.0.1',
       '10.1.2.3',
@@ -24,6 +26,32 @@ describe('Webhook addresses: no server-side request forgery', () => {
       '::ffff:127.0.0.1',
       '::ffff:169.254.169.254',
       'not an address',
+      // IPv6 forms that embed an internal IPv4 address, or lie outside the public space altogether.
+      '::7f00:1', // IPv4-compatible ::127.0.0.1
+      '::a00:1', // ::10.0.0.1
+      '::a9fe:a9fe', // ::169.254.169.254
+      '::808:808', // IPv4-compatible forms are deprecated: refused whatever they embed
+      '::ffff:0:7f00:1', // IPv4-translated (RFC 6145)
+      '::ffff:a00:1',
+      '64:ff9b::7f00:1', // NAT64 of 127.0.0.1
+      '64:ff9b::a9fe:a9fe',
+      '64:ff9b::c0a8:101',
+      '64:ff9b:1::7f00:1', // local-use NAT64 (RFC 8215)
+      '2002:7f00:1::1', // 6to4 of 127.0.0.1
+      '2002:a00:1::1',
+      '2002:808:808::1', // 6to4 is deprecated (RFC 7526): refused whatever it embeds
+      '2001:0:4136:e378:8000:63bf:80ff:fffe', // Teredo, client 127.0.0.1
+      '2001:0:7f00:1::1', // Teredo, server 127.0.0.1
+      '2606:4700::5efe:7f00:1', // ISATAP interface id of 127.0.0.1
+      '2606:4700::200:5efe:a00:1', // ISATAP interface id of 10.0.0.1
+      '::1:2:3:4', // ::/8 is not public space
+      '100::1', // discard prefix
+      '2001:db8::1', // documentation
+      'fec0::1', // site-local
+      'ff02::1',
+      'fe80::1%eth0',
+      '127.1',
+      '2130706433',
     ]) {
       expect(isPublicAddress(a), a).to.equal(false);
     }
@@ -48,6 +76,15 @@ describe('Webhook addresses: no server-side request forgery', () => {
       'https://169.254.169.254/latest/meta-data',
       'https://[::1]/h',
       'https://[::ffff:7f00:1]/h',
+      'https://[::7f00:1]/',
+      'https://[::127.0.0.1]/h',
+      'https://[::ffff:0:127.0.0.1]/h',
+      'https://[64:ff9b::127.0.0.1]/h',
+      'https://[64:ff9b::169.254.169.254]/latest/meta-data',
+      'https://[2002:7f00:1::1]/h',
+      'https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/h',
+      'https://[2606:4700::5efe:7f00:1]/h',
+      'https://0x7f.1/h',
       'https://localhost/h',
       'https://10.0.0.8:8443/h',
     ]) {
@@ -72,6 +109,12 @@ describe('Webhook addresses: no server-side request forgery', () => {
       const byName = await postEvent(`http://localhost:${port}/h`, {}, '{}', { timeoutMs: 1000, allowPrivate: false });
       expect(byName.ok).to.equal(false);
       expect((byName as { error: string }).error).to.include('not a public address');
+      // An IPv6 form of a loopback address is refused before any connection.
+      for (const host of ['[::7f00:1]', '[::ffff:7f00:1]', '[64:ff9b::7f00:1]']) {
+        const embedded = await postEvent(`http://${host}:${port}/h`, {}, '{}', { timeoutMs: 1000, allowPrivate: false });
+        expect(embedded.ok, host).to.equal(false);
+        expect((embedded as { error: string }).error, host).to.include('not a public address');
+      }
       expect(hits).to.equal(0);
       expect((await postEvent(`http://127.0.0.1:${port}/h`, {}, '{}', { timeoutMs: 1000, allowPrivate: true })).ok).to.equal(true);
       expect(hits).to.equal(1);

@@ -145,15 +145,20 @@ for (const setup of [
       });
       expect(first).to.include({ status: 'pending', last_status: 500 });
       expect(first.last_error).to.include('answered 500');
-      // The next attempt is due 5 s later; bring the timeout attempt and the one after it forward.
-      await svc.db('webhook_deliveries').where({ id }).update({ next_attempt_at: svc.db.fn.now() });
+      // The next attempt is due 5 s later, and the endpoint's lane pauses as long: bring the timeout
+      // attempt and the one after it forward.
+      const now = async () => {
+        await svc.db('webhook_deliveries').where({ id }).update({ next_attempt_at: svc.db.fn.now() });
+        await svc.db('webhook_endpoints').where({ id: created.endpoint.id }).update({ next_send_at: svc.db.fn.now() });
+      };
+      await now();
       const second = await waitFor('the timed-out attempt', async () => {
         const d = await delivery(id);
         return d.attempts === 2 && d;
       });
       expect(second.last_error).to.equal('no complete answer within 500 ms');
       expect(second.last_status).to.equal(null);
-      await svc.db('webhook_deliveries').where({ id }).update({ next_attempt_at: svc.db.fn.now() });
+      await now();
       const third = await waitFor('the acknowledged attempt', async () => {
         const d = await delivery(id);
         return d.status === 'delivered' && d;
@@ -164,11 +169,51 @@ for (const setup of [
       await call('DELETE', `/v1/webhooks/${created.endpoint.id}`);
     });
 
+    it('pauses a failing endpoint 5 s, then twice as long after each further failure; a new address is tried at once', async () => {
+      const created = await register('/pausing');
+      receiver.plans.set('/pausing', [{ status: 500 }, { status: 502 }]);
+      const endpoint = () => svc.db('webhook_endpoints').where({ id: created.endpoint.id }).first();
+      /** The pause the endpoint's last failure set, in seconds (stored, so no clock is read here). */
+      const pause = async () => {
+        const { rows } = await svc.db.raw(
+          'SELECT extract(epoch FROM e.next_send_at - d.last_attempt_at) AS s FROM webhook_endpoints e, webhook_deliveries d WHERE e.id = ? AND d.endpoint_id = e.id',
+          [created.endpoint.id],
+        );
+        return Number(rows[0].s);
+      };
+      const { deliveryId } = (await call('POST', `/v1/webhooks/${created.endpoint.id}/test`)).body;
+      await waitFor('the first failure', async () => (await delivery(deliveryId)).attempts === 1);
+      expect((await endpoint()).failures_in_row).to.equal(1);
+      expect(await pause()).to.be.within(4.9, 5.5);
+      // Its retry comes due and the pause ends (stored times moved, not waited for): a second failure doubles it.
+      await svc.db('webhook_deliveries').where({ id: deliveryId }).update({ next_attempt_at: svc.db.fn.now() });
+      await svc.db('webhook_endpoints').where({ id: created.endpoint.id }).update({ next_send_at: svc.db.fn.now() });
+      await waitFor('the second failure', async () => (await delivery(deliveryId)).attempts === 2);
+      expect((await endpoint()).failures_in_row).to.equal(2);
+      expect(await pause()).to.be.within(9.9, 10.5);
+      // Paused, nothing is sent to it, even a new event...
+      const second = (await call('POST', `/v1/webhooks/${created.endpoint.id}/test`)).body.deliveryId;
+      await svc.runtime.sweep();
+      await waitFor('the queue idle', async () => {
+        const counts = await svc.runtime.webhookQueue.counts();
+        return (counts.waiting ?? 0) + (counts.active ?? 0) + (counts.delayed ?? 0) === 0;
+      });
+      expect((await delivery(second)).attempts).to.equal(0);
+      // ...until its address changes: the new one is tried at once, and its success clears the failures.
+      await call('PATCH', `/v1/webhooks/${created.endpoint.id}`, { url: `${receiver.url}/moved` });
+      await svc.db('webhook_deliveries').where({ id: deliveryId }).update({ next_attempt_at: svc.db.fn.now() });
+      await waitFor('both delivered to the new address', () => receiver.on('/moved').length === 2);
+      expect(receiver.on('/moved').map((r) => r.headers['webhook-id'])).to.deep.equal([deliveryId, second]);
+      expect(await endpoint()).to.include({ failures_in_row: 0, next_send_at: null, failing_since: null });
+      await call('DELETE', `/v1/webhooks/${created.endpoint.id}`);
+    });
+
     it('never sends an acknowledged delivery again, whatever re-queues it', async () => {
       const created = await register('/once');
       const { deliveryId } = (await call('POST', `/v1/webhooks/${created.endpoint.id}/test`)).body;
       await waitFor('delivery', async () => (await delivery(deliveryId)).status === 'delivered');
-      await svc.runtime.webhookQueue.requeue(deliveryId);
+      await svc.runtime.webhookQueue.requeue(created.endpoint.id);
+      await svc.runtime.webhookQueue.requeue(deliveryId); // as a job queued by delivery id before lanes was
       await svc
         .db('webhook_deliveries')
         .where({ id: deliveryId })
@@ -271,6 +316,82 @@ for (const setup of [
       expect((new Webhook(rotated.body.secret).verify(got.body, got.headers as Record<string, string>) as any).type).to.equal('webhook.test');
       expect((new Webhook(created.secret).verify(got.body, got.headers as Record<string, string>) as any).type).to.equal('webhook.test');
       await call('DELETE', `/v1/webhooks/${created.endpoint.id}`);
+    });
+
+    it('rotated twice, signs with both earlier secrets until each one’s own 24 hours end, and keeps a bounded number', async () => {
+      const created = await register('/rotated-twice');
+      const first = await call('POST', `/v1/webhooks/${created.endpoint.id}/rotate-secret`);
+      const second = await call('POST', `/v1/webhooks/${created.endpoint.id}/rotate-secret`);
+      const secrets = () => svc.db('webhook_endpoints').where({ id: created.endpoint.id }).first('previous_secrets');
+      /** Sends a test event and answers which of the given secrets its signature header verifies with. */
+      const verifying = async (...candidates: string[]) => {
+        const { deliveryId } = (await call('POST', `/v1/webhooks/${created.endpoint.id}/test`)).body;
+        await waitFor('delivery', async () => (await delivery(deliveryId)).status === 'delivered');
+        const got = receiver.on('/rotated-twice').find((r) => r.headers['webhook-id'] === deliveryId)!;
+        return candidates.map((secret) => {
+          try {
+            new Webhook(secret).verify(got.body, got.headers as Record<string, string>);
+            return true;
+          } catch {
+            return false;
+          }
+        });
+      };
+      expect(await verifying(second.body.secret, first.body.secret, created.secret)).to.deep.equal([true, true, true]);
+      expect(validatorFor('WebhookSecret')(second.body), JSON.stringify(validatorFor('WebhookSecret').errors)).to.equal(true);
+      expect(second.body.previousSecretsValidUntil).to.have.length(2);
+
+      /** Moves the stored end of one earlier secret's grace into the past, as if its 24 hours had passed. */
+      const graceOver = async (secret: string) => {
+        const { previous_secrets: kept } = await secrets();
+        const moved = kept.map((p: any) => (p.secret === secret ? { ...p, until: new Date(Date.now() - 1000).toISOString() } : p));
+        await svc
+          .db('webhook_endpoints')
+          .where({ id: created.endpoint.id })
+          .update({ previous_secrets: JSON.stringify(moved) });
+      };
+      // The first rotation was 24 hours ago, the second one just now: the original secret's grace is over.
+      await graceOver(created.secret);
+      expect(await verifying(second.body.secret, first.body.secret, created.secret)).to.deep.equal([true, true, false]);
+
+      // Rotations within the grace keep adding signatures up to the bound, then wait for the oldest grace to end.
+      for (let i = 0; i < 3; i += 1) expect((await call('POST', `/v1/webhooks/${created.endpoint.id}/rotate-secret`)).status).to.equal(200);
+      const refused = await call('POST', `/v1/webhooks/${created.endpoint.id}/rotate-secret`);
+      expect(refused.status).to.equal(429);
+      expect(refused.body.error).to.match(/already has 4 earlier secrets/);
+      expect(Number(refused.headers.get('retry-after'))).to.be.within(86_000, 86_400);
+      const bounded = (await secrets()).previous_secrets;
+      expect(bounded).to.have.length(4);
+      expect(bounded.map((p: any) => p.secret)).to.not.include(created.secret);
+      expect(bounded.map((p: any) => p.secret)).to.include(first.body.secret);
+      // Once the oldest grace ends, rotating works again.
+      await graceOver(first.body.secret);
+      expect((await call('POST', `/v1/webhooks/${created.endpoint.id}/rotate-secret`)).status).to.equal(200);
+      expect((await secrets()).previous_secrets).to.have.length(4);
+      await call('DELETE', `/v1/webhooks/${created.endpoint.id}`);
+    });
+
+    it('limits test events per key: past WEBHOOK_TEST_RATE_LIMIT (30) an hour a 429 with Retry-After; other keys and operators go on', async () => {
+      const limited = await activeKey(svc.db, ['HOOKRATE']);
+      const mine = await call('POST', '/v1/webhooks', { url: `${receiver.url}/rate` }, limited);
+      const other = await call('POST', '/v1/webhooks', { url: `${receiver.url}/rate-other` }, limited);
+      const test = (id: string, as: string) => call('POST', `/v1/webhooks/${id}/test`, undefined, as);
+      for (let i = 0; i < 30; i += 1) expect((await test(i % 2 ? mine.body.endpoint.id : other.body.endpoint.id, limited)).status).to.equal(202);
+      // The count is the key's, whichever of its endpoints is tested.
+      for (const id of [mine.body.endpoint.id, other.body.endpoint.id]) {
+        const refused = await test(id, limited);
+        expect(refused.status).to.equal(429);
+        expect(refused.body.error).to.equal('too many webhook test requests for this key; the limit is 30 per hour');
+        expect(Number(refused.headers.get('retry-after'))).to.be.within(1, 3600);
+      }
+      const stored = await svc.db('webhook_deliveries').whereIn('endpoint_id', [mine.body.endpoint.id, other.body.endpoint.id]).count({ n: '*' });
+      expect(Number(stored[0].n)).to.equal(30);
+      // Another key's allowance is its own; operators are not limited.
+      const elsewhere = await register('/rate-elsewhere');
+      expect((await test(elsewhere.endpoint.id, key)).status).to.equal(202);
+      expect((await admin(svc.url, 'POST', `/v1/admin/webhooks/${mine.body.endpoint.id}/test`)).status).to.equal(202);
+      for (const id of [mine.body.endpoint.id, other.body.endpoint.id]) await call('DELETE', `/v1/webhooks/${id}`, undefined, limited);
+      await call('DELETE', `/v1/webhooks/${elsewhere.endpoint.id}`);
     });
 
     it("keeps a key's endpoints from every other key; operators see and register any", async () => {

@@ -106,7 +106,7 @@ export interface FeedJobSummary {
  * infrastructure errors so the queue retries. Progress goes to the event (GET /v1/feeds/{id}) and
  * to the job.
  */
-export async function processFeed(deps: IngestDeps, feedId: string, job?: JobContext): Promise<FeedJobSummary> {
+export async function processFeed(deps: IngestDeps, feedId: string, job?: Pick<JobContext, 'progress'>): Promise<FeedJobSummary> {
   // The feed's own writes commit without waiting for the disk; finishing it (on deps.db) waits,
   // and so makes all of them durable before anyone is told the feed is done.
   const work = deps.db.asyncCommit();

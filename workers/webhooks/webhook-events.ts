@@ -70,7 +70,7 @@ export const webhookPayload = (e: WebhookEvent, at = new Date()): string => JSON
 
 /**
  * Addresses a feed's events to its key's subscribed endpoints, stores the deliveries and queues
- * them. Never fails the caller (ingestion goes on whatever happens here): a delivery stored but not
+ * the endpoints' lanes. Never fails the caller (ingestion goes on whatever happens here): a delivery stored but not
  * queued is sent by the sweep, and a failure to store is logged.
  */
 export async function queueWebhookEvents(
@@ -88,11 +88,12 @@ export async function queueWebhookEvents(
         deliveries.push({ endpointId, type: e.type, feedId, payload: webhookPayload(e, at) });
     }
     const ids = await insertDeliveries(deps.db, deliveries);
-    for (const id of ids)
+    // One job per endpoint (its lane), which sends its deliveries in order.
+    for (const endpointId of new Set(deliveries.map((d) => d.endpointId)))
       await deps
         .queue()
-        .requeue(id)
-        .catch(() => undefined);
+        .requeue(endpointId)
+        .catch(() => undefined); // the sweep queues it
     return ids.length;
   } catch (err) {
     deps.logger.error({ err, feedId }, 'webhook events could not be stored; the feed is unaffected');
