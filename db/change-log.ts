@@ -100,3 +100,50 @@ export async function purgeChangeLog(db: Knex, windowDays: number): Promise<numb
     if (gone.length < PURGE_BATCH) return total;
   }
 }
+
+/** A numbered row of the log, as its readers see it. */
+export interface LoggedChange {
+  seq: number;
+  resource: string;
+  recordKey: string;
+  office: string | null;
+  kind: string;
+  oldStatus: string | null;
+  newStatus: string | null;
+  oldPrice: Record<string, unknown> | null;
+  newPrice: Record<string, unknown> | null;
+  source: string | null;
+}
+
+/**
+ * The numbered rows after a reader's cursor (named; made at 0 the first time), at most `limit`,
+ * with the cursor locked for the rest of the transaction: readers of one name take turns, and
+ * moving the cursor in the same transaction as what the reader makes of the rows means each row
+ * is turned into something once, never lost and never twice.
+ */
+export async function readAfterCursor(trx: Knex.Transaction, name: string, limit: number): Promise<LoggedChange[]> {
+  await trx.raw('INSERT INTO change_log_cursors (name) VALUES (?) ON CONFLICT (name) DO NOTHING', [name]);
+  const cursor = await trx('change_log_cursors').where({ name }).forUpdate().first('seq');
+  const rows = await trx('change_log')
+    .where('seq', '>', cursor.seq)
+    .orderBy('seq')
+    .limit(limit)
+    .select('seq', 'resource', 'record_key', 'office', 'kind', 'old_status', 'new_status', 'old_price', 'new_price', 'source');
+  return rows.map((r: Record<string, any>) => ({
+    seq: Number(r.seq),
+    resource: r.resource,
+    recordKey: r.record_key,
+    office: r.office,
+    kind: r.kind,
+    oldStatus: r.old_status,
+    newStatus: r.new_status,
+    oldPrice: r.old_price,
+    newPrice: r.new_price,
+    source: r.source,
+  }));
+}
+
+/** Moves a reader's cursor (locked by readAfterCursor in this transaction) past `seq`. */
+export async function moveCursor(trx: Knex.Transaction, name: string, seq: number): Promise<void> {
+  await trx('change_log_cursors').where({ name }).update({ seq });
+}

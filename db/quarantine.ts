@@ -1,4 +1,5 @@
 import { officeOfKey, uniqueIdOfKey } from '../pipeline/listing-key.js';
+import { markChangeSource } from './change-source.js';
 import { refreshDirectory } from './directory.js';
 import type { Db } from './knex.js';
 import { applyHeldArchive } from './reconcile.js';
@@ -55,6 +56,8 @@ export async function resolveQuarantine(db: Db, id: string, apply: boolean): Pro
     const row = await trx('quarantine_items').where({ id }).forUpdate().first();
     if (!row) return null;
     if (row.resolved_at) return toItem(row);
+    // The archive is the tripped feed's, applied by an operator.
+    await markChangeSource(trx, `feed:${row.feed_id}`);
     const appliedCount = apply ? await applyHeldArchive(trx, { id, office: row.office, keys: row.keys, projectKeys: row.project_keys ?? [] }) : null;
     if (appliedCount) await refreshDirectory(trx, [row.office]);
     const [updated] = await trx('quarantine_items')

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { archiveListing, type BreakerSettings, breakerTrips } from '../pipeline/reconcile.js';
 import type { CanonicalListing } from '../pipeline/types.js';
+import { markChangeSource } from './change-source.js';
 import type { Db } from './knex.js';
 import { loadListings } from './listings-store.js';
 import { archiveProjects } from './projects-store.js';
@@ -59,6 +60,7 @@ export async function reconcileOffice(
   input: { office: string; scope: ReconcileScope; presentKeys: Set<string>; presentProjectKeys?: Set<string>; feedId: string; breaker: BreakerSettings },
 ): Promise<OfficeReconcile> {
   return db.transaction(async (trx) => {
+    await markChangeSource(trx, `feed:${input.feedId}`);
     await lockOffice(trx, input.office);
     const owned = () => {
       const q = trx('listings').where({ office: input.office }).whereNot({ status: 'archived' });

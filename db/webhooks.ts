@@ -2,7 +2,15 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { iso, isoOrNull, offsetPage } from './row-values.js';
 
-export const WEBHOOK_EVENTS = ['feed.completed', 'feed.failed', 'feed.quarantined', 'listing.archived', 'listing.status_changed', 'webhook.test'] as const;
+export const WEBHOOK_EVENTS = [
+  'feed.completed',
+  'feed.failed',
+  'feed.quarantined',
+  'listing.archived',
+  'listing.status_changed',
+  'listing.price_changed',
+  'webhook.test',
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
 /** What an endpoint may subscribe to (webhook.test is sent on request only). */
 export const SUBSCRIBABLE_EVENTS = WEBHOOK_EVENTS.filter((e) => e !== 'webhook.test');
@@ -190,6 +198,23 @@ export async function insertDeliveries(db: Knex, deliveries: NewDelivery[]): Pro
 /** The active endpoints of a key subscribed to an event type. */
 export async function subscribedEndpoints(db: Knex, keyId: string, type: WebhookEventType): Promise<string[]> {
   return db('webhook_endpoints').where({ key_id: keyId, status: 'active' }).whereRaw('? = ANY(events)', [type]).orderBy('created_at').pluck('id');
+}
+
+/** An active endpoint of an active key, with the events it takes and the offices its key may push for. */
+export interface OfficeEndpoint {
+  id: string;
+  events: WebhookEventType[];
+  offices: string[];
+}
+
+/** Every active endpoint of an active key (the change webhooks address them by office). */
+export async function activeEndpointsWithOffices(db: Knex): Promise<OfficeEndpoint[]> {
+  const rows = await db('webhook_endpoints as e')
+    .join('feed_keys as k', 'k.id', 'e.key_id')
+    .where({ 'e.status': 'active', 'k.status': 'active' })
+    .orderBy('e.created_at')
+    .select('e.id', 'e.events', 'k.office_ids');
+  return rows.map((r: { id: string; events: WebhookEventType[]; office_ids: string[] }) => ({ id: r.id, events: r.events, offices: r.office_ids }));
 }
 
 export interface DeliveryLogEntry {

@@ -45,6 +45,8 @@ export interface MaintenanceDeps {
   changeLogDays: number;
   /** Numbers the change log's new rows (the sequencer; it also runs on every commit that logged). */
   sequenceChanges(): Promise<number>;
+  /** Turns the change log's listing events into webhook deliveries (also after every numbering). */
+  dispatchChanges(): Promise<number>;
   /** Sends the notification outbox. */
   sendMail(): Promise<{ sent: number; failed: number }>;
   /**
@@ -116,7 +118,8 @@ export function maintenanceTasks(deps: MaintenanceDeps): MaintenanceTask[] {
       name: 'sequence-changes',
       everyMs: 5_000,
       async run() {
-        return { numbered: await deps.sequenceChanges() };
+        const numbered = await deps.sequenceChanges();
+        return { numbered, webhookDeliveries: await deps.dispatchChanges() };
       },
     },
     {

@@ -12,6 +12,7 @@ import { giveUpFeed, type IngestDeps, processFeed } from './ingest/process-feed.
 import { INGEST_RETRY, type JobContext, type JobHandler, type JobQueue, LEAD_RETRY, type RetryPolicy, WEBHOOK_JOB_RETRY } from './job-queue.js';
 import { deliverLead, giveUpLead } from './leads/deliver-lead.js';
 import { maintenanceTasks, STALE_DIRECTORY_MS, STALE_FEED_MS, STALE_LEAD_MS } from './maintenance.js';
+import { dispatchChangeWebhooks } from './webhooks/change-webhooks.js';
 import { sendLaneTurn } from './webhooks/endpoint-lane.js';
 import { feedWebhookEvents, queueWebhookEvents } from './webhooks/webhook-events.js';
 
@@ -72,6 +73,15 @@ export interface RuntimeOptions {
  */
 export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, options: RuntimeOptions = { consume: true }): Runtime {
   const mailer = createMailer({ smtpUrl: config.smtpUrl, dataDir: config.dataDir, from: config.mailFrom });
+  /** The change log's listing events into webhook deliveries (never fails the caller: the maintenance task tries again). */
+  const dispatchChanges = () =>
+    dispatchChangeWebhooks({ db, logger, queue: () => webhookQueue! }).catch((err) => {
+      logger.warn({ err }, 'turning the change log into webhooks failed; the maintenance task tries again');
+      return 0;
+    });
+  // The change log's rows are numbered as their transactions commit (notified), and by the maintenance task.
+  const sequencer = options.consume ? new ChangeSequencer(db, logger, async () => void (await dispatchChanges())) : null;
+  void sequencer?.start();
   // The webhook queue is made below; the ingest handler reaches it through this.
   let webhookQueue: JobQueue | null = null;
   const webhookDeps = {
@@ -89,6 +99,9 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
     breaker: { ratio: config.circuitBreakerRatio, min: config.circuitBreakerMin },
     logger,
     onFeedEnded: async (event, outcome, result) => {
+      // The feed's listing events (from the change log) first, then its own.
+      await sequencer?.run().catch((err) => logger.warn({ err }, 'numbering the change log failed; the maintenance task tries again'));
+      await dispatchChanges();
       await queueWebhookEvents({ db, logger, queue: () => webhookQueue! }, event.keyId, event.id, feedWebhookEvents(event, outcome, result));
     },
   };
@@ -155,10 +168,6 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
     },
   );
 
-  // The change log's rows are numbered as their transactions commit (notified), and by the maintenance task.
-  const sequencer = options.consume ? new ChangeSequencer(db, logger) : null;
-  void sequencer?.start();
-
   // In-process jobs die with the process, so at start every unfinished feed is lost; with Redis
   // they survive, and only long-untouched ones are.
   let firstSweep = !config.redisUrl;
@@ -172,6 +181,7 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
     feedBodyRetentionDays: config.feedBodyRetentionDays,
     changeLogDays: config.changeLogDays,
     sequenceChanges: () => sequencer?.run() ?? Promise.resolve(0),
+    dispatchChanges,
     sendMail,
     staleAfter: () =>
       firstSweep ? { feedMs: 0, leadMs: 0, directoryMs: 0 } : { feedMs: STALE_FEED_MS, leadMs: STALE_LEAD_MS, directoryMs: STALE_DIRECTORY_MS },

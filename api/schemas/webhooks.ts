@@ -18,7 +18,7 @@ const events = {
   uniqueItems: true,
   items: { enum: [...SUBSCRIBABLE_EVENTS] },
   description:
-    'The events to receive: feed.completed (a feed was applied: ok or with invalid listings), feed.failed (not well formed, or ingestion gave up), feed.quarantined (the circuit breaker held a full feed’s archive), listing.archived (a full feed archived an office’s listings: the count), listing.status_changed (a feed changed stored listings’ status, e.g. to sold or withdrawn: each listing’s key, from and to).',
+    'The events to receive: feed.completed (a feed was applied: ok or with invalid listings), feed.failed (not well formed, or ingestion gave up), feed.quarantined (the circuit breaker held a full feed’s archive), listing.archived (listings of one of the key’s offices were archived: the count), listing.status_changed (listings of the key’s offices changed status, e.g. to sold or withdrawn: each listing’s key, from and to), listing.price_changed (the public asking price changed: each listing’s key, the public price before and after). The listing events come from the change log: every key whose offices include the listing’s office hears of them, whoever made the change.',
 } as const;
 const description = { type: ['string', 'null'], maxLength: 500, description: 'A note of your own.' } as const;
 

@@ -210,6 +210,8 @@ export async function up(knex: Knex): Promise<void> {
       complete_from bigint NOT NULL DEFAULT 1
     )`);
   await knex.raw('INSERT INTO change_log_head DEFAULT VALUES');
+  // Where each reader that turns the log into something else (the change webhooks) has got to.
+  await knex.raw('CREATE TABLE change_log_cursors (name text PRIMARY KEY, seq bigint NOT NULL DEFAULT 0)');
   for (const sql of [LISTING_INSERT, LISTING_UPDATE, PROJECT_INSERT, PROJECT_UPDATE]) await knex.raw(sql);
   for (const sql of directoryFunctions('directory_agents', 'Member', 'agent_id')) await knex.raw(sql);
   for (const sql of directoryFunctions('directory_offices', 'Office', 'office')) await knex.raw(sql);
@@ -232,6 +234,7 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw('ALTER TABLE listings ALTER COLUMN updated_at SET DEFAULT now()');
   await knex.raw('ALTER TABLE directory_offices ALTER COLUMN updated_at SET DEFAULT now()');
   await knex.raw('DROP FUNCTION change_stamp()');
+  await knex.raw('DROP TABLE change_log_cursors');
   await knex.raw('DROP TABLE change_log_head');
   await knex.raw('DROP TABLE change_log');
 }

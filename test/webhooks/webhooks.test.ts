@@ -279,6 +279,66 @@ for (const setup of [
       await call('DELETE', `/v1/webhooks/${created.endpoint.id}`);
     });
 
+    it('tells listing.price_changed with the public price before and after, before its feed.completed', async () => {
+      const created = await register('/price', ['listing.price_changed', 'feed.completed']);
+      await pushFeed(svc.url, key, feed(officeListing('HOOK1', 'P1', { price: 500_000 })));
+      await waitFor('the first feed.completed', () => receiver.on('/price').length === 1);
+      const result = (await (
+        await pushFeed(svc.url, key, feed(officeListing('HOOK1', 'P1', { price: 480_000, modTime: '2024-03-02-10:00:00' })))
+      ).json()) as any;
+      await waitFor('the price change and feed.completed', () => receiver.on('/price').length === 3);
+      const [changed, completed] = receiver
+        .on('/price')
+        .slice(1)
+        .map((r) => JSON.parse(r.body));
+      expect(changed.type).to.equal('listing.price_changed');
+      expect(changed.data).to.deep.equal({
+        feedId: result.feedId,
+        changes: [
+          { listingKey: 'HOOK1/P1', office: 'HOOK1', uniqueId: 'P1', from: { amount: 500_000, currency: 'AUD' }, to: { amount: 480_000, currency: 'AUD' } },
+        ],
+      });
+      expect(completed.type).to.equal('feed.completed');
+      await call('DELETE', `/v1/webhooks/${created.endpoint.id}`);
+    });
+
+    it("raises listing events from the change log for every key of the listing's office, whoever changed it, and only once it committed", async () => {
+      const mine = await register('/office', ['listing.status_changed']);
+      const other = await activeKey(svc.db, ['HOOK1']);
+      const stranger = await activeKey(svc.db, ['ELSEWHERE']);
+      const theirs = (await call('POST', '/v1/webhooks', { url: `${receiver.url}/office-other`, events: ['listing.status_changed'] }, other)).body;
+      const strangers = (await call('POST', '/v1/webhooks', { url: `${receiver.url}/office-stranger`, events: ['listing.status_changed'] }, stranger)).body;
+      await pushFeed(svc.url, key, feed(officeListing('HOOK1', 'W1'), officeListing('HOOK1', 'W2')));
+      // A change that rolls back is not in the log: no event.
+      await svc.db
+        .transaction(async (trx) => {
+          await trx('listings').where({ listing_key: 'HOOK1/W2' }).update({ status: 'withdrawn' });
+          throw new Error('rolled back');
+        })
+        .catch(() => undefined);
+      // A change committed by no feed at all (a worker that died after its commit would leave the
+      // same): the maintenance task takes it up from the log.
+      await svc
+        .db('listings')
+        .where({ listing_key: 'HOOK1/W1' })
+        .update({ status: 'withdrawn', updated_at: svc.db.raw('change_stamp()') });
+      await svc.runtime.sweep();
+      for (const path of ['/office', '/office-other']) {
+        const [got] = await waitFor(`the status change at ${path}`, () => receiver.on(path).length > 0 && receiver.on(path));
+        expect(JSON.parse(got.body).data).to.deep.equal({
+          feedId: null,
+          changes: [{ listingKey: 'HOOK1/W1', office: 'HOOK1', uniqueId: 'W1', from: 'active', to: 'withdrawn' }],
+        });
+      }
+      await svc.runtime.sweep();
+      await new Promise((r) => setTimeout(r, 300));
+      expect(receiver.on('/office'), 'one event, none for the rolled-back change').to.have.length(1);
+      expect(receiver.on('/office-stranger'), "another office's key hears nothing").to.have.length(0);
+      await call('DELETE', `/v1/webhooks/${mine.endpoint.id}`);
+      await call('DELETE', `/v1/webhooks/${theirs.endpoint.id}`, undefined, other);
+      await call('DELETE', `/v1/webhooks/${strangers.endpoint.id}`, undefined, stranger);
+    });
+
     it('disables an endpoint failing for 24 hours, abandons what was pending and tells the key’s alert address', async () => {
       const created = await register('/down');
       receiver.plans.set(

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { markChangeSource } from '../../db/change-source.js';
 import {
   advanceModTimes,
   insertNewListings,
@@ -127,9 +128,9 @@ export async function decideBatch(db: Knex, items: FeedListing[]): Promise<Decid
  * them since the batch was decided, its listings are decided again on the locked rows, so nothing
  * written in between is lost. An unchanged batch writes nothing, except the newer modTime (and
  * fingerprint) of listings re-sent with one, and, once after a mapping change, the new
- * fingerprints of its listings.
+ * fingerprints of its listings. `source` names the feed in the change log (db/change-source.ts).
  */
-export async function writeBatch(db: Knex, batch: DecidedBatch): Promise<BatchOutcome> {
+export async function writeBatch(db: Knex, batch: DecidedBatch, source?: string): Promise<BatchOutcome> {
   const { items, keys, occurrences, versions, known, rest, snapshot } = batch;
   const decisions = batch.decided.decisions;
   const toAdvance = batch.decided.toAdvance;
@@ -145,6 +146,7 @@ export async function writeBatch(db: Knex, batch: DecidedBatch): Promise<BatchOu
   const finalWrites = new Map(batch.decided.toWrite);
   if (lockKeys.length > 0) {
     await db.transaction(async (trx) => {
+      if (source) await markChangeSource(trx, source);
       const locked = await loadListings(trx, lockKeys, { forUpdate: true });
       for (const [key, listing] of locked) before.set(key, listing.status);
       const moved = lockKeys.some((k) => locked.get(k)?.contentHash !== snapshot.get(k)?.contentHash || locked.get(k)?.modTime !== snapshot.get(k)?.modTime);

@@ -113,7 +113,7 @@ async function applyListings(db: Db, input: IngestInput, result: IngestionResult
   };
   const batches = new BatchPipeline<FeedListing, Awaited<ReturnType<typeof decideBatch>>, BatchOutcome>({
     decide: (batch) => decideBatch(db, batch),
-    write: (decided) => writeBatch(db, decided),
+    write: (decided) => writeBatch(db, decided, `feed:${input.feedId}`),
     record: async (batch, outcome) => {
       for (const item of batch) issues.push(...item.issues.list);
       counts.invalid += outcome.invalid;

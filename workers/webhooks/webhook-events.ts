@@ -3,7 +3,6 @@ import type { Db } from '../../db/knex.js';
 import { insertDeliveries, type NewDelivery, subscribedEndpoints, type WebhookEventType } from '../../db/webhooks.js';
 import type { FeedOutcome } from '../../lib/feed-outcome.js';
 import type { Logger } from '../../lib/logger.js';
-import { officeOfKey, uniqueIdOfKey } from '../../pipeline/listing-key.js';
 import type { IngestionResult } from '../ingest/ingest-feed.js';
 import type { JobQueue } from '../job-queue.js';
 
@@ -17,28 +16,13 @@ export interface WebhookEvent {
 export const STATUS_CHANGES_PER_EVENT = 500;
 
 /**
- * The events a finished feed raises, in the order they are delivered: listing.status_changed for
- * the stored listings whose status it changed (in feed order, STATUS_CHANGES_PER_EVENT to an
- * event), listing.archived per office whose full feed archived listings, then one of
- * feed.completed (ok, with_invalid), feed.failed (not_well_formed, failed) or feed.quarantined
- * (tripped: the circuit breaker held the archive).
+ * The event a finished feed raises: one of feed.completed (ok, with_invalid), feed.failed
+ * (not_well_formed, failed) or feed.quarantined (tripped: the circuit breaker held the archive).
+ * The listings it changed raise their own events from the change log (change-webhooks.ts),
+ * queued before this one.
  */
 export function feedWebhookEvents(event: FeedEvent, outcome: FeedOutcome, result: IngestionResult | null): WebhookEvent[] {
   const events: WebhookEvent[] = [];
-  const changes = result?.statusChanges ?? [];
-  for (let i = 0; i < changes.length; i += STATUS_CHANGES_PER_EVENT) {
-    const part = changes.slice(i, i + STATUS_CHANGES_PER_EVENT).map((c) => ({
-      listingKey: c.listingKey,
-      office: officeOfKey(c.listingKey),
-      uniqueId: uniqueIdOfKey(c.listingKey),
-      from: c.from,
-      to: c.to,
-    }));
-    events.push({ type: 'listing.status_changed', data: { feedId: event.id, changes: part } });
-  }
-  for (const office of result?.reconcile?.offices ?? []) {
-    if (office.archived > 0) events.push({ type: 'listing.archived', data: { feedId: event.id, office: office.office, archived: office.archived } });
-  }
   const type: WebhookEventType = outcome === 'tripped' ? 'feed.quarantined' : outcome === 'ok' || outcome === 'with_invalid' ? 'feed.completed' : 'feed.failed';
   const errors = result?.issues.filter((i) => i.level === 'error').length ?? 0;
   events.push({
