@@ -20,7 +20,6 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { createApp } from '../api/app.js';
 import { purgeChangeLog, sequenceChanges } from '../db/change-log.js';
-import { storeFeedEvent } from '../db/feed-events.js';
 import { createDb, createReadDb, type Db, migrateToLatest } from '../db/knex.js';
 import { loadConfig } from '../lib/config.js';
 import { createLogger } from '../lib/logger.js';
@@ -28,13 +27,12 @@ import { warmGazetteers } from '../pipeline/geocode.js';
 import { closeReadThreads, configureReadThreads } from '../pipeline/reaxml/read-threads.js';
 import { InProcessQueue } from '../workers/in-process-queue.js';
 import { processFeed } from '../workers/ingest/process-feed.js';
-import { measure, readFeedFile, SYNTHETIC_OFFICES, syntheticListing, writeSyntheticFeed } from './synthetic-feed.js';
+import { measure, readFeedFile, storeSyntheticFeed, syntheticListing, writeSyntheticFeed } from './synthetic-feed.js';
 
 const LISTINGS = Number(process.argv[2] ?? 50_000);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const PUSHES = Number(process.env.BENCH_PUSHES ?? 200);
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const CONTEXT = { currency: 'AUD', defaultCountry: 'AU', sourceLocale: 'en-AU' };
 const TRIGGERS: Record<string, string[]> = {
   listings: ['change_log_insert', 'change_log_update'],
   directory_agents: ['change_log_insert', 'change_log_update', 'change_log_delete'],
@@ -47,23 +45,9 @@ async function setLog(db: Db, on: boolean): Promise<void> {
     for (const name of names) await db.raw(`ALTER TABLE ${table} ${on ? 'ENABLE' : 'DISABLE'} TRIGGER ${name}`);
 }
 
-async function storeBody(db: Db, body: AsyncIterable<Buffer> | Buffer): Promise<string> {
-  const event = await storeFeedEvent(
-    db,
-    {
-      source: 'api',
-      keyId: null,
-      officeScope: SYNTHETIC_OFFICES,
-      alertEmail: null,
-      format: 'reaxml',
-      mode: 'incremental',
-      context: CONTEXT,
-      bodyKind: 'bytes',
-    },
-    Buffer.isBuffer(body) ? (Readable.from([body]) as AsyncIterable<Buffer>) : body,
-  );
-  return event.id;
-}
+/** Stores a feed body (a file's stream, or one push's bytes) as a feed event; returns its id. */
+const storeBody = (db: Db, body: AsyncIterable<Buffer> | Buffer): Promise<string> =>
+  storeSyntheticFeed(db, Buffer.isBuffer(body) ? (Readable.from([body]) as AsyncIterable<Buffer>) : body);
 
 async function empty(db: Db): Promise<void> {
   for (const table of ['listings', 'directory_agents', 'directory_offices', 'change_log']) await db(table).delete();

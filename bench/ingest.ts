@@ -29,7 +29,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { copyIn, rowPieces } from '../db/copy-from-stdin.js';
-import { storeFeedEvent } from '../db/feed-events.js';
 import { createDb, type Db, migrateToLatest } from '../db/knex.js';
 import { LISTING_ROW_COLUMNS } from '../db/listings-store.js';
 import { loadConfig } from '../lib/config.js';
@@ -39,12 +38,20 @@ import { closeReadThreads, configureReadThreads } from '../pipeline/reaxml/read-
 import { processFeed } from '../workers/ingest/process-feed.js';
 import { NODE_FLAGS } from './roles.js';
 import { storedListingRows } from './stored-rows.js';
-import { bareSaxesPass, type Measured, measure, readerPass, readFeedFile, SYNTHETIC_OFFICES, writeSyntheticFeed } from './synthetic-feed.js';
+import {
+  bareSaxesPass,
+  type Measured,
+  measure,
+  readerPass,
+  readFeedFile,
+  SYNTHETIC_CONTEXT,
+  storeSyntheticFeed,
+  writeSyntheticFeed,
+} from './synthetic-feed.js';
 
 const LISTINGS = Number(process.argv[2] ?? 50000);
 const WARM_UP_LISTINGS = 2000;
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const CONTEXT = { currency: 'AUD', defaultCountry: 'AU', sourceLocale: 'en-AU' };
 /** Rounds of bare parse + unchanged re-send, taking turns (BENCH_ROUNDS, default 3). */
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 /** Reading threads, as the worker role has them by default on this machine (BENCH_THREADS to choose). */
@@ -52,23 +59,7 @@ const THREADS = Number(process.env.BENCH_THREADS ?? loadConfig({}).readThreads);
 const deps = (db: Db) => ({ db, breaker: { ratio: 0.2, min: 5 }, logger: createLogger('silent') });
 
 /** Stores the file as a feed event (the web side's work, timed apart) and returns its id. */
-async function store(db: Db, path: string): Promise<string> {
-  const event = await storeFeedEvent(
-    db,
-    {
-      source: 'api',
-      keyId: null,
-      officeScope: SYNTHETIC_OFFICES,
-      alertEmail: null,
-      format: 'reaxml',
-      mode: 'incremental',
-      context: CONTEXT,
-      bodyKind: 'bytes',
-    },
-    readFeedFile(path),
-  );
-  return event.id;
-}
+const store = (db: Db, path: string): Promise<string> => storeSyntheticFeed(db, readFeedFile(path));
 
 async function ingest(db: Db, feedId: string) {
   await processFeed(deps(db), feedId);
@@ -173,7 +164,7 @@ async function main() {
     for (let r = 0; r < ROUNDS; r += 1) {
       const unchangedId = await store(db, feedPath);
       const bare = await measure(() => bareSaxesPass(feedPath));
-      const reader = await measure(() => readerPass(feedPath, CONTEXT, true));
+      const reader = await measure(() => readerPass(feedPath, SYNTHETIC_CONTEXT, true));
       const unchanged = await measure(() => ingest(db, unchangedId));
       rounds.push({ bare, reader, unchanged });
     }

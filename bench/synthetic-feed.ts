@@ -1,6 +1,8 @@
 import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { SaxesParser } from 'saxes';
+import { storeFeedEvent } from '../db/feed-events.js';
+import type { Db } from '../db/knex.js';
 import { decodeXmlBytes } from '../pipeline/decode.js';
 import { readReaxmlHere } from '../pipeline/reaxml/listing-reader.js';
 import type { FeedContext } from '../pipeline/types.js';
@@ -98,4 +100,26 @@ export async function measure<T>(fn: () => Promise<T>): Promise<Measured<T>> {
   clearInterval(timer);
   peak = Math.max(peak, process.memoryUsage().rss);
   return { seconds, peakMb: peak / 1e6, value };
+}
+
+/** The context the synthetic feeds are read with. */
+export const SYNTHETIC_CONTEXT = { currency: 'AUD', defaultCountry: 'AU', sourceLocale: 'en-AU' };
+
+/** Stores a synthetic feed's body as an incremental API feed event of the synthetic offices (the web side's work) and returns its id. */
+export async function storeSyntheticFeed(db: Db, body: AsyncIterable<Buffer>): Promise<string> {
+  const event = await storeFeedEvent(
+    db,
+    {
+      source: 'api',
+      keyId: null,
+      officeScope: SYNTHETIC_OFFICES,
+      alertEmail: null,
+      format: 'reaxml',
+      mode: 'incremental',
+      context: SYNTHETIC_CONTEXT,
+      bodyKind: 'bytes',
+    },
+    body,
+  );
+  return event.id;
 }

@@ -99,3 +99,17 @@ export async function leftTempDirs(prefix: string, before: Set<string>, waitMs =
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/**
+ * Polls `probe` every 50 ms until it gives a truthy value (returned), or fails naming `what` after
+ * `ms`. The one way tests wait for something the service does in the background.
+ */
+export async function eventually<T>(what: string, probe: () => Promise<T | undefined | null | false> | T | undefined | null | false, ms = 20_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

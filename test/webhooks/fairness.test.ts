@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { feed } from '../helpers.js';
+import { eventually, feed } from '../helpers.js';
 import { activeKey, officeListing, pushFeed } from '../ingest/client.js';
 import { startTestService, type TestService } from '../service.js';
 
@@ -42,14 +42,6 @@ class Receiver {
   close(): Promise<void> {
     this.server.closeAllConnections();
     return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
-
-async function waitFor(what: string, probe: () => Promise<boolean> | boolean, ms: number): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await probe())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
   }
 }
 
@@ -95,14 +87,14 @@ for (const setup of [
       const stuck: string[] = [];
       for (const path of ['/a1', '/a2', '/a3', '/a4']) stuck.push((await call(keyA, 'POST', '/v1/webhooks', { url: `${dead.url}${path}` })).body.endpoint.id);
       for (let i = 0; i < 200; i += 1) expect((await call(keyA, 'POST', `/v1/webhooks/${stuck[i % 4]}/test`)).status).to.equal(202);
-      await waitFor("A's events reaching its receiver", () => dead.received.length > 0, 30_000);
+      await eventually("A's events reaching its receiver", () => dead.received.length > 0, 30_000);
       expect((await call(keyB, 'POST', '/v1/webhooks', { url: `${alive.url}/b`, events: ['feed.completed'] })).status).to.equal(201);
 
       const pushed = await pushFeed(svc.url, keyB, feed(officeListing('FAIRB', 'B1')));
       expect(pushed.status).to.equal(200);
       const { feedId } = (await pushed.json()) as { feedId: string };
       // B's event arrives, or A's whole backlog has had its first attempt (before lanes: 200 x 5 s, 4 at a time).
-      await waitFor("B's feed.completed, or A's backlog tried", async () => alive.received.length > 0 || (await untried(stuck)) === 0, 300_000);
+      await eventually("B's feed.completed, or A's backlog tried", async () => alive.received.length > 0 || (await untried(stuck)) === 0, 300_000);
       expect(alive.received.map((r) => JSON.parse(r.body).data.feedId)).to.deep.equal([feedId]);
       // A's backlog was still waiting in the database: each endpoint had had an attempt or two at most.
       expect(await untried(stuck)).to.be.at.least(190);
@@ -125,7 +117,7 @@ for (const setup of [
       }
       const delivered = async () =>
         Number((await svc.db('webhook_deliveries').whereIn('endpoint_id', endpoints).where({ status: 'delivered' }).count({ n: '*' }))[0].n);
-      await waitFor('every event acknowledged', async () => (await delivered()) === 60, 120_000);
+      await eventually('every event acknowledged', async () => (await delivered()) === 60, 120_000);
       expect(slow.received).to.have.length(60);
       endpoints.forEach((id, i) => {
         expect(slow.received.filter((r) => r.path === `/l${i + 1}`).map((r) => r.id)).to.deep.equal(sent.get(id), `the order of /l${i + 1}`);
