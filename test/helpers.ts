@@ -101,6 +101,13 @@ export async function leftTempDirs(prefix: string, before: Set<string>, waitMs =
 }
 
 /**
+ * How long a test waits for an embedded service's first start (initdb and every migration inside
+ * PGlite): about 3 s on a quiet 2-core machine, over 40 s with both cores busy. A bound, not a
+ * measurement: a quiet start ends the wait at once.
+ */
+export const EMBEDDED_START_MS = 120_000;
+
+/**
  * Polls `probe` every 50 ms until it gives a truthy value (returned), or fails naming `what` after
  * `ms`. The one way tests wait for something the service does in the background.
  */

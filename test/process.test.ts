@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
 import { createDb } from '../db/knex.js';
-import { fixture, repoRoot } from './helpers.js';
+import { EMBEDDED_START_MS, eventually, fixture, repoRoot } from './helpers.js';
 import { freePort, runCommand } from './processes.js';
 
 describe('the all-in-one process (npm start)', () => {
   it('starts on the embedded default, dry-runs a real feed, logs without credentials, and stops cleanly on SIGTERM', async function () {
-    this.timeout(60000);
+    this.timeout(3 * EMBEDDED_START_MS);
     const dataDir = mkdtempSync(join(tmpdir(), 'process-test-'));
     const port = await freePort();
     const child = spawn(process.execPath, [resolve(repoRoot, 'dist/main.js')], {
@@ -20,7 +20,8 @@ describe('the all-in-one process (npm start)', () => {
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
     try {
-      for (let i = 0; i < 100 && !output.includes('"listening"'); i += 1) await new Promise((r) => setTimeout(r, 200));
+      // A first start runs initdb and every migration inside PGlite: 3 s on a quiet machine, over 40 s on a busy one.
+      await eventually('listening', () => output.includes('"listening"'), EMBEDDED_START_MS).catch(() => undefined);
       expect(output).to.include('"listening"');
       const res = await fetch(`http://127.0.0.1:${port}/v1/validate?currency=AUD`, {
         method: 'POST',
@@ -58,7 +59,7 @@ describe('the all-in-one process (npm start)', () => {
   });
 
   it('stops when the shell npm started it under is killed, and takes over a lock left by a process that died', async function () {
-    this.timeout(60000);
+    this.timeout(3 * EMBEDDED_START_MS);
     const dataDir = mkdtempSync(join(tmpdir(), 'process-orphan-'));
     const port = await freePort();
     const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: String(port), npm_lifecycle_event: 'start' };
@@ -70,7 +71,7 @@ describe('the all-in-one process (npm start)', () => {
       return seen;
     };
     const until = async (done: () => boolean, what: string) => {
-      for (let i = 0; i < 150 && !done(); i += 1) await new Promise((r) => setTimeout(r, 100));
+      await eventually(what, done, EMBEDDED_START_MS).catch(() => undefined);
       expect(done(), what).to.equal(true);
     };
     const alive = (pid: number) => {
@@ -114,7 +115,7 @@ describe('the all-in-one process (npm start)', () => {
 
 describe('the operator command npm run key:create', () => {
   it('creates an active key on the configured database and prints it once', async function () {
-    this.timeout(60000);
+    this.timeout(3 * EMBEDDED_START_MS);
     const dataDir = mkdtempSync(join(tmpdir(), 'key-command-'));
     try {
       const run = (args: string[]) => runCommand('db/commands/create-feed-key.js', args, { DATA_DIR: dataDir });
@@ -142,7 +143,7 @@ describe('the operator command npm run key:create', () => {
 
 describe('the operator command npm run operator:token', () => {
   it('creates a named token that opens the admin API, lists it, and revokes it', async function () {
-    this.timeout(60000);
+    this.timeout(3 * EMBEDDED_START_MS);
     const dataDir = mkdtempSync(join(tmpdir(), 'operator-command-'));
     const run = (args: string[]) => runCommand('db/commands/operator-token.js', args, { DATA_DIR: dataDir });
     try {

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { scratchDatabase as scratchDatabaseBeside } from '../bench/roles.js';
 import { createDb, type Db } from '../db/knex.js';
-import { postgresUrl, repoRoot } from './helpers.js';
+import { EMBEDDED_START_MS, postgresUrl, repoRoot } from './helpers.js';
 
 export { freePort } from '../lib/free-port.js';
 
@@ -46,7 +46,7 @@ export function spawnRole(entry: string, env: Record<string, string>, nodeArgs: 
     child,
     output: () => output,
     exited,
-    async waitFor(text, timeoutMs = 20_000) {
+    async waitFor(text, timeoutMs = EMBEDDED_START_MS) {
       const deadline = Date.now() + timeoutMs;
       while (!output.includes(text)) {
         if (Date.now() > deadline) throw new Error(`${entry} did not print ${text} within ${timeoutMs} ms; output:\n${output}`);

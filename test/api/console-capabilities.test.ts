@@ -335,7 +335,9 @@ describe('Browser: console lists, listing page, keys, leads, charts, phone, keyb
     }
   });
 
-  it('has no serious or critical axe-core violations on any console page, light or dark, nor on /developer and /docs', async () => {
+  it('has no serious or critical axe-core violations on any console page, light or dark, nor on /developer and /docs', async function () {
+    // Thirty pages through axe: about a minute on a quiet machine, and more when both cores are busy.
+    this.timeout(360_000);
     const found: string[] = [];
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { createDb } from '../../db/knex.js';
-import { feed } from '../helpers.js';
+import { EMBEDDED_START_MS, feed } from '../helpers.js';
 import { officeListing } from '../ingest/client.js';
 import { freePort, type RoleProcess, scratchDatabase, spawnRole } from '../processes.js';
 import { redisUrl } from '../service.js';
@@ -19,7 +19,7 @@ async function until(what: string, check: () => Promise<boolean> | boolean, time
 }
 
 describe('SFTP drops in the real process roles', function () {
-  this.timeout(90_000);
+  this.timeout(3 * EMBEDDED_START_MS);
   let sshd: SftpServer;
   const procs: RoleProcess[] = [];
   before(async () => {
