@@ -248,7 +248,36 @@ export function createReadDb(db: Db, options: DbOptions & { readTimeoutMs: numbe
   return createDb({ ...options, statementTimeoutMs: options.readTimeoutMs, poolMax: 5, readOnly: true });
 }
 
+/**
+ * Applies the migrations not yet applied; resolves to their names. On PostgreSQL the web, worker
+ * and SFTP roles may start together against a new database: each takes a session advisory lock
+ * for the schema first (on a connection of its own, polled so that no statement timeout ends the
+ * wait), so one migrates and the others then find nothing left to do. Without it two roles both
+ * create knex's own bookkeeping table and one fails to start.
+ */
 export async function migrateToLatest(db: Db): Promise<string[]> {
+  if (db.embedded) return migrateUnlocked(db); // one process per folder already (embedded-lock)
+  const conn = (await db.client.acquireConnection()) as pg.Client;
+  const key = ['listing-service migrations', db.schemaName];
+  try {
+    for (;;) {
+      const { rows } = await conn.query('SELECT pg_try_advisory_lock(hashtext($1), hashtext($2)) AS locked', key);
+      if (rows[0].locked) break;
+      await new Promise((resolve) => setTimeout(resolve, MIGRATION_LOCK_POLL_MS));
+    }
+    try {
+      return await migrateUnlocked(db);
+    } finally {
+      await conn.query('SELECT pg_advisory_unlock(hashtext($1), hashtext($2))', key);
+    }
+  } finally {
+    await db.client.releaseConnection(conn);
+  }
+}
+
+const MIGRATION_LOCK_POLL_MS = 100;
+
+async function migrateUnlocked(db: Db): Promise<string[]> {
   if (db.schemaName !== 'public') await db.raw('CREATE SCHEMA IF NOT EXISTS ??', [db.schemaName]);
   const [, applied] = await db.migrate.latest({ migrationSource, schemaName: db.schemaName });
   return applied as string[];

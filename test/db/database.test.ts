@@ -203,3 +203,24 @@ describe('embedded database settings', () => {
     }
   });
 });
+
+describe('migrations on PostgreSQL when several processes start at once', () => {
+  it('applies each migration once while web, worker and SFTP roles migrate one new schema together', async () => {
+    for (let round = 0; round < 3; round++) {
+      const schema = `test_migrate_race_${process.pid}_${Date.now()}_${round}`;
+      const roles = Array.from({ length: 4 }, () => createDb({ databaseUrl: postgresUrl, dataDir: '', schema }));
+      try {
+        const results = await Promise.allSettled(roles.map((db) => migrateToLatest(db)));
+        const failed = results.flatMap((r) => (r.status === 'rejected' ? [String(r.reason?.message ?? r.reason)] : []));
+        expect(failed, 'every role starts').to.deep.equal([]);
+        const applied = results.flatMap((r) => (r.status === 'fulfilled' ? r.value : []));
+        expect(applied.length, 'each migration applied once in all').to.equal(new Set(applied).size);
+        const recorded = await roles[0]('knex_migrations').count<{ n: string }[]>({ n: '*' });
+        expect(Number(recorded[0].n)).to.equal(applied.length);
+      } finally {
+        await roles[0].raw('DROP SCHEMA IF EXISTS ?? CASCADE', [schema]);
+        await Promise.all(roles.map((db) => db.destroy()));
+      }
+    }
+  });
+});
