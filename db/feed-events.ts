@@ -39,6 +39,8 @@ export interface FeedRequest extends FeedEventInput {
 export interface FeedEvent extends FeedEventInput {
   id: string;
   status: FeedStatus;
+  /** What became of it, in one word (lib/feed-outcome.ts): worked out by the database from status and result. */
+  outcome: FeedOutcome;
   attempts: number;
   bodyBytes: number;
   bodySha256: string;
@@ -76,6 +78,7 @@ export const toEvent = (row: any): FeedEvent => ({
   context: row.context,
   bodyKind: row.body_kind,
   status: row.status,
+  outcome: row.outcome,
   attempts: row.attempts,
   bodyBytes: Number(row.body_bytes),
   bodySha256: row.body_sha256,

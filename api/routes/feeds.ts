@@ -50,6 +50,7 @@ export const POLL_AFTER_S = 2;
 export const feedStatusBody = (event: FeedEvent) => ({
   feedId: event.id,
   status: event.status,
+  outcome: event.outcome,
   source: event.source,
   format: event.format,
   mode: event.mode,

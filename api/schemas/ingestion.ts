@@ -1,6 +1,7 @@
 /** Schemas of feed keys, ingestion results, feed status and quarantine (docs/architecture.md, Ingestion). */
 
 import { QUARANTINE_SORTS } from '../../db/sort-order.js';
+import { FEED_OUTCOMES } from '../../lib/feed-outcome.js';
 import { adminLimitParam, offsetPageSchema, offsetParam, sortParam } from './paging.js';
 import { countsSchema } from './validation-result.js';
 
@@ -207,6 +208,7 @@ export const feedStatusSchema = {
   required: [
     'feedId',
     'status',
+    'outcome',
     'source',
     'format',
     'mode',
@@ -225,6 +227,11 @@ export const feedStatusSchema = {
     status: {
       enum: ['queued', 'running', 'done', 'failed', 'rejected'],
       description: 'done: result holds the ingestion result; failed: processing gave up (error says why); rejected: never queued.',
+    },
+    outcome: {
+      enum: [...FEED_OUTCOMES],
+      description:
+        "What became of the feed, in one word, as the feed list and the webhooks say it: queued or running while it is read; then ok (every listing stored), with_invalid (some refused), not_well_formed (unreadable past a point; what came before was applied), tripped (a full feed's archive held for review), failed (ingestion gave up) or rejected (refused before it was read).",
     },
     source: { enum: ['api', 'sftp'] },
     format: { type: 'string' },

@@ -52,6 +52,19 @@ for (const setup of [
       expect(body.feeds[2].issueCounts).to.deep.equal({ errors: 0, warnings: body.feeds[2].issueCounts.warnings });
     });
 
+    it('gives each feed by id the same outcome as the list, in the FeedStatus form', async () => {
+      for (const [name, outcome] of [
+        ['ok', 'ok'],
+        ['invalid', 'with_invalid'],
+        ['broken', 'not_well_formed'],
+      ] as const) {
+        const { status, body } = await get(keyA, `/v1/feeds/${ids[name]}`);
+        expect(status).to.equal(200);
+        expect(validatorFor('FeedStatus')(body), JSON.stringify(validatorFor('FeedStatus').errors)).to.equal(true);
+        expect(body.outcome, name).to.equal(outcome);
+      }
+    });
+
     it("never shows another key's feeds, in the list or by id", async () => {
       const b = await get(keyB, '/v1/feeds');
       expect(b.body.feeds.map((f: any) => f.feedId)).to.deep.equal([ids.other]);
