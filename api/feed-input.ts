@@ -63,6 +63,14 @@ function resolveContext(body: FeedContextBody, where: { currency: string; countr
   return { currency, defaultCountry, sourceLocale: body.sourceLocale ?? defaultLocaleOf(defaultCountry), sourceOfficeId: body.sourceOfficeId };
 }
 
+/** A context field given in the query by its name or by its older one; both at once is a 400. */
+function eitherName(query: FeedQuery, name: keyof FeedContextBody, older: 'country' | 'locale' | 'officeId'): string | undefined {
+  if (query[name] !== undefined && query[older] !== undefined) {
+    throw badRequest(`query.${older} is the older name of query.${name}: give one of the two`);
+  }
+  return query[name] ?? query[older];
+}
+
 /** The raw document streamed from the request, with the context in query parameters. */
 function rawFeedInput(req: Request, maxBytes: number): FeedInput {
   const query = assertValidQuery<FeedQuery>('FeedQuery', req.query);
@@ -70,8 +78,17 @@ function rawFeedInput(req: Request, maxBytes: number): FeedInput {
     body: { kind: 'bytes', stream: requestBytes(req, maxBytes) },
     release: async () => undefined,
     context: resolveContext(
-      { currency: query.currency, defaultCountry: query.country, sourceLocale: query.locale, sourceOfficeId: query.officeId },
-      { currency: 'query.currency', country: 'query.country', officeId: 'query.officeId' },
+      {
+        currency: query.currency,
+        defaultCountry: eitherName(query, 'defaultCountry', 'country'),
+        sourceLocale: eitherName(query, 'sourceLocale', 'locale'),
+        sourceOfficeId: eitherName(query, 'sourceOfficeId', 'officeId'),
+      },
+      {
+        currency: 'query.currency',
+        country: query.country === undefined ? 'query.defaultCountry' : 'query.country',
+        officeId: query.officeId === undefined ? 'query.sourceOfficeId' : 'query.officeId',
+      },
     ),
     mode: query.mode ?? 'incremental',
     format: query.format ?? 'reaxml',

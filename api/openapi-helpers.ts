@@ -62,10 +62,11 @@ export const operatorErrors = { 401: errorResponse('Operator credential missing 
  */
 export function queryParameters(schemaId: string, options: { examples?: boolean } = {}): unknown[] {
   const query = schemas.find((s) => s.$id === schemaId) as unknown as { properties: Record<string, Record<string, unknown>> };
-  return Object.entries(query.properties).map(([name, { example, ...schema }]) => ({
+  return Object.entries(query.properties).map(([name, { example, deprecated, ...schema }]) => ({
     name,
     in: 'query',
     required: false,
+    ...(deprecated ? { deprecated: true } : {}),
     ...(options.examples && example !== undefined ? { example } : {}),
     schema: toComponent(schema),
   }));

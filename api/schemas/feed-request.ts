@@ -43,12 +43,29 @@ export const feedRequestSchema = {
   },
 } as const;
 
-/** Query parameters of the raw-XML form (context travels here). */
+/** An older query name of a context field, still accepted (deprecated in the API description). */
+const olderName = <T extends object>(schema: T, name: string) =>
+  ({ ...schema, deprecated: true, description: `The older name of ${name}, still accepted; give one of the two.` }) as const;
+
+/**
+ * Query parameters of the raw forms (the context travels here), named as in a JSON feed request's
+ * `context`, so one set of names serves both forms.
+ */
 export const feedQuerySchema = {
   $id: 'FeedQuery',
   type: 'object',
   additionalProperties: false,
-  properties: { currency, country, locale, officeId, mode, format },
+  properties: {
+    currency,
+    defaultCountry: country,
+    sourceLocale: locale,
+    sourceOfficeId: officeId,
+    mode,
+    format,
+    country: olderName(country, 'defaultCountry'),
+    locale: olderName(locale, 'sourceLocale'),
+    officeId: olderName(officeId, 'sourceOfficeId'),
+  },
 } as const;
 
 export interface FeedContextBody {
@@ -65,8 +82,8 @@ export interface FeedRequestBody {
   context?: FeedContextBody;
 }
 
-export interface FeedQuery {
-  currency?: string;
+export interface FeedQuery extends FeedContextBody {
+  /** Older names of defaultCountry, sourceLocale and sourceOfficeId. */
   country?: string;
   locale?: string;
   officeId?: string;

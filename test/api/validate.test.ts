@@ -60,6 +60,29 @@ describe('HTTP: POST /v1/validate and the service basics', () => {
     }
   });
 
+  it("takes the context in the query by the JSON body's names too, and refuses a field given by both its names", async () => {
+    const xml = fixture('Residential/REA-Residential-Current.xml');
+    const res = await post('/v1/validate?currency=NZD&sourceOfficeId=OVERRIDE&sourceLocale=en-NZ&defaultCountry=NZ', xml, 'application/xml');
+    const body = await res.json();
+    expect(res.status, JSON.stringify(body)).to.equal(200);
+    expect(body.listings[0].office).to.equal('OVERRIDE');
+    expect(body.listings[0].headline).to.have.key('en-NZ');
+    for (const [older, name] of [
+      ['country=NZ', 'defaultCountry=NZ'],
+      ['locale=en-NZ', 'sourceLocale=en-NZ'],
+      ['officeId=A', 'sourceOfficeId=B'],
+    ]) {
+      const both = await post(`/v1/validate?currency=NZD&${older}&${name}`, xml, 'application/xml');
+      expect(both.status).to.equal(400);
+      const olderName = older.split('=')[0];
+      const newName = name.split('=')[0];
+      expect((await both.json()).error).to.equal(`query.${olderName} is the older name of query.${newName}: give one of the two`);
+    }
+    const badCountry = await post('/v1/validate?defaultCountry=QQ', xml, 'application/xml');
+    expect(badCountry.status).to.equal(400);
+    expect((await badCountry.json()).error).to.equal('query.defaultCountry "QQ" is not an ISO-3166 alpha-2 country code');
+  });
+
   it('reports invalid listings with their issues and still answers 200', async () => {
     const res = await post('/v1/validate?currency=AUD', fixture('Rental/REA-Rental-WithBadStatus.xml'), 'application/xml');
     const body = await res.json();
