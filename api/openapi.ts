@@ -6,7 +6,7 @@ import { leadPaths } from './openapi-leads.js';
 import { nameOperations, TAGS } from './openapi-operations.js';
 import { readPaths } from './openapi-reads.js';
 import { resoPaths } from './openapi-reso.js';
-import { webhookPaths } from './openapi-webhooks.js';
+import { webhookEvents, webhookPaths } from './openapi-webhooks.js';
 import { GUIDES } from './routes/guides.js';
 import { schemas } from './schemas/index.js';
 
@@ -64,6 +64,7 @@ export function buildOpenApi(): Record<string, unknown> {
         get: { summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1 document' } } },
       },
     },
+    webhooks: webhookEvents(),
     components: {
       // Query schemas are published as each operation's parameters, not as components of their own.
       schemas: Object.fromEntries(schemas.filter((s) => !s.$id.endsWith('Query')).map((s) => [s.$id, toComponent(s)])),

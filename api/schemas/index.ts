@@ -67,6 +67,7 @@ import {
 } from './public-reads.js';
 import { resoSchemas } from './reso.js';
 import { issueSchema, validationResultSchema } from './validation-result.js';
+import { webhookEventSchemas } from './webhook-events.js';
 import { webhookSchemas } from './webhooks.js';
 
 /** Every named schema: registered with ajv and published as OpenAPI components. */
@@ -137,4 +138,5 @@ export const schemas = [
   officeSettingsRequestSchema,
   ...adminResponseSchemas,
   ...webhookSchemas,
+  ...webhookEventSchemas,
 ];

@@ -100,6 +100,10 @@ describe('the API description as clients generate from it', () => {
         .to.match(/listingKey: string;/)
         .and.not.match(/contentHash/);
       expect(types).to.match(/searchListings: \{/);
+      // The events a receiver handles are typed too (the description's webhooks section).
+      expect(types).to.match(/export interface webhooks \{/);
+      expect(schema('WebhookListingPriceChanged')).to.match(/type: "listing\.price_changed";/);
+      expect(schema('WebhookFeedEvent')).to.match(/outcome: "ok" \| "with_invalid"/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -2,7 +2,10 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
+import { schemas } from '../../api/schemas/index.js';
+import { WEBHOOK_EVENT_SCHEMA } from '../../api/schemas/webhook-events.js';
 import { validatorFor } from '../../api/validators.js';
+import type { WebhookEventType } from '../../db/webhooks.js';
 import { feed, eventually as waitFor } from '../helpers.js';
 import { activeKey, admin, officeListing, pushFeed } from '../ingest/client.js';
 import { startTestService, type TestService } from '../service.js';
@@ -464,6 +467,25 @@ for (const setup of [
       expect((await call('GET', '/v1/webhooks')).body.endpoints.map((e: any) => e.url)).to.include(`${receiver.url}/operator`);
       expect((await call('POST', '/v1/webhooks', { url: 'ftp://example.com/hook' })).status).to.equal(400);
       expect((await call('POST', '/v1/webhooks', { url: `${receiver.url}/x`, events: ['feed.exploded'] })).status).to.equal(400);
+    });
+
+    it("sent only events the API description's webhooks section describes, each matching its payload schema", () => {
+      const seen = new Set<string>();
+      for (const { body } of receiver.received) {
+        const event = JSON.parse(body) as { type: WebhookEventType };
+        const name = WEBHOOK_EVENT_SCHEMA[event.type];
+        expect(name, event.type).to.be.a('string');
+        const validate = validatorFor(name);
+        expect(validate(event), `${event.type}: ${JSON.stringify(validate.errors)} in ${body}`).to.equal(true);
+        // Nothing sent that the schema leaves out: a receiver's generated types see every field.
+        const declared = Object.keys((schemas.find((s) => s.$id === name) as any).properties.data.properties);
+        expect(
+          Object.keys((event as any).data).filter((k) => !declared.includes(k)),
+          event.type,
+        ).to.deep.equal([]);
+        seen.add(event.type);
+      }
+      expect([...seen].sort()).to.include.members(['feed.completed', 'listing.archived', 'listing.price_changed', 'listing.status_changed', 'webhook.test']);
     });
   });
 }
