@@ -22,15 +22,25 @@ export const feedRequestBody = {
   required: true,
   content: {
     'application/json': {
-      // anyOf, not oneOf: a RESO record is any object, so a feed request is one too; the format
-      // (in the body, or format=reso|project in the query) says which form it is.
+      // anyOf, not oneOf: a RESO record may carry any Data Dictionary field, so the format (in the
+      // body, or format=reso|project in the query) says which form it is. Each member requires what
+      // marks its form (xml, projects, ListingKey or value), so in a generated client an object
+      // with a misspelt field (in context, say) matches none of them and fails to compile.
       schema: {
         anyOf: [
           ref('FeedRequest'),
           ref('ProjectFeed'),
           {
             type: 'object',
-            description: 'A RESO Property record, or an OData collection of them in value (format=reso in the query). Fields are RESO Data Dictionary names.',
+            description: 'A RESO Property record (format=reso in the query). Fields are RESO Data Dictionary names.',
+            required: ['ListingKey'],
+            properties: { ListingKey: { type: 'string' } },
+            additionalProperties: true,
+          },
+          {
+            type: 'object',
+            description: 'An OData collection of RESO Property records in value (format=reso in the query).',
+            required: ['value'],
             properties: { value: { type: 'array', items: { type: 'object', additionalProperties: true } } },
             additionalProperties: true,
           },

@@ -156,6 +156,8 @@ describe('the API description as clients generate from it', () => {
       expect(types.status, types.stderr).to.equal(0);
       writeFileSync(join(dir, 'api.d.ts'), types.stdout);
       writeFileSync(join(dir, 'program.ts'), program);
+      // Mistakes the generated types must refuse (each marked @ts-expect-error: one that compiled fails tsc).
+      writeFileSync(join(dir, 'typos.ts'), readFileSync(resolve(tools, 'client-check/typos.ts'), 'utf8'));
       writeFileSync(
         join(dir, 'tsconfig.json'),
         JSON.stringify({
@@ -168,7 +170,7 @@ describe('the API description as clients generate from it', () => {
             types: ['node'],
             skipLibCheck: true,
           },
-          files: ['program.ts', 'api.d.ts'],
+          files: ['program.ts', 'typos.ts', 'api.d.ts'],
         }),
       );
       const compiled = spawnSync(process.execPath, [resolve(tools, 'node_modules/typescript/bin/tsc'), '-p', dir], { encoding: 'utf8' });
