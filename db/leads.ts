@@ -127,13 +127,14 @@ export async function reopenFailedLeadForJob(db: Knex, id: string, retries: numb
  * An operator sends a failed or undeliverable (dead-letter) lead again. It is routed afresh from
  * the listing as stored now (the first agent with one valid email, else the office's lead email),
  * so a lead that had nowhere to go reaches the office once its lead email is set, and a lead whose
- * agent's address bounced goes to the address the feed carries now.
+ * agent's address bounced goes to the address the feed carries now. Its last error is cleared
+ * (returned as previousError, for the audit log): until the new attempt ends there is none.
  */
 export async function retryLead(
   db: Knex,
   id: string,
-): Promise<{ retries: number; recipient: string } | { missing: true } | { status: LeadStatus } | { noRecipient: true }> {
-  const lead = await db('leads').where({ id }).first('status', 'listing_key', 'office', 'unique_id');
+): Promise<{ retries: number; recipient: string; previousError: string | null } | { missing: true } | { status: LeadStatus } | { noRecipient: true }> {
+  const lead = await db('leads').where({ id }).first('status', 'listing_key', 'office', 'unique_id', 'last_error');
   if (!lead) return { missing: true };
   if (lead.status !== 'failed' && lead.status !== 'dead_letter') return { status: lead.status };
   const stored = await db('listings').where({ listing_key: lead.listing_key }).first(db.raw(`coalesce(data->'agents', '[]'::jsonb) AS agents`));
@@ -149,9 +150,17 @@ export async function retryLead(
   const [row] = await db('leads')
     .where({ id })
     .whereIn('status', ['failed', 'dead_letter'])
-    .update({ status: 'pending', retries: db.raw('retries + 1'), recipient: routed.recipient, recipient_source: routed.source, updated_at: db.fn.now() })
+    // The error was the last attempt's: the retry starts afresh (the audit entry keeps it).
+    .update({
+      status: 'pending',
+      retries: db.raw('retries + 1'),
+      recipient: routed.recipient,
+      recipient_source: routed.source,
+      last_error: null,
+      updated_at: db.fn.now(),
+    })
     .returning('retries');
-  if (row) return { retries: row.retries, recipient: routed.recipient };
+  if (row) return { retries: row.retries, recipient: routed.recipient, previousError: lead.last_error ?? null };
   const current = await db('leads').where({ id }).first('status');
   return current ? { status: current.status } : { missing: true };
 }

@@ -45,7 +45,12 @@ export function adminLeadsRouter(deps: { db: Knex; leadQueue: JobQueue }): Route
     await deps.leadQueue
       .add(leadJobKey(id, outcome.retries))
       .catch((err: Error) => req.log?.warn({ leadId: id, err: err.message }, 'lead retry queued by the sweep instead'));
-    await recordAudit(db, { actor: operatorOf(res), action: 'lead.retry', target: id, details: { recipient: outcome.recipient } });
+    await recordAudit(db, {
+      actor: operatorOf(res),
+      action: 'lead.retry',
+      target: id,
+      details: { recipient: outcome.recipient, previousError: outcome.previousError },
+    });
     res.json({ id, status: 'pending', recipient: outcome.recipient });
   });
 

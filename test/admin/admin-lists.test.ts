@@ -124,6 +124,14 @@ describe('Operator API: sorted lists, key offices and last use, listing review, 
     expect((await call('PUT', '/v1/admin/offices/OFF1', { leadEmail: 'office@agency.example' })).status).to.equal(200);
     const sent = await call('POST', `/v1/admin/leads/${id}/retry`);
     expect(sent).to.deep.equal({ status: 200, body: { id, status: 'pending', recipient: 'office@agency.example' } });
+    // The retried lead shows no error until its new attempt ends; the audit entry keeps the old one.
+    const retried = (await call('GET', `/v1/admin/leads?sender=HOME.example`)).body.leads.find((l: { id: string }) => l.id === id);
+    expect(retried.lastError).to.equal(null);
+    const audit = (await call('GET', '/v1/admin/audit?action=lead.retry')).body.entries;
+    expect(audit[0]).to.deep.include({
+      target: id,
+      details: { recipient: 'office@agency.example', previousError: 'no recipient: no listing agent with an email and no office lead email' },
+    });
     expect((await call('GET', '/v1/admin/leads?sender=HOME.example&sort=-attempts')).body.leads.map((l: { id: string }) => l.id)).to.deep.equal([id]);
     expect((await call('POST', `/v1/admin/leads/${id}/retry`)).status).to.equal(409);
 
