@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
@@ -14,6 +15,23 @@ function runScript(script: string, args: string[] = []): Promise<{ code: number 
   child.stderr.on('data', (d) => (stderr += d));
   return new Promise((r) => child.once('close', (code) => r({ code, stdout, stderr })));
 }
+
+describe('the Node.js version check every npm script runs first (tools/check-node.cjs)', () => {
+  const { nodeVersionProblem, neededMajor } = createRequire(import.meta.url)(resolve(repoRoot, 'tools/check-node.cjs'));
+
+  it('names the version needed and how to get it under an older Node.js, and says nothing under 24 or newer', async () => {
+    expect(neededMajor()).to.equal(24);
+    const sentence = nodeVersionProblem('v20.19.2', 24);
+    expect(sentence).to.include('needs Node.js 24 or newer').and.include('this is Node.js 20.19.2');
+    expect(sentence).to.include('https://nodejs.org/').and.include('nvm install');
+    expect(nodeVersionProblem('v18.0.0', 24)).to.include('this is Node.js 18.0.0');
+    expect(nodeVersionProblem('v24.0.0', 24)).to.equal(null);
+    expect(nodeVersionProblem('v25.1.0', 24)).to.equal(null);
+    // Under the Node.js running the tests (24), the script itself lets the command go on, silently.
+    const run = await runScript(resolve(repoRoot, 'tools/check-node.cjs'));
+    expect([run.code, run.stdout, run.stderr]).to.deep.equal([0, '', '']);
+  });
+});
 
 describe('the build (tools/build.mjs, npm run build and the first step of npm start)', () => {
   it('compiles when a source or tsconfig.json changed or the last compile failed, and not when nothing changed', async function () {
