@@ -8,7 +8,7 @@ import { EMBEDDED_START_MS, eventually, fixture, repoRoot } from './helpers.js';
 import { freePort, runCommand } from './processes.js';
 
 describe('the all-in-one process (npm start)', () => {
-  it('starts on the embedded default, dry-runs a real feed, logs without credentials, and stops cleanly on SIGTERM', async function () {
+  it('starts on the embedded default, dry-runs a real feed, serves key:create and operator:token, logs without credentials, and stops cleanly on SIGTERM', async function () {
     this.timeout(3 * EMBEDDED_START_MS);
     const dataDir = mkdtempSync(join(tmpdir(), 'process-test-'));
     const port = await freePort();
@@ -44,12 +44,27 @@ describe('the all-in-one process (npm start)', () => {
       const whoami = await fetch(`http://127.0.0.1:${port}/v1/feeds/whoami`, { headers: { authorization: `Bearer ${printed.key}` } });
       expect((await whoami.json()).status).to.equal('active');
       expect(statSync(join(dataDir, 'service.json')).mode & 0o077, 'the command token is for the service account only').to.equal(0);
+      // npm run operator:token too: a named token made, refused again by name, listed and revoked, through the service.
+      const operatorToken = (args: string[]) => runCommand('db/commands/operator-token.js', args, { DATA_DIR: dataDir });
+      const made = await operatorToken(['create', '--name', 'alice']);
+      expect(made.code, made.out).to.equal(0);
+      const alice = JSON.parse(made.out).token;
+      expect((await fetch(`http://127.0.0.1:${port}/v1/admin/stats`, { headers: { authorization: `Bearer ${alice}` } })).status).to.equal(200);
+      const twice = await operatorToken(['create', '--name', 'alice']);
+      expect([twice.code, twice.out.trim()]).to.deep.equal([
+        1,
+        `the running service (pid ${child.pid}) refused: an active token named alice exists; revoke it first`,
+      ]);
+      expect(JSON.parse((await operatorToken(['list'])).out).map((t: { name: string }) => t.name)).to.have.members(['alice', 'first-start']);
+      expect((await operatorToken(['revoke', '--name', 'alice'])).code).to.equal(0);
+      expect((await fetch(`http://127.0.0.1:${port}/v1/admin/stats`, { headers: { authorization: `Bearer ${alice}` } })).status).to.equal(401);
       const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
       child.kill('SIGTERM');
       expect(await exited).to.equal(0);
       expect(output).to.include('"stopped"');
       expect(existsSync(join(dataDir, 'service.json')), 'the command token ends with the process').to.equal(false);
       expect(output).not.to.include(printed.key);
+      expect(output).not.to.include(alice);
       expect(output).not.to.include('secret-token-value');
       expect(output).not.to.include('xmlpassword');
     } finally {
