@@ -8,7 +8,7 @@ import { EMBEDDED_START_MS, eventually, fixture, repoRoot } from './helpers.js';
 import { freePort, runCommand } from './processes.js';
 
 describe('the all-in-one process (npm start)', () => {
-  it('starts on the embedded default, dry-runs a real feed, serves key:create and operator:token, logs without credentials, and stops cleanly on SIGTERM', async function () {
+  it('starts on the embedded default with a banner, dry-runs a real feed, serves key:create and operator:token, logs without credentials, and stops cleanly on SIGTERM', async function () {
     this.timeout(3 * EMBEDDED_START_MS);
     const dataDir = mkdtempSync(join(tmpdir(), 'process-test-'));
     const port = await freePort();
@@ -34,6 +34,11 @@ describe('the all-in-one process (npm start)', () => {
       const token = /operator token for \/console.*?: (lop_[A-Za-z0-9_-]+)/.exec(output)?.[1];
       expect(token, 'the first-start token in the log').to.be.a('string');
       expect((await fetch(`http://127.0.0.1:${port}/v1/admin/stats`, { headers: { authorization: `Bearer ${token}` } })).status).to.equal(200);
+      // And a banner for the person who started it, in plain text: where to go, and that token.
+      const banner = output.slice(output.indexOf('Listing service: '));
+      expect(banner).to.include(`Listing service: http://localhost:${port}\n`);
+      expect(banner).to.include(`console   http://localhost:${port}/console`).and.include(`API docs  http://localhost:${port}/docs`);
+      expect(banner.split('\n').slice(0, 7).join('\n'), 'the token in the banner').to.include(token);
       // While it runs, npm run key:create reaches it through its API (the embedded database takes one process).
       const key = await runCommand('db/commands/create-feed-key.js', ['--client', 'Ops', '--email', 'ops@example.com', '--office', 'OFF1'], {
         DATA_DIR: dataDir,
