@@ -41,7 +41,12 @@ export function adminPaths(): Record<string, unknown> {
         summary: 'Revoke the active token of that name: it opens nothing from now on, and browser sessions opened with it end',
         security: operatorSecurity,
         parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }],
-        responses: { 200: answer('Revoked', 'OperatorTokenRevoked'), 404: errorResponse('No active token of that name'), ...operatorErrors },
+        responses: {
+          200: answer('Revoked', 'OperatorTokenRevoked'),
+          400: errorResponse('Not a token name'),
+          404: errorResponse('No active token of that name'),
+          ...operatorErrors,
+        },
       },
     },
     '/v1/admin/stats': {

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { Knex } from 'knex';
-import { createNamedOperatorToken, listOperatorTokens, revokeNamedOperatorToken } from '../../db/operators.js';
-import { HttpError, notFound } from '../../lib/errors.js';
+import { createNamedOperatorToken, listOperatorTokens, OPERATOR_TOKEN_NAME, revokeNamedOperatorToken } from '../../db/operators.js';
+import { badRequest, HttpError, notFound } from '../../lib/errors.js';
 import { operatorOf } from '../auth/operator.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { assertValid } from '../validators.js';
@@ -28,6 +28,8 @@ export function adminOperatorTokensRouter(deps: { db: Knex }): Router {
 
   router.post('/v1/admin/operator-tokens/:name/revoke', async (req, res) => {
     const name = req.params.name;
+    // A name no token can have is the caller's mistake, not a missing token.
+    if (!OPERATOR_TOKEN_NAME.test(name)) throw badRequest('the token name in the path must be 1 to 64 letters, digits, ., _, @ or -');
     if (!(await revokeNamedOperatorToken(db, name, operatorOf(res)))) throw notFound(`no active token named ${name}`);
     res.json({ revoked: name });
   });

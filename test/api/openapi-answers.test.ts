@@ -104,6 +104,7 @@ describe('operator and lead answers as the API description types them (PGlite, R
     const revoked = await call('POST', '/v1/admin/operator-tokens/alice/revoke', '/v1/admin/operator-tokens/{name}/revoke');
     expect(revoked.body).to.deep.equal({ revoked: 'alice' });
     expect((await call('POST', '/v1/admin/operator-tokens/alice/revoke', '/v1/admin/operator-tokens/{name}/revoke')).status).to.equal(404);
+    expect((await call('POST', '/v1/admin/operator-tokens/not%20a%20name/revoke', '/v1/admin/operator-tokens/{name}/revoke')).status).to.equal(400);
     expect((await admin(svc.url, 'GET', '/v1/admin/stats', undefined, made.body.token)).status).to.equal(401);
     expect((await call('GET', '/v1/admin/audit', '/v1/admin/audit')).body.entries.slice(0, 2).map((e: { action: string }) => e.action)).to.deep.equal([
       'operator_token.revoke',
