@@ -29,6 +29,7 @@ import { adminIngestionRouter } from './routes/admin-ingestion.js';
 import { adminLeadsRouter } from './routes/admin-leads.js';
 import { adminOfficesRouter } from './routes/admin-offices.js';
 import { adminOperationsRouter } from './routes/admin-operations.js';
+import { adminOperatorTokensRouter } from './routes/admin-operator-tokens.js';
 import { consolePageRouter } from './routes/console-page.js';
 import { developerKeysRouter } from './routes/developer-keys.js';
 import { developerPageRouter } from './routes/developer-page.js';
@@ -224,6 +225,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(adminSiteRouter(db));
   app.use(adminLeadsRouter({ db, leadQueue: deps.leadQueue }));
   app.use(adminOfficesRouter({ db }));
+  app.use(adminOperatorTokensRouter({ db }));
   app.use(adminDropsRouter({ db }));
   app.use(adminWebhooksRouter(webhooks));
   app.use(operatorSessionRouter({ db, operators, publicBaseUrl: config.publicBaseUrl }));

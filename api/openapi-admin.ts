@@ -18,6 +18,37 @@ export function adminPaths(): Record<string, unknown> {
         responses: { 204: { description: 'Ended (also when there was none)' }, 403: errorResponse('Sent by a page on another site') },
       },
     },
+    '/v1/admin/operator-tokens': {
+      get: {
+        summary: 'Named operator tokens, revoked ones included (never the secrets)',
+        security: operatorSecurity,
+        responses: { 200: answer('The tokens, newest first', 'OperatorTokenList'), ...operatorErrors },
+      },
+      post: {
+        summary: "Make a named operator token and show its secret once (the running service's way to do what npm run operator:token -- create does)",
+        security: operatorSecurity,
+        requestBody: { required: true, content: json('OperatorTokenRequest') },
+        responses: {
+          201: answer('The token; its secret is shown only here', 'OperatorTokenCreated'),
+          400: errorResponse('Invalid body'),
+          409: errorResponse('An active token of that name exists: revoke it first'),
+          ...operatorErrors,
+        },
+      },
+    },
+    '/v1/admin/operator-tokens/{name}/revoke': {
+      post: {
+        summary: 'Revoke the active token of that name: it opens nothing from now on, and browser sessions opened with it end',
+        security: operatorSecurity,
+        parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: {
+          200: answer('Revoked', 'OperatorTokenRevoked'),
+          400: errorResponse('Not a token name'),
+          404: errorResponse('No active token of that name'),
+          ...operatorErrors,
+        },
+      },
+    },
     '/v1/admin/stats': {
       get: {
         summary: 'Dashboard: listings, directory, quarantine, feed keys, queue depths (with REDIS_URL)',

@@ -21,6 +21,10 @@ import { removeLeftSpools } from './spool-body.js';
 export interface WebHandle {
   server: Server;
   db: Db;
+  /** The port it listens on (PORT, or the one the system gave for PORT=0). */
+  port: number;
+  /** The operator token this start made (a first start on the embedded database), to show once; else null. */
+  firstStartToken: string | null;
   /** Stops accepting, finishes in-flight requests, then closes queues and the database. */
   close(): Promise<void>;
 }
@@ -30,12 +34,32 @@ export interface WebHandle {
  * OPERATOR_TOKEN, no named token), one named "first-start" is made and shown once in the log, so the
  * console opens at once. It is stored only as a hash, like every named token.
  */
-async function firstOperatorToken(db: Db, logger: Logger): Promise<void> {
-  if (await hasOperatorTokens(db)) return;
+async function firstOperatorToken(db: Db, logger: Logger): Promise<string | null> {
+  if (await hasOperatorTokens(db)) return null;
   const { token } = await createOperatorToken(db, 'first-start');
   logger.warn(
     `first start: operator token for /console and the admin API (shown once, stored only as a hash; make others with npm run operator:token): ${token}`,
   );
+  return token;
+}
+
+/**
+ * The lines `npm start` shows a person once it listens (on stderr; the JSON log lines go on): where
+ * the service, its console and its API docs are, and the operator token a first start made.
+ */
+export function startBanner(web: Pick<WebHandle, 'port' | 'firstStartToken'>, publicBaseUrl: string | null): string {
+  const base = `http://localhost:${web.port}`;
+  const lines = [
+    '',
+    `Listing service: ${base}${publicBaseUrl && publicBaseUrl !== base ? ` (public address ${publicBaseUrl})` : ''}`,
+    `  console   ${base}/console`,
+    `  API docs  ${base}/docs`,
+  ];
+  if (web.firstStartToken) {
+    lines.push(`  operator token (made by this first start, shown only now; sign in to the console with it):`, `            ${web.firstStartToken}`);
+  }
+  lines.push('  stop with Ctrl-C', '', '');
+  return lines.join('\n');
 }
 
 /**
@@ -55,7 +79,7 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
   if (db.tookOverLockFrom) logger.warn({ pid: db.tookOverLockFrom }, 'the embedded database was locked by a process that no longer exists; lock taken over');
   logger.info({ embedded: db.embedded, applied }, 'database ready');
   // On the embedded database: a first operator token when none exists yet, and a command token for npm run key:create.
-  if (db.embedded && !config.operatorToken) await firstOperatorToken(db, logger);
+  const firstStartToken = db.embedded && !config.operatorToken ? await firstOperatorToken(db, logger) : null;
   const localToken = db.embedded ? newSecret('lop') : null;
   const consume = options.consume || !config.redisUrl;
   const metrics = createMetrics();
@@ -113,6 +137,8 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
   return {
     server,
     db,
+    port,
+    firstStartToken,
     async close() {
       shuttingDown = true;
       if (localToken) removeLocalService(config.dataDir);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { hashSecret, newSecret } from '../lib/secrets.js';
+import { isUniqueViolation } from './pg-errors.js';
 import { iso, isoOrNull, offsetPage } from './row-values.js';
 import { AUDIT_SORTS, orderBySql } from './sort-order.js';
 
@@ -30,6 +31,35 @@ export async function operatorTokenName(db: Knex, secret: string): Promise<strin
     .whereNull('revoked_at')
     .first('name');
   return row ? (row.name as string) : null;
+}
+
+/** The rule for a named token's name (npm run operator:token and POST /v1/admin/operator-tokens). */
+export const OPERATOR_TOKEN_NAME = /^[A-Za-z0-9._@-]{1,64}$/;
+
+/**
+ * Makes a named token and records it in the audit log as `actor`, in one transaction; null when an
+ * active token of that name exists (one per name: revoke it first).
+ */
+export async function createNamedOperatorToken(db: Knex, name: string, actor: string): Promise<{ id: string; name: string; token: string } | null> {
+  return db
+    .transaction(async (trx) => {
+      const token = await createOperatorToken(trx, name);
+      await recordAudit(trx, { actor, action: 'operator_token.create', target: name });
+      return token;
+    })
+    .catch((err: unknown) => {
+      if (isUniqueViolation(err)) return null;
+      throw err;
+    });
+}
+
+/** Revokes the active token of that name and records it in the audit log as `actor`; false when there is none. */
+export async function revokeNamedOperatorToken(db: Knex, name: string, actor: string): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    if (!(await revokeOperatorToken(trx, name))) return false;
+    await recordAudit(trx, { actor, action: 'operator_token.revoke', target: name });
+    return true;
+  });
 }
 
 export async function listOperatorTokens(db: Knex): Promise<{ id: string; name: string; createdAt: string; revokedAt: string | null }[]> {

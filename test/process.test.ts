@@ -8,7 +8,7 @@ import { EMBEDDED_START_MS, eventually, fixture, repoRoot } from './helpers.js';
 import { freePort, runCommand } from './processes.js';
 
 describe('the all-in-one process (npm start)', () => {
-  it('starts on the embedded default, dry-runs a real feed, logs without credentials, and stops cleanly on SIGTERM', async function () {
+  it('starts on the embedded default with a banner, dry-runs a real feed, serves key:create and operator:token, logs without credentials, and stops cleanly on SIGTERM', async function () {
     this.timeout(3 * EMBEDDED_START_MS);
     const dataDir = mkdtempSync(join(tmpdir(), 'process-test-'));
     const port = await freePort();
@@ -34,6 +34,11 @@ describe('the all-in-one process (npm start)', () => {
       const token = /operator token for \/console.*?: (lop_[A-Za-z0-9_-]+)/.exec(output)?.[1];
       expect(token, 'the first-start token in the log').to.be.a('string');
       expect((await fetch(`http://127.0.0.1:${port}/v1/admin/stats`, { headers: { authorization: `Bearer ${token}` } })).status).to.equal(200);
+      // And a banner for the person who started it, in plain text: where to go, and that token.
+      const banner = output.slice(output.indexOf('Listing service: '));
+      expect(banner).to.include(`Listing service: http://localhost:${port}\n`);
+      expect(banner).to.include(`console   http://localhost:${port}/console`).and.include(`API docs  http://localhost:${port}/docs`);
+      expect(banner.split('\n').slice(0, 7).join('\n'), 'the token in the banner').to.include(token);
       // While it runs, npm run key:create reaches it through its API (the embedded database takes one process).
       const key = await runCommand('db/commands/create-feed-key.js', ['--client', 'Ops', '--email', 'ops@example.com', '--office', 'OFF1'], {
         DATA_DIR: dataDir,
@@ -44,12 +49,27 @@ describe('the all-in-one process (npm start)', () => {
       const whoami = await fetch(`http://127.0.0.1:${port}/v1/feeds/whoami`, { headers: { authorization: `Bearer ${printed.key}` } });
       expect((await whoami.json()).status).to.equal('active');
       expect(statSync(join(dataDir, 'service.json')).mode & 0o077, 'the command token is for the service account only').to.equal(0);
+      // npm run operator:token too: a named token made, refused again by name, listed and revoked, through the service.
+      const operatorToken = (args: string[]) => runCommand('db/commands/operator-token.js', args, { DATA_DIR: dataDir });
+      const made = await operatorToken(['create', '--name', 'alice']);
+      expect(made.code, made.out).to.equal(0);
+      const alice = JSON.parse(made.out).token;
+      expect((await fetch(`http://127.0.0.1:${port}/v1/admin/stats`, { headers: { authorization: `Bearer ${alice}` } })).status).to.equal(200);
+      const twice = await operatorToken(['create', '--name', 'alice']);
+      expect([twice.code, twice.out.trim()]).to.deep.equal([
+        1,
+        `the running service (pid ${child.pid}) refused: an active token named alice exists; revoke it first`,
+      ]);
+      expect(JSON.parse((await operatorToken(['list'])).out).map((t: { name: string }) => t.name)).to.have.members(['alice', 'first-start']);
+      expect((await operatorToken(['revoke', '--name', 'alice'])).code).to.equal(0);
+      expect((await fetch(`http://127.0.0.1:${port}/v1/admin/stats`, { headers: { authorization: `Bearer ${alice}` } })).status).to.equal(401);
       const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
       child.kill('SIGTERM');
       expect(await exited).to.equal(0);
       expect(output).to.include('"stopped"');
       expect(existsSync(join(dataDir, 'service.json')), 'the command token ends with the process').to.equal(false);
       expect(output).not.to.include(printed.key);
+      expect(output).not.to.include(alice);
       expect(output).not.to.include('secret-token-value');
       expect(output).not.to.include('xmlpassword');
     } finally {
@@ -142,7 +162,7 @@ describe('the operator command npm run key:create', () => {
 });
 
 describe('the operator command npm run operator:token', () => {
-  it('creates a named token that opens the admin API, lists it, and revokes it', async function () {
+  it('with no service running: creates a named token on the database, lists it and revokes it, audited', async function () {
     this.timeout(3 * EMBEDDED_START_MS);
     const dataDir = mkdtempSync(join(tmpdir(), 'operator-command-'));
     const run = (args: string[]) => runCommand('db/commands/operator-token.js', args, { DATA_DIR: dataDir });
@@ -152,17 +172,17 @@ describe('the operator command npm run operator:token', () => {
       expect(created.code, created.out).to.equal(0);
       const { token } = JSON.parse(created.out);
       expect(token).to.match(/^lop_/);
-      expect((await run(['create', '--name', 'alice'])).code, 'one active token per name').to.equal(1);
+      // (One active token per name, and the token opening the admin API: the test above, through the service.)
       expect(JSON.parse((await run(['list'])).out).map((t: { name: string }) => t.name)).to.deep.equal(['alice']);
+      expect((await run(['revoke', '--name', 'alice'])).code).to.equal(0);
       const db = createDb({ databaseUrl: null, dataDir });
       const { operatorTokenName } = await import('../db/operators.js');
-      expect(await operatorTokenName(db, token)).to.equal('alice');
+      expect(await operatorTokenName(db, token)).to.equal(null);
+      expect(await db('audit_log').orderBy('id').select('actor', 'action')).to.deep.equal([
+        { actor: 'command:operator-token', action: 'operator_token.create' },
+        { actor: 'command:operator-token', action: 'operator_token.revoke' },
+      ]);
       await db.destroy();
-      expect((await run(['revoke', '--name', 'alice'])).code).to.equal(0);
-      const again = createDb({ databaseUrl: null, dataDir });
-      expect(await operatorTokenName(again, token)).to.equal(null);
-      expect(await again('audit_log').orderBy('id').pluck('action')).to.deep.equal(['operator_token.create', 'operator_token.revoke']);
-      await again.destroy();
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

@@ -28,27 +28,28 @@ export const GUIDE_STYLE =
   'code{font-family:ui-monospace,monospace;font-size:.88em;background:#eef1f5;padding:0 .2em;border-radius:3px}pre{background:#eef1f5;padding:.75rem;overflow:auto}pre code{background:none}' +
   'nav{font-size:.9rem;margin-bottom:1rem}a{color:#1f5fbf}';
 
-/** Each guide rendered once to a page of its own; links between guides point at their pages. */
-function renderGuides(): Map<string, string> {
-  const pages = new Map<string, string>();
-  for (const [name, title] of GUIDES) {
-    const markdown = readFileSync(resolve(DOCS, `${name}.md`), 'utf8').replace(/\]\((?:docs\/)?([a-z-]+)\.md\)/g, '](/guides/$1)');
-    const body = marked.parse(markdown, { async: false });
-    pages.set(
-      name,
-      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title} · Listing service</title><link rel="icon" href="data:,"><style>${GUIDE_STYLE}</style></head>` +
-        `<body><main><nav><a href="/docs/">API reference</a> · ${GUIDES.map(([n, t]) => (n === name ? `<strong>${t.split(':')[0]}</strong>` : `<a href="/guides/${n}">${t.split(':')[0]}</a>`)).join(' · ')}</nav>${body}</main></body></html>`,
-    );
-  }
-  return pages;
+/**
+ * A guide rendered to a page of its own; links between guides point at their pages. Rendered when
+ * first asked for, then kept: rendering all of them took about 200 ms of every web process's start.
+ */
+function renderGuide(name: string, title: string): string {
+  const markdown = readFileSync(resolve(DOCS, `${name}.md`), 'utf8').replace(/\]\((?:docs\/)?([a-z-]+)\.md\)/g, '](/guides/$1)');
+  const body = marked.parse(markdown, { async: false });
+  return (
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title} · Listing service</title><link rel="icon" href="data:,"><style>${GUIDE_STYLE}</style></head>` +
+    `<body><main><nav><a href="/docs/">API reference</a> · ${GUIDES.map(([n, t]) => (n === name ? `<strong>${t.split(':')[0]}</strong>` : `<a href="/guides/${n}">${t.split(':')[0]}</a>`)).join(' · ')}</nav>${body}</main></body></html>`
+  );
 }
 
 /** GET /guides/{name}: the service's guides (docs/*.md) as pages, linked from the API description. */
 export function guidesRouter(): Router {
   const router = Router();
-  const pages = renderGuides();
+  const pages = new Map<string, string>();
   router.get('/guides/:name', (req, res) => {
-    const page = pages.get(String(req.params.name));
+    const name = String(req.params.name);
+    const title = GUIDES.find(([n]) => n === name)?.[1];
+    if (title && !pages.has(name)) pages.set(name, renderGuide(name, title));
+    const page = title && pages.get(name);
     if (!page) throw notFound(`no guide ${req.params.name}; the guides are ${GUIDES.map(([n]) => n).join(', ')}`);
     res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'");
     res.type('text/html; charset=utf-8').send(page);

@@ -402,7 +402,50 @@ export const statsHistorySchema = {
   },
 } as const;
 
+const operatorTokenName = { type: 'string', description: 'The name it was made with (one active token per name).' } as const;
+
+export const operatorTokenSchema = {
+  $id: 'OperatorToken',
+  type: 'object',
+  required: ['id', 'name', 'createdAt', 'revokedAt'],
+  properties: {
+    id: uuid,
+    name: operatorTokenName,
+    createdAt: dateTime,
+    revokedAt: { ...nullableDateTime, description: 'Null while it opens the console and the admin API.' },
+  },
+} as const;
+
+export const operatorTokenListSchema = {
+  $id: 'OperatorTokenList',
+  type: 'array',
+  description: 'Every named token, revoked ones included, newest first (never the secrets).',
+  items: { $ref: 'OperatorToken' },
+} as const;
+
+export const operatorTokenCreatedSchema = {
+  $id: 'OperatorTokenCreated',
+  type: 'object',
+  required: ['id', 'name', 'token'],
+  properties: {
+    id: uuid,
+    name: operatorTokenName,
+    token: { type: 'string', description: 'The secret (lop_…). Shown only in this answer; the service keeps only its hash.' },
+  },
+} as const;
+
+export const operatorTokenRevokedSchema = {
+  $id: 'OperatorTokenRevoked',
+  type: 'object',
+  required: ['revoked'],
+  properties: { revoked: { type: 'string', description: 'The name of the token revoked.' } },
+} as const;
+
 export const adminResponseSchemas = [
+  operatorTokenSchema,
+  operatorTokenListSchema,
+  operatorTokenCreatedSchema,
+  operatorTokenRevokedSchema,
   feedKeyPageSchema,
   listingReviewSchema,
   leadRefusalsSchema,

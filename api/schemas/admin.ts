@@ -18,6 +18,16 @@ export const adminKeysQuerySchema = {
   },
 } as const;
 
+export const operatorTokenRequestSchema = {
+  $id: 'OperatorTokenRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['name'],
+  properties: {
+    name: { type: 'string', pattern: '^[A-Za-z0-9._@-]{1,64}$', description: 'Who or what the token is for: 1 to 64 letters, digits, ., _, @ or -.' },
+  },
+} as const;
+
 export const keyUpdateSchema = {
   $id: 'KeyUpdate',
   type: 'object',

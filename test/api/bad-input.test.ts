@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
+import { GUIDES } from '../../api/routes/guides.js';
 import { repoRoot } from '../helpers.js';
 import { activeKey } from '../ingest/client.js';
 import { OPERATOR, startTestService, type TestService } from '../service.js';
@@ -195,5 +196,10 @@ describe('Hostile input gets a 4xx naming the problem, never a 500 (PostgreSQL)'
     expect(html).to.contain(`Version ${version}.`);
     for (const href of ['/developer', '/docs/', '/console', '/guides/architecture', '/healthz'])
       expect((await fetch(`${svc.url}${href}`)).status, href).to.equal(200);
+    // Every guide, each rendered when first asked for (a document that does not render fails here, not for a reader).
+    for (const [name] of GUIDES) {
+      const guide = await fetch(`${svc.url}/guides/${name}`);
+      expect([guide.status, (await guide.text()).includes('<h1')], name).to.deep.equal([200, true]);
+    }
   });
 });

@@ -92,6 +92,24 @@ describe('operator and lead answers as the API description types them (PGlite, R
       office: 'OFF1',
       leadEmail: 'leads@off1.example',
     });
+    // Named operator tokens (what npm run operator:token asks of a running service).
+    const made = await call('POST', '/v1/admin/operator-tokens', '/v1/admin/operator-tokens', { name: 'alice' });
+    expect([made.status, made.body.name, made.body.token]).to.satisfy(
+      ([status, name, token]: [number, string, string]) => status === 201 && name === 'alice' && token.startsWith('lop_'),
+    );
+    expect((await call('POST', '/v1/admin/operator-tokens', '/v1/admin/operator-tokens', { name: 'alice' })).status, 'one active token per name').to.equal(409);
+    expect((await call('POST', '/v1/admin/operator-tokens', '/v1/admin/operator-tokens', { name: 'not a name' })).status).to.equal(400);
+    expect((await call('GET', '/v1/admin/operator-tokens', '/v1/admin/operator-tokens')).body.map((t: { name: string }) => t.name)).to.deep.equal(['alice']);
+    expect((await admin(svc.url, 'GET', '/v1/admin/stats', undefined, made.body.token)).status).to.equal(200);
+    const revoked = await call('POST', '/v1/admin/operator-tokens/alice/revoke', '/v1/admin/operator-tokens/{name}/revoke');
+    expect(revoked.body).to.deep.equal({ revoked: 'alice' });
+    expect((await call('POST', '/v1/admin/operator-tokens/alice/revoke', '/v1/admin/operator-tokens/{name}/revoke')).status).to.equal(404);
+    expect((await call('POST', '/v1/admin/operator-tokens/not%20a%20name/revoke', '/v1/admin/operator-tokens/{name}/revoke')).status).to.equal(400);
+    expect((await admin(svc.url, 'GET', '/v1/admin/stats', undefined, made.body.token)).status).to.equal(401);
+    expect((await call('GET', '/v1/admin/audit', '/v1/admin/audit')).body.entries.slice(0, 2).map((e: { action: string }) => e.action)).to.deep.equal([
+      'operator_token.revoke',
+      'operator_token.create',
+    ]);
   });
 
   it('answers the lead and blocklist routes with what the description says', async () => {

