@@ -11,7 +11,7 @@ import { mapProject, mapProjectChild, type ProjectDraft } from './map-project.js
 import { type ProjectInput, projectSchemas } from './project-schema.js';
 
 /** Bump when a mapping change alters what an unchanged project document maps to. */
-export const PROJECT_MAPPING_VERSION = 2; // 2: dates read within their bound
+export const PROJECT_MAPPING_VERSION = 3; // 2: dates read within their bound; 3: Australian states spelt out stored as their abbreviation
 
 /** One project of a feed as read: its draft record (null when invalid) and its issues. */
 export interface FeedProject {

@@ -1,0 +1,59 @@
+/**
+ * Defects found by reading real public feeds beside what the service serves (issue 61, item 3):
+ * each test failed before its fix.
+ */
+import { expect } from 'chai';
+import type { FeedContext } from '../../pipeline/types.js';
+import { validateFeed } from '../../pipeline/validate-feed.js';
+import { resoRecord } from '../formats/documents.js';
+import { AU_CONTEXT, feed, listingXml } from '../helpers.js';
+
+/** A dry run of a REAXML feed; the missing headline/description warnings are left out. */
+async function dryRun(xml: string, context: FeedContext = AU_CONTEXT) {
+  const result = await validateFeed(feed(xml), context);
+  result.issues = result.issues.filter((i) => i.code !== 'missing_headline' && i.code !== 'missing_description');
+  return { listing: result.listings[0], issues: result.issues, result };
+}
+
+describe('real-feed defects (issue 61)', () => {
+  it('normalises a state spelt out to its abbreviation before region, geocoding and time zone are chosen', async () => {
+    const states: [string, string, string, string][] = [
+      // name as spelt in a feed, abbreviation, a place there (suburb, postcode), its zone's offset on 15 January
+      ['Queensland', 'QLD', 'Southport|4215', '+10:00'],
+      ['QUEENSLAND', 'QLD', 'Southport|4215', '+10:00'],
+      ['New South Wales', 'NSW', 'Parramatta|2150', '+11:00'],
+      ['western australia', 'WA', 'Fremantle|6160', '+08:00'],
+      ['Victoria', 'VIC', 'Richmond|3121', '+11:00'],
+      ['Tasmania', 'TAS', 'Sandy Bay|7005', '+11:00'],
+      ['South Australia', 'SA', 'Glenelg|5045', '+10:30'],
+      ['Northern Territory', 'NT', 'Parap|0820', '+09:30'],
+      ['Australian Capital Territory', 'ACT', 'Braddon|2612', '+11:00'],
+    ];
+    for (const [name, code, place, offset] of states) {
+      const [suburb, postcode] = place.split('|');
+      const address = `<address><streetNumber>1</streetNumber><street>Main Street</street><suburb>${suburb}</suburb><state>${name}</state><postcode>${postcode}</postcode></address>`;
+      const { listing, issues } = await dryRun(listingXml(address, 'modTime="2024-01-15-10:00:00" status="current"'));
+      expect(listing.address?.region, name).to.equal(code);
+      expect(listing.location, name).to.include({ precision: 'locality' });
+      expect(Date.parse(listing.modTime), name).to.equal(Date.parse(`2024-01-15T10:00:00${offset}`));
+      expect(issues, name).to.deep.equal([]);
+    }
+    // RESO's StateOrProvince likewise (a local ModificationTimestamp is read in the listing's zone).
+    const reso = await validateFeed(
+      JSON.stringify(
+        resoRecord({
+          UnparsedAddress: '1 Main Street, Southport 4215',
+          City: 'Southport',
+          StateOrProvince: 'Queensland',
+          PostalCode: '4215',
+          ModificationTimestamp: '2024-01-15T10:00:00',
+        }),
+      ),
+      AU_CONTEXT,
+      { format: 'reso' },
+    );
+    expect(reso.listings[0].address?.region).to.equal('QLD');
+    expect(reso.listings[0].location).to.include({ precision: 'locality' });
+    expect(Date.parse(reso.listings[0].modTime)).to.equal(Date.parse('2024-01-15T10:00:00+10:00'));
+  });
+});
