@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import type { FeedContext } from '../../pipeline/types.js';
 import { validateFeed } from '../../pipeline/validate-feed.js';
 import { resoRecord } from '../formats/documents.js';
-import { AU_CONTEXT, feed, listingXml } from '../helpers.js';
+import { ADDRESS, AU_CONTEXT, feed, listingXml } from '../helpers.js';
 
 /** A dry run of a REAXML feed; the missing headline/description warnings are left out. */
 async function dryRun(xml: string, context: FeedContext = AU_CONTEXT) {
@@ -55,5 +55,24 @@ describe('real-feed defects (issue 61)', () => {
     expect(reso.listings[0].address?.region).to.equal('QLD');
     expect(reso.listings[0].location).to.include({ precision: 'locality' });
     expect(Date.parse(reso.listings[0].modTime)).to.equal(Date.parse('2024-01-15T10:00:00+10:00'));
+  });
+
+  it('reads features under non-standard capitalisation by their REAXML names, and keeps numbers as numbers', async () => {
+    const features =
+      '<features><Bedrooms>4</Bedrooms><Bathrooms>3</Bathrooms><carSpaces>0</carSpaces><Garages>2</Garages><AirConditioning>yes</AirConditioning>' +
+      '<OPENSPACES>1</OPENSPACES><Toilet>2</Toilet><studyNook>2</studyNook><Pool>no</Pool></features>';
+    const { listing, issues } = await dryRun(listingXml(`${ADDRESS}${features}`));
+    expect(listing.bedrooms).to.equal(4);
+    expect(listing.bathrooms).to.equal(3);
+    expect(listing.features).to.deep.equal({ carSpaces: 0, garages: 2, airConditioning: true, openSpaces: 1, toilets: 2, studyNook: 2, pool: false });
+    expect(issues.map((i) => [i.code, i.path.replace('/propertyList/residential[1]/features[1]/', '')])).to.deep.equal([
+      ['nonstandard_feature', 'Bedrooms[1]'],
+      ['nonstandard_feature', 'Bathrooms[1]'],
+      ['nonstandard_feature', 'Garages[1]'],
+      ['nonstandard_feature', 'AirConditioning[1]'],
+      ['nonstandard_feature', 'OPENSPACES[1]'],
+      ['nonstandard_feature', 'Toilet[1]'],
+      ['nonstandard_feature', 'Pool[1]'],
+    ]);
   });
 });
