@@ -50,13 +50,13 @@ export function readResoDocument(text: string, feed: FeedContext): FeedListing[]
       strippedWarning(issues, at, n),
     ) as ResoRecord;
     const fields = new ResoFields(record, path, issues);
-    const { office, uniqueId } = readResoIdentity(new ResoFields(record, path, new ListingIssues(index)), feed);
+    const { office, uniqueId, officeProblem } = readResoIdentity(new ResoFields(record, path, new ListingIssues(index)), feed);
     let delta: ListingDelta | null | undefined;
     let hash: string | undefined;
     return {
       index,
       path,
-      identity: office && uniqueId ? { office, uniqueId } : null,
+      identity: office && uniqueId && !officeProblem ? { office, uniqueId } : null,
       issues,
       sourceHash: () => (hash ??= sourceFingerprint(salt, JSON.stringify(record))),
       delta: () => {
