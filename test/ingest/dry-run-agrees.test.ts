@@ -58,4 +58,25 @@ describe('a dry run and ingestion agree (PostgreSQL)', function () {
     expect(flagged(reso.dry.issues)).to.deep.equal(flagged(reso.ingested.issues));
     expect(flagged(reso.dry.issues).map(([code, , path]) => [code, path])).to.deep.equal([['invalid_office_id', '/value/0/ListOfficeKey']]);
   });
+
+  it('flags the same copies of a repeated listing as duplicate_listing', async () => {
+    const text = feed(
+      officeListing('OFF2', 'DUP', { modTime: '2024-03-02-10:00:00', price: 1 }),
+      officeListing('OFF2', 'DUP', { modTime: '2024-03-03-10:00:00', price: 2 }),
+      officeListing('OFF2', 'OTHER'),
+      officeListing('OFF2', 'DUP', { modTime: '2024-03-01-10:00:00', price: 3 }),
+      officeListing('OFF2', 'DUP', { modTime: '2024-03-03-10:00:00', price: 4 }),
+    );
+    const { dry, ingested } = await both(text, ['OFF2']);
+    expect(ingested.upserts.map((u) => u.action)).to.deep.equal(['inserted', 'updated', 'inserted', 'stale_ignored', 'updated']);
+    expect(flagged(dry.issues)).to.deep.equal(flagged(ingested.issues));
+    expect(flagged(dry.issues)).to.deep.equal([
+      ['duplicate_listing', 1, '/propertyList/residential[2]'],
+      ['duplicate_listing', 3, '/propertyList/residential[4]'],
+      ['duplicate_listing', 4, '/propertyList/residential[5]'],
+    ]);
+    expect(dry.issues.map((i) => i.message)).to.deep.equal(ingested.issues.map((i) => i.message));
+    // The dry run previews what ingestion stores: the last of the newest copies.
+    expect(dry.listings.find((l) => l.uniqueId === 'DUP')?.price?.amount).to.equal(4);
+  });
 });
