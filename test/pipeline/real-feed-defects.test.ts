@@ -75,4 +75,14 @@ describe('real-feed defects (issue 61)', () => {
       ['nonstandard_feature', 'Pool[1]'],
     ]);
   });
+
+  it('reads rentPerSquareMeter (the -er spelling real commercial feeds use) as rentPerSquareMetre', async () => {
+    const lease = (perSqm: string) =>
+      listingXml(`${ADDRESS}<commercialListingType value="lease"/><commercialRent period="annual">120000${perSqm}</commercialRent>`, undefined, 'commercial');
+    const single = await dryRun(lease('<rentPerSquareMeter>450</rentPerSquareMeter>'));
+    expect(single.listing.rent).to.deep.include({ amount: 120000, perSqm: { min: 450, max: 450 } });
+    expect(single.issues).to.deep.equal([]);
+    const range = await dryRun(lease('<rentPerSquareMeter><range><min>370</min><max>415</max></range></rentPerSquareMeter>'));
+    expect(range.listing.rent).to.deep.include({ perSqm: { min: 370, max: 415 } });
+  });
 });
