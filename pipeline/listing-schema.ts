@@ -436,7 +436,7 @@ export const listingSchema = {
         type: 'object',
         additionalProperties: false,
         required: ['kind', 'url'],
-        properties: { kind: { enum: ['externalLink', 'videoLink', 'availabilityLink', 'miniweb'] }, url: { type: 'string' } },
+        properties: { kind: { enum: ['externalLink', 'videoLink', 'availabilityLink', 'miniweb', 'virtualTour'] }, url: { type: 'string' } },
       },
     },
     hidden: { type: 'boolean', description: 'Hidden by an operator (never set by ingestion).' },

@@ -110,7 +110,7 @@ export interface Agent {
   social?: { twitter?: string; facebook?: string; linkedIn?: string };
 }
 
-export type LinkKind = 'externalLink' | 'videoLink' | 'availabilityLink' | 'miniweb';
+export type LinkKind = 'externalLink' | 'videoLink' | 'availabilityLink' | 'miniweb' | 'virtualTour';
 
 /** Fields real feeds carry beyond the core model; each present only when the feed gives it. */
 export interface ListingExtras {

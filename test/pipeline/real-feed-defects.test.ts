@@ -85,4 +85,27 @@ describe('real-feed defects (issue 61)', () => {
     const range = await dryRun(lease('<rentPerSquareMeter><range><min>370</min><max>415</max></range></rentPerSquareMeter>'));
     expect(range.listing.rent).to.deep.include({ perSqm: { min: 370, max: 415 } });
   });
+
+  it('maps RESO virtual tours to virtual tour links, and videos to video links', async () => {
+    const record = resoRecord({
+      Media: [
+        { MediaCategory: 'Virtual Tour', MediaURL: 'https://tour.example.com/t/1' },
+        { MediaCategory: 'Branded Virtual Tour', MediaURL: 'https://tour.example.com/t/2' },
+        { MediaCategory: 'UnbrandedVirtualTour', MediaURL: 'https://my.matterport.com/show/?m=abc' },
+        { MediaCategory: 'Video', MediaURL: 'https://www.youtube.com/watch?v=xyz' },
+        { MediaCategory: 'Photo', MediaURL: 'https://img.example.com/0.jpg', Order: 0 },
+      ],
+      VirtualTourURLUnbranded: 'https://tour.example.com/t/3',
+    });
+    const { listings, issues } = await validateFeed(JSON.stringify(record), AU_CONTEXT, { format: 'reso' });
+    expect(listings[0].links).to.deep.equal([
+      { kind: 'virtualTour', url: 'https://tour.example.com/t/1' },
+      { kind: 'virtualTour', url: 'https://tour.example.com/t/2' },
+      { kind: 'virtualTour', url: 'https://my.matterport.com/show/?m=abc' },
+      { kind: 'videoLink', url: 'https://www.youtube.com/watch?v=xyz' },
+      { kind: 'virtualTour', url: 'https://tour.example.com/t/3' },
+    ]);
+    expect(listings[0].media.map((m) => m.url)).to.deep.equal(['https://img.example.com/0.jpg']);
+    expect(issues.filter((i) => i.code !== 'missing_headline')).to.deep.equal([]);
+  });
 });
