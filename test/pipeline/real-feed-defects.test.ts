@@ -108,4 +108,23 @@ describe('real-feed defects (issue 61)', () => {
     expect(listings[0].media.map((m) => m.url)).to.deep.equal(['https://img.example.com/0.jpg']);
     expect(issues.filter((i) => i.code !== 'missing_headline')).to.deep.equal([]);
   });
+
+  // Not a defect in this build: attributes were already read by name in any case (xml-node.ts attr).
+  // This pins it, on the attributes real feeds capitalise, through the dry run.
+  it('reads capitalised attribute names (Display="no") as REAXML means them', async () => {
+    const address = ADDRESS.replace('<address>', '<address Display="no">');
+    const xml =
+      `<commercial MODTIME="2024-03-01-10:00:00" Status="current"><agentID>OFF1</agentID><uniqueID>L1</uniqueID>${address}` +
+      '<commercialListingType Value="lease"/><commercialRent Period="annual" PlusOutgoings="yes" Tax="exclusive" Display="No">1000</commercialRent>' +
+      '<objects><img ID="m" URL="https://x.example/a.jpg"/></objects><landDetails><area Unit="squareMeter">400</area></landDetails>' +
+      '<soldDetails><soldPrice DISPLAY="no">5</soldPrice></soldDetails><videoLink Href="https://v.example/1"/></commercial>';
+    const { listing, issues } = await dryRun(xml);
+    expect(listing.address?.display).to.equal(false);
+    expect(listing.rent).to.deep.include({ period: 'year', plusOutgoings: true, tax: 'exclusive', display: false });
+    expect(listing.sold?.price?.display).to.equal(false);
+    expect(listing.media.map((m) => m.url)).to.deep.equal(['https://x.example/a.jpg']);
+    expect(listing.landAreaSqm).to.equal(400);
+    expect(listing.links).to.deep.equal([{ kind: 'videoLink', url: 'https://v.example/1' }]);
+    expect(issues).to.deep.equal([]);
+  });
 });
