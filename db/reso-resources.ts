@@ -94,7 +94,10 @@ const PROPERTY_FIELDS: ResoField[] = [
   enumField(
     'StandardStatus',
     'StandardStatus',
-    `CASE status WHEN 'active' THEN 'Active' WHEN 'under_offer' THEN 'ActiveUnderContract' WHEN 'sold' THEN 'Closed' WHEN 'leased' THEN 'Closed' END`,
+    // Pending and ActiveUnderContract are both under_offer: the source's own value (standardStatus) tells them apart.
+    `CASE status WHEN 'active' THEN 'Active'
+       WHEN 'under_offer' THEN CASE WHEN data->>'standardStatus' = 'Pending' THEN 'Pending' ELSE 'ActiveUnderContract' END
+       WHEN 'sold' THEN 'Closed' WHEN 'leased' THEN 'Closed' END`,
   ),
   str('MlsStatus', `${publicField('sourceStatus')} #>> '{}'`, 50),
   enumField(

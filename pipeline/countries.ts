@@ -67,15 +67,33 @@ const MAIN_ZONES: Readonly<Record<string, string>> = {
 /** The listing's local zone: AU state, else country, else UTC (docs/architecture.md, The canonical listing). */
 export function zoneFor(country: string | null | undefined, region: string | null | undefined): string {
   if (country === 'AU' && region) {
-    const zone = AU_STATE_ZONES[region.trim().toUpperCase()];
-    if (zone) return zone;
+    const state = australianStateCode(region);
+    if (state) return AU_STATE_ZONES[state];
   }
   if (!country) return 'UTC';
   return MAIN_ZONES[country] ?? ct.getCountry(country)?.timezones[0] ?? 'UTC';
 }
 
-export function isAustralianState(region: string): boolean {
-  return region.trim().toUpperCase() in AU_STATE_ZONES;
+/** The states and territories by name, as real feeds spell them out ("Queensland", "NEW SOUTH WALES"). */
+const AU_STATE_NAMES: Readonly<Record<string, string>> = {
+  'australian capital territory': 'ACT',
+  'new south wales': 'NSW',
+  'northern territory': 'NT',
+  queensland: 'QLD',
+  'south australia': 'SA',
+  tasmania: 'TAS',
+  victoria: 'VIC',
+  'western australia': 'WA',
+};
+
+/**
+ * An Australian state or territory as its abbreviation (QLD, NSW…), from the abbreviation or the
+ * name spelt out, in any case and spacing; null when the region is neither.
+ */
+export function australianStateCode(region: string): string | null {
+  const value = region.trim().replace(/\s+/g, ' ');
+  const upper = value.toUpperCase();
+  return upper in AU_STATE_ZONES ? upper : (AU_STATE_NAMES[value.toLowerCase()] ?? null);
 }
 
 /**

@@ -4,6 +4,8 @@
  * its key orders from them (hash.ts), so there is one list of a listing's fields.
  */
 
+import { ENUMS } from '../lib/reso-enums.js';
+
 export const nullable = <T extends object>(schema: T) => ({ oneOf: [{ type: 'null' }, schema] }) as const;
 export const localeText = {
   type: 'object',
@@ -288,6 +290,12 @@ export const extraProperties = {
     },
   },
   sourceStatus: { type: 'string', description: "The source's own status (RESO MlsStatus), beside the standard status." },
+  standardStatus: {
+    type: 'string',
+    enum: [...ENUMS.StandardStatus],
+    description:
+      'RESO StandardStatus as the source gave it, in the Data Dictionary spelling: `status` folds several into one (Pending and ActiveUnderContract are both under_offer), this keeps them apart and the RESO Web API serves it back.',
+  },
   listedDate: { type: 'string', description: 'When the listing agreement was signed (RESO ListingContractDate), YYYY-MM-DD.' },
   daysOnMarket: { type: 'integer', minimum: 0, description: 'As the source counts them (RESO DaysOnMarket).' },
   originalPrice: {
@@ -428,7 +436,7 @@ export const listingSchema = {
         type: 'object',
         additionalProperties: false,
         required: ['kind', 'url'],
-        properties: { kind: { enum: ['externalLink', 'videoLink', 'availabilityLink', 'miniweb'] }, url: { type: 'string' } },
+        properties: { kind: { enum: ['externalLink', 'videoLink', 'availabilityLink', 'miniweb', 'virtualTour'] }, url: { type: 'string' } },
       },
     },
     hidden: { type: 'boolean', description: 'Hidden by an operator (never set by ingestion).' },

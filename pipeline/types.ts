@@ -110,7 +110,7 @@ export interface Agent {
   social?: { twitter?: string; facebook?: string; linkedIn?: string };
 }
 
-export type LinkKind = 'externalLink' | 'videoLink' | 'availabilityLink' | 'miniweb';
+export type LinkKind = 'externalLink' | 'videoLink' | 'availabilityLink' | 'miniweb' | 'virtualTour';
 
 /** Fields real feeds carry beyond the core model; each present only when the feed gives it. */
 export interface ListingExtras {
@@ -169,6 +169,11 @@ export interface ListingExtras {
   listingOffices?: ListingOffice[];
   /** The source's own status (RESO MlsStatus), beside the standard status. */
   sourceStatus?: string;
+  /**
+   * RESO StandardStatus as the source gave it, in the Data Dictionary's spelling (`Pending`,
+   * `ActiveUnderContract`): `status` folds several into one (both are under_offer), this tells them apart.
+   */
+  standardStatus?: string;
   /** When the listing agreement was signed (RESO ListingContractDate), YYYY-MM-DD. */
   listedDate?: string;
   /** Days on market as the source counts them (RESO DaysOnMarket). */
@@ -235,6 +240,7 @@ export const EXTRA_FIELDS = [
   'internetDisplay',
   'listingOffices',
   'sourceStatus',
+  'standardStatus',
   'listedDate',
   'daysOnMarket',
   'originalPrice',

@@ -2,6 +2,7 @@ import type { Preview } from './applied.js';
 import { dryRunOutcome, isEarlier } from './apply-listing.js';
 import { applyProject } from './project/apply-project.js';
 import { readFeed } from './read-feed.js';
+import { RepeatedListings } from './repeated-listings.js';
 import type { CanonicalListing, CanonicalProject, FeedContext, FeedFormat, Issue } from './types.js';
 
 export interface ValidationResult {
@@ -75,7 +76,9 @@ export async function validateFeed(source: string | AsyncIterable<string>, feed:
   };
   const counts = { parsed: 0, valid: 0, invalid: 0 };
   /** Per identity: where its preview is, and the modTime that won so far. */
-  const seen = new Map<string, { index: number; path: string; modTime: string; preview: number }>();
+  const seen = new Map<string, { modTime: string; preview: number }>();
+  /** A repeat is reported by the rule ingestion follows too. */
+  const repeats = new RepeatedListings();
 
   const format = options.format ?? 'reaxml';
   const projects = { counts: { parsed: 0, valid: 0, invalid: 0 }, previews: [] as CanonicalProject[] };
@@ -93,6 +96,7 @@ export async function validateFeed(source: string | AsyncIterable<string>, feed:
     for (const item of batch.listings) {
       counts.parsed += 1;
       const preview = item.dryRun ?? dryRunOutcome(item, keepPreviews);
+      repeats.note(item);
       report(item.issues.list);
       if (!preview.valid) {
         counts.invalid += 1;
@@ -101,31 +105,13 @@ export async function validateFeed(source: string | AsyncIterable<string>, feed:
       counts.valid += 1;
       const earlier = seen.get(preview.listingKey);
       if (!earlier) {
-        seen.set(preview.listingKey, {
-          index: item.index,
-          path: item.path,
-          modTime: preview.modTime,
-          preview: keep(seen.size, () => sink.add(preview.preview)),
-        });
+        seen.set(preview.listingKey, { modTime: preview.modTime, preview: keep(seen.size, () => sink.add(preview.preview)) });
         continue;
       }
-      // As ingestion decides: in feed order, an older record is stale; a newer or equal one wins.
-      const older = isEarlier(preview.modTime, earlier.modTime);
-      const rule = older || isEarlier(earlier.modTime, preview.modTime) ? 'the newer modTime' : 'equal modTimes, the later in the feed';
-      const [dropped, kept] = older ? [{ index: item.index, path: item.path }, earlier] : [earlier, { index: item.index, path: item.path }];
-      report([
-        {
-          level: 'warning',
-          code: 'duplicate_listing',
-          message: `the feed carries ${preview.office}/${preview.uniqueId} more than once; listing ${kept.index} is kept (${rule}), this one is not`,
-          listingIndex: dropped.index,
-          uniqueId: preview.uniqueId,
-          path: dropped.path,
-        },
-      ]);
-      if (older) continue;
+      // As ingestion applies the copies in feed order: an older one is stale; a newer or equal one wins.
+      if (isEarlier(preview.modTime, earlier.modTime)) continue;
       if (earlier.preview >= 0) sink.replace(earlier.preview, preview.preview);
-      seen.set(preview.listingKey, { index: item.index, path: item.path, modTime: preview.modTime, preview: earlier.preview });
+      seen.set(preview.listingKey, { modTime: preview.modTime, preview: earlier.preview });
     }
   }
   const ok = counts.invalid === 0 && projects.counts.invalid === 0 && !sawError && !issues.some((i) => i.level === 'error');

@@ -1,4 +1,4 @@
-import { toCountryCode } from '../countries.js';
+import { australianStateCode, toCountryCode } from '../countries.js';
 import { geocodeOrWarn, sourceLocation } from '../geocode.js';
 import type { ListingIssues } from '../issues.js';
 import type { Address, FeedContext, Location } from '../types.js';
@@ -16,9 +16,11 @@ export function mapProjectAddress(
     issues.warning('unknown_country', `country "${input.country}" is not a country; ${feed.defaultCountry} used`, `${path}/country`);
     country = feed.defaultCountry;
   }
+  const region = input.region?.trim().toUpperCase() ?? null;
   const address: Address = {
     country,
-    region: input.region?.trim().toUpperCase() ?? null,
+    // An Australian state spelt out ("Queensland") is stored as its abbreviation, as REAXML's are.
+    region: (region && country === 'AU' && australianStateCode(region)) || region,
     locality: input.locality?.trim() ?? null,
     postcode: input.postcode?.trim() ?? null,
     street: input.street?.trim() ?? null,

@@ -1,5 +1,6 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { createAjv } from '../../lib/ajv.js';
+import { officeIdProblem } from '../../lib/office-id.js';
 import { stripJsonControlCharacters } from '../control-characters.js';
 import { type FeedListing, sourceFingerprint, sourceSalt } from '../feed-listing.js';
 import { FeedSyntaxError } from '../feed-syntax-error.js';
@@ -11,7 +12,7 @@ import { mapProject, mapProjectChild, type ProjectDraft } from './map-project.js
 import { type ProjectInput, projectSchemas } from './project-schema.js';
 
 /** Bump when a mapping change alters what an unchanged project document maps to. */
-export const PROJECT_MAPPING_VERSION = 2; // 2: dates read within their bound
+export const PROJECT_MAPPING_VERSION = 3; // 2: dates read within their bound; 3: Australian states spelt out stored as their abbreviation
 
 /** One project of a feed as read: its draft record (null when invalid) and its issues. */
 export interface FeedProject {
@@ -100,7 +101,10 @@ export function readProjectDocument(text: string, feed: FeedContext): { projects
     }
     const office = feed.sourceOfficeId ?? (typeof input.office === 'string' ? input.office : undefined);
     if (!office) issues.error('missing_office_id', 'project has no office and the context gives no sourceOfficeId', `${path}/office`);
-    const identity = office && typeof input.uniqueId === 'string' ? { office, uniqueId: input.uniqueId } : null;
+    // An office that is no office id (`AGENT B`) can never be stored: no feed may push for it.
+    const officeProblem = office === undefined || feed.sourceOfficeId ? null : officeIdProblem(office);
+    if (officeProblem) issues.error('invalid_office_id', `office ${officeProblem}; not stored`, `${path}/office`);
+    const identity = office && !officeProblem && typeof input.uniqueId === 'string' ? { office, uniqueId: input.uniqueId } : null;
 
     const childDeltas: (ListingDelta | null)[] = rawChildren.map((child, j) => {
       const childIssues = children[j];

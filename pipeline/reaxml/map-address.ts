@@ -1,4 +1,4 @@
-import { isAustralianState, toCountryCode } from '../countries.js';
+import { australianStateCode, toCountryCode } from '../countries.js';
 import { geocodeOrWarn, sourceLocation } from '../geocode.js';
 import { splitStreetNumber } from '../street-number.js';
 import type { Address, Location } from '../types.js';
@@ -27,8 +27,8 @@ export function mapAddress(ctx: Pick<MapContext, 'feed' | 'issues'>, node: XmlNo
   const split = splitAddressNumber(streetNumber, subNumber, lot);
   return {
     country,
-    // AU states arrive in any case ("Vic", "vic"); they are stored as their abbreviation.
-    region: region && country === 'AU' && isAustralianState(region) ? region.toUpperCase() : region,
+    // AU states arrive in any case ("Vic", "vic") or spelt out ("Queensland"); they are stored as their abbreviation.
+    region: (region && country === 'AU' && australianStateCode(region)) || region,
     locality: orNull(childText(node, 'suburb')),
     postcode: orNull(childText(node, 'postcode')),
     street: orNull(childText(node, 'street')),

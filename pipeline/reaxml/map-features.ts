@@ -4,24 +4,85 @@ import { readBoolean, readCount, readDecimal, roundSqm, sqmPerUnit } from './val
 
 /** Counts per the REAXML element reference; yes = 1, empty = 0. */
 const COUNT_FEATURES = new Set(['ensuite', 'garages', 'carports', 'toilets', 'openSpaces', 'livingAreas']);
-/** Non-REAXML spellings of count features real feeds send, and the feature they mean. */
-const COUNT_SPELLINGS: Readonly<Record<string, string>> = {
-  toilet: 'toilets',
-  ensuites: 'ensuite',
-  garage: 'garages',
-  carport: 'carports',
-  livingArea: 'livingAreas',
-};
 /** Text features, kept verbatim. */
 const TEXT_FEATURES = new Set(['otherFeatures']);
 /** Empty elements whose `type` attribute is the value. */
 const TYPE_FEATURES = new Set(['heating', 'hotWaterService']);
+/** REAXML's yes/no features (and the eco ones feeds put among them). */
+const FLAG_FEATURES = [
+  'remoteGarage',
+  'secureParking',
+  'study',
+  'dishwasher',
+  'builtInRobes',
+  'gym',
+  'workshop',
+  'rumpusRoom',
+  'floorboards',
+  'broadband',
+  'payTV',
+  'vacuumSystem',
+  'intercom',
+  'spa',
+  'insideSpa',
+  'outsideSpa',
+  'pool',
+  'poolInGround',
+  'poolAboveGround',
+  'tennisCourt',
+  'alarmSystem',
+  'balcony',
+  'deck',
+  'courtyard',
+  'outdoorEnt',
+  'shed',
+  'fullyFenced',
+  'airConditioning',
+  'ductedHeating',
+  'ductedCooling',
+  'splitSystemHeating',
+  'hydronicHeating',
+  'splitSystemAirCon',
+  'gasHeating',
+  'reverseCycleAirCon',
+  'evaporativeCooling',
+  'openFirePlace',
+  'solarPanels',
+  'solarHotWater',
+  'waterTank',
+  'greyWaterSystem',
+];
+/** REAXML's feature names by their lower case: feeds write them in any case (<Bathrooms>, <AirConditioning>). */
+const REAXML_FEATURES: ReadonlyMap<string, string> = new Map(
+  ['bedrooms', 'bathrooms', ...COUNT_FEATURES, ...TEXT_FEATURES, ...TYPE_FEATURES, ...FLAG_FEATURES].map((name) => [name.toLowerCase(), name]),
+);
+/** Non-REAXML spellings of count features real feeds send (by their lower case), and the feature they mean. */
+const COUNT_SPELLINGS: ReadonlyMap<string, string> = new Map([
+  ['toilet', 'toilets'],
+  ['ensuites', 'ensuite'],
+  ['garage', 'garages'],
+  ['carport', 'carports'],
+  ['livingarea', 'livingAreas'],
+]);
+
+/** The REAXML feature an element of <features> means, in any case or a known other spelling; undefined for a name REAXML does not have. */
+function featureName(name: string): string | undefined {
+  const lower = name.toLowerCase();
+  return REAXML_FEATURES.get(lower) ?? COUNT_SPELLINGS.get(lower);
+}
+
+/** A feature read under another name than REAXML's: a nonstandard_feature warning. */
+function warnSpelling(ctx: MapContext, node: XmlNode, meant: string): void {
+  const what = COUNT_FEATURES.has(meant) || meant === 'bedrooms' || meant === 'bathrooms' ? `the count ${meant}` : meant;
+  ctx.issues.warning('nonstandard_feature', `<${node.name}> is not a REAXML feature; read as ${what}`, node.path);
+}
 /** More bedrooms or bathrooms than this is a typing error in the CRM, not a listing. */
 const MAX_ROOMS = 100;
 
 function readRooms(ctx: MapContext, features: XmlNode, name: 'bedrooms' | 'bathrooms'): number | null | undefined {
-  const node = child(features, name);
+  const node = child(features, name) ?? features.children.find((c) => c.name.toLowerCase() === name);
   if (!node) return undefined;
+  if (node.name !== name) warnSpelling(ctx, node, name);
   const raw = node.text.trim();
   const count = readCount(raw);
   if (!count) {
@@ -43,25 +104,26 @@ export function mapRooms(ctx: MapContext, listing: XmlNode): { bedrooms?: number
   return { bedrooms: readRooms(ctx, features, 'bedrooms'), bathrooms: readRooms(ctx, features, 'bathrooms') };
 }
 
-/** Every other feature: counts as numbers, flags as booleans, heating/hot water as their type. */
+/**
+ * Every other feature: counts as numbers, flags as booleans, heating/hot water as their type, each
+ * by its REAXML name in any case. A name REAXML does not have is kept as it is spelt: a whole
+ * number as a number (`<carSpaces>0</carSpaces>`), yes/no as a boolean.
+ */
 export function mapFeatures(ctx: MapContext, listing: XmlNode): Record<string, number | boolean | string | null> | undefined {
   const features = child(listing, 'features');
   if (!features) return undefined;
   const out: Record<string, number | boolean | string | null> = {};
   for (const node of features.children) {
-    let name = node.name;
-    if (name === 'bedrooms' || name === 'bathrooms') continue;
-    const meant = COUNT_SPELLINGS[name];
-    if (meant) {
-      ctx.issues.warning('nonstandard_feature', `<${name}> is not a REAXML feature; read as the count ${meant}`, node.path);
-      name = meant;
-    }
+    const meant = featureName(node.name);
+    if (meant === 'bedrooms' || meant === 'bathrooms') continue;
+    if (meant !== undefined && meant !== node.name) warnSpelling(ctx, node, meant);
+    const name = meant ?? node.name;
     const raw = node.text.trim();
     if (TEXT_FEATURES.has(name)) {
       out[name] = raw === '' ? null : raw;
     } else if (TYPE_FEATURES.has(name)) {
       out[name] = attr(node, 'type') ?? (raw === '' ? null : raw);
-    } else if (COUNT_FEATURES.has(name)) {
+    } else if (COUNT_FEATURES.has(name) || (meant === undefined && /^\d+$/.test(raw))) {
       const count = readCount(raw);
       if (count) out[name] = count.value;
       else ctx.issues.warning('invalid_feature_value', `${name} "${raw}" is not a count; ignored`, node.path);

@@ -1,3 +1,4 @@
+import { officeIdProblem } from '../../lib/office-id.js';
 import { zoneFor } from '../countries.js';
 import { resolveCurrency } from '../currency.js';
 import { detached } from '../detached-string.js';
@@ -59,6 +60,11 @@ function identityText(node: XmlNode, name: string): { text?: string; nested?: Xm
   return { text: el.text.trim() || undefined, respelled };
 }
 
+/** Where the agentID is, under the spelling the feed used. */
+function officeIdPath(node: XmlNode): string {
+  return (child(node, 'agentID') ?? node.children.find((c) => c.name.toLowerCase() === 'agentid'))?.path ?? `${node.path}/agentID`;
+}
+
 /**
  * The listing's identity, read the same way for ingestion's scope check (when the listing is read)
  * and for what is stored (when it is mapped): the context's office overrides agentID; empty values are absent; an
@@ -73,6 +79,8 @@ export function readIdentity(
   uniqueId?: string;
   nested: XmlNode[];
   respelled: XmlNode[];
+  /** Why the agentID is not an office id (lib/office-id.ts), when it is not one. */
+  officeProblem?: string;
   identity: { office: string; uniqueId: string } | null;
 } {
   const agent = identityText(node, 'agentID');
@@ -82,7 +90,10 @@ export function readIdentity(
   // Detached from the feed's text: the keys made of them are kept until the feed is done.
   const office = feed.sourceOfficeId ?? (agent.text === undefined ? undefined : detached(agent.text));
   const uniqueId = unique.text === undefined ? undefined : detached(unique.text);
-  return { office, uniqueId, nested, respelled, identity: office && uniqueId && nested.length === 0 ? { office, uniqueId } : null };
+  // An agentID that is no office id (`AGENT B`) can never be stored: no feed may push for it.
+  const officeProblem = office === undefined || feed.sourceOfficeId ? null : officeIdProblem(office);
+  const identity = office && uniqueId && nested.length === 0 && !officeProblem ? { office, uniqueId } : null;
+  return { office, uniqueId, nested, respelled, ...(officeProblem ? { officeProblem } : {}), identity };
 }
 
 /**
@@ -144,6 +155,7 @@ export function mapReaxmlListing(
 
   if (!office && !nested.some((el) => el.name.toLowerCase() === 'agentid'))
     issues.error('missing_office_id', 'listing has no agentID and the context gives no sourceOfficeId', `${node.path}/agentID`);
+  if (read.officeProblem) issues.error('invalid_office_id', `agentID ${read.officeProblem}; not stored`, officeIdPath(node));
 
   const addressNode = child(node, 'address');
   const address = addressNode ? mapAddress({ feed, issues }, addressNode) : undefined;

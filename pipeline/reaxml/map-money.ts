@@ -130,14 +130,15 @@ export function mapRent(ctx: MapContext, listing: XmlNode, elementName = 'rent',
         ctx.issues.warning('invalid_boolean', `plusOutgoings="${plusOutgoings}" is not yes or no; not kept`, `${node.path}/@plusOutgoings`);
       else rent.plusOutgoings = flag;
     }
-    const perSqmNode = child(node, 'rentPerSquareMetre');
+    // Real commercial feeds also spell it rentPerSquareMeter; both mean the same.
+    const perSqmNode = child(node, 'rentPerSquareMetre') ?? child(node, 'rentPerSquareMeter');
     if (perSqmNode) {
       const text = perSqmNode.text.trim();
       const single = text === '' ? null : readPriceAmount(ctx, perSqmNode, 'rent per square metre');
       const perSqm = single !== null ? { min: single, max: single } : readRange(ctx, child(perSqmNode, 'range'), 'rent per square metre');
       if (perSqm) rent.perSqm = perSqm;
       else if (text === '' && !child(perSqmNode, 'range'))
-        ctx.issues.warning('invalid_price', 'rentPerSquareMetre holds neither an amount nor a range; not kept', perSqmNode.path);
+        ctx.issues.warning('invalid_price', `${perSqmNode.name} holds neither an amount nor a range; not kept`, perSqmNode.path);
     }
     return rent;
   };

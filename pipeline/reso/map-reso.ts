@@ -1,3 +1,4 @@
+import { officeIdProblem } from '../../lib/office-id.js';
 import { zoneFor } from '../countries.js';
 import { resolveCurrency } from '../currency.js';
 import { parseReaDate } from '../reaxml/dates.js';
@@ -42,10 +43,14 @@ const TYPES: Readonly<Record<string, { category: Category; lease: boolean }>> = 
  * RESO identity: the office from the context, else ListOfficeKey, else ListOfficeMlsId; the listing
  * from ListingKey, else ListingKeyNumeric (the Web API allows either as the key), else ListingId.
  */
-export function readResoIdentity(f: ResoFields, feed: FeedContext): { office?: string; uniqueId?: string } {
+export function readResoIdentity(f: ResoFields, feed: FeedContext): { office?: string; uniqueId?: string; officeProblem?: string } {
+  const office = feed.sourceOfficeId ?? f.text('ListOfficeKey') ?? f.text('ListOfficeMlsId') ?? undefined;
+  // An office key that is no office id (`AGENT B`) can never be stored: no feed may push for it.
+  const officeProblem = office === undefined || feed.sourceOfficeId ? null : officeIdProblem(office);
   return {
-    office: feed.sourceOfficeId ?? f.text('ListOfficeKey') ?? f.text('ListOfficeMlsId') ?? undefined,
+    office,
     uniqueId: f.text('ListingKey') ?? f.text('ListingKeyNumeric') ?? f.text('ListingId') ?? undefined,
+    ...(officeProblem ? { officeProblem } : {}),
   };
 }
 
@@ -105,11 +110,15 @@ function removal(f: ResoFields, feed: FeedContext, office: string | undefined, u
  */
 export function mapResoRecord(f: ResoFields, feed: FeedContext): ListingDelta | null {
   const { issues } = f;
-  const { office, uniqueId } = readResoIdentity(f, feed);
+  const { office, uniqueId, officeProblem } = readResoIdentity(f, feed);
   if (uniqueId) issues.stampUniqueId(uniqueId);
   else issues.error('missing_unique_id', 'record has no ListingKey, ListingKeyNumeric or ListingId', f.pathOf('ListingKey'));
   if (!office)
     issues.error('missing_office_id', 'record has no ListOfficeKey or ListOfficeMlsId and the context gives no sourceOfficeId', f.pathOf('ListOfficeKey'));
+  if (officeProblem) {
+    const field = f.text('ListOfficeKey') ? 'ListOfficeKey' : 'ListOfficeMlsId';
+    issues.error('invalid_office_id', `${field} ${officeProblem}; not stored`, f.pathOf(field));
+  }
 
   if (removedBySource(f)) return removal(f, feed, office, uniqueId);
   const { category, lease } = mapType(f);

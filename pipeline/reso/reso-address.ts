@@ -1,4 +1,4 @@
-import { toCountryCode } from '../countries.js';
+import { australianStateCode, toCountryCode } from '../countries.js';
 import { geocodeOrWarn, sourceLocation } from '../geocode.js';
 import type { Address, FeedContext, Location } from '../types.js';
 import type { ResoFields } from './reso-values.js';
@@ -59,9 +59,11 @@ export function mapResoAddress(f: ResoFields, feed: FeedContext): Address | unde
   const unparsed = f.text('UnparsedAddress');
   const parsed = unparsed ? parseUnparsed(unparsed) : {};
   const pick = <K extends keyof Address>(own: Address[K] | null, key: K) => own ?? (parsed[key] as Address[K] | undefined) ?? null;
+  const region = pick(f.text('StateOrProvince')?.toUpperCase() ?? null, 'region');
   return {
     country,
-    region: pick(f.text('StateOrProvince')?.toUpperCase() ?? null, 'region'),
+    // An Australian state spelt out ("Queensland") is stored as its abbreviation, as REAXML's are.
+    region: (region && country === 'AU' && australianStateCode(region)) || region,
     locality: pick(f.text('City'), 'locality'),
     postcode: pick(f.text('PostalCode'), 'postcode'),
     street: pick(street, 'street'),

@@ -1,3 +1,4 @@
+import { enumMember } from '../../lib/reso-enums.js';
 import type { ListingExtras, ListingOffice, Room } from '../types.js';
 import { area, usualAreaUnit } from './reso-features.js';
 import { FREQUENCIES, round2 } from './reso-money.js';
@@ -12,6 +13,7 @@ export type ResoFacts = { [K in (typeof RESO_FACT_FIELDS)[number]]: ListingExtra
 export const RESO_FACT_FIELDS = [
   'listingOffices',
   'sourceStatus',
+  'standardStatus',
   'listedDate',
   'daysOnMarket',
   'originalPrice',
@@ -107,8 +109,14 @@ function rooms(f: ResoFields, country: string): Room[] | null {
   return out.length ? out : null;
 }
 
+/** StandardStatus in the Data Dictionary's spelling (`Active Under Contract` is `ActiveUnderContract`), or null. */
+function standardStatus(f: ResoFields): string | null {
+  const raw = f.text('StandardStatus');
+  return raw ? enumMember('StandardStatus', raw) : null;
+}
+
 /**
- * ListOffice* and CoListOffice* (listingOffices), MlsStatus, ListingContractDate, DaysOnMarket,
+ * ListOffice* and CoListOffice* (listingOffices), MlsStatus, StandardStatus, ListingContractDate, DaysOnMarket,
  * OriginalListPrice, ParcelNumber, Directions, the bathroom counts by kind, StoriesTotal,
  * TaxAnnualAmount with TaxYear, AssociationFee with its frequency, WaterfrontYN and Rooms.
  */
@@ -119,6 +127,7 @@ export function mapResoFacts(f: ResoFields, currency: string, country: string, o
   return {
     listingOffices: listingOffices(f, officeLogo),
     sourceStatus: f.text('MlsStatus'),
+    standardStatus: standardStatus(f),
     listedDate: f.date('ListingContractDate'),
     daysOnMarket: whole(f, 'DaysOnMarket'),
     originalPrice: original !== null && original > 0 ? { amount: original, currency } : null,

@@ -5,16 +5,18 @@ import type { Agent, CanonicalListing, MediaItem } from '../types.js';
 import { embeddedVideoUrl, linkUrl, uniqueLinks } from './reso-links.js';
 import type { ResoFields } from './reso-values.js';
 
-type Kind = MediaItem['kind'] | 'video' | 'logo' | 'skip';
+type Kind = MediaItem['kind'] | 'video' | 'tour' | 'logo' | 'skip';
 
-/** MediaCategory to what the listing keeps: photos, floor plans, documents; tours become links, an office logo its office's. */
+/** MediaCategory to what the listing keeps: photos, floor plans, documents; videos and tours become links, an office logo its office's. */
 const CATEGORIES: Readonly<Record<string, Kind>> = {
   photo: 'photo',
   floorplan: 'floorplan',
   document: 'document',
   video: 'video',
-  brandedvirtualtour: 'video',
-  unbrandedvirtualtour: 'video',
+  brandedvirtualtour: 'tour',
+  unbrandedvirtualtour: 'tour',
+  // Not a Data Dictionary value, but what exports that do not brand their tours send.
+  virtualtour: 'tour',
   agentphoto: 'skip',
   officelogo: 'logo',
   officephoto: 'skip',
@@ -31,8 +33,8 @@ interface Entry {
 
 /**
  * The Media collection: photos by Order with the hero first (PreferredPhotoYN, else Order 0,
- * else the first photo), then floor plans, then documents, numbered in that order. Videos and
- * virtual tours (and VirtualTourURLUnbranded) become video links, each URL once, a scheme-less one
+ * else the first photo), then floor plans, then documents, numbered in that order. Videos become
+ * video links and virtual tours (and VirtualTourURLUnbranded) virtual tour links, each URL once, a scheme-less one
  * read as https and one given only as an embedded player (MediaHTML) kept when the player is on a
  * known video host; agent and office pictures are not listing media, but the office logo (the first
  * by Order) is the listing office's logo.
@@ -44,11 +46,17 @@ export function mapResoMedia(f: ResoFields): { media: MediaItem[]; links: Canoni
   for (const { entry: m, index: i } of f.collection('Media', 'invalid_media')) {
     const href = m.text('MediaURL');
     const category = m.enumeration('MediaCategory');
-    if (category && CATEGORIES[category] === 'video') {
+    const linked = category ? CATEGORIES[category] : undefined;
+    if (linked === 'video' || linked === 'tour') {
       const html = href ? null : m.text('MediaHTML');
       const url = href ? linkUrl(href, 'MediaURL', f.issues, m.pathOf('MediaURL')) : html ? embeddedVideoUrl(html, f.issues, m.pathOf('MediaHTML')) : null;
-      if (url) links.push({ kind: 'videoLink', url });
-      else if (!href && !html) f.issues.warning('invalid_media_url', 'a video Media entry has no MediaURL or MediaHTML; skipped', m.pathOf('MediaURL'));
+      if (url) links.push({ kind: linked === 'tour' ? 'virtualTour' : 'videoLink', url });
+      else if (!href && !html)
+        f.issues.warning(
+          'invalid_media_url',
+          `a ${linked === 'tour' ? 'virtual tour' : 'video'} Media entry has no MediaURL or MediaHTML; skipped`,
+          m.pathOf('MediaURL'),
+        );
       continue;
     }
     const url = href ? readUrl(href) : null;
@@ -68,14 +76,14 @@ export function mapResoMedia(f: ResoFields): { media: MediaItem[]; links: Canoni
     }
     const order = m.number('Order');
     if (kind === 'logo') logos.push({ url, order: order ?? Number.MAX_SAFE_INTEGER });
-    if (kind === 'skip' || kind === 'video' || kind === 'logo') continue;
+    if (kind === 'skip' || kind === 'video' || kind === 'tour' || kind === 'logo') continue;
     const title = m.text('ShortDescription') ?? undefined;
     const source: MediaSource = { url, kind, slot: m.text('MediaKey') ?? `${i}`, ...(title ? { title } : {}) };
     entries.push({ item: source, order: order ?? Number.MAX_SAFE_INTEGER, preferred: m.flag('PreferredPhotoYN') === true });
   }
   const tour = f.text('VirtualTourURLUnbranded');
   const tourUrl = tour ? linkUrl(tour, 'VirtualTourURLUnbranded', f.issues, f.pathOf('VirtualTourURLUnbranded')) : null;
-  if (tourUrl) links.push({ kind: 'videoLink', url: tourUrl });
+  if (tourUrl) links.push({ kind: 'virtualTour', url: tourUrl });
 
   const byOrder = (kind: MediaItem['kind']) => entries.filter((e) => e.item.kind === kind).sort((a, b) => a.order - b.order);
   const photos = byOrder('photo');

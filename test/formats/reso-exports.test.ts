@@ -138,4 +138,38 @@ describe('RESO MLS exports through the dry run, ingestion and every public read 
     expect(older.summary).to.deep.include({ stale_ignored: 1 });
     expect((await get('/v1/listings/MRED-OFF-1/MRD12345678')).status).to.equal(200);
   });
+
+  it('serves back the StandardStatus the source gave: Pending and ActiveUnderContract stay apart', async () => {
+    const record = (ListingKey: string, StandardStatus: string) => ({
+      ListingKey,
+      ListOfficeKey: 'STL-OFF-9',
+      StandardStatus,
+      PropertyType: 'Residential',
+      ListPrice: 410000,
+      StreetNumber: '12',
+      StreetName: 'Pine',
+      City: 'Saint Louis',
+      StateOrProvince: 'MO',
+      PostalCode: '63101',
+      ModificationTimestamp: '2026-11-20T10:00:00Z',
+    });
+    const pushed = await post(
+      '/v1/feeds',
+      JSON.stringify({ value: [record('STS-P', 'Pending'), record('STS-U', 'ActiveUnderContract'), record('STS-W', 'Active Under Contract')] }),
+    );
+    expect(pushed.counts).to.deep.include({ valid: 3, invalid: 0 });
+    const served = await get(
+      "/v1/reso/Property?$filter=ListingKey in ('STL-OFF-9/STS-P','STL-OFF-9/STS-U','STL-OFF-9/STS-W')&$select=ListingKey,StandardStatus&$orderby=ListingKey",
+    );
+    expect(served.status, JSON.stringify(served.body)).to.equal(200);
+    expect(served.body.value.map((r: { ListingKey: string; StandardStatus: string }) => [r.ListingKey, r.StandardStatus])).to.deep.equal([
+      ['STL-OFF-9/STS-P', 'Pending'],
+      ['STL-OFF-9/STS-U', 'ActiveUnderContract'],
+      ['STL-OFF-9/STS-W', 'ActiveUnderContract'],
+    ]);
+    const pending = await get("/v1/reso/Property?$filter=StandardStatus eq org.reso.metadata.enums.StandardStatus'Pending'&$select=ListingKey");
+    expect(pending.body.value.map((r: { ListingKey: string }) => r.ListingKey)).to.deep.equal(['STL-OFF-9/STS-P']);
+    // The canonical listing keeps it too, beside the standard status.
+    expect((await get('/v1/listings/STL-OFF-9/STS-P')).body).to.deep.include({ status: 'under_offer', standardStatus: 'Pending' });
+  });
 });

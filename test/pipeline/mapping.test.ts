@@ -311,7 +311,7 @@ describe('REAXML mapping rules', () => {
     expect(override.listing.office).to.equal('CTX');
   });
 
-  it('keeps the newer of two records with one identity, with a warning', async () => {
+  it('keeps the newer of two records with one identity, warning on the later copy as ingestion does', async () => {
     const older = listingXml(`${ADDRESS}<headline>old</headline>`, 'modTime="2024-01-01" status="current"');
     const newer = listingXml(`${ADDRESS}<headline>new</headline>`, 'modTime="2024-02-01" status="current"');
     for (const order of [
@@ -322,15 +322,15 @@ describe('REAXML mapping rules', () => {
       expect(result.listings).to.have.length(1);
       expect(result.listings[0].headline).to.deep.equal({ 'en-AU': 'new' });
       expect(result.issues.map((i) => i.code)).to.deep.equal(['duplicate_listing']);
-      const dropped = order[0] === older ? 0 : 1;
-      expect(result.issues[0]).to.deep.include({ listingIndex: dropped, path: `/propertyList/residential[${dropped + 1}]` });
-      expect(result.issues[0].message).to.equal(`the feed carries OFF1/L1 more than once; listing ${1 - dropped} is kept (the newer modTime), this one is not`);
+      expect(result.issues[0]).to.deep.include({ listingIndex: 1, uniqueId: 'L1', path: '/propertyList/residential[2]' });
+      expect(result.issues[0].message).to.equal(
+        'the feed carries OFF1/L1 more than once (first as listing 0); the copies are applied in feed order, so this one is stale_ignored when its modTime is older than a copy before it and wins otherwise',
+      );
     }
-    // Equal modTimes: the later record wins, as ingestion applies them in feed order, and the message says so.
+    // Equal modTimes: the later record wins, as ingestion applies them in feed order.
     const same = await one(older + older.replace('old', 'later'));
     expect(same.listing.headline).to.deep.equal({ 'en-AU': 'later' });
-    expect(same.issues[0]).to.deep.include({ listingIndex: 0, path: '/propertyList/residential[1]' });
-    expect(same.issues[0].message).to.contain('listing 1 is kept (equal modTimes, the later in the feed)');
+    expect(same.issues[0]).to.deep.include({ listingIndex: 1, path: '/propertyList/residential[2]' });
   });
 
   it('accepts a single listing element as the root, with XPath-like 1-based paths', async () => {

@@ -37,7 +37,7 @@ describe('RESO mapping of MLS export shapes (test/fixtures/reso/mls-exports.json
   });
 
   it('keeps each tour URL once, reads a scheme-less one as https, and keeps a video given only as a YouTube player', () => {
-    expect(listings.get('STL-1001')!.links).to.deep.equal([{ kind: 'videoLink', url: 'https://tour.example.net/t/1001' }]);
+    expect(listings.get('STL-1001')!.links).to.deep.equal([{ kind: 'virtualTour', url: 'https://tour.example.net/t/1001' }]);
     expect(issue('link_scheme_assumed')).to.have.length(1);
     expect(listings.get('20261101000123456789000000')!.links).to.deep.equal([{ kind: 'videoLink', url: 'https://www.youtube.com/embed/abc123XYZ' }]);
     expect(issue('unknown_embedded_media')).to.deep.equal([

@@ -238,7 +238,7 @@ describe('RESO mapping (format=reso)', () => {
       ['fp', 'floorplan', 3, false],
       ['doc', 'document', 4, false],
     ]);
-    expect(listing.links).to.deep.equal([{ kind: 'videoLink', url: 'https://tour.example/1' }]);
+    expect(listing.links).to.deep.equal([{ kind: 'virtualTour', url: 'https://tour.example/1' }]);
     expect(issues.map((i) => [i.code, i.path])).to.deep.equal([['invalid_media_url', '/Media/7/MediaURL']]);
     // The office logo is the listing office's, not a listing photo; alone it still makes the office.
     expect(listing.listingOffices).to.deep.equal([

@@ -8,6 +8,7 @@ import { knownFingerprints } from '../../pipeline/known-fingerprints.js';
 import { listingKey, officeOfKey } from '../../pipeline/listing-key.js';
 import type { FeedProject } from '../../pipeline/project/read-project-feed.js';
 import { readFeed } from '../../pipeline/read-feed.js';
+import { RepeatedListings } from '../../pipeline/repeated-listings.js';
 import type { BreakerSettings } from '../../pipeline/reconcile.js';
 import type { FeedContext, FeedFormat, Issue } from '../../pipeline/types.js';
 import { type BatchOutcome, decideBatch, type StatusChange, writeBatch } from './apply-batch.js';
@@ -130,8 +131,8 @@ async function applyListings(db: Db, input: IngestInput, result: IngestionResult
   let pending: FeedListing[] = [];
   /** The pending batch holds a key an earlier batch carried. */
   let pendingRepeats = false;
-  /** Each listing key's first position in the feed, so a repeat is reported. */
-  const firstSeen = new Map<string, number>();
+  /** A repeat is reported by the rule the dry run follows too. */
+  const repeats = new RepeatedListings();
   const flush = async () => {
     const batch = pending;
     const afterEarlier = pendingRepeats;
@@ -158,20 +159,9 @@ async function applyListings(db: Db, input: IngestInput, result: IngestionResult
           issues.push(...item.issues.list);
           continue;
         }
-        if (item.identity) {
-          const key = listingKey(item.identity.office, item.identity.uniqueId);
-          if (full) note(present, item.identity.office, key);
-          const first = firstSeen.get(key);
-          if (first === undefined) firstSeen.set(key, item.index);
-          else {
-            if (pending.length === 0 || first < pending[0].index) pendingRepeats = true;
-            item.issues.warning(
-              'duplicate_listing',
-              `the feed carries ${key} more than once (first as listing ${first}); both are applied in feed order, so this one is stale_ignored when its modTime is older and wins otherwise`,
-              item.path,
-            );
-          }
-        }
+        if (item.identity && full) note(present, item.identity.office, listingKey(item.identity.office, item.identity.uniqueId));
+        const first = repeats.note(item);
+        if (first !== undefined && (pending.length === 0 || first < pending[0].index)) pendingRepeats = true;
         pending.push(item);
         if (pending.length >= BATCH) await flush();
       }
