@@ -87,15 +87,36 @@ export async function setListingHidden(
   return { listingKey: row.listing_key, hidden: row.hidden, status: row.status };
 }
 
+/**
+ * Whether a feed event (the row `feed_events`) still needs an operator's look: its outcome is a
+ * problem (PROBLEM_OUTCOMES), except a tripped feed whose held archives have all been resolved
+ * (applied or reviewed in the quarantine), which is done with.
+ */
+const NEEDS_LOOK_SQL = `(feed_events.outcome IN (${PROBLEM_OUTCOMES.map((o) => `'${o}'`).join(', ')})
+  AND (feed_events.outcome <> 'tripped' OR feed_events.id IN (SELECT q.feed_id FROM quarantine_items q WHERE q.resolved_at IS NULL)))`;
+
 /** Recent feed events: source, scope, counts, status and issues (never the body or the per-listing upserts). */
 export async function adminFeeds(
   db: Knex,
-  query: { status?: string; outcome?: string; since?: string; keyId?: string; office?: string; sort?: string; limit: number; offset: number },
+  query: {
+    status?: string;
+    outcome?: string;
+    needsLook?: 'true' | 'false';
+    feedId?: string;
+    since?: string;
+    keyId?: string;
+    office?: string;
+    sort?: string;
+    limit: number;
+    offset: number;
+  },
 ) {
   const base = () => {
     const q = db('feed_events');
+    if (query.feedId) q.where('feed_events.id', query.feedId);
     if (query.status) q.where({ status: query.status });
     if (query.outcome) q.whereIn('outcome', query.outcome.split(','));
+    if (query.needsLook) q.whereRaw(`${NEEDS_LOOK_SQL} = ?`, [query.needsLook === 'true']);
     if (query.since) q.where('created_at', '>=', query.since);
     if (query.keyId) q.where({ key_id: query.keyId });
     if (query.office) q.whereRaw('? = ANY(office_scope)', [query.office]);
@@ -123,6 +144,8 @@ export async function adminFeeds(
           'started_at',
           'finished_at',
           db.raw("result - 'upserts' AS result"),
+          db.raw(`${NEEDS_LOOK_SQL} AS needs_look`),
+          db.raw('(SELECT k.client_name FROM feed_keys k WHERE k.id = feed_events.key_id) AS client_name'),
         )
         .orderByRaw(orderBySql(query.sort ?? '-received', FEED_SORTS, 'id')),
     query,
@@ -133,11 +156,13 @@ export async function adminFeeds(
       feedId: r.id,
       source: r.source,
       keyId: r.key_id,
+      clientName: r.client_name ?? null,
       officeScope: r.office_scope,
       format: r.format,
       mode: r.mode,
       status: r.status,
       outcome: r.outcome,
+      needsLook: r.needs_look,
       attempts: r.attempts,
       bodyBytes: Number(r.body_bytes),
       createdAt: iso(r.created_at),
@@ -177,9 +202,9 @@ export async function adminStats(db: Knex) {
       .where('created_at', '>=', db.raw("now() - interval '7 days'"))
       .select(
         db.raw("count(*) FILTER (WHERE created_at >= now() - interval '24 hours')::int AS total24h"),
-        db.raw("count(*) FILTER (WHERE created_at >= now() - interval '24 hours' AND outcome = ANY(?::text[]))::int AS problems24h", [[...PROBLEM_OUTCOMES]]),
+        db.raw(`count(*) FILTER (WHERE created_at >= now() - interval '24 hours' AND ${NEEDS_LOOK_SQL})::int AS problems24h`),
         db.raw('count(*)::int AS total7d'),
-        db.raw('count(*) FILTER (WHERE outcome = ANY(?::text[]))::int AS problems7d', [[...PROBLEM_OUTCOMES]]),
+        db.raw(`count(*) FILTER (WHERE ${NEEDS_LOOK_SQL})::int AS problems7d`),
       ),
   ]);
   return {

@@ -47,7 +47,8 @@ export const adminStatsSchema = {
     feeds: {
       type: 'object',
       required: ['last24h', 'last7d'],
-      description: 'Feeds received in the last 24 hours and 7 days, and how many need a look (outcome with_invalid, not_well_formed, tripped or failed).',
+      description:
+        'Feeds received in the last 24 hours and 7 days, and how many still need a look (outcome with_invalid, not_well_formed, tripped or failed, except tripped feeds whose held archives have all been applied or reviewed).',
       properties: Object.fromEntries(
         ['last24h', 'last7d'].map((period) => [period, { type: 'object', required: ['total', 'problems'], properties: { total: count, problems: count } }]),
       ),

@@ -80,6 +80,12 @@ export const adminFeedsQuerySchema = {
   properties: {
     status: { enum: ['queued', 'running', 'done', 'failed', 'rejected'] },
     outcome: outcomeListParam,
+    needsLook: {
+      ...booleanText,
+      description:
+        'true: only feeds that still need a look (outcome with_invalid, not_well_formed, tripped or failed, except tripped feeds whose held archives have all been applied or reviewed); false: the others.',
+    },
+    feedId: { type: 'string', format: 'uuid', description: 'Only this feed (its id, as the integrator or a log names it).' },
     since: { type: 'string', format: 'date-time', description: 'Only feeds received at or after this time (ISO 8601), e.g. 24 hours ago.' },
     keyId: { type: 'string', format: 'uuid', description: 'Only feeds pushed with this key.' },
     office: { type: 'string', minLength: 1, maxLength: 200, description: 'Only feeds whose office scope includes this office.' },

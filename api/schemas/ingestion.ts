@@ -272,6 +272,8 @@ export const adminFeedSchema = {
     'mode',
     'status',
     'outcome',
+    'needsLook',
+    'clientName',
     'attempts',
     'bodyBytes',
     'createdAt',
@@ -289,6 +291,7 @@ export const adminFeedSchema = {
     feedId: uuid,
     source: { type: 'string', enum: ['api', 'sftp'] },
     keyId: { type: ['string', 'null'], description: 'The key it was pushed with (null for an SFTP drop).' },
+    clientName: { type: ['string', 'null'], description: 'The client name of that key (null for an SFTP drop).' },
     officeScope: { type: 'array', items: { type: 'string' } },
     format: { type: 'string', enum: ['reaxml', 'reso', 'project'] },
     mode: { type: 'string', enum: ['full', 'incremental'] },
@@ -298,6 +301,11 @@ export const adminFeedSchema = {
       enum: ['queued', 'running', 'ok', 'with_invalid', 'not_well_formed', 'tripped', 'failed', 'rejected'],
       description:
         "What became of the feed: ok (every listing stored), with_invalid (some refused), not_well_formed (the feed could not be read), tripped (the circuit breaker held a full feed's archive); failed, rejected; queued or running while it is read.",
+    },
+    needsLook: {
+      type: 'boolean',
+      description:
+        'Whether it still needs an operator’s look: an outcome of with_invalid, not_well_formed, tripped or failed, except a tripped feed whose held archives have all been applied or reviewed.',
     },
     attempts: { type: 'integer' },
     bodyBytes: { type: 'integer' },

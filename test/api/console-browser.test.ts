@@ -218,7 +218,10 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
     const feeds = await svc.db('feed_events').orderBy('created_at').select('id');
     const cells = async (id: string) => (await page.locator(`tr[data-feed="${id}"] > td`).allInnerTexts()).map((t) => t.trim());
     const [first, trip, invalid, unreadable] = await Promise.all(feeds.map((f: { id: string }) => cells(f.id)));
-    expect([first[1], trip[1], invalid[1], unreadable[1]]).to.deep.equal(['ok', 'tripped', 'with invalid', 'not well formed']);
+    // The trip was applied in the quarantine: still tripped (what happened), marked resolved.
+    expect([first[1], trip[1], invalid[1], unreadable[1]]).to.deep.equal(['ok', 'tripped\nresolved', 'with invalid', 'not well formed']);
+    // Each feed names the client whose key pushed it.
+    expect(first[0]).to.contain('Test CRM');
     expect(unreadable[4]).to.match(/not well-formed: unclosed tag: residential \(line 1, column \d+\)/);
     expect(await page.locator(`tr[data-feed="${feeds[3].id}"] .badge`).first().getAttribute('class')).to.contain('bad');
     expect(await page.locator(`tr[data-feed="${feeds[2].id}"] .badge`).first().getAttribute('class')).to.contain('warn');
@@ -254,16 +257,17 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
   it('puts the feeds needing a look first: a dashboard card, a filter, and each feed’s issues as a table filtered by level and code', async () => {
     await go('dashboard', 'Dashboard');
     const card = page.locator('#problem-feeds');
-    // Of the four feeds of the last 24 hours, three need a look: the trip, the invalid listing and the unreadable feed.
-    expect(await card.locator('.figure').innerText()).to.equal('3');
-    expect(await card.locator('.detail').innerText()).to.equal('of 4 in 24 h · 3 of 4 in 7 days');
+    // Of the four feeds of the last 24 hours, two need a look: the invalid listing and the unreadable
+    // feed. The trip was applied in the quarantine, so it needs none any more.
+    expect(await card.locator('.figure').innerText()).to.equal('2');
+    expect(await card.locator('.detail').innerText()).to.equal('of 4 in 24 h · 2 of 4 in 7 days');
     await card.click();
     await page.getByRole('heading', { name: 'Feeds' }).waitFor();
     await page.locator('tr[data-feed]').first().waitFor();
-    expect(await page.getByLabel('Outcome').inputValue()).to.equal('with_invalid,not_well_formed,tripped,failed');
+    expect(await page.getByLabel('Outcome').locator('option:checked').innerText()).to.equal('needs a look');
     expect(await page.getByLabel('Received').inputValue()).to.equal('24h');
     const outcomes = (await page.locator('tr[data-feed] > td:nth-child(2)').allInnerTexts()).map((t) => t.trim());
-    expect(outcomes).to.deep.equal(['not well formed', 'with invalid', 'tripped']);
+    expect(outcomes).to.deep.equal(['not well formed', 'with invalid']);
 
     const invalid = page.locator('tr[data-feed]').nth(1);
     await invalid.getByRole('button', { name: /^Issues/ }).click();
@@ -286,6 +290,16 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
     await link.click();
     await page.getByRole('heading', { name: 'Listings' }).waitFor();
     expect(await page.getByPlaceholder('key, address or headline').inputValue()).to.equal('NOADDR');
+
+    // A feed found by its id, as an integrator quotes it.
+    const trip = (await svc.db('feed_events').orderBy('created_at').select('id'))[1].id;
+    await go('feeds', 'Feeds');
+    await page.locator('tr[data-feed]').first().waitFor();
+    await page.getByLabel('Feed id').fill(trip);
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.locator('tr[data-feed]').nth(1).waitFor({ state: 'detached' });
+    expect(await page.locator('tr[data-feed]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-feed')))).to.deep.equal([trip]);
+    await shot('06c-feed-by-id');
   });
 
   it("shows an office's current lead email and drop settings, saves only what was changed, and never opens an unknown office silently", async () => {

@@ -130,8 +130,24 @@ describe('mode=full: reconcile, circuit breaker, quarantine and notifications (P
     expect(held.filter((l: { writtenSince: boolean }) => l.writtenSince).map((l: { uniqueId: string }) => l.uniqueId)).to.deep.equal(['L5']);
     expect(held.every((l: { status: string; office: string }) => l.status === 'active' && l.office === 'OFF3')).to.equal(true);
     expect((await admin(svc.url, 'GET', '/v1/admin/quarantine/00000000-0000-4000-8000-000000000000/listings')).status).to.equal(404);
+    // Until its trip is resolved the feed needs a look: in the feed list (found by its id) and the dashboard.
+    const feedRow = async () => (await (await admin(svc.url, 'GET', `/v1/admin/feeds?feedId=${tripped.feedId}`)).json()).feeds;
+    const needing = async (value: 'true' | 'false') =>
+      (await (await admin(svc.url, 'GET', `/v1/admin/feeds?needsLook=${value}&limit=200`)).json()).feeds.map((f: { feedId: string }) => f.feedId);
+    const problems = async () => (await (await admin(svc.url, 'GET', '/v1/admin/stats')).json()).feeds.last24h.problems;
+    const [before] = await feedRow();
+    expect(before).to.deep.include({ feedId: tripped.feedId, outcome: 'tripped', needsLook: true, clientName: 'Test CRM' });
+    expect(await needing('true')).to.include(tripped.feedId);
+    const problemsBefore = await problems();
     const resolved = await (await admin(svc.url, 'POST', `/v1/admin/quarantine/${id}/resolve`)).json();
     expect(resolved).to.deep.include({ resolved: true, resolution: 'reviewed', appliedCount: null });
+    // Resolved: still tripped (what happened), but done with.
+    expect(await feedRow()).to.have.length(1);
+    expect((await feedRow())[0]).to.deep.include({ outcome: 'tripped', needsLook: false });
+    expect(await needing('true')).to.not.include(tripped.feedId);
+    expect(await needing('false')).to.include(tripped.feedId);
+    expect(await problems()).to.equal(problemsBefore - 1);
+    expect((await admin(svc.url, 'GET', '/v1/admin/feeds?feedId=not-a-uuid')).status).to.equal(400);
     expect(Object.values(await statuses('OFF3')).every((s) => s === 'active')).to.equal(true);
     expect((await admin(svc.url, 'POST', '/v1/admin/quarantine/00000000-0000-4000-8000-000000000000/resolve')).status).to.equal(404);
     expect((await admin(svc.url, 'POST', `/v1/admin/quarantine/${id}/resolve`, { action: 'delete' })).status).to.equal(400);

@@ -10,9 +10,6 @@ export const addressLine = (a) =>
 export const words = (code) => String(code).replace(/_/g, ' ');
 export const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-/** The outcomes that need a look (the service's own list). */
-export const PROBLEMS = 'with_invalid,not_well_formed,tripped,failed';
-
 /** Statuses and outcomes by tone: good (green), warn (amber), bad (red). */
 export const TONE = {
   active: 'good',

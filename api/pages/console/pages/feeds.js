@@ -1,9 +1,10 @@
 // Feeds: what became of each (the outcome, never a green badge for a broken feed), filtered by
-// outcome, time, status, key and office, sorted and paged; each feed's issues as a table; retrying
-// a failed feed from its stored body.
+// outcome (or "needs a look": a problem outcome, less trips already resolved), time, status, key,
+// office and feed id, sorted and paged; each feed's issues as a table; retrying a failed feed from
+// its stored body.
 import { useState } from 'preact/hooks';
 import { allKeys, api, query } from '../lib/api.js';
-import { PROBLEMS, when, words } from '../lib/format.js';
+import { when, words } from '../lib/format.js';
 import { html } from '../lib/html.js';
 import { Badge } from '../ui/badge.js';
 import { DataTable, Pager } from '../ui/data-table.js';
@@ -12,9 +13,11 @@ import { useList } from '../ui/list-state.js';
 import { useLoad } from '../ui/use-load.js';
 import { FeedIssues } from './feed-issues.js';
 
+/** The outcome choice that asks the service for the feeds still needing a look (needsLook=true). */
+const NEEDS_LOOK = 'needs-look';
 const OUTCOMES = [
   ['', 'any outcome'],
-  [PROBLEMS, 'needs a look'],
+  [NEEDS_LOOK, 'needs a look'],
   ['ok', 'ok'],
   ['with_invalid', 'with invalid'],
   ['not_well_formed', 'not well formed'],
@@ -32,9 +35,29 @@ const since = (period) => (period ? new Date(Date.now() - (period === '24h' ? 1 
 
 export function Feeds({ params }) {
   const problems = ['24h', '7d'].includes(params.get('problems')) ? params.get('problems') : '';
-  const initial = { outcome: problems ? PROBLEMS : '', period: problems, status: '', keyId: params.get('key') ?? '', office: params.get('office') ?? '' };
+  const initial = {
+    outcome: problems ? NEEDS_LOOK : '',
+    period: problems,
+    status: '',
+    keyId: params.get('key') ?? '',
+    office: params.get('office') ?? '',
+    feedId: params.get('feed') ?? '',
+  };
   const [form, setForm] = useState(initial);
-  const list = useList(({ period, ...p }) => api('GET', `/v1/admin/feeds?${query({ ...p, office: p.office.trim(), since: since(period) })}`), { filters: initial, sort: '-received' });
+  const list = useList(
+    ({ period, outcome, ...p }) =>
+      api(
+        'GET',
+        `/v1/admin/feeds?${query({
+          ...p,
+          ...(outcome === NEEDS_LOOK ? { needsLook: 'true' } : { outcome }),
+          office: p.office.trim(),
+          feedId: p.feedId.trim(),
+          since: since(period),
+        })}`,
+      ),
+    { filters: initial, sort: '-received' },
+  );
   const { data, reload } = list;
   const [open, setOpen] = useState(() => new Set());
   const { data: keys } = useLoad(allKeys, []);
@@ -54,8 +77,17 @@ export function Feeds({ params }) {
           .join(', ') || 'nothing changed'
       : '';
   const columns = [
-    { label: 'Received', sort: '-received', cell: (f) => html`${when(f.createdAt)}<div class="muted">${f.source} · ${f.format} · ${f.mode}</div>` },
-    { label: 'Outcome', sort: 'outcome', cell: (f) => html`<${Badge} status=${f.outcome ?? f.status} />` },
+    {
+      label: 'Received',
+      sort: '-received',
+      cell: (f) => html`${when(f.createdAt)}<div>${f.clientName ?? 'SFTP drop'}</div><div class="muted">${f.source} · ${f.format} · ${f.mode}</div>`,
+    },
+    {
+      label: 'Outcome',
+      sort: 'outcome',
+      // A trip already applied or reviewed stays "tripped" (what happened) but needs no more look.
+      cell: (f) => html`<${Badge} status=${f.outcome ?? f.status} />${f.outcome === 'tripped' && !f.needsLook ? html`<div class="muted">resolved</div>` : null}`,
+    },
     { label: 'Offices', cell: (f) => f.officeScope.join(', ') },
     {
       label: 'Counts',
@@ -89,6 +121,7 @@ export function Feeds({ params }) {
         ${(keys?.keys ?? []).map((k) => html`<option value=${k.id}>${k.clientName} (${k.officeIds.join(', ')})${k.status === 'active' ? '' : ` · ${k.status}`}</option>`)}
       </select></label>
       <label>Office <input name="office" placeholder="office" value=${form.office} onInput=${set('office')} /></label>
+      <label>Feed id <input name="feedId" placeholder="feed id" size="38" value=${form.feedId} onInput=${set('feedId')} /></label>
       <button type="submit">Filter</button>
     </form>
     <${DataTable}
