@@ -152,6 +152,18 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
     expect(await page.locator('tr[data-key]').count()).to.equal(0);
     await go('keys', 'Feed keys');
     await shot('02-keys');
+    // On a 1280 px screen every key's actions are in view: the table needs no sideways scrolling.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    try {
+      const overflow = await page
+        .locator('.table-wrap')
+        .first()
+        .evaluate((el) => el.scrollWidth - el.clientWidth);
+      await shot('02b-keys-1280');
+      expect(overflow, 'pixels of the keys table out of view at 1280 px').to.equal(0);
+    } finally {
+      await page.setViewportSize({ width: 1360, height: 900 });
+    }
   });
 
   it('applies a quarantined archive after confirmation', async () => {
