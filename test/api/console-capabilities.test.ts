@@ -303,6 +303,9 @@ describe('Browser: console lists, listing page, keys, leads, charts, phone, keyb
         await go(view, title);
         await page.waitForLoadState('networkidle');
         expect(await page.evaluate(() => document.documentElement.scrollWidth), `${view} fits the phone`).to.be.at.most(390);
+        // The bar holding the Menu button keeps its own height however short the page is.
+        const bar = await page.locator('header.top').boundingBox();
+        expect(bar?.height, `${view}: the top bar's height`).to.be.below(80);
         await shot(`phone-${view}`);
       }
     } finally {
