@@ -34,6 +34,7 @@ import { consolePageRouter } from './routes/console-page.js';
 import { developerKeysRouter } from './routes/developer-keys.js';
 import { developerPageRouter } from './routes/developer-page.js';
 import { docsRouter } from './routes/docs.js';
+import { feedLeadsRouter } from './routes/feed-leads.js';
 import { feedsRouter } from './routes/feeds.js';
 import { fxRouter } from './routes/fx.js';
 import { guidesRouter } from './routes/guides.js';
@@ -196,11 +197,13 @@ export function createApp(deps: AppDeps): Express {
       testLimit: limit('webhook test', config.webhookTestRateLimit, { per: { key: (_req, res) => feedKeyOf(res).id, who: 'for this key' } }),
     }),
   );
+  app.use(feedLeadsRouter({ db }));
   app.use(developerKeysRouter({ db, limit: limit('key', config.keyRequestRateLimit) }));
   app.use(
     leadsRouter({
       db,
       leadQueue: deps.leadQueue,
+      webhookQueue: deps.webhookQueue,
       // A 503 (the service unable to take it) does not use up the sender's allowance.
       limit: limit('lead', config.leadRateLimit, { countUnavailable: false, onRefused: () => deps.refusals?.count('rate_limited') }),
       turnstile: config.turnstileSecret ? { secret: config.turnstileSecret, verifyUrl: config.turnstileVerifyUrl } : null,
