@@ -21,7 +21,7 @@ import { addressLimit, type RateLimitOptions } from './middleware/rate-limit.js'
 import { refuseNulInUrl } from './middleware/refuse-nul.js';
 import { requestLogger } from './middleware/request-logger.js';
 import { sameOriginWrites } from './middleware/same-origin-writes.js';
-import { PUBLIC_CORS_PATHS, publicCors, securityHeaders } from './middleware/security-headers.js';
+import { enquiryCors, PUBLIC_CORS_PATHS, publicCors, securityHeaders } from './middleware/security-headers.js';
 import { buildOpenApi } from './openapi.js';
 import { queueBoard } from './queue-board.js';
 import { adminDropsRouter } from './routes/admin-drops.js';
@@ -131,6 +131,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(httpMetrics(metrics));
   app.use(securityHeaders());
   app.use(PUBLIC_CORS_PATHS, publicCors(config.corsOrigins));
+  app.use(enquiryCors(config.corsOrigins));
   app.use(refuseInvalidHost);
   app.use(refuseNulInUrl);
   app.use(healthRouter({ db, redis: deps.redis ?? null, ingestQueue: deps.ingestQueue, isShuttingDown: deps.isShuttingDown ?? (() => false) }));
