@@ -47,6 +47,21 @@ export function leadPaths(): Record<string, unknown> {
         },
       },
     },
+    '/v1/leads/{id}/ack': {
+      post: {
+        summary: 'Acknowledge a lead: the CRM has it',
+        description:
+          'The first acknowledgement is kept (when, and whether this key made it); acknowledging again answers it with alreadyAcknowledged true. Shown in the lead’s delivery.crm. Another office’s lead, or a purged one, is a 404. Recorded in the audit log against the key.',
+        security: [{ feedKey: [] }, { feedToken: [] }],
+        parameters: [uuidPath('id', 'Lead id')],
+        responses: {
+          200: answer('The acknowledgement', 'FeedLeadAck'),
+          401: errorResponse('Feed key missing, unknown, revoked or suspended'),
+          404: errorResponse("No such lead among this key's offices (or it was purged)"),
+          503: errorResponse('Database unavailable'),
+        },
+      },
+    },
     '/v1/admin/leads': {
       get: {
         summary: 'Leads, newest first',

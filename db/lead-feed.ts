@@ -72,7 +72,7 @@ export interface KeyLeadsQuery {
 const MICROS = `to_char(l.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 const LEAD_COLUMNS = `l.id, l.status, l.listing_key, l.office, l.unique_id, l.contact, l.recipient, l.recipient_source, l.attempts,
-  l.last_error, l.created_at, l.delivered_at, ${MICROS} AS created_micros, li.data->'headline' AS headline`;
+  l.last_error, l.created_at, l.delivered_at, l.acknowledged_at, l.acknowledged_by, ${MICROS} AS created_micros, li.data->'headline' AS headline`;
 
 export interface KeyLead {
   id: string;
@@ -83,10 +83,11 @@ export interface KeyLead {
   delivery: {
     email: { status: string; recipient: string | null; recipientSource: string | null; attempts: number; deliveredAt: string | null; lastError: string | null };
     webhooks: { endpointId: string; deliveryId: string; status: string; attempts: number; lastAttemptAt: string | null; deliveredAt: string | null }[];
+    crm: { acknowledgedAt: string | null; acknowledgedByThisKey: boolean };
   };
 }
 
-const toLead = (r: any, webhooks: KeyLead['delivery']['webhooks']): KeyLead => ({
+const toLead = (r: any, webhooks: KeyLead['delivery']['webhooks'], keyId: string): KeyLead => ({
   id: r.id,
   createdAt: iso(r.created_at),
   listing: { listingKey: r.listing_key, office: r.office, uniqueId: r.unique_id, headline: r.headline ?? null },
@@ -103,6 +104,7 @@ const toLead = (r: any, webhooks: KeyLead['delivery']['webhooks']): KeyLead => (
       lastError: r.last_error ?? null,
     },
     webhooks,
+    crm: { acknowledgedAt: isoOrNull(r.acknowledged_at), acknowledgedByThisKey: r.acknowledged_by === keyId },
   },
 });
 
@@ -171,7 +173,7 @@ export async function keyLeads(db: Knex, keyId: string, query: KeyLeadsQuery): P
   );
   const last = page.at(-1);
   return {
-    leads: page.map((r: any) => toLead(r, states.get(r.id) ?? [])),
+    leads: page.map((r: any) => toLead(r, states.get(r.id) ?? [], keyId)),
     next: found.length > query.limit && last ? encode({ view, since, createdAt: last.created_micros, id: last.id }) : null,
     since: encode({ s: view }),
   };
@@ -186,5 +188,25 @@ export async function keyLead(db: Knex, keyId: string, offices: string[], id: st
   );
   if (rows.length === 0) return null;
   const states = await webhookStates(db, keyId, [id]);
-  return toLead(rows[0], states.get(id) ?? []);
+  return toLead(rows[0], states.get(id) ?? [], keyId);
+}
+
+/**
+ * A CRM acknowledges a lead of its key's offices: it has it. The first acknowledgement is kept
+ * (when, and by which key); another is answered with it. Null when the key cannot see the lead.
+ */
+export async function acknowledgeLead(
+  db: Knex,
+  keyId: string,
+  offices: string[],
+  id: string,
+): Promise<{ id: string; acknowledgedAt: string; acknowledgedByThisKey: boolean; already: boolean } | null> {
+  const visible = (q: Knex.QueryBuilder) => q.where({ id }).whereIn('office', offices).whereNot({ status: 'purged' });
+  const [row] = await visible(db('leads'))
+    .whereNull('acknowledged_at')
+    .update({ acknowledged_at: db.fn.now(), acknowledged_by: keyId, updated_at: db.fn.now() })
+    .returning(['acknowledged_at', 'acknowledged_by']);
+  const acked = row ?? (await visible(db('leads')).first('acknowledged_at', 'acknowledged_by'));
+  if (!acked) return null;
+  return { id, acknowledgedAt: iso(acked.acknowledged_at), acknowledgedByThisKey: acked.acknowledged_by === keyId, already: !row };
 }

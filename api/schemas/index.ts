@@ -47,6 +47,7 @@ import {
 import {
   adminLeadsQuerySchema,
   blockRequestSchema,
+  feedLeadAckSchema,
   feedLeadPageSchema,
   feedLeadSchema,
   feedLeadsQuerySchema,
@@ -140,6 +141,7 @@ export const schemas = [
   feedLeadsQuerySchema,
   feedLeadSchema,
   feedLeadPageSchema,
+  feedLeadAckSchema,
   adminLeadsQuerySchema,
   blockRequestSchema,
   unblockRequestSchema,

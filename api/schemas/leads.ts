@@ -162,8 +162,14 @@ export const feedLeadSchema = {
     consent: { const: true, description: 'Always true: an enquiry is only taken with the consumer’s consent to share it with the office.' },
     delivery: {
       type: 'object',
-      required: ['email', 'webhooks'],
+      required: ['email', 'webhooks', 'crm'],
       properties: {
+        crm: {
+          type: 'object',
+          description: 'Whether a CRM acknowledged it (POST /v1/leads/{id}/ack): the first acknowledgement, by any key of its office.',
+          required: ['acknowledgedAt', 'acknowledgedByThisKey'],
+          properties: { acknowledgedAt: nullableTime, acknowledgedByThisKey: { type: 'boolean' } },
+        },
         email: {
           type: 'object',
           description: 'The mail to the listing agent or the office.',
@@ -209,5 +215,17 @@ export const feedLeadPageSchema = {
       type: 'string',
       description: 'An opaque value for the next pull (pass it as since): the leads committed after this answer. The same on every page of a pull.',
     },
+  },
+} as const;
+
+export const feedLeadAckSchema = {
+  $id: 'FeedLeadAck',
+  type: 'object',
+  required: ['id', 'acknowledgedAt', 'acknowledgedByThisKey', 'alreadyAcknowledged'],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    acknowledgedAt: { type: 'string', format: 'date-time', description: 'The first acknowledgement’s time (a repeat keeps it).' },
+    acknowledgedByThisKey: { type: 'boolean' },
+    alreadyAcknowledged: { type: 'boolean', description: 'True when it had been acknowledged before (by this key or another of its office’s).' },
   },
 } as const;

@@ -112,7 +112,7 @@ for (const setup of [
       await receiver.close();
     });
 
-    it("sends lead.created, signed, with ids only, to every subscribed endpoint of every active key of the lead's office", async () => {
+    it("sends lead.created, signed, with ids only, to every subscribed endpoint of every active key of the lead's office; its keys read and acknowledge it", async () => {
       const a = await register(keyA, '/a', ['lead.created']);
       const a2 = await register(keyA2, '/a2'); // every event, by default
       await register(keyA, '/a-feeds', ['feed.completed']);
@@ -182,6 +182,24 @@ for (const setup of [
       // Each read is in the audit log against the key.
       const audit = await svc.db('audit_log').where({ actor: `key:${await keyIdOf(keyA)}`, action: 'lead.read', target: id });
       expect(audit.length).to.be.greaterThan(0);
+
+      // A CRM acknowledges it; the first acknowledgement is kept, another office's key cannot.
+      const ack = async (as: string) => {
+        const res = await fetch(`${svc.url}/v1/leads/${id}/ack`, { method: 'POST', headers: { authorization: `Bearer ${as}` } });
+        return { status: res.status, body: (await res.json()) as any };
+      };
+      expect((await ack(keyB)).status).to.equal(404);
+      const first = await ack(keyA2);
+      expect(first.status).to.equal(200);
+      expect(validatorFor('FeedLeadAck')(first.body)).to.equal(true);
+      expect(first.body).to.include({ id, acknowledgedByThisKey: true, alreadyAcknowledged: false });
+      const again = await ack(keyA);
+      expect(again.body).to.deep.equal({ id, acknowledgedAt: first.body.acknowledgedAt, acknowledgedByThisKey: false, alreadyAcknowledged: true });
+      expect((await call(`/v1/leads/${id}`, keyA)).body.delivery.crm).to.deep.equal({
+        acknowledgedAt: first.body.acknowledgedAt,
+        acknowledgedByThisKey: false,
+      });
+      expect(await svc.db('audit_log').where({ actor: `key:${await keyIdOf(keyA2)}`, action: 'lead.ack', target: id })).to.have.length(1);
     });
 
     it('pulls incrementally with since: each lead once, a late-committing one included, paged in one snapshot', async () => {
@@ -297,6 +315,7 @@ for (const setup of [
       expect(await purgeLeads(svc.db, 365)).to.equal(1);
       expect((await call(`/v1/leads/${b}`, keyB)).status).to.equal(404);
       expect((await call('/v1/leads', keyB)).body.leads).to.deep.equal([]);
+      expect((await fetch(`${svc.url}/v1/leads/${b}/ack`, { method: 'POST', headers: { authorization: `Bearer ${keyB}` } })).status).to.equal(404);
     });
   });
 }
