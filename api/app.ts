@@ -21,7 +21,7 @@ import { addressLimit, type RateLimitOptions } from './middleware/rate-limit.js'
 import { refuseNulInUrl } from './middleware/refuse-nul.js';
 import { requestLogger } from './middleware/request-logger.js';
 import { sameOriginWrites } from './middleware/same-origin-writes.js';
-import { PUBLIC_CORS_PATHS, publicCors, securityHeaders } from './middleware/security-headers.js';
+import { enquiryCors, PUBLIC_CORS_PATHS, publicCors, securityHeaders } from './middleware/security-headers.js';
 import { buildOpenApi } from './openapi.js';
 import { queueBoard } from './queue-board.js';
 import { adminDropsRouter } from './routes/admin-drops.js';
@@ -34,6 +34,7 @@ import { consolePageRouter } from './routes/console-page.js';
 import { developerKeysRouter } from './routes/developer-keys.js';
 import { developerPageRouter } from './routes/developer-page.js';
 import { docsRouter } from './routes/docs.js';
+import { feedLeadsRouter } from './routes/feed-leads.js';
 import { feedsRouter } from './routes/feeds.js';
 import { fxRouter } from './routes/fx.js';
 import { guidesRouter } from './routes/guides.js';
@@ -130,6 +131,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(httpMetrics(metrics));
   app.use(securityHeaders());
   app.use(PUBLIC_CORS_PATHS, publicCors(config.corsOrigins));
+  app.use(enquiryCors(config.corsOrigins));
   app.use(refuseInvalidHost);
   app.use(refuseNulInUrl);
   app.use(healthRouter({ db, redis: deps.redis ?? null, ingestQueue: deps.ingestQueue, isShuttingDown: deps.isShuttingDown ?? (() => false) }));
@@ -196,11 +198,13 @@ export function createApp(deps: AppDeps): Express {
       testLimit: limit('webhook test', config.webhookTestRateLimit, { per: { key: (_req, res) => feedKeyOf(res).id, who: 'for this key' } }),
     }),
   );
+  app.use(feedLeadsRouter({ db }));
   app.use(developerKeysRouter({ db, limit: limit('key', config.keyRequestRateLimit) }));
   app.use(
     leadsRouter({
       db,
       leadQueue: deps.leadQueue,
+      webhookQueue: deps.webhookQueue,
       // A 503 (the service unable to take it) does not use up the sender's allowance.
       limit: limit('lead', config.leadRateLimit, { countUnavailable: false, onRefused: () => deps.refusals?.count('rate_limited') }),
       turnstile: config.turnstileSecret ? { secret: config.turnstileSecret, verifyUrl: config.turnstileVerifyUrl } : null,

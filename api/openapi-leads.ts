@@ -18,6 +18,49 @@ export function leadPaths(): Record<string, unknown> {
           503: errorResponse('Database unavailable'),
         },
       },
+      get: {
+        summary: "This key's offices' leads, newest first, with a since cursor for incremental pulls",
+        description:
+          'Only leads about listings of the key’s offices; purged leads are gone. Each answer is read in one database snapshot and gives it back as `since`: the next pull with `since` gets exactly the leads committed after it (a lead whose transaction committed late included), so pulls see each lead once. Page on with `cursor` (the `next` of the page before): the pages of one pull stay in its snapshot. Every read is recorded in the audit log against the key, with the ids of the leads shown (docs/security.md).',
+        security: [{ feedKey: [] }, { feedToken: [] }],
+        parameters: queryParameters('FeedLeadsQuery'),
+        responses: {
+          200: answer('A page of leads, the cursor of the next page, and where the next pull starts', 'FeedLeadPage'),
+          400: errorResponse('Invalid query, or a since or cursor this API did not give'),
+          401: errorResponse('Feed key missing, unknown, revoked or suspended'),
+          503: errorResponse('Database unavailable'),
+        },
+      },
+    },
+    '/v1/leads/{id}': {
+      get: {
+        summary: 'One lead in full: contact, listing, consent, created time and its delivery on each path',
+        description:
+          'The consumer’s name, email, phone and message; the listing’s office, uniqueId and headline; its mail delivery and its lead.created event to each of this key’s endpoints. Another office’s lead is a 404 like a missing one, as is a purged lead. The read is recorded in the audit log against the key.',
+        security: [{ feedKey: [] }, { feedToken: [] }],
+        parameters: [uuidPath('id', 'Lead id')],
+        responses: {
+          200: answer('The lead', 'FeedLead'),
+          401: errorResponse('Feed key missing, unknown, revoked or suspended'),
+          404: errorResponse("No such lead among this key's offices (or it was purged)"),
+          503: errorResponse('Database unavailable'),
+        },
+      },
+    },
+    '/v1/leads/{id}/ack': {
+      post: {
+        summary: 'Acknowledge a lead: the CRM has it',
+        description:
+          'The first acknowledgement is kept (when, and whether this key made it); acknowledging again answers it with alreadyAcknowledged true. Shown in the lead’s delivery.crm. Another office’s lead, or a purged one, is a 404. Recorded in the audit log against the key.',
+        security: [{ feedKey: [] }, { feedToken: [] }],
+        parameters: [uuidPath('id', 'Lead id')],
+        responses: {
+          200: answer('The acknowledgement', 'FeedLeadAck'),
+          401: errorResponse('Feed key missing, unknown, revoked or suspended'),
+          404: errorResponse("No such lead among this key's offices (or it was purged)"),
+          503: errorResponse('Database unavailable'),
+        },
+      },
     },
     '/v1/admin/leads': {
       get: {

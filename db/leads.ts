@@ -4,6 +4,7 @@ import { singleMailbox } from '../pipeline/email-address.js';
 import { listingKey } from '../pipeline/listing-key.js';
 import { iso, isoOrNull, likePattern, offsetPage } from './row-values.js';
 import { LEAD_SORTS, orderBySql } from './sort-order.js';
+import { insertDeliveries, leadEndpoints } from './webhooks.js';
 
 export type LeadStatus = 'pending' | 'sending' | 'delivered' | 'failed' | 'purged' | 'dead_letter';
 
@@ -57,24 +58,61 @@ export async function leadRecipient(db: Knex, listing: LeadListing): Promise<{ r
   return email ? { recipient: email, source: 'office' } : null;
 }
 
+/**
+ * Stores a lead and, in the same transaction, its lead.created event for every active endpoint
+ * subscribed to it of every active key whose offices include the listing's office: the event
+ * exists exactly when the lead does (a lead that rolls back raises nothing; a process that dies
+ * after the commit loses nothing, as the sweep sends stored deliveries). `payload` makes the
+ * event's JSON (ids only, never the consumer's details). Returns the endpoints to wake.
+ */
 export async function insertLead(
   db: Knex,
   lead: { listing: LeadListing; contact: LeadContact; recipient: { recipient: string; source: string } | null },
-): Promise<{ id: string; status: LeadStatus }> {
+  payload: (data: LeadCreatedData) => string,
+): Promise<{ id: string; status: LeadStatus; endpoints: string[] }> {
   const id = randomUUID();
   const status: LeadStatus = lead.recipient ? 'pending' : 'dead_letter';
-  await db('leads').insert({
-    id,
-    status,
-    listing_key: lead.listing.listingKey,
-    office: lead.listing.office,
-    unique_id: lead.listing.uniqueId,
-    contact: JSON.stringify(lead.contact),
-    recipient: lead.recipient?.recipient ?? null,
-    recipient_source: lead.recipient?.source ?? null,
-    last_error: lead.recipient ? null : 'no recipient: no listing agent with an email and no office lead email',
+  return db.transaction(async (trx) => {
+    const [row] = await trx('leads')
+      .insert({
+        id,
+        status,
+        listing_key: lead.listing.listingKey,
+        office: lead.listing.office,
+        unique_id: lead.listing.uniqueId,
+        contact: JSON.stringify(lead.contact),
+        recipient: lead.recipient?.recipient ?? null,
+        recipient_source: lead.recipient?.source ?? null,
+        last_error: lead.recipient ? null : 'no recipient: no listing agent with an email and no office lead email',
+      })
+      .returning('created_at');
+    const endpoints = await leadEndpoints(trx, lead.listing.office);
+    if (endpoints.length > 0) {
+      const body = payload({
+        leadId: id,
+        listingKey: lead.listing.listingKey,
+        office: lead.listing.office,
+        uniqueId: lead.listing.uniqueId,
+        createdAt: iso(row.created_at),
+        leadUrl: `/v1/leads/${id}`,
+      });
+      await insertDeliveries(
+        trx,
+        endpoints.map((endpointId) => ({ endpointId, type: 'lead.created', feedId: null, leadId: id, payload: body })),
+      );
+    }
+    return { id, status, endpoints };
   });
-  return { id, status };
+}
+
+/** What a lead.created event says: ids and where to read the lead, never the consumer's details. */
+export interface LeadCreatedData {
+  leadId: string;
+  listingKey: string;
+  office: string;
+  uniqueId: string;
+  createdAt: string;
+  leadUrl: string;
 }
 
 /** Seconds a `sending` claim is honoured; after that a crashed sender's lead may be claimed again. */

@@ -9,6 +9,7 @@ export const WEBHOOK_EVENTS = [
   'listing.archived',
   'listing.status_changed',
   'listing.price_changed',
+  'lead.created',
   'webhook.test',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
@@ -177,6 +178,8 @@ export interface NewDelivery {
   feedId: string | null;
   /** The event as sent: { type, timestamp, data }. */
   payload: string;
+  /** The lead a lead.created event announces (its delivery state is shown with the lead). */
+  leadId?: string;
 }
 
 /** Stores deliveries (in the given order: a feed's events keep it) and returns their ids. */
@@ -188,6 +191,7 @@ export async function insertDeliveries(db: Knex, deliveries: NewDelivery[]): Pro
     event_type: d.type,
     feed_id: d.feedId,
     payload: d.payload,
+    ...(d.leadId ? { lead_id: d.leadId } : {}),
     status: 'pending',
   }));
   // One statement per row, in order, so seq follows the events' order.
@@ -205,6 +209,20 @@ export interface OfficeEndpoint {
   id: string;
   events: WebhookEventType[];
   offices: string[];
+}
+
+/**
+ * The active endpoints subscribed to lead.created of every active key whose offices include
+ * `office` (a lead about one of the office's listings).
+ */
+export async function leadEndpoints(db: Knex, office: string): Promise<string[]> {
+  return db('webhook_endpoints as e')
+    .join('feed_keys as k', 'k.id', 'e.key_id')
+    .where({ 'e.status': 'active', 'k.status': 'active' })
+    .whereRaw('? = ANY(k.office_ids)', [office])
+    .whereRaw("'lead.created' = ANY(e.events)")
+    .orderBy('e.created_at')
+    .pluck('e.id');
 }
 
 /** Every active endpoint of an active key (the change webhooks address them by office). */

@@ -68,5 +68,18 @@ export function publicCors(origins: '*' | string[]): RequestHandler {
   });
 }
 
-/** Paths whose answers browsers on other origins may read. */
-export const PUBLIC_CORS_PATHS = ['/v1/listings', '/v1/reso', '/v1/projects', '/v1/agents', '/v1/offices', '/v1/countries', '/v1/fx', '/v1/site', '/v1/leads'];
+/** Paths whose answers browsers on other origins may read (and POST /v1/leads: enquiryCors). */
+export const PUBLIC_CORS_PATHS = ['/v1/listings', '/v1/reso', '/v1/projects', '/v1/agents', '/v1/offices', '/v1/countries', '/v1/fx', '/v1/site'];
+
+/**
+ * CORS for consumer enquiries only: POST /v1/leads and its preflight. A feed key's reads of its
+ * leads (GET /v1/leads, /v1/leads/{id}) send no CORS headers, like every other key route.
+ */
+export function enquiryCors(origins: '*' | string[]): RequestHandler {
+  const allow = publicCors(origins);
+  return (req, res, next) => {
+    const enquiry = req.path === '/v1/leads' && (req.method === 'POST' || (req.method === 'OPTIONS' && req.get('access-control-request-method') === 'POST'));
+    if (enquiry) allow(req, res, next);
+    else next();
+  };
+}

@@ -6,6 +6,7 @@ import { enquirableListing, insertLead, leadJobKey, leadRecipient } from '../../
 import { badRequest, HttpError, notFound } from '../../lib/errors.js';
 import { verifyTurnstile } from '../../lib/turnstile.js';
 import type { JobQueue } from '../../workers/job-queue.js';
+import { webhookPayload } from '../../workers/webhooks/webhook-events.js';
 import { jsonBody } from '../middleware/json-body.js';
 import type { LeadRequest } from '../schemas/leads.js';
 import { assertValid } from '../validators.js';
@@ -13,6 +14,8 @@ import { assertValid } from '../validators.js';
 export interface LeadsDeps {
   db: Knex;
   leadQueue: JobQueue;
+  /** Where the lanes of endpoints told of a new lead (lead.created) are queued (absent: the sweep sends them). */
+  webhookQueue?: JobQueue;
   limit: RequestHandler;
   turnstile: { secret: string; verifyUrl: string } | null;
   /** Counts enquiries refused before they became leads (the console shows them); `limit` counts its own refusals. */
@@ -60,13 +63,15 @@ export function leadsRouter(deps: LeadsDeps): Router {
       ...(body.contact.name ? { name: body.contact.name } : {}),
       ...(body.contact.phone ? { phone: body.contact.phone } : {}),
     };
-    const lead = await insertLead(deps.db, { listing, contact, recipient });
+    const lead = await insertLead(deps.db, { listing, contact, recipient }, (data) => webhookPayload({ type: 'lead.created', data: { ...data } }));
+    // The lead.created events are stored with the lead; waking their lanes is best effort (the sweep sends them otherwise).
+    for (const endpointId of lead.endpoints) await deps.webhookQueue?.requeue(endpointId).catch(() => undefined);
     if (lead.status === 'pending') {
       await deps.leadQueue
         .add(leadJobKey(lead.id, 0))
         .catch((err: Error) => req.log?.warn({ leadId: lead.id, err: err.message }, 'lead queued by the sweep instead'));
     }
-    res.status(202).json(lead);
+    res.status(202).json({ id: lead.id, status: lead.status });
   });
   return router;
 }

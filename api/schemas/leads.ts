@@ -101,3 +101,131 @@ export interface LeadRequest {
   turnstileToken?: string;
   website?: string;
 }
+
+/** The email path's states a key may filter its leads by (purged leads are gone from its API). */
+const KEY_LEAD_STATUSES = ['pending', 'sending', 'delivered', 'failed', 'dead_letter'] as const;
+
+export const feedLeadsQuerySchema = {
+  $id: 'FeedLeadsQuery',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    office: { type: 'string', minLength: 1, maxLength: 200, description: 'Only this office’s leads (one of the key’s offices; another office has none).' },
+    status: { enum: [...KEY_LEAD_STATUSES], description: 'Only leads whose email delivery is in this state.' },
+    since: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 20_000,
+      description:
+        'The since of an earlier answer: only the leads committed after that answer was read, so incremental pulls see each lead once, a lead whose transaction committed late included. Opaque.',
+    },
+    cursor: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 20_000,
+      description: 'The next of the previous page: the page after it, in the same pull (pass the same office and status; not with since). Opaque.',
+    },
+    limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+  },
+} as const;
+
+const nullableString = { type: ['string', 'null'] } as const;
+const nullableTime = { type: ['string', 'null'], format: 'date-time' } as const;
+
+export const feedLeadSchema = {
+  $id: 'FeedLead',
+  type: 'object',
+  description: 'A lead about one of the key’s offices’ listings, in full.',
+  required: ['id', 'createdAt', 'listing', 'contact', 'consent', 'delivery'],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    createdAt: { type: 'string', format: 'date-time' },
+    listing: {
+      type: 'object',
+      required: ['listingKey', 'office', 'uniqueId', 'headline'],
+      properties: {
+        listingKey: { type: 'string', description: 'office/uniqueId' },
+        office: { type: 'string' },
+        uniqueId: { type: 'string' },
+        headline: {
+          type: ['object', 'null'],
+          additionalProperties: { type: 'string' },
+          description: 'The listing’s headline by language, as stored now; null when it has none or is no longer stored.',
+        },
+      },
+    },
+    contact: {
+      type: 'object',
+      required: ['name', 'email', 'phone', 'message'],
+      properties: { name: nullableString, email: { type: 'string' }, phone: nullableString, message: { type: 'string' } },
+    },
+    consent: { const: true, description: 'Always true: an enquiry is only taken with the consumer’s consent to share it with the office.' },
+    delivery: {
+      type: 'object',
+      required: ['email', 'webhooks', 'crm'],
+      properties: {
+        crm: {
+          type: 'object',
+          description: 'Whether a CRM acknowledged it (POST /v1/leads/{id}/ack): the first acknowledgement, by any key of its office.',
+          required: ['acknowledgedAt', 'acknowledgedByThisKey'],
+          properties: { acknowledgedAt: nullableTime, acknowledgedByThisKey: { type: 'boolean' } },
+        },
+        email: {
+          type: 'object',
+          description: 'The mail to the listing agent or the office.',
+          required: ['status', 'recipient', 'recipientSource', 'attempts', 'deliveredAt', 'lastError'],
+          properties: {
+            status: { enum: [...KEY_LEAD_STATUSES] },
+            recipient: nullableString,
+            recipientSource: { enum: ['agent', 'office', null] },
+            attempts: { type: 'integer' },
+            deliveredAt: nullableTime,
+            lastError: nullableString,
+          },
+        },
+        webhooks: {
+          type: 'array',
+          description: 'Its lead.created event to each of this key’s endpoints subscribed to it.',
+          items: {
+            type: 'object',
+            required: ['endpointId', 'deliveryId', 'status', 'attempts', 'lastAttemptAt', 'deliveredAt'],
+            properties: {
+              endpointId: { type: 'string', format: 'uuid' },
+              deliveryId: { type: 'string', description: 'Its webhook-id.' },
+              status: { enum: ['pending', 'delivered', 'abandoned'] },
+              attempts: { type: 'integer' },
+              lastAttemptAt: nullableTime,
+              deliveredAt: nullableTime,
+            },
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+export const feedLeadPageSchema = {
+  $id: 'FeedLeadPage',
+  type: 'object',
+  required: ['leads', 'next', 'since'],
+  properties: {
+    leads: { type: 'array', items: { $ref: 'FeedLead' }, description: 'Newest first.' },
+    next: { type: ['string', 'null'], description: 'An opaque cursor for the next page of this pull (pass it as cursor); null on its last page.' },
+    since: {
+      type: 'string',
+      description: 'An opaque value for the next pull (pass it as since): the leads committed after this answer. The same on every page of a pull.',
+    },
+  },
+} as const;
+
+export const feedLeadAckSchema = {
+  $id: 'FeedLeadAck',
+  type: 'object',
+  required: ['id', 'acknowledgedAt', 'acknowledgedByThisKey', 'alreadyAcknowledged'],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    acknowledgedAt: { type: 'string', format: 'date-time', description: 'The first acknowledgement’s time (a repeat keeps it).' },
+    acknowledgedByThisKey: { type: 'boolean' },
+    alreadyAcknowledged: { type: 'boolean', description: 'True when it had been acknowledged before (by this key or another of its office’s).' },
+  },
+} as const;

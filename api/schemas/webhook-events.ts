@@ -127,6 +127,21 @@ export const webhookEventSchemas = [
     'The asking price or rent the public sees changed (at most 500 listings to an event).',
     changes({ from: publicPrice, to: publicPrice }),
   ),
+  envelope(
+    'WebhookLeadCreated',
+    'lead.created',
+    'A consumer enquired about a listing of one of the key’s offices. Ids only, never the consumer’s details: GET leadUrl with the key for the lead in full.',
+    {
+      required: ['leadId', 'listingKey', 'office', 'uniqueId', 'createdAt', 'leadUrl'],
+      additionalProperties: false,
+      properties: {
+        leadId: uuid,
+        ...listing,
+        createdAt: { ...dateTime, description: 'When the lead was taken.' },
+        leadUrl: { type: 'string', description: 'GET /v1/leads/{id}: the lead in full.' },
+      },
+    },
+  ),
   envelope('WebhookTestEvent', 'webhook.test', 'Sent on request: POST /v1/webhooks/{id}/test.', {
     required: ['endpointId', 'message', 'sentAt'],
     properties: { endpointId: uuid, message: { type: 'string' }, sentAt: dateTime },
@@ -141,5 +156,6 @@ export const WEBHOOK_EVENT_SCHEMA: Record<WebhookEventType, string> = {
   'listing.archived': 'WebhookListingArchived',
   'listing.status_changed': 'WebhookListingStatusChanged',
   'listing.price_changed': 'WebhookListingPriceChanged',
+  'lead.created': 'WebhookLeadCreated',
   'webhook.test': 'WebhookTestEvent',
 };

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import express from 'express';
 import { Redis } from 'ioredis';
@@ -39,10 +40,16 @@ describe('Headers browsers rely on: CORS for the public API, security headers ev
   });
 
   it('feed, admin and developer routes send no CORS headers', async () => {
-    for (const path of ['/v1/feeds/whoami', '/v1/admin/stats', '/v1/openapi.json', '/developer']) {
+    for (const path of ['/v1/feeds/whoami', '/v1/admin/stats', '/v1/openapi.json', '/developer', '/v1/leads', `/v1/leads/${randomUUID()}`]) {
       const res = await get(open.url, path, { origin: 'https://anyone.example', authorization: `Bearer ${OPERATOR}` });
       expect(res.headers.get('access-control-allow-origin'), path).to.equal(null);
     }
+    // A key's lead reads share a path with the consumers' enquiries, not their CORS.
+    const preflight = await fetch(`${open.url}/v1/leads`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://anyone.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
+    });
+    expect(preflight.headers.get('access-control-allow-origin')).to.equal(null);
   });
 
   it('every page carries the security headers, with a Content-Security-Policy of their own scripts only', async () => {

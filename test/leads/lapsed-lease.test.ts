@@ -148,7 +148,11 @@ describe('A lead left `sending` whose lease lapsed is delivered again (the embed
     const listing = (await enquirableListing(svc.db, 'OFF1', 'A'))!;
     const message = 'Claimed by a process that died';
     // As the process left it: stored, claimed, and no job anywhere.
-    const { id } = await insertLead(svc.db, { listing, contact: { email: 'jo@home.example', message }, recipient: await leadRecipient(svc.db, listing) });
+    const { id } = await insertLead(
+      svc.db,
+      { listing, contact: { email: 'jo@home.example', message }, recipient: await leadRecipient(svc.db, listing) },
+      (data) => JSON.stringify({ type: 'lead.created', data }),
+    );
     expect(await claimLead(svc.db, id)).to.not.equal(null);
     await svc.runtime.sweep();
     expect(await statusOf(svc, id)).to.equal('sending');
