@@ -169,7 +169,7 @@ describe('Hostile input gets a 4xx naming the problem, never a 500 (PostgreSQL)'
       ['DELETE', '/v1/listings', 'GET, HEAD'],
       ['POST', '/v1/listings/OFF1/L1', 'GET, HEAD'],
       ['GET', '/v1/validate', 'POST'],
-      ['PUT', '/v1/leads', 'POST'],
+      ['PUT', '/v1/leads', 'GET, POST, HEAD'],
     ] as const) {
       const res = await fetch(`${svc.url}${path}`, { method });
       expect([res.status, res.headers.get('allow')], `${method} ${path}`).to.deep.equal([405, allow]);
