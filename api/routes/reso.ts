@@ -15,7 +15,7 @@ import { MAX_OFFSET } from '../schemas/paging.js';
 export const RESO_ROOT = '/v1/reso';
 /** Records in a page when the client sets no $top nor odata.maxpagesize. */
 export const RESO_DEFAULT_PAGE = 100;
-/** The largest page; a larger $top is served in pages of this many. */
+/** The largest page; a larger $top is served in pages of this many (docs/reso.md, Paging). */
 export const RESO_MAX_PAGE = 1000;
 /** The largest page with $expand (each record carries its media, agent and office). */
 export const RESO_MAX_EXPANDED_PAGE = 200;
@@ -63,7 +63,7 @@ function skipOption(req: Request): number {
 interface SkipToken {
   /** Order values of the last row sent. */
   a: (string | null)[];
-  /** Records the client's $top still allows, when it gave one. */
+  /** The page size the client's $top asked for, when it gave one: every page of the read keeps it. */
   t?: number;
 }
 
@@ -144,17 +144,15 @@ async function collection(req: Request, res: Response, reads: ResoReads, links: 
       throw odataError(410, 'CheckpointExpired', expiredCheckpointMessage(wanted, completeFrom, windowDays));
   }
 
+  // $top is the page size, as replication providers use it (docs/reso.md, Paging): the smaller of
+  // it and odata.maxpagesize, at most the largest page; a nextLink follows whenever more match,
+  // except after $top=0 (a count, not a read).
   const maxPage = expand.length ? RESO_MAX_EXPANDED_PAGE : RESO_MAX_PAGE;
   const preferred = preferredPageSize(req);
-  const pageSize = Math.min(preferred ?? RESO_DEFAULT_PAGE, maxPage);
-  const limit = top === undefined ? pageSize : Math.min(top, maxPage, preferred ?? maxPage);
+  const limit = Math.min(top ?? RESO_DEFAULT_PAGE, preferred ?? maxPage, maxPage);
   const page = await reads.page(resource, { filter, orderby, select, limit, skip, after: token?.a, count: countText === 'true', expand });
-  const remaining = top === undefined ? undefined : top - page.records.length;
-  const next =
-    page.next && (remaining === undefined || remaining > 0)
-      ? nextLink(req, links, { a: page.next, ...(remaining === undefined ? {} : { t: remaining }) })
-      : null;
-  if (preferred !== undefined) res.set('Preference-Applied', `odata.maxpagesize=${pageSize}`);
+  const next = page.next && limit > 0 ? nextLink(req, links, { a: page.next, ...(top === undefined ? {} : { t: top }) }) : null;
+  if (preferred !== undefined) res.set('Preference-Applied', `odata.maxpagesize=${Math.min(preferred, maxPage)}`);
   const head = [
     `"@odata.context":${JSON.stringify(`${links(req, RESO_ROOT)}/$metadata#${resource.name}`)}`,
     ...(page.count !== undefined ? [`"@odata.count":${page.count}`] : []),

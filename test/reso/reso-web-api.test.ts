@@ -217,17 +217,25 @@ for (const database of ['pglite', 'postgres'] as const) {
       expect(await keys("City eq 'richmond'"), 'strings compare case-sensitively').to.deep.equal([]);
     });
 
-    it('pages with nextLink only when the result is partial, counts, skips, and caps $top at the largest page', async () => {
+    it('pages with $top as the page size and a nextLink whenever more match, counts, skips, and caps $top at the largest page', async () => {
       const first = await odataGet(`${root}/Property?$count=true&$orderby=ListPrice desc`, { prefer: 'odata.maxpagesize=2' });
       expect(first.headers.get('preference-applied')).to.equal('odata.maxpagesize=2');
       expect(first.body['@odata.count']).to.equal(5);
       expect(first.body.value).to.have.length(2);
       expect(first.body['@odata.nextLink']).to.match(/^http:\/\/127\.0\.0\.1:\d+\/v1\/reso\/Property\?.*\$skiptoken=/);
-      // $top is how many in all: 3 of 5, in pages of 2, then no nextLink.
-      expect((await readAll(`${root}/Property?$top=3`, { prefer: 'odata.maxpagesize=2' })).pages).to.deep.equal([2, 1]);
+      // $top is the page size, as MLS replication providers use it: every record, in pages of $top.
+      const byTop = await readAll(`${root}/Property?$top=2&$orderby=ListPrice desc&$select=ListingKey,ListPrice`);
+      expect(byTop.pages, 'pages of $top, a nextLink while more match').to.deep.equal([2, 2, 1]);
+      expect(byTop.records.map((r) => r.ListPrice)).to.deep.equal([1250000, 700000, 500000, 650, null]);
       const two = await odataGet(`${root}/Property?$top=2`);
       expect(two.body.value).to.have.length(2);
-      expect(two.body['@odata.nextLink'], 'all that $top asked for was sent').to.equal(undefined);
+      expect(two.body['@odata.nextLink'], 'more records match').to.match(/\$skiptoken=/);
+      expect(new URL(two.body['@odata.nextLink']).searchParams.has('$top'), 'the page size travels in the token').to.equal(false);
+      const five = await odataGet(`${root}/Property?$top=5`);
+      expect([five.body.value.length, five.body['@odata.nextLink']], 'no nextLink when nothing more matches').to.deep.equal([5, undefined]);
+      // The smaller of $top and odata.maxpagesize is the page.
+      expect((await readAll(`${root}/Property?$top=3`, { prefer: 'odata.maxpagesize=2' })).pages).to.deep.equal([2, 2, 1]);
+      expect((await readAll(`${root}/Property?$top=1`, { prefer: 'odata.maxpagesize=2' })).pages).to.deep.equal([1, 1, 1, 1, 1]);
       const all = await readAll(`${root}/Property?$orderby=ListPrice desc&$select=ListingKey,ListPrice`, { prefer: 'odata.maxpagesize=2' });
       expect(all.pages).to.deep.equal([2, 2, 1]);
       expect(all.records.map((r) => r.ListPrice)).to.deep.equal([1250000, 700000, 500000, 650, null]);
@@ -240,6 +248,7 @@ for (const database of ['pglite', 'postgres'] as const) {
       const none = await odataGet(`${root}/Property?$top=0&$count=true`);
       expect(none.body).to.include({ '@odata.count': 5 });
       expect(none.body.value).to.deep.equal([]);
+      expect(none.body['@odata.nextLink'], '$top=0 asks for a count, not pages').to.equal(undefined);
     });
 
     it('skips up to 10,000 records as OFFSET would in every order, and refuses a deeper $skip with a 400 naming @odata.nextLink', async () => {
