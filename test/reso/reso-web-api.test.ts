@@ -217,6 +217,33 @@ for (const database of ['pglite', 'postgres'] as const) {
       expect(await keys("City eq 'richmond'"), 'strings compare case-sensitively').to.deep.equal([]);
     });
 
+    it('runs now(), contains, startswith, endswith, tolower, toupper, year, month, day and date in $filter', async () => {
+      const keys = async (filter: string) => {
+        const answer = await odataGet(`${root}/Property?$filter=${encodeURIComponent(filter)}&$select=ListingKey&$orderby=ListingKey`);
+        expect(answer.status, `${filter}: ${JSON.stringify(answer.body)}`).to.equal(200);
+        return answer.body.value.map((r: { ListingKey: string }) => r.ListingKey);
+      };
+      const all = ['OFF1/P1', 'OFF1/P2', 'OFF1/P3', 'OFF1/R1', 'OFF2/a1'];
+      const richmond = ['OFF1/P1', 'OFF1/P2', 'OFF1/P3', 'OFF1/R1'];
+      expect(await keys('ModificationTimestamp lt now()'), "Core's datetime comparison").to.deep.equal(all);
+      expect(await keys('now() gt ModificationTimestamp')).to.deep.equal(all);
+      expect(await keys('ModificationTimestamp gt now()')).to.deep.equal([]);
+      expect(await keys("contains(City,'chmo')")).to.deep.equal(richmond);
+      expect(await keys("contains(City,'chmo') eq false")).to.deep.equal(['OFF2/a1']);
+      expect(await keys("not contains(City,'Rich')")).to.deep.equal(['OFF2/a1']);
+      expect(await keys("contains(City,'rich')"), 'contains is case-sensitive').to.deep.equal([]);
+      expect(await keys("contains(tolower(City),'rich')")).to.deep.equal(richmond);
+      expect(await keys("toupper(City) eq 'PARRAMATTA'")).to.deep.equal(['OFF2/a1']);
+      expect(await keys("tolower(City) in ('parramatta', 'nowhere')")).to.deep.equal(['OFF2/a1']);
+      expect(await keys("startswith(PostalCode,'21')")).to.deep.equal(['OFF2/a1']);
+      expect(await keys("endswith(City,'matta') or endswith(City,'mond')")).to.deep.equal(all);
+      expect(await keys("contains(City,'%') or contains(City,'_') or startswith(City,'%')"), '% and _ are taken literally').to.deep.equal([]);
+      expect(await keys('year(CloseDate) eq 2024 and month(CloseDate) eq 2 and day(CloseDate) eq 1')).to.deep.equal(['OFF1/P3']);
+      expect(await keys('month(ListingContractDate) eq 4')).to.deep.equal(['OFF2/a1']);
+      expect(await keys('year(ModificationTimestamp) ge 2024 and date(ModificationTimestamp) le date(now())')).to.deep.equal(all);
+      expect(await keys('date(ModificationTimestamp) gt 2999-01-01')).to.deep.equal([]);
+    });
+
     it('pages with $top as the page size and a nextLink whenever more match, counts, skips, and caps $top at the largest page', async () => {
       const first = await odataGet(`${root}/Property?$count=true&$orderby=ListPrice desc`, { prefer: 'odata.maxpagesize=2' });
       expect(first.headers.get('preference-applied')).to.equal('odata.maxpagesize=2');
@@ -321,7 +348,20 @@ for (const database of ['pglite', 'postgres'] as const) {
         ["$filter=ListPrice eq 'abc'", /ListPrice is Edm\.Decimal; the value at position 14/],
         ["$filter=StandardStatus eq 'Sideways'", /"Sideways" is not a member of org\.reso\.metadata\.enums\.StandardStatus/],
         ['$filter=CloseDate eq 2024-02-30', /CloseDate is Edm\.Date/],
-        ["$filter=contains(City,'R')", /function contains\(\) at position 1 is not supported/],
+        ["$filter=indexof(City,'R') eq 0", /function indexof\(\) at position 1 is not supported \(the functions served are now, contains,/],
+        ["$filter=contains(ListPrice,'1')", /contains\(\) at position 1 applies to Edm\.String; ListPrice is Edm\.Decimal/],
+        ['$filter=contains(City,ListingKey)', /contains\(\) at position 1 takes a string value/],
+        ['$filter=contains(City)', /contains\(\) at position 1 takes 2 arguments, not 1/],
+        ['$filter=now(City) gt ModificationTimestamp', /now\(\) at position 1 takes no arguments, not 1/],
+        ['$filter=year(City) eq 2024', /year\(\) at position 1 applies to Edm\.Date or Edm\.DateTimeOffset; City is Edm\.String/],
+        ['$filter=CloseDate lt now()', /CloseDate is Edm\.Date and now\(\) is Edm\.DateTimeOffset; they do not compare/],
+        ['$filter=City eq PostalCode', /compare City with a value, not with another field/],
+        ['$filter=tolower(City) eq 3', /tolower\(City\) is Edm\.String; the value at position 18 is not one/],
+        ['$filter=ListPrice eq 1e999999', /\$filter: 1e999999 at position 14 is out of the range a number can have/],
+        ['$filter=Latitude gt 1e999', /\$filter: 1e999 at position 13 is out of the range/],
+        ['$filter=Latitude gt 1e-999', /\$filter: 1e-999 at position 13 is out of the range/],
+        ['$filter=ListPrice in (1, -1e400)', /-1e400 at position 18 is out of the range/],
+        ['$filter=year(CloseDate) eq 1e999', /1e999 at position 20 is out of the range/],
         ['$filter=(BedroomsTotal eq 1', /expected "\)"/],
         ['$orderby=ListPrice sideways', /\$orderby: item 1/],
         ['$select=ListPrice,Secret', /\$select: Property has no field Secret/],
