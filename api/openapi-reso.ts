@@ -14,7 +14,11 @@ const ERRORS = {
   400: odataError(
     `A query it cannot run: the message names the option and the part it could not read. Also an OData-Version it does not speak, and a $skip over ${RESO_MAX_SKIP} (follow @odata.nextLink instead).`,
   ),
+  406: odataError(
+    'An Accept header or $format the service cannot meet: data requests answer application/json only (media type parameters such as odata.metadata are not held against it), $metadata application/xml only',
+  ),
   429: odataError('Too many requests from this address this minute (RESO_RATE_LIMIT); Retry-After says when to come back'),
+  431: odataError('The URL and headers are longer than the 16 KB the service reads (a $filter of thousands of values): split the request'),
   503: odataError(
     'Database unavailable; the read did not finish within DB_READ_TIMEOUT_MS (code ServiceUnavailable); or too many costly queries are running at once (Retry-After says when to come back)',
   ),
@@ -34,6 +38,9 @@ export function resoPaths(): Record<string, unknown> {
     '/v1/reso/$metadata': {
       get: {
         summary: 'RESO Web API metadata (CSDL XML): every field with its RESO Data Dictionary name and OData type, and the enumerations',
+        description:
+          'CSDL XML only: $format=json or an Accept without application/xml (or text/xml, */*) is a 406 in the OData error form; JSON CSDL is not served.',
+        parameters: [option('$format', 'xml (or application/xml); anything else is a 406.')],
         responses: { 200: { description: 'EDMX 4.0', content: { 'application/xml': { schema: { type: 'string' } } } }, ...ERRORS },
       },
     },

@@ -385,6 +385,49 @@ for (const database of ['pglite', 'postgres'] as const) {
       expect((await odataGet(`${root}/Property`, { 'odata-version': '5.0' })).status).to.equal(400);
     });
 
+    it("refuses what it cannot serve in OData's error form: an Accept it cannot meet (406), $metadata as JSON (406), an over-long URL (431)", async () => {
+      const refusal = async (answer: Response, status: number, code: string, message: RegExp) => {
+        const text = await answer.text();
+        expect(answer.status, text).to.equal(status);
+        expect(answer.headers.get('content-type'), text).to.match(/^application\/json/);
+        expect(answer.headers.get('odata-version'), text).to.equal('4.0');
+        const body = JSON.parse(text);
+        expect(body.error.code, text).to.equal(code);
+        expect(body.error.message, text).to.match(message);
+      };
+      for (const path of ['', '/Property', "/Property('x')", '/Member']) {
+        await refusal(await fetch(`${root}${path}`, { headers: { accept: 'application/xml' } }), 406, 'NotAcceptable', /answers application\/json/);
+      }
+      await refusal(await fetch(`${root}/Property?$format=application/xml`), 406, 'NotAcceptable', /answers application\/json/);
+      // Accepts JSON in any of the ways clients write it.
+      for (const accept of [
+        'application/json;odata.metadata=minimal',
+        'application/json;odata.metadata=full;q=0.9',
+        'application/*',
+        '*/*',
+        'text/html, */*;q=0.1',
+      ]) {
+        expect((await fetch(`${root}/Property?$top=1`, { headers: { accept } })).status, accept).to.equal(200);
+      }
+      await refusal(await fetch(`${root}/Property`, { headers: { accept: 'application/json;q=0' } }), 406, 'NotAcceptable', /answers application\/json/);
+      // $metadata is CSDL XML: JSON asked for by $format or by an Accept without XML is a 406 saying so.
+      await refusal(await fetch(`${root}/$metadata?$format=application/json`), 406, 'NotAcceptable', /\$metadata is served as XML/);
+      await refusal(await fetch(`${root}/$metadata?$format=json`), 406, 'NotAcceptable', /\$metadata is served as XML/);
+      await refusal(await fetch(`${root}/$metadata`, { headers: { accept: 'application/json' } }), 406, 'NotAcceptable', /\$metadata is served as XML/);
+      for (const ask of [{ accept: 'application/xml' }, { accept: '*/*' }, { accept: 'application/json, application/xml;q=0.5' }]) {
+        const xml = await fetch(`${root}/$metadata`, { headers: ask });
+        expect([xml.status, xml.headers.get('content-type')?.split(';')[0]], JSON.stringify(ask)).to.deep.equal([200, 'application/xml']);
+      }
+      expect((await fetch(`${root}/$metadata?$format=xml`)).status).to.equal(200);
+      // A URL longer than the service reads: 431 with a body saying so, in OData's form under /v1/reso.
+      const long = `${root}/Property?$filter=${encodeURIComponent(`City in (${Array.from({ length: 2000 }, (_, i) => `'c${i}'`).join(',')})`)}`;
+      await refusal(await fetch(long), 431, 'RequestHeaderFieldsTooLarge', /longer than the 16 KB this service reads/);
+      const elsewhere = await fetch(`${svc.url}/v1/listings?q=${'x'.repeat(20_000)}`);
+      expect(elsewhere.status).to.equal(431);
+      expect((await elsewhere.json()).error).to.match(/longer than the 16 KB this service reads/);
+      expect((await odataGet(`${root}/Property?$top=1`)).status, 'the service goes on answering').to.equal(200);
+    });
+
     it('tells a replicator when a listing stops being public: hiding one moves its ModificationTimestamp on', async () => {
       const before = (await odataGet(`${root}/Property('${encodeURIComponent('OFF1/P1')}')?$select=ModificationTimestamp`)).body.ModificationTimestamp;
       await admin(svc.url, 'POST', '/v1/admin/listings/visibility', { officeId: 'OFF1', uniqueId: 'P1', hidden: true });
