@@ -65,7 +65,7 @@ export function resoPaths(): Record<string, unknown> {
           },
           option(
             '$filter',
-            "Comparisons (eq, ne, gt, ge, lt, le), in, has, and, or, not and parentheses over the fields $metadata declares, and the functions now(), contains, startswith, endswith, tolower, toupper (text fields), year, month, day, date (dates and timestamps), e.g. `ListPrice ge 500000 and StandardStatus eq org.reso.metadata.enums.StandardStatus'Active'` or `contains(tolower(City),'rich') and ModificationTimestamp lt now()`. A number out of range (1e999999) is a 400 naming it.",
+            "Comparisons (eq, ne, gt, ge, lt, le), in, has, and, or, not and parentheses over the fields $metadata declares, and the functions now(), contains, startswith, endswith, tolower, toupper (text fields), year, month, day, date (dates and timestamps), e.g. `ListPrice ge 500000 and StandardStatus eq org.reso.metadata.StandardStatus'Active'` or `contains(tolower(City),'rich') and ModificationTimestamp lt now()`. A number out of range (1e999999) is a 400 naming it.",
           ),
           option('$select', 'Fields to answer with, separated by commas.'),
           option('$orderby', 'Fields, each optionally followed by asc or desc, separated by commas; ties go by the key. Missing values sort last.'),

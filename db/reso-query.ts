@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { type FilterExpr, type Literal, ODataSyntaxError, type Operand, type OrderItem } from '../lib/odata-filter.js';
-import { ENUM_NAMESPACE, enumMember } from '../lib/reso-enums.js';
+import { ENUM_NAMESPACE, enumMember, FORMER_ENUM_NAMESPACE } from '../lib/reso-enums.js';
 import { type FieldType, fieldOf, type ResoField, type ResoResource } from './reso-resources.js';
 
 /**
@@ -90,7 +90,8 @@ function bindingFor(field: ResoField, literal: Literal, at: number): string | bo
       const enumName = field.type.enum;
       if (literal.kind === 'enum') {
         const type = literal.type.split('.').pop();
-        if (type !== enumName || (literal.type.includes('.') && literal.type !== `${ENUM_NAMESPACE}.${enumName}`))
+        const namespace = literal.type.includes('.') ? literal.type.slice(0, literal.type.lastIndexOf('.')) : null;
+        if (type !== enumName || (namespace !== null && namespace !== ENUM_NAMESPACE && namespace !== FORMER_ENUM_NAMESPACE))
           throw new ODataSyntaxError('$filter', `${field.name} is of type ${ENUM_NAMESPACE}.${enumName}, not ${literal.type}`);
       } else if (literal.kind !== 'string') return refuse();
       const member = enumMember(enumName, literal.value);

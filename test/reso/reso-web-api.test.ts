@@ -101,20 +101,14 @@ for (const database of ['pglite', 'postgres'] as const) {
       const types = Object.fromEntries(property.properties.map((p) => [p.name, p.type]));
       expect(types).to.include({
         ListPrice: 'Edm.Decimal',
-        StandardStatus: 'org.reso.metadata.enums.StandardStatus',
-        PropertyType: 'org.reso.metadata.enums.PropertyType',
+        StandardStatus: 'org.reso.metadata.StandardStatus',
+        PropertyType: 'org.reso.metadata.PropertyType',
         ModificationTimestamp: 'Edm.DateTimeOffset',
         ListingContractDate: 'Edm.Date',
         BedroomsTotal: 'Edm.Int32',
         NewConstructionYN: 'Edm.Boolean',
       });
-      expect(metadata.enums.get('org.reso.metadata.enums.StandardStatus')).to.include.members([
-        'Active',
-        'ActiveUnderContract',
-        'Closed',
-        'Pending',
-        'Withdrawn',
-      ]);
+      expect(metadata.enums.get('org.reso.metadata.StandardStatus')).to.include.members(['Active', 'ActiveUnderContract', 'Closed', 'Pending', 'Withdrawn']);
       for (const entity of metadata.entityTypes.values()) {
         for (const p of entity.properties) if (!p.type.startsWith('Edm.')) expect(metadata.enums.has(p.type), `${entity.name}.${p.name}`).to.equal(true);
       }
@@ -207,7 +201,7 @@ for (const database of ['pglite', 'postgres'] as const) {
       expect(await keys('BedroomsTotal ge 3')).to.deep.equal(['OFF1/P1', 'OFF1/P2']);
       expect(await keys('BedroomsTotal ne 3')).to.deep.equal(['OFF1/P2', 'OFF1/P3', 'OFF1/R1', 'OFF2/a1']);
       expect(await keys('not (BedroomsTotal gt 1)')).to.deep.equal(['OFF1/P3', 'OFF1/R1']);
-      expect(await keys("StandardStatus eq org.reso.metadata.enums.StandardStatus'Closed'")).to.deep.equal(['OFF1/P3']);
+      expect(await keys("StandardStatus eq org.reso.metadata.StandardStatus'Closed'")).to.deep.equal(['OFF1/P3']);
       expect(await keys("StandardStatus has org.reso.metadata.enums.StandardStatus'Active'")).to.deep.equal(['OFF1/P1', 'OFF1/P2', 'OFF1/R1', 'OFF2/a1']);
       expect(await keys("PropertyType in ('ResidentialLease', 'Residential Lease')")).to.deep.equal(['OFF1/R1']);
       expect(await keys("City eq 'Richmond' and (ListPrice lt 600000 or ListPrice eq null)")).to.deep.equal(['OFF1/P1', 'OFF1/P2', 'OFF1/R1']);
@@ -346,7 +340,7 @@ for (const database of ['pglite', 'postgres'] as const) {
         ['$filter=ListPrice gt', /\$filter: expected a field name or a value but found the end/],
         ['$filter=Nope eq 1', /Property has no field Nope/],
         ["$filter=ListPrice eq 'abc'", /ListPrice is Edm\.Decimal; the value at position 14/],
-        ["$filter=StandardStatus eq 'Sideways'", /"Sideways" is not a member of org\.reso\.metadata\.enums\.StandardStatus/],
+        ["$filter=StandardStatus eq 'Sideways'", /"Sideways" is not a member of org\.reso\.metadata\.StandardStatus/],
         ['$filter=CloseDate eq 2024-02-30', /CloseDate is Edm\.Date/],
         ["$filter=indexof(City,'R') eq 0", /function indexof\(\) at position 1 is not supported \(the functions served are now, contains,/],
         ["$filter=contains(ListPrice,'1')", /contains\(\) at position 1 applies to Edm\.String; ListPrice is Edm\.Decimal/],
