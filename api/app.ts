@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import type { Queue } from 'bullmq';
 import express, { type Express } from 'express';
 import type { Redis } from 'ioredis';
@@ -13,6 +14,7 @@ import { createMetrics, type Metrics, queueDepthGauge } from '../lib/metrics.js'
 import type { JobQueue } from '../workers/job-queue.js';
 import { feedKeyOf } from './auth/feed-key.js';
 import { requireOperator } from './auth/operator.js';
+import { answerClientErrors } from './client-errors.js';
 import { linkTo, refuseInvalidHost } from './links.js';
 import { errorHandler, notFoundHandler } from './middleware/error-handler.js';
 import { httpMetrics } from './middleware/http-metrics.js';
@@ -242,5 +244,12 @@ export function createApp(deps: AppDeps): Express {
   // Errors raised before the RESO router (a bad Host header, a NUL in the URL) in OData's form there too.
   app.use(RESO_ROOT, odataErrors);
   app.use(errorHandler);
+  // Every server the app listens on answers what Node's parser refuses with an error body too.
+  const listen = app.listen.bind(app) as (...args: unknown[]) => Server;
+  app.listen = ((...args: unknown[]) => {
+    const server = listen(...args);
+    answerClientErrors(server);
+    return server;
+  }) as Express['listen'];
   return app;
 }

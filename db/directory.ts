@@ -112,19 +112,19 @@ interface DirectoryRows {
 /**
  * The statement that brings the offices' rows of a table to fresh: rows no longer in fresh are
  * deleted, new ones inserted and the others updated only where they differ, so a feed that
- * changes little of an office's directory rewrites little of it (and of its trigram index).
+ * changes little of an office's directory rewrites little of it (and of its trigram index). A row
+ * written is stamped by change_stamp() (updated_at: RESO ModificationTimestamp of Member and Office).
  */
 function mergeSql(rows: DirectoryRows, offices: string): string {
   const { table, key, columns } = rows;
   const values = columns.filter((c) => !key.includes(c));
-  const touch = table === 'directory_offices' ? ', updated_at = change_stamp()' : '';
   return `WITH ${rows.fresh(offices)},
      gone AS (
        DELETE FROM ${table} d WHERE d.office = ANY(${offices})
          AND NOT EXISTS (SELECT 1 FROM fresh f WHERE ${key.map((k) => `f.${k} = d.${k}`).join(' AND ')})
      )
      ${insertSql(rows)}
-     ON CONFLICT (${key.join(', ')}) DO UPDATE SET ${values.map((c) => `${c} = excluded.${c}`).join(', ')}${touch}
+     ON CONFLICT (${key.join(', ')}) DO UPDATE SET ${values.map((c) => `${c} = excluded.${c}`).join(', ')}, updated_at = change_stamp()
        WHERE (${values.map((c) => `d.${c}`).join(', ')}) IS DISTINCT FROM (${values.map((c) => `excluded.${c}`).join(', ')})`;
 }
 

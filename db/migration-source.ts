@@ -29,7 +29,8 @@ import * as openPushLock from './migrations/20261125165600_open_push_lock.js';
 import * as webhookPreviousSecrets from './migrations/20261125165600_webhook_previous_secrets.js';
 import * as webhookEndpointLanes from './migrations/20261125165700_webhook_endpoint_lanes.js';
 import * as changeLog from './migrations/20261128100000_change_log.js';
-import * as leadFeed from './migrations/20261128110000_lead_feed.js';
+import * as directoryModificationTimestamp from './migrations/20261128110000_directory_modification_timestamp.js';
+import * as leadFeed from './migrations/20261128120000_lead_feed.js';
 
 /** Migrations in order; listed here so they run the same from source, from dist/ and in tests. */
 const MIGRATIONS: Record<string, Knex.Migration> = {
@@ -63,7 +64,8 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261125165600_webhook_previous_secrets': webhookPreviousSecrets,
   '20261125165700_webhook_endpoint_lanes': webhookEndpointLanes,
   '20261128100000_change_log': changeLog,
-  '20261128110000_lead_feed': leadFeed,
+  '20261128110000_directory_modification_timestamp': directoryModificationTimestamp,
+  '20261128120000_lead_feed': leadFeed,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { type FilterExpr, type Literal, ODataSyntaxError, type Operand, type OrderItem } from '../lib/odata-filter.js';
-import { ENUM_NAMESPACE, enumMember } from '../lib/reso-enums.js';
-import { fieldOf, type ResoField, type ResoResource } from './reso-resources.js';
+import { ENUM_NAMESPACE, enumMember, FORMER_ENUM_NAMESPACE } from '../lib/reso-enums.js';
+import { type FieldType, fieldOf, type ResoField, type ResoResource } from './reso-resources.js';
 
 /**
  * OData queries over a RESO resource as parameterised SQL (docs/reso.md): the filter, the order
@@ -44,6 +44,17 @@ function isRealDate(text: string): boolean {
   return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
 }
 
+/**
+ * A number literal the database reads without an error: within a double's range (a larger one is
+ * out of range for float8 and overflows numeric's exponent) and, unless it is 0, not so small that
+ * it reads as 0 (float8 refuses 1e-400).
+ */
+function isInRange(text: string): boolean {
+  const value = Number(text);
+  if (!Number.isFinite(value)) return false;
+  return value !== 0 || !/[1-9]/.test(text.replace(/[eE].*$/, ''));
+}
+
 /** A literal as a binding for the field, or a 400 naming both. */
 function bindingFor(field: ResoField, literal: Literal, at: number): string | boolean {
   const refuse = (): never => {
@@ -62,6 +73,11 @@ function bindingFor(field: ResoField, literal: Literal, at: number): string | bo
     case 'Edm.Double':
       if (literal.kind !== 'number') return refuse();
       if (!/^-?\d/.test(literal.value)) throw new ODataSyntaxError('$filter', `${literal.value} at position ${at + 1} is not supported; give a number`);
+      if (!isInRange(literal.value))
+        throw new ODataSyntaxError(
+          '$filter',
+          `${literal.value.length > 30 ? `${literal.value.slice(0, 30)}…` : literal.value} at position ${at + 1} is out of the range a number can have (about ±1.8e308, and not so small it is 0)`,
+        );
       return literal.value;
     case 'Edm.Date':
       return literal.kind === 'date' && isRealDate(literal.value) ? literal.value : refuse();
@@ -74,7 +90,8 @@ function bindingFor(field: ResoField, literal: Literal, at: number): string | bo
       const enumName = field.type.enum;
       if (literal.kind === 'enum') {
         const type = literal.type.split('.').pop();
-        if (type !== enumName || (literal.type.includes('.') && literal.type !== `${ENUM_NAMESPACE}.${enumName}`))
+        const namespace = literal.type.includes('.') ? literal.type.slice(0, literal.type.lastIndexOf('.')) : null;
+        if (type !== enumName || (namespace !== null && namespace !== ENUM_NAMESPACE && namespace !== FORMER_ENUM_NAMESPACE))
           throw new ODataSyntaxError('$filter', `${field.name} is of type ${ENUM_NAMESPACE}.${enumName}, not ${literal.type}`);
       } else if (literal.kind !== 'string') return refuse();
       const member = enumMember(enumName, literal.value);
@@ -91,6 +108,78 @@ function fieldNamed(resource: ResoResource, operand: Operand, option: string): R
   return field;
 }
 
+/**
+ * A field or a function of one, typed as a field is (its name is how a message names it), with
+ * the bindings its SQL holds in order; constant when it reads no field (now()).
+ */
+interface Expr extends ResoField {
+  bindings: Knex.RawBinding[];
+  constant: boolean;
+}
+
+/** `%`, `_` and `\` of a string taken literally in a LIKE pattern (backslash is LIKE's escape). */
+const likeText = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+const LIKE_PATTERNS = {
+  contains: (text: string) => `%${likeText(text)}%`,
+  startswith: (text: string) => `${likeText(text)}%`,
+  endswith: (text: string) => `%${likeText(text)}`,
+} as const;
+
+/** A field or function call as an expression; a 400 naming the part it cannot type. */
+function expressionOf(resource: ResoResource, operand: Operand): Expr {
+  if (operand.kind === 'literal') throw new ODataSyntaxError('$filter', `expected a field name or a function at position ${operand.at + 1}`);
+  if (operand.kind === 'field') return { ...fieldNamed(resource, operand, '$filter'), bindings: [], constant: false };
+  const { name, args, at } = operand;
+  const where = `${name}() at position ${at + 1}`;
+  const argument = (i: number, ...types: FieldType['edm'][]): Expr => {
+    const arg = args[i];
+    if (arg.kind === 'literal')
+      throw new ODataSyntaxError('$filter', `${where} takes a field${types.includes('Edm.String') ? ' of text' : ''} as its first argument, not a value`);
+    const e = expressionOf(resource, arg);
+    if (!types.includes(e.type.edm)) throw new ODataSyntaxError('$filter', `${where} applies to ${types.join(' or ')}; ${e.name} is ${typeName(e)}`);
+    return e;
+  };
+  const made = (type: FieldType, sql: string, from: Expr[]): Expr => ({
+    name: `${name}(${from.map((e) => e.name).join(',')})`,
+    type,
+    sql,
+    bindings: from.flatMap((e) => e.bindings),
+    constant: from.every((e) => e.constant),
+  });
+  switch (name) {
+    case 'now':
+      return { name: 'now()', type: { edm: 'Edm.DateTimeOffset' }, sql: 'now()', bindings: [], constant: true };
+    case 'tolower':
+    case 'toupper': {
+      const text = argument(0, 'Edm.String');
+      return made({ edm: 'Edm.String' }, `${name === 'tolower' ? 'lower' : 'upper'}(${text.sql})`, [text]);
+    }
+    case 'year':
+    case 'month':
+    case 'day': {
+      const time = argument(0, 'Edm.Date', 'Edm.DateTimeOffset');
+      // A timestamp's parts in UTC, as the answers write it; a date's as it is.
+      const value = time.type.edm === 'Edm.Date' ? `(${time.sql})::date` : `(${time.sql}) AT TIME ZONE 'UTC'`;
+      return made({ edm: 'Edm.Int32' }, `extract(${name} from ${value})::int`, [time]);
+    }
+    case 'date': {
+      const time = argument(0, 'Edm.Date', 'Edm.DateTimeOffset');
+      return time.type.edm === 'Edm.Date' ? time : made({ edm: 'Edm.Date' }, `to_char((${time.sql}) AT TIME ZONE 'UTC', 'YYYY-MM-DD')`, [time]);
+    }
+    case 'contains':
+    case 'startswith':
+    case 'endswith': {
+      const text = argument(0, 'Edm.String');
+      const part = args[1];
+      if (part.kind !== 'literal' || part.literal.kind !== 'string')
+        throw new ODataSyntaxError('$filter', `${where} takes a string value ('…') as its second argument`);
+      const e = made({ edm: 'Edm.Boolean' }, `(${text.sql}) LIKE ?`, [text]);
+      return { ...e, name: `${name}(${text.name},…)`, bindings: [...text.bindings, LIKE_PATTERNS[name](part.literal.value)] };
+    }
+  }
+}
+
 const FLIPPED = { eq: 'eq', ne: 'ne', gt: 'lt', ge: 'le', lt: 'gt', le: 'ge' } as const;
 const SQL_OPS = { gt: '>', ge: '>=', lt: '<', le: '<=' } as const;
 
@@ -101,6 +190,11 @@ const SQL_OPS = { gt: '>', ge: '>=', lt: '<', le: '<=' } as const;
  */
 export function filterSql(resource: ResoResource, expr: FilterExpr): Sql {
   const bindings: Knex.RawBinding[] = [];
+  /** An expression's SQL where it stands, its bindings taken in their place. */
+  const use = (e: Expr): string => {
+    bindings.push(...e.bindings);
+    return `(${e.sql})`;
+  };
   const walk = (e: FilterExpr): string => {
     switch (e.kind) {
       case 'and':
@@ -113,48 +207,67 @@ export function filterSql(resource: ResoResource, expr: FilterExpr): Sql {
           if (e.operand.literal.kind !== 'boolean') throw new ODataSyntaxError('$filter', `the value at position ${e.operand.at + 1} is not a condition`);
           return e.operand.literal.value ? 'true' : 'false';
         }
-        const field = fieldNamed(resource, e.operand, '$filter');
-        if (field.type.edm !== 'Edm.Boolean') throw new ODataSyntaxError('$filter', `${field.name} is not a Boolean field; compare it with a value`);
-        return `(${field.sql}) IS TRUE`;
+        const value = expressionOf(resource, e.operand);
+        if (value.type.edm !== 'Edm.Boolean')
+          throw new ODataSyntaxError('$filter', `${value.name} is not a Boolean ${e.operand.kind === 'field' ? 'field' : 'function'}; compare it with a value`);
+        return `${use(value)} IS TRUE`;
       }
       case 'compare': {
         let { left, right, op } = e;
-        if (left.kind === 'literal' && right.kind === 'field') {
+        if (left.kind === 'literal' && right.kind !== 'literal') {
           [left, right] = [right, left];
           op = FLIPPED[op];
         }
-        const field = fieldNamed(resource, left, '$filter');
-        if (right.kind !== 'literal')
-          throw new ODataSyntaxError('$filter', `compare ${field.name} with a value, not with another field (position ${right.at + 1})`);
+        let field = expressionOf(resource, left);
+        if (right.kind !== 'literal') {
+          let other = expressionOf(resource, right);
+          if (field.constant && !other.constant) {
+            [field, other] = [other, field];
+            op = FLIPPED[op];
+          }
+          if (!other.constant) throw new ODataSyntaxError('$filter', `compare ${field.name} with a value, not with another field (position ${right.at + 1})`);
+          if (castOf(other) !== castOf(field) || (field.type.edm === 'enum') !== (other.type.edm === 'enum'))
+            throw new ODataSyntaxError('$filter', `${field.name} is ${typeName(field)} and ${other.name} is ${typeName(other)}; they do not compare`);
+          const l = use(field);
+          const r = use(other);
+          if (op === 'eq') return `${l} = ${r}`;
+          if (op === 'ne') return `${l} IS DISTINCT FROM ${r}`;
+          return `${l} ${SQL_OPS[op]} ${r}`;
+        }
         if (right.literal.kind === 'null') {
-          if (op === 'eq') return `(${field.sql}) IS NULL`;
-          if (op === 'ne') return `(${field.sql}) IS NOT NULL`;
+          if (op === 'eq') return `${use(field)} IS NULL`;
+          if (op === 'ne') return `${use(field)} IS NOT NULL`;
           return 'false';
         }
-        bindings.push(bindingFor(field, right.literal, right.at));
+        const binding = bindingFor(field, right.literal, right.at);
+        const l = use(field);
+        bindings.push(binding);
         const value = `?::${castOf(field)}`;
-        if (op === 'eq') return `(${field.sql}) = ${value}`;
-        if (op === 'ne') return `(${field.sql}) IS DISTINCT FROM ${value}`;
-        return `(${field.sql}) ${SQL_OPS[op]} ${value}`;
+        if (op === 'eq') return `${l} = ${value}`;
+        if (op === 'ne') return `${l} IS DISTINCT FROM ${value}`;
+        return `${l} ${SQL_OPS[op]} ${value}`;
       }
       case 'in': {
-        const field = fieldNamed(resource, e.left, '$filter');
+        const field = expressionOf(resource, e.left);
         const values = e.values.map((v) => {
           if (v.kind !== 'literal') throw new ODataSyntaxError('$filter', `the list after in holds values only (position ${v.at + 1})`);
           return v;
         });
         const given = values.filter((v) => v.literal.kind !== 'null').map((v) => bindingFor(field, v.literal, v.at));
         const withNull = values.some((v) => v.literal.kind === 'null');
+        const left = use(field);
         bindings.push(given as string[]);
-        const match = `(${field.sql}) = ANY(?::${castOf(field)}[])`;
-        return withNull ? `(${match} OR (${field.sql}) IS NULL)` : match;
+        const match = `${left} = ANY(?::${castOf(field)}[])`;
+        return withNull ? `(${match} OR ${use(field)} IS NULL)` : match;
       }
       case 'has': {
-        const field = fieldNamed(resource, e.left, '$filter');
+        const field = expressionOf(resource, e.left);
         if (field.type.edm !== 'enum') throw new ODataSyntaxError('$filter', `has applies to enumerations; ${field.name} is ${typeName(field)}`);
         if (e.right.kind !== 'literal') throw new ODataSyntaxError('$filter', `has takes an enumeration value (position ${e.right.at + 1})`);
-        bindings.push(bindingFor(field, e.right.literal, e.right.at));
-        return `(${field.sql}) = ?::text`;
+        const binding = bindingFor(field, e.right.literal, e.right.at);
+        const left = use(field);
+        bindings.push(binding);
+        return `${left} = ?::text`;
       }
     }
   };

@@ -209,6 +209,7 @@ export const RESOURCES: Record<ResoResource['name'], ResoResource> = {
       str('MemberMobilePhone', `jsonb_path_query_first(phones, '$[*] \\? (@.type == "mobile").number') #>> '{}'`, 16),
       str('MemberDirectPhone', `jsonb_path_query_first(phones, '$[*] \\? (@.type != "mobile").number') #>> '{}'`, 16),
       str('OfficeKey', 'office'),
+      { name: 'ModificationTimestamp', type: { edm: 'Edm.DateTimeOffset' }, sql: 'updated_at', notNull: true },
     ],
   },
   Office: {
@@ -221,7 +222,7 @@ export const RESOURCES: Record<ResoResource['name'], ResoResource> = {
       str('OfficeKey', 'office'),
       str('OfficeName', 'name'),
       str('OfficePhone', 'phone', 16),
-      { name: 'ModificationTimestamp', type: { edm: 'Edm.DateTimeOffset' }, sql: 'updated_at' },
+      { name: 'ModificationTimestamp', type: { edm: 'Edm.DateTimeOffset' }, sql: 'updated_at', notNull: true },
     ],
   },
   Media: {
@@ -240,7 +241,8 @@ export const RESOURCES: Record<ResoResource['name'], ResoResource> = {
       int('Order', `(m.item->>'order')::int`),
       bool('PreferredPhotoYN', `m.item->'hero'`),
       str('ShortDescription', `m.item->>'title'`, 50),
-      { name: 'ModificationTimestamp', type: { edm: 'Edm.DateTimeOffset' }, sql: 'l.updated_at' },
+      // A listing's media change with it: its ModificationTimestamp is theirs.
+      { name: 'ModificationTimestamp', type: { edm: 'Edm.DateTimeOffset' }, sql: 'l.updated_at', notNull: true },
     ],
   },
   EntityEvent: ENTITY_EVENT,

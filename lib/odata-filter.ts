@@ -2,8 +2,9 @@ import { HttpError } from './errors.js';
 
 /**
  * The OData `$filter` expressions the RESO surface runs, parsed into a tree: comparisons (eq, ne,
- * gt, ge, lt, le), `in`, `has`, and, or, not and parentheses over field names and literals
- * (strings, numbers, true/false, null, dates, timestamps, enumeration members). Pure; a query it
+ * gt, ge, lt, le), `in`, `has`, and, or, not and parentheses over field names, literals
+ * (strings, numbers, true/false, null, dates, timestamps, enumeration members) and the functions
+ * of FUNCTIONS. Pure; a query it
  * cannot read throws ODataSyntaxError naming the position and what it found there.
  *
  * Written here rather than taken from npm: the OData parsers published there either lack `in`,
@@ -30,7 +31,26 @@ export type Literal =
   /** `Namespace.Type'Member'`: the type as written (qualified), the member. */
   | { kind: 'enum'; type: string; value: string };
 
-export type Operand = { kind: 'field'; name: string; at: number } | { kind: 'literal'; literal: Literal; at: number };
+export type Operand =
+  | { kind: 'field'; name: string; at: number }
+  | { kind: 'literal'; literal: Literal; at: number }
+  /** A function call (`contains(City,'Rich')`, `now()`); its name is one of FUNCTIONS. */
+  | { kind: 'call'; name: FunctionName; args: Operand[]; at: number };
+
+/** The functions `$filter` takes, with how many arguments each (docs/reso.md, Queries). */
+export const FUNCTIONS = {
+  now: 0,
+  contains: 2,
+  startswith: 2,
+  endswith: 2,
+  tolower: 1,
+  toupper: 1,
+  year: 1,
+  month: 1,
+  day: 1,
+  date: 1,
+} as const;
+export type FunctionName = keyof typeof FUNCTIONS;
 
 export type Comparison = 'eq' | 'ne' | 'gt' | 'ge' | 'lt' | 'le';
 
@@ -154,7 +174,7 @@ export function parseFilter(text: string, option = '$filter'): FilterExpr {
     const token = peek();
     if (token?.t === 'word' && !['and', 'or', 'not', ...COMPARISONS, 'in', 'has'].includes(token.text)) {
       pos += 1;
-      if (peek()?.t === 'open') throw new ODataSyntaxError(option, `function ${token.text}() at position ${token.at + 1} is not supported`);
+      if (peek()?.t === 'open') return call(token.text, token.at);
       return { kind: 'field', name: token.text, at: token.at };
     }
     if (token?.t === 'literal') {
@@ -162,6 +182,33 @@ export function parseFilter(text: string, option = '$filter'): FilterExpr {
       return { kind: 'literal', literal: token.literal, at: token.at };
     }
     return fail('a field name or a value');
+  };
+
+  /** `name(` read: its arguments to the closing parenthesis, as many as the function takes. */
+  const call = (name: string, at: number): Operand => {
+    if (!Object.hasOwn(FUNCTIONS, name))
+      throw new ODataSyntaxError(
+        option,
+        `function ${name}() at position ${at + 1} is not supported (the functions served are ${Object.keys(FUNCTIONS).join(', ')})`,
+      );
+    const wanted = FUNCTIONS[name as FunctionName];
+    pos += 1;
+    const args: Operand[] = [];
+    if (peek()?.t !== 'close') {
+      args.push(operand());
+      while (peek()?.t === 'comma') {
+        pos += 1;
+        args.push(operand());
+      }
+    }
+    if (peek()?.t !== 'close') fail(`"," or ")" in the arguments of ${name}()`);
+    pos += 1;
+    if (args.length !== wanted)
+      throw new ODataSyntaxError(
+        option,
+        `${name}() at position ${at + 1} takes ${wanted === 0 ? 'no arguments' : wanted === 1 ? 'one argument' : `${wanted} arguments`}, not ${args.length}`,
+      );
+    return { kind: 'call', name: name as FunctionName, args, at };
   };
 
   const primary = (depth: number): FilterExpr => {

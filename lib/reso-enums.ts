@@ -1,10 +1,16 @@
 /**
  * The RESO Data Dictionary 2.0 enumerations the RESO surface declares, as OData EnumTypes in the
- * namespace org.reso.metadata.enums, with every member the Data Dictionary defines (the service
+ * one namespace of its metadata, org.reso.metadata (docs/reso.md, Metadata), with every member the
+ * Data Dictionary defines (the service
  * itself sends only some of them). Members are the Data Dictionary's legacy OData values
  * (SimpleIdentifiers: `ActiveUnderContract` for "Active Under Contract").
  */
-export const ENUM_NAMESPACE = 'org.reso.metadata.enums';
+export const ENUM_NAMESPACE = 'org.reso.metadata';
+/**
+ * The namespace the enumerations had in a Schema of their own, before RESO's client was found to
+ * read one Schema only: `$filter` still takes members qualified by it.
+ */
+export const FORMER_ENUM_NAMESPACE = 'org.reso.metadata.enums';
 
 export const ENUMS = {
   StandardStatus: ['Active', 'ActiveUnderContract', 'Canceled', 'Closed', 'ComingSoon', 'Delete', 'Expired', 'Hold', 'Incomplete', 'Pending', 'Withdrawn'],

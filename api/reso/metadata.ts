@@ -1,8 +1,13 @@
 import { PROPERTY_EXPANDS, RESOURCES, type ResoField } from '../../db/reso-resources.js';
 import { ENUM_NAMESPACE, ENUMS } from '../../lib/reso-enums.js';
 
-/** The entity model's namespace, as RESO's reference metadata names it. */
+/**
+ * The one namespace of the metadata, as RESO's reference metadata names it: entity types,
+ * enumerations and the container in one Schema, which RESO's own client needs (docs/reso.md,
+ * Metadata).
+ */
 export const NAMESPACE = 'org.reso.metadata';
+if (ENUM_NAMESPACE !== NAMESPACE) throw new Error('the enumerations belong to the one Schema of the metadata');
 
 const xmlText = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;');
 
@@ -28,7 +33,7 @@ const NAVIGATION: Record<string, string> = {
   ListOffice: `<NavigationProperty Name="ListOffice" Type="${NAMESPACE}.Office"/>`,
 };
 
-/** The service's CSDL (XML): the four resources, their enumerations and the entity container. */
+/** The service's CSDL (XML): one Schema holding the resources, their enumerations and the entity container. */
 export function metadataXml(): string {
   const entityTypes = Object.values(RESOURCES).map((resource) => {
     const navigation = resource.name === 'Property' ? PROPERTY_EXPANDS.map((name) => NAVIGATION[name]) : [];
@@ -61,10 +66,8 @@ export function metadataXml(): string {
     '<edmx:DataServices>',
     `<Schema xmlns="http://docs.oasis-open.org/odata/ns/edm" Namespace="${NAMESPACE}">`,
     ...entityTypes,
-    container,
-    '</Schema>',
-    `<Schema xmlns="http://docs.oasis-open.org/odata/ns/edm" Namespace="${ENUM_NAMESPACE}">`,
     ...enums,
+    container,
     '</Schema>',
     '</edmx:DataServices>',
     '</edmx:Edmx>',

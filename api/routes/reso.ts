@@ -15,7 +15,7 @@ import { MAX_OFFSET } from '../schemas/paging.js';
 export const RESO_ROOT = '/v1/reso';
 /** Records in a page when the client sets no $top nor odata.maxpagesize. */
 export const RESO_DEFAULT_PAGE = 100;
-/** The largest page; a larger $top is served in pages of this many. */
+/** The largest page; a larger $top is served in pages of this many (docs/reso.md, Paging). */
 export const RESO_MAX_PAGE = 1000;
 /** The largest page with $expand (each record carries its media, agent and office). */
 export const RESO_MAX_EXPANDED_PAGE = 200;
@@ -63,7 +63,7 @@ function skipOption(req: Request): number {
 interface SkipToken {
   /** Order values of the last row sent. */
   a: (string | null)[];
-  /** Records the client's $top still allows, when it gave one. */
+  /** The page size the client's $top asked for, when it gave one: every page of the read keeps it. */
   t?: number;
 }
 
@@ -118,8 +118,6 @@ async function collection(req: Request, res: Response, reads: ResoReads, links: 
   for (const name of Object.keys(req.query)) {
     if (name.startsWith('$') && !SYSTEM_OPTIONS.has(name)) throw new ODataSyntaxError(name, 'is not a query option this service supports');
   }
-  const format = option(req, '$format');
-  if (format !== undefined && format !== 'json' && !format.startsWith('application/json')) throw new ODataSyntaxError('$format', 'only json is served');
   const filterText = option(req, '$filter');
   const filter = filterText === undefined ? undefined : parseFilter(filterText);
   const orderText = option(req, '$orderby');
@@ -144,17 +142,15 @@ async function collection(req: Request, res: Response, reads: ResoReads, links: 
       throw odataError(410, 'CheckpointExpired', expiredCheckpointMessage(wanted, completeFrom, windowDays));
   }
 
+  // $top is the page size, as replication providers use it (docs/reso.md, Paging): the smaller of
+  // it and odata.maxpagesize, at most the largest page; a nextLink follows whenever more match,
+  // except after $top=0 (a count, not a read).
   const maxPage = expand.length ? RESO_MAX_EXPANDED_PAGE : RESO_MAX_PAGE;
   const preferred = preferredPageSize(req);
-  const pageSize = Math.min(preferred ?? RESO_DEFAULT_PAGE, maxPage);
-  const limit = top === undefined ? pageSize : Math.min(top, maxPage, preferred ?? maxPage);
+  const limit = Math.min(top ?? RESO_DEFAULT_PAGE, preferred ?? maxPage, maxPage);
   const page = await reads.page(resource, { filter, orderby, select, limit, skip, after: token?.a, count: countText === 'true', expand });
-  const remaining = top === undefined ? undefined : top - page.records.length;
-  const next =
-    page.next && (remaining === undefined || remaining > 0)
-      ? nextLink(req, links, { a: page.next, ...(remaining === undefined ? {} : { t: remaining }) })
-      : null;
-  if (preferred !== undefined) res.set('Preference-Applied', `odata.maxpagesize=${pageSize}`);
+  const next = page.next && limit > 0 ? nextLink(req, links, { a: page.next, ...(top === undefined ? {} : { t: top }) }) : null;
+  if (preferred !== undefined) res.set('Preference-Applied', `odata.maxpagesize=${Math.min(preferred, maxPage)}`);
   const head = [
     `"@odata.context":${JSON.stringify(`${links(req, RESO_ROOT)}/$metadata#${resource.name}`)}`,
     ...(page.count !== undefined ? [`"@odata.count":${page.count}`] : []),
@@ -171,6 +167,49 @@ const resourceNamed = (name: string): ResoResource | null => (Object.hasOwn(RESO
 function parseKeyPath(path: string): { resource: string; key: string } | null {
   const match = /^([A-Za-z]+)\('((?:[^']|'')*)'\)$/.exec(path);
   return match ? { resource: match[1], key: match[2].replace(/''/g, "'") } : null;
+}
+
+/**
+ * The first of `types` the request's Accept header takes (the first when it has none), false when
+ * it takes none. Media type parameters other than q are left out before the comparison, so
+ * `application/json;odata.metadata=full` takes the service's JSON as `application/json` does.
+ */
+function accepted(req: Request, types: string[]): string | false {
+  const header = req.get('accept');
+  if (header === undefined || header.trim() === '') return types[0];
+  const plain = header
+    .split(',')
+    .map((range) =>
+      range
+        .split(';')
+        .filter((part, i) => i === 0 || /^\s*q\s*=/i.test(part))
+        .join(';'),
+    )
+    .join(',');
+  // Express's own negotiation (req.accepts) over the header without parameters.
+  const negotiate = req.accepts as (this: unknown, types: string[]) => string | false;
+  return negotiate.call({ headers: { accept: plain } }, types);
+}
+
+const isJsonFormat = (format: string) => format === 'json' || /^application\/json(;|$)/.test(format);
+
+/** A data request (service document, collection, record) answers JSON only: `$format` or `Accept` that excludes it is a 406. */
+const jsonOnly: RequestHandler = (req, _res, next) => {
+  const format = option(req, '$format');
+  const asked = format !== undefined ? `$format=${format.slice(0, 60)}` : `Accept: ${(req.get('accept') ?? '').slice(0, 100)}`;
+  if (format !== undefined ? !isJsonFormat(format) : !accepted(req, ['application/json']))
+    throw odataError(406, 'NotAcceptable', `this service answers application/json (OData JSON, odata.metadata=minimal); ${asked} does not take it`);
+  next();
+};
+
+/** `$metadata` is CSDL XML: a `$format` or `Accept` that excludes XML is a 406 saying so. */
+function checkMetadataFormat(req: Request): void {
+  const format = option(req, '$format');
+  const xml = format !== undefined ? format === 'xml' || /^application\/xml(;|$)/.test(format) : accepted(req, ['application/xml', 'text/xml']);
+  if (!xml) {
+    const asked = format !== undefined ? `$format=${format.slice(0, 60)}` : `Accept: ${(req.get('accept') ?? '').slice(0, 100)}`;
+    throw odataError(406, 'NotAcceptable', `$metadata is served as XML (CSDL, application/xml) only; ${asked} does not take it`);
+  }
 }
 
 const checkVersion: RequestHandler = (req, res, next) => {
@@ -211,16 +250,17 @@ export function resoRouter(reads: ResoReads, links: LinkTo, limit: RequestHandle
   const router = Router();
   router.use(RESO_ROOT, limit, checkVersion);
 
-  router.get(RESO_ROOT, (req, res) => {
+  router.get(RESO_ROOT, jsonOnly, (req, res) => {
     const value = Object.keys(RESOURCES).map((name) => ({ name, kind: 'EntitySet', url: name }));
     sendJson(res, JSON.stringify({ '@odata.context': `${links(req, RESO_ROOT)}/$metadata`, value }));
   });
   let metadata: string | undefined;
-  router.get(`${RESO_ROOT}/$metadata`, (_req, res) => {
+  router.get(`${RESO_ROOT}/$metadata`, (req, res) => {
+    checkMetadataFormat(req);
     metadata ??= metadataXml();
     res.type('application/xml').send(metadata);
   });
-  router.get(`${RESO_ROOT}/:path`, async (req, res) => {
+  router.get(`${RESO_ROOT}/:path`, jsonOnly, async (req, res) => {
     const path = String(req.params.path);
     const resource = resourceNamed(path);
     if (resource) {

@@ -76,7 +76,8 @@ for (const backend of backends) {
       '20261125165600_webhook_previous_secrets',
       '20261125165700_webhook_endpoint_lanes',
       '20261128100000_change_log',
-      '20261128110000_lead_feed',
+      '20261128110000_directory_modification_timestamp',
+      '20261128120000_lead_feed',
     ];
     it('applies migrations once, idempotently, and rolls them back', async () => {
       expect(await migrateToLatest(db)).to.deep.equal(ALL);

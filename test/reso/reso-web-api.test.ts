@@ -101,20 +101,14 @@ for (const database of ['pglite', 'postgres'] as const) {
       const types = Object.fromEntries(property.properties.map((p) => [p.name, p.type]));
       expect(types).to.include({
         ListPrice: 'Edm.Decimal',
-        StandardStatus: 'org.reso.metadata.enums.StandardStatus',
-        PropertyType: 'org.reso.metadata.enums.PropertyType',
+        StandardStatus: 'org.reso.metadata.StandardStatus',
+        PropertyType: 'org.reso.metadata.PropertyType',
         ModificationTimestamp: 'Edm.DateTimeOffset',
         ListingContractDate: 'Edm.Date',
         BedroomsTotal: 'Edm.Int32',
         NewConstructionYN: 'Edm.Boolean',
       });
-      expect(metadata.enums.get('org.reso.metadata.enums.StandardStatus')).to.include.members([
-        'Active',
-        'ActiveUnderContract',
-        'Closed',
-        'Pending',
-        'Withdrawn',
-      ]);
+      expect(metadata.enums.get('org.reso.metadata.StandardStatus')).to.include.members(['Active', 'ActiveUnderContract', 'Closed', 'Pending', 'Withdrawn']);
       for (const entity of metadata.entityTypes.values()) {
         for (const p of entity.properties) if (!p.type.startsWith('Edm.')) expect(metadata.enums.has(p.type), `${entity.name}.${p.name}`).to.equal(true);
       }
@@ -207,7 +201,7 @@ for (const database of ['pglite', 'postgres'] as const) {
       expect(await keys('BedroomsTotal ge 3')).to.deep.equal(['OFF1/P1', 'OFF1/P2']);
       expect(await keys('BedroomsTotal ne 3')).to.deep.equal(['OFF1/P2', 'OFF1/P3', 'OFF1/R1', 'OFF2/a1']);
       expect(await keys('not (BedroomsTotal gt 1)')).to.deep.equal(['OFF1/P3', 'OFF1/R1']);
-      expect(await keys("StandardStatus eq org.reso.metadata.enums.StandardStatus'Closed'")).to.deep.equal(['OFF1/P3']);
+      expect(await keys("StandardStatus eq org.reso.metadata.StandardStatus'Closed'")).to.deep.equal(['OFF1/P3']);
       expect(await keys("StandardStatus has org.reso.metadata.enums.StandardStatus'Active'")).to.deep.equal(['OFF1/P1', 'OFF1/P2', 'OFF1/R1', 'OFF2/a1']);
       expect(await keys("PropertyType in ('ResidentialLease', 'Residential Lease')")).to.deep.equal(['OFF1/R1']);
       expect(await keys("City eq 'Richmond' and (ListPrice lt 600000 or ListPrice eq null)")).to.deep.equal(['OFF1/P1', 'OFF1/P2', 'OFF1/R1']);
@@ -217,17 +211,52 @@ for (const database of ['pglite', 'postgres'] as const) {
       expect(await keys("City eq 'richmond'"), 'strings compare case-sensitively').to.deep.equal([]);
     });
 
-    it('pages with nextLink only when the result is partial, counts, skips, and caps $top at the largest page', async () => {
+    it('runs now(), contains, startswith, endswith, tolower, toupper, year, month, day and date in $filter', async () => {
+      const keys = async (filter: string) => {
+        const answer = await odataGet(`${root}/Property?$filter=${encodeURIComponent(filter)}&$select=ListingKey&$orderby=ListingKey`);
+        expect(answer.status, `${filter}: ${JSON.stringify(answer.body)}`).to.equal(200);
+        return answer.body.value.map((r: { ListingKey: string }) => r.ListingKey);
+      };
+      const all = ['OFF1/P1', 'OFF1/P2', 'OFF1/P3', 'OFF1/R1', 'OFF2/a1'];
+      const richmond = ['OFF1/P1', 'OFF1/P2', 'OFF1/P3', 'OFF1/R1'];
+      expect(await keys('ModificationTimestamp lt now()'), "Core's datetime comparison").to.deep.equal(all);
+      expect(await keys('now() gt ModificationTimestamp')).to.deep.equal(all);
+      expect(await keys('ModificationTimestamp gt now()')).to.deep.equal([]);
+      expect(await keys("contains(City,'chmo')")).to.deep.equal(richmond);
+      expect(await keys("contains(City,'chmo') eq false")).to.deep.equal(['OFF2/a1']);
+      expect(await keys("not contains(City,'Rich')")).to.deep.equal(['OFF2/a1']);
+      expect(await keys("contains(City,'rich')"), 'contains is case-sensitive').to.deep.equal([]);
+      expect(await keys("contains(tolower(City),'rich')")).to.deep.equal(richmond);
+      expect(await keys("toupper(City) eq 'PARRAMATTA'")).to.deep.equal(['OFF2/a1']);
+      expect(await keys("tolower(City) in ('parramatta', 'nowhere')")).to.deep.equal(['OFF2/a1']);
+      expect(await keys("startswith(PostalCode,'21')")).to.deep.equal(['OFF2/a1']);
+      expect(await keys("endswith(City,'matta') or endswith(City,'mond')")).to.deep.equal(all);
+      expect(await keys("contains(City,'%') or contains(City,'_') or startswith(City,'%')"), '% and _ are taken literally').to.deep.equal([]);
+      expect(await keys('year(CloseDate) eq 2024 and month(CloseDate) eq 2 and day(CloseDate) eq 1')).to.deep.equal(['OFF1/P3']);
+      expect(await keys('month(ListingContractDate) eq 4')).to.deep.equal(['OFF2/a1']);
+      expect(await keys('year(ModificationTimestamp) ge 2024 and date(ModificationTimestamp) le date(now())')).to.deep.equal(all);
+      expect(await keys('date(ModificationTimestamp) gt 2999-01-01')).to.deep.equal([]);
+    });
+
+    it('pages with $top as the page size and a nextLink whenever more match, counts, skips, and caps $top at the largest page', async () => {
       const first = await odataGet(`${root}/Property?$count=true&$orderby=ListPrice desc`, { prefer: 'odata.maxpagesize=2' });
       expect(first.headers.get('preference-applied')).to.equal('odata.maxpagesize=2');
       expect(first.body['@odata.count']).to.equal(5);
       expect(first.body.value).to.have.length(2);
       expect(first.body['@odata.nextLink']).to.match(/^http:\/\/127\.0\.0\.1:\d+\/v1\/reso\/Property\?.*\$skiptoken=/);
-      // $top is how many in all: 3 of 5, in pages of 2, then no nextLink.
-      expect((await readAll(`${root}/Property?$top=3`, { prefer: 'odata.maxpagesize=2' })).pages).to.deep.equal([2, 1]);
+      // $top is the page size, as MLS replication providers use it: every record, in pages of $top.
+      const byTop = await readAll(`${root}/Property?$top=2&$orderby=ListPrice desc&$select=ListingKey,ListPrice`);
+      expect(byTop.pages, 'pages of $top, a nextLink while more match').to.deep.equal([2, 2, 1]);
+      expect(byTop.records.map((r) => r.ListPrice)).to.deep.equal([1250000, 700000, 500000, 650, null]);
       const two = await odataGet(`${root}/Property?$top=2`);
       expect(two.body.value).to.have.length(2);
-      expect(two.body['@odata.nextLink'], 'all that $top asked for was sent').to.equal(undefined);
+      expect(two.body['@odata.nextLink'], 'more records match').to.match(/\$skiptoken=/);
+      expect(new URL(two.body['@odata.nextLink']).searchParams.has('$top'), 'the page size travels in the token').to.equal(false);
+      const five = await odataGet(`${root}/Property?$top=5`);
+      expect([five.body.value.length, five.body['@odata.nextLink']], 'no nextLink when nothing more matches').to.deep.equal([5, undefined]);
+      // The smaller of $top and odata.maxpagesize is the page.
+      expect((await readAll(`${root}/Property?$top=3`, { prefer: 'odata.maxpagesize=2' })).pages).to.deep.equal([2, 2, 1]);
+      expect((await readAll(`${root}/Property?$top=1`, { prefer: 'odata.maxpagesize=2' })).pages).to.deep.equal([1, 1, 1, 1, 1]);
       const all = await readAll(`${root}/Property?$orderby=ListPrice desc&$select=ListingKey,ListPrice`, { prefer: 'odata.maxpagesize=2' });
       expect(all.pages).to.deep.equal([2, 2, 1]);
       expect(all.records.map((r) => r.ListPrice)).to.deep.equal([1250000, 700000, 500000, 650, null]);
@@ -240,6 +269,7 @@ for (const database of ['pglite', 'postgres'] as const) {
       const none = await odataGet(`${root}/Property?$top=0&$count=true`);
       expect(none.body).to.include({ '@odata.count': 5 });
       expect(none.body.value).to.deep.equal([]);
+      expect(none.body['@odata.nextLink'], '$top=0 asks for a count, not pages').to.equal(undefined);
     });
 
     it('skips up to 10,000 records as OFFSET would in every order, and refuses a deeper $skip with a 400 naming @odata.nextLink', async () => {
@@ -310,9 +340,22 @@ for (const database of ['pglite', 'postgres'] as const) {
         ['$filter=ListPrice gt', /\$filter: expected a field name or a value but found the end/],
         ['$filter=Nope eq 1', /Property has no field Nope/],
         ["$filter=ListPrice eq 'abc'", /ListPrice is Edm\.Decimal; the value at position 14/],
-        ["$filter=StandardStatus eq 'Sideways'", /"Sideways" is not a member of org\.reso\.metadata\.enums\.StandardStatus/],
+        ["$filter=StandardStatus eq 'Sideways'", /"Sideways" is not a member of org\.reso\.metadata\.StandardStatus/],
         ['$filter=CloseDate eq 2024-02-30', /CloseDate is Edm\.Date/],
-        ["$filter=contains(City,'R')", /function contains\(\) at position 1 is not supported/],
+        ["$filter=indexof(City,'R') eq 0", /function indexof\(\) at position 1 is not supported \(the functions served are now, contains,/],
+        ["$filter=contains(ListPrice,'1')", /contains\(\) at position 1 applies to Edm\.String; ListPrice is Edm\.Decimal/],
+        ['$filter=contains(City,ListingKey)', /contains\(\) at position 1 takes a string value/],
+        ['$filter=contains(City)', /contains\(\) at position 1 takes 2 arguments, not 1/],
+        ['$filter=now(City) gt ModificationTimestamp', /now\(\) at position 1 takes no arguments, not 1/],
+        ['$filter=year(City) eq 2024', /year\(\) at position 1 applies to Edm\.Date or Edm\.DateTimeOffset; City is Edm\.String/],
+        ['$filter=CloseDate lt now()', /CloseDate is Edm\.Date and now\(\) is Edm\.DateTimeOffset; they do not compare/],
+        ['$filter=City eq PostalCode', /compare City with a value, not with another field/],
+        ['$filter=tolower(City) eq 3', /tolower\(City\) is Edm\.String; the value at position 18 is not one/],
+        ['$filter=ListPrice eq 1e999999', /\$filter: 1e999999 at position 14 is out of the range a number can have/],
+        ['$filter=Latitude gt 1e999', /\$filter: 1e999 at position 13 is out of the range/],
+        ['$filter=Latitude gt 1e-999', /\$filter: 1e-999 at position 13 is out of the range/],
+        ['$filter=ListPrice in (1, -1e400)', /-1e400 at position 18 is out of the range/],
+        ['$filter=year(CloseDate) eq 1e999', /1e999 at position 20 is out of the range/],
         ['$filter=(BedroomsTotal eq 1', /expected "\)"/],
         ['$orderby=ListPrice sideways', /\$orderby: item 1/],
         ['$select=ListPrice,Secret', /\$select: Property has no field Secret/],
@@ -334,6 +377,49 @@ for (const database of ['pglite', 'postgres'] as const) {
       expect(injected.status).to.equal(400);
       expect((await odataGet(`${root}/Nothing`)).status).to.equal(404);
       expect((await odataGet(`${root}/Property`, { 'odata-version': '5.0' })).status).to.equal(400);
+    });
+
+    it("refuses what it cannot serve in OData's error form: an Accept it cannot meet (406), $metadata as JSON (406), an over-long URL (431)", async () => {
+      const refusal = async (answer: Response, status: number, code: string, message: RegExp) => {
+        const text = await answer.text();
+        expect(answer.status, text).to.equal(status);
+        expect(answer.headers.get('content-type'), text).to.match(/^application\/json/);
+        expect(answer.headers.get('odata-version'), text).to.equal('4.0');
+        const body = JSON.parse(text);
+        expect(body.error.code, text).to.equal(code);
+        expect(body.error.message, text).to.match(message);
+      };
+      for (const path of ['', '/Property', "/Property('x')", '/Member']) {
+        await refusal(await fetch(`${root}${path}`, { headers: { accept: 'application/xml' } }), 406, 'NotAcceptable', /answers application\/json/);
+      }
+      await refusal(await fetch(`${root}/Property?$format=application/xml`), 406, 'NotAcceptable', /answers application\/json/);
+      // Accepts JSON in any of the ways clients write it.
+      for (const accept of [
+        'application/json;odata.metadata=minimal',
+        'application/json;odata.metadata=full;q=0.9',
+        'application/*',
+        '*/*',
+        'text/html, */*;q=0.1',
+      ]) {
+        expect((await fetch(`${root}/Property?$top=1`, { headers: { accept } })).status, accept).to.equal(200);
+      }
+      await refusal(await fetch(`${root}/Property`, { headers: { accept: 'application/json;q=0' } }), 406, 'NotAcceptable', /answers application\/json/);
+      // $metadata is CSDL XML: JSON asked for by $format or by an Accept without XML is a 406 saying so.
+      await refusal(await fetch(`${root}/$metadata?$format=application/json`), 406, 'NotAcceptable', /\$metadata is served as XML/);
+      await refusal(await fetch(`${root}/$metadata?$format=json`), 406, 'NotAcceptable', /\$metadata is served as XML/);
+      await refusal(await fetch(`${root}/$metadata`, { headers: { accept: 'application/json' } }), 406, 'NotAcceptable', /\$metadata is served as XML/);
+      for (const ask of [{ accept: 'application/xml' }, { accept: '*/*' }, { accept: 'application/json, application/xml;q=0.5' }]) {
+        const xml = await fetch(`${root}/$metadata`, { headers: ask });
+        expect([xml.status, xml.headers.get('content-type')?.split(';')[0]], JSON.stringify(ask)).to.deep.equal([200, 'application/xml']);
+      }
+      expect((await fetch(`${root}/$metadata?$format=xml`)).status).to.equal(200);
+      // A URL longer than the service reads: 431 with a body saying so, in OData's form under /v1/reso.
+      const long = `${root}/Property?$filter=${encodeURIComponent(`City in (${Array.from({ length: 2000 }, (_, i) => `'c${i}'`).join(',')})`)}`;
+      await refusal(await fetch(long), 431, 'RequestHeaderFieldsTooLarge', /longer than the 16 KB this service reads/);
+      const elsewhere = await fetch(`${svc.url}/v1/listings?q=${'x'.repeat(20_000)}`);
+      expect(elsewhere.status).to.equal(431);
+      expect((await elsewhere.json()).error).to.match(/longer than the 16 KB this service reads/);
+      expect((await odataGet(`${root}/Property?$top=1`)).status, 'the service goes on answering').to.equal(200);
     });
 
     it('tells a replicator when a listing stops being public: hiding one moves its ModificationTimestamp on', async () => {
