@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { validatorFor } from '../../api/validators.js';
+import { EMBEDDED_START_MS } from '../helpers.js';
 import { startTestService, type TestService } from '../service.js';
 
 /** A local stand-in for an FX source: answers what the test sets, or fails on demand. */
@@ -24,7 +25,8 @@ const ECB = (day: string, usd: string) => `<?xml version="1.0" encoding="UTF-8"?
 </gesmes:Envelope>`;
 
 describe('GET /v1/fx: bundled snapshot, live sources with fallback', function () {
-  this.timeout(20_000);
+  // Each test starts an embedded service: a first PGlite start may take that long on a busy machine.
+  this.timeout(EMBEDDED_START_MS);
 
   it('static: serves the bundled ECB snapshot with its date', async () => {
     const svc = await startTestService({ database: 'pglite' });
@@ -48,9 +50,10 @@ describe('GET /v1/fx: bundled snapshot, live sources with fallback', function ()
       svc = await startTestService({ database: 'pglite', env: { FX_SOURCE: 'live', FX_PRIMARY_URL: primary.url, FX_BACKUP_URL: backup.url }, fxRefreshMs: 0 });
     });
     after(async () => {
-      await svc.close();
-      await primary.close();
-      await backup.close();
+      // Whatever the hook above got to start (a start that timed out leaves the rest unset).
+      await svc?.close();
+      await primary?.close();
+      await backup?.close();
     });
     const fx = async () => (await fetch(`${svc.url}/v1/fx`)).json();
     /** With a zero cache lifetime every request answers from the cache and refreshes behind it: ask until the answer moves. */
