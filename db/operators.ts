@@ -95,8 +95,65 @@ export async function listAudit(
     return q;
   };
   const { rows, total } = await offsetPage(base, (q) => q.orderByRaw(orderBySql(page.sort ?? '-at', AUDIT_SORTS, 'id')), page);
+  const names = await auditNames(db, rows);
   return {
     total,
-    entries: rows.map((r: any) => ({ id: String(r.id), at: iso(r.at), actor: r.actor, action: r.action, target: r.target, details: r.details })),
+    entries: rows.map((r: any) => ({
+      id: String(r.id),
+      at: iso(r.at),
+      actor: r.actor,
+      actorName: r.actor.startsWith('key:') ? (names.keys.get(r.actor.slice(4)) ?? null) : null,
+      action: r.action,
+      target: r.target,
+      targetName: r.target ? (names.targets.get(`${targetKind(r.action)}:${r.target}`) ?? null) : null,
+      details: r.details,
+    })),
   };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** What an action's target id names, by the action's first word: a key, a webhook endpoint, a lead, a trip, a feed or a site page. */
+function targetKind(action: string): string | null {
+  const kind = action.split('.')[0];
+  return ['key', 'webhook', 'lead', 'quarantine', 'feed', 'page'].includes(kind) ? kind : null;
+}
+
+/**
+ * Names for the ids an audit page shows, so a person reads "Harbour CRM" rather than a UUID: the
+ * client name of a key (as target, or as the actor `key:<id>` of a key's own reads), a webhook
+ * endpoint's URL, the listing a lead was about, the office of a trip, the client and office of
+ * a feed, and a site page's slug. Looked up per page (at most a few queries, each by primary key).
+ */
+async function auditNames(db: Knex, rows: { actor: string; action: string; target: string | null }[]) {
+  const ids = (kind: string) => [...new Set(rows.filter((r) => r.target && targetKind(r.action) === kind && UUID.test(r.target)).map((r) => r.target!))];
+  const keyIds = [...new Set([...ids('key'), ...rows.filter((r) => r.actor.startsWith('key:') && UUID.test(r.actor.slice(4))).map((r) => r.actor.slice(4))])];
+  const lookup = async (ids: string[], query: () => Knex.QueryBuilder) => (ids.length ? ((await query()) as { id: string; name: string }[]) : []);
+  const [keys, webhooks, leads, trips, feeds, pages] = await Promise.all([
+    lookup(keyIds, () => db('feed_keys').whereIn('id', keyIds).select('id', 'client_name as name')),
+    lookup(ids('webhook'), () => db('webhook_endpoints').whereIn('id', ids('webhook')).select('id', 'url as name')),
+    lookup(ids('lead'), () => db('leads').whereIn('id', ids('lead')).select('id', db.raw("'enquiry about ' || listing_key AS name"))),
+    lookup(ids('quarantine'), () => db('quarantine_items').whereIn('id', ids('quarantine')).select('id', db.raw("'trip of ' || office AS name"))),
+    lookup(ids('feed'), () =>
+      db('feed_events')
+        .whereIn('feed_events.id', ids('feed'))
+        .leftJoin('feed_keys', 'feed_keys.id', 'feed_events.key_id')
+        .select(
+          'feed_events.id',
+          db.raw("'feed of ' || coalesce(feed_keys.client_name, 'an SFTP drop') || ' (' || array_to_string(feed_events.office_scope, ', ') || ')' AS name"),
+        ),
+    ),
+    lookup(ids('page'), () => db('site_pages').whereIn('id', ids('page')).select('id', db.raw("'page ' || slug AS name"))),
+  ]);
+  const targets = new Map<string, string>();
+  for (const [kind, found] of [
+    ['key', keys],
+    ['webhook', webhooks],
+    ['lead', leads],
+    ['quarantine', trips],
+    ['feed', feeds],
+    ['page', pages],
+  ] as const)
+    for (const { id, name } of found) targets.set(`${kind}:${id}`, name);
+  return { keys: new Map(keys.map((k) => [k.id, k.name])), targets };
 }

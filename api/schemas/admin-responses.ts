@@ -116,13 +116,19 @@ export const feedRetriedSchema = {
 export const auditEntrySchema = {
   $id: 'AuditEntry',
   type: 'object',
-  required: ['id', 'at', 'actor', 'action', 'target', 'details'],
+  required: ['id', 'at', 'actor', 'actorName', 'action', 'target', 'targetName', 'details'],
   properties: {
     id: { type: 'string', description: 'Increasing with time.' },
     at: dateTime,
     actor: { type: 'string', description: 'The operator token (by name) or feed key that acted.' },
+    actorName: { type: ['string', 'null'], description: 'For a feed key (key:<id>): its client name, while the key exists.' },
     action: { type: 'string', description: 'What was done, e.g. key.create, listing.hide, feed.retry, site.page.update.' },
     target: { type: ['string', 'null'] },
+    targetName: {
+      type: ['string', 'null'],
+      description:
+        'What the target id names, for a person: a key’s client name, a webhook endpoint’s URL, the listing an enquiry was about, the office of a trip, the client and offices of a feed, a site page’s slug; null when the target needs no name or no longer exists.',
+    },
     details: { type: ['object', 'null'], additionalProperties: true },
   },
 } as const;

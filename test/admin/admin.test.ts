@@ -97,7 +97,13 @@ describe('Operator API and site content (PostgreSQL)', function () {
     expect(whoami).to.include({ keyId: created.body.id, status: 'active' });
     const listed = (await call('GET', '/v1/admin/keys')).body.keys.find((k: { id: string }) => k.id === created.body.id);
     expect(JSON.stringify(listed)).not.to.contain(created.body.key);
-    expect((await call('GET', '/v1/admin/audit?action=key.create')).body.entries[0]).to.include({ action: 'key.create', target: created.body.id });
+    // Named for a person: the key's client name beside its id.
+    expect((await call('GET', '/v1/admin/audit?action=key.create')).body.entries[0]).to.include({
+      action: 'key.create',
+      target: created.body.id,
+      targetName: 'Ops import',
+      actorName: null,
+    });
     expect((await call('POST', '/v1/admin/keys', { clientName: 'x', alertEmail: 'nope', officeIds: [] })).status).to.equal(400);
   });
 

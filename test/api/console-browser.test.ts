@@ -261,8 +261,18 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
     await page.getByText('about-us saved.').waitFor();
     expect((await (await fetch(`${svc.url}/v1/site/pages/about-us`)).json()).body).to.deep.equal({ 'en-AU': 'We list homes, and new developments.' });
     await shot('07-site');
+    // Three sign-ins in a row (the board's, a script's), then the log, read by a person: the
+    // approved key by its client name, details as lines, not JSON, and the sign-ins folded.
+    for (let i = 0; i < 3; i += 1) expect((await admin(svc.url, 'POST', '/admin/session')).status).to.equal(201);
     await go('audit', 'Audit log');
     await page.getByText('key.approve').waitFor();
+    const approved = page.locator('tr').filter({ has: page.locator('code', { hasText: 'key.approve' }) });
+    expect(await approved.locator('td').nth(3).innerText()).to.contain('Harbour Realty CRM');
+    const created = page.locator('tr').filter({ has: page.locator('code', { hasText: 'page.create' }) });
+    expect(await created.locator('td').nth(3).innerText()).to.contain('page about-us');
+    expect(await page.locator('td', { hasText: /^\{/ }).count(), 'no raw JSON').to.equal(0);
+    const newest = page.locator('tbody tr').first();
+    expect(await newest.locator('td').nth(2).innerText()).to.match(/^operator\.sign_in\s+× 3$/);
     await shot('08-audit');
   });
 
