@@ -1,5 +1,3 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
 import { WEBHOOK_EVENT_SCHEMA } from '../../api/schemas/webhook-events.js';
@@ -10,38 +8,7 @@ import { feed, eventually as waitFor } from '../helpers.js';
 import { activeKey, admin, officeListing, pushFeed } from '../ingest/client.js';
 import { startTestService, type TestService } from '../service.js';
 import { type SmtpSink, startSmtpSink } from '../smtp-sink.js';
-
-/** A webhook receiver on loopback that keeps every request and answers 200. */
-class Receiver {
-  readonly received: { path: string; headers: IncomingHttpHeaders; body: string }[] = [];
-  private server!: Server;
-  url = '';
-
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => {
-      let body = '';
-      req.setEncoding('utf8');
-      req.on('data', (c: string) => {
-        body += c;
-      });
-      req.on('end', () => {
-        this.received.push({ path: req.url!, headers: req.headers, body });
-        res.writeHead(200).end('ok');
-      });
-    });
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  on(path: string) {
-    return this.received.filter((r) => r.path === path);
-  }
-
-  close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
+import { Receiver } from '../webhooks/receiver.js';
 
 for (const setup of [
   { name: 'PostgreSQL with BullMQ workers', options: { database: 'postgres', redis: true } },
