@@ -5,6 +5,7 @@
  */
 
 import type { WebhookEventType } from '../../db/webhooks.js';
+import { summary } from './ingestion.js';
 import { countsSchema } from './validation-result.js';
 
 const uuid = { type: 'string', format: 'uuid' } as const;
@@ -63,14 +64,7 @@ const feedData = {
     counts: { oneOf: [countsSchema, { type: 'null' }] },
     summary: {
       description: 'Listings inserted, updated, unchanged and ignored as stale; null when ingestion gave up.',
-      oneOf: [
-        {
-          type: 'object',
-          required: ['inserted', 'updated', 'unchanged', 'stale_ignored'],
-          properties: { inserted: { type: 'integer' }, updated: { type: 'integer' }, unchanged: { type: 'integer' }, stale_ignored: { type: 'integer' } },
-        },
-        { type: 'null' },
-      ],
+      oneOf: [summary, { type: 'null' }],
     },
     issueCounts: {
       oneOf: [
