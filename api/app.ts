@@ -75,6 +75,7 @@ export interface AppDeps {
     | 'keyRequestRateLimit'
     | 'redisUrl'
     | 'leadRateLimit'
+    | 'leadCrmWaitMs'
     | 'resoRateLimit'
     | 'changeLogDays'
     | 'turnstileSecret'
@@ -180,6 +181,8 @@ export function createApp(deps: AppDeps): Express {
       shutdown: deps.shutdown,
     }),
   );
+  // Before feedsRouter: GET /v1/feeds/stats is a concrete path beside its /v1/feeds/{feedId}.
+  app.use(feedLeadsRouter({ db }));
   app.use(
     feedsRouter({
       db,
@@ -200,7 +203,6 @@ export function createApp(deps: AppDeps): Express {
       testLimit: limit('webhook test', config.webhookTestRateLimit, { per: { key: (_req, res) => feedKeyOf(res).id, who: 'for this key' } }),
     }),
   );
-  app.use(feedLeadsRouter({ db }));
   app.use(developerKeysRouter({ db, limit: limit('key', config.keyRequestRateLimit) }));
   app.use(
     leadsRouter({
@@ -211,6 +213,7 @@ export function createApp(deps: AppDeps): Express {
       limit: limit('lead', config.leadRateLimit, { countUnavailable: false, onRefused: () => deps.refusals?.count('rate_limited') }),
       turnstile: config.turnstileSecret ? { secret: config.turnstileSecret, verifyUrl: config.turnstileVerifyUrl } : null,
       refusals: deps.refusals,
+      crmWaitMs: config.leadCrmWaitMs,
     }),
   );
   const operators = { operatorToken: config.operatorToken, localToken: deps.localOperatorToken ?? null };

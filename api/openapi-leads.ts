@@ -62,6 +62,21 @@ export function leadPaths(): Record<string, unknown> {
         },
       },
     },
+    '/v1/feeds/stats': {
+      get: {
+        summary: "Enquiry counts per day for this key's offices, per office and per listing",
+        description:
+          'Every lead consumers sent about the key’s offices’ listings between two UTC days (inclusive; the last 30 days by default, at most 367 days), whatever became of its delivery. Per office every day of the range, zeros included; per listing the days it had enquiries, the busiest listings first. Another office named in `office` has none.',
+        security: [{ feedKey: [] }, { feedToken: [] }],
+        parameters: queryParameters('FeedStatsQuery'),
+        responses: {
+          200: answer('The counts', 'EnquiryStats'),
+          400: errorResponse('Invalid query: a day that is not YYYY-MM-DD, from after to, or a range over 367 days'),
+          401: errorResponse('Feed key missing, unknown, revoked or suspended'),
+          503: errorResponse('Database unavailable'),
+        },
+      },
+    },
     '/v1/admin/leads': {
       get: {
         summary: 'Leads, newest first',
@@ -136,11 +151,17 @@ export function leadPaths(): Record<string, unknown> {
         },
       },
       put: {
-        summary: "Set an office's lead email (null clears it)",
+        summary: "Set an office's lead settings: its lead email (null clears it) and how its leads are delivered (email, crm or both)",
+        description:
+          'Only the settings sent change. On crm delivery a lead is sent to the CRM (lead.created, the key’s lead API) and mailed only when no CRM acknowledged it within LEAD_CRM_WAIT_MS (15 minutes by default), or at once when no active key covers the office; on email delivery no lead.created event is raised; both (the default) mails it and raises the event. Recorded in the audit log.',
         security: operatorSecurity,
         parameters: [officePath],
         requestBody: { required: true, content: json('OfficeSettingsRequest') },
-        responses: { 200: answer('The setting after the change', 'OfficeSettings'), 400: errorResponse('Invalid body'), ...operatorErrors },
+        responses: {
+          200: answer('The settings after the change', 'OfficeSettings'),
+          400: errorResponse('Invalid body, or a body that sets nothing'),
+          ...operatorErrors,
+        },
       },
     },
   };

@@ -46,6 +46,7 @@ export const OPERATIONS: Record<string, [operationId: string, tag: Tag]> = {
   'GET /v1/leads': ['listOwnLeads', 'leads'],
   'GET /v1/leads/{id}': ['getOwnLead', 'leads'],
   'POST /v1/leads/{id}/ack': ['acknowledgeLead', 'leads'],
+  'GET /v1/feeds/stats': ['getOwnEnquiryStats', 'leads'],
   'GET /v1/admin/leads': ['adminListLeads', 'leads'],
   'GET /v1/admin/leads/refusals': ['adminLeadRefusals', 'leads'],
   'POST /v1/admin/leads/{id}/retry': ['adminRetryLead', 'leads'],

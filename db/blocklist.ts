@@ -88,7 +88,3 @@ export async function isBlocked(db: Knex, email: string): Promise<boolean> {
     .first('id');
   return Boolean(hit);
 }
-
-export async function setOfficeLeadEmail(db: Knex, office: string, leadEmail: string | null): Promise<void> {
-  await db('office_settings').insert({ office, lead_email: leadEmail, updated_at: db.fn.now() }).onConflict('office').merge();
-}

@@ -72,7 +72,7 @@ export interface KeyLeadsQuery {
 const MICROS = `to_char(l.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 const LEAD_COLUMNS = `l.id, l.status, l.listing_key, l.office, l.unique_id, l.contact, l.recipient, l.recipient_source, l.attempts,
-  l.last_error, l.created_at, l.delivered_at, l.acknowledged_at, l.acknowledged_by, ${MICROS} AS created_micros, li.data->'headline' AS headline`;
+  l.last_error, l.created_at, l.delivered_at, l.acknowledged_at, l.acknowledged_by, l.delivery, l.fallback_at, l.fell_back_at, ${MICROS} AS created_micros, li.data->'headline' AS headline`;
 
 export interface KeyLead {
   id: string;
@@ -81,7 +81,17 @@ export interface KeyLead {
   contact: { name: string | null; email: string; phone: string | null; message: string };
   consent: true;
   delivery: {
-    email: { status: string; recipient: string | null; recipientSource: string | null; attempts: number; deliveredAt: string | null; lastError: string | null };
+    mode: string;
+    email: {
+      status: string;
+      recipient: string | null;
+      recipientSource: string | null;
+      attempts: number;
+      deliveredAt: string | null;
+      lastError: string | null;
+      fallbackAt: string | null;
+      fellBackAt: string | null;
+    };
     webhooks: { endpointId: string; deliveryId: string; status: string; attempts: number; lastAttemptAt: string | null; deliveredAt: string | null }[];
     crm: { acknowledgedAt: string | null; acknowledgedByThisKey: boolean };
   };
@@ -95,6 +105,7 @@ const toLead = (r: any, webhooks: KeyLead['delivery']['webhooks'], keyId: string
   // An enquiry is only taken with the consumer's consent to share it with the office.
   consent: true,
   delivery: {
+    mode: r.delivery,
     email: {
       status: r.status,
       recipient: r.recipient ?? null,
@@ -102,6 +113,8 @@ const toLead = (r: any, webhooks: KeyLead['delivery']['webhooks'], keyId: string
       attempts: r.attempts,
       deliveredAt: isoOrNull(r.delivered_at),
       lastError: r.last_error ?? null,
+      fallbackAt: isoOrNull(r.fallback_at),
+      fellBackAt: isoOrNull(r.fell_back_at),
     },
     webhooks,
     crm: { acknowledgedAt: isoOrNull(r.acknowledged_at), acknowledgedByThisKey: r.acknowledged_by === keyId },
@@ -194,6 +207,9 @@ export async function keyLead(db: Knex, keyId: string, offices: string[], id: st
 /**
  * A CRM acknowledges a lead of its key's offices: it has it. The first acknowledgement is kept
  * (when, and by which key); another is answered with it. Null when the key cannot see the lead.
+ * On CRM delivery the acknowledgement settles the email path: a mail still waiting, released but
+ * not yet sent, failed or without a recipient is no longer needed (crm_acknowledged); a mail being
+ * sent or sent stays as it is.
  */
 export async function acknowledgeLead(
   db: Knex,
@@ -204,7 +220,12 @@ export async function acknowledgeLead(
   const visible = (q: Knex.QueryBuilder) => q.where({ id }).whereIn('office', offices).whereNot({ status: 'purged' });
   const [row] = await visible(db('leads'))
     .whereNull('acknowledged_at')
-    .update({ acknowledged_at: db.fn.now(), acknowledged_by: keyId, updated_at: db.fn.now() })
+    .update({
+      acknowledged_at: db.fn.now(),
+      acknowledged_by: keyId,
+      updated_at: db.fn.now(),
+      status: db.raw(`CASE WHEN delivery = 'crm' AND status IN ('awaiting_crm', 'pending', 'failed', 'dead_letter') THEN 'crm_acknowledged' ELSE status END`),
+    })
     .returning(['acknowledged_at', 'acknowledged_by']);
   const acked = row ?? (await visible(db('leads')).first('acknowledged_at', 'acknowledged_by'));
   if (!acked) return null;

@@ -6,7 +6,25 @@ import { iso, isoOrNull, likePattern, offsetPage } from './row-values.js';
 import { LEAD_SORTS, orderBySql } from './sort-order.js';
 import { insertDeliveries, leadEndpoints } from './webhooks.js';
 
-export type LeadStatus = 'pending' | 'sending' | 'delivered' | 'failed' | 'purged' | 'dead_letter';
+/**
+ * A lead's email path: pending, sending, delivered, failed (given up; an operator may retry),
+ * dead_letter (nowhere to send it), purged (contact erased after the retention time), and on CRM
+ * delivery awaiting_crm (the mail waits for a CRM's acknowledgement until its fallback time) and
+ * crm_acknowledged (a CRM acknowledged it: no mail needed).
+ */
+export const LEAD_STATUSES = ['pending', 'sending', 'delivered', 'failed', 'purged', 'dead_letter', 'awaiting_crm', 'crm_acknowledged'] as const;
+export type LeadStatus = (typeof LEAD_STATUSES)[number];
+
+/**
+ * How an office's leads are delivered: by email to the agent or office; to the CRM (lead.created
+ * and the key's lead API), mailed only when no CRM acknowledged it in time; or both at once.
+ */
+export const LEAD_DELIVERY_MODES = ['email', 'crm', 'both'] as const;
+export type LeadDelivery = (typeof LEAD_DELIVERY_MODES)[number];
+/** The choice of an office that made none: both paths, as before the choice existed. */
+export const DEFAULT_LEAD_DELIVERY: LeadDelivery = 'both';
+
+const NO_RECIPIENT = 'no recipient: no listing agent with an email and no office lead email';
 
 export interface LeadContact {
   email: string;
@@ -58,35 +76,56 @@ export async function leadRecipient(db: Knex, listing: LeadListing): Promise<{ r
   return email ? { recipient: email, source: 'office' } : null;
 }
 
+/** How an office's leads are delivered (its setting, or the default). */
+export async function officeLeadDelivery(db: Knex, office: string): Promise<LeadDelivery> {
+  const row = await db('office_settings').where({ office }).first('lead_delivery');
+  return (row?.lead_delivery as LeadDelivery | undefined) ?? DEFAULT_LEAD_DELIVERY;
+}
+
+/** Whether any active feed key covers the office: a CRM that could acknowledge its leads. */
+async function officeHasActiveKey(db: Knex, office: string): Promise<boolean> {
+  const row = await db('feed_keys').where({ status: 'active' }).whereRaw('? = ANY(office_ids)', [office]).first(db.raw('1 AS one'));
+  return Boolean(row);
+}
+
 /**
- * Stores a lead and, in the same transaction, its lead.created event for every active endpoint
- * subscribed to it of every active key whose offices include the listing's office: the event
- * exists exactly when the lead does (a lead that rolls back raises nothing; a process that dies
- * after the commit loses nothing, as the sweep sends stored deliveries). `payload` makes the
- * event's JSON (ids only, never the consumer's details). Returns the endpoints to wake.
+ * Stores a lead under its office's delivery choice and, in the same transaction, its lead.created
+ * event for every active endpoint subscribed to it of every active key whose offices include the
+ * listing's office (not on email-only delivery): the event exists exactly when the lead does (a
+ * lead that rolls back raises nothing; a process that dies after the commit loses nothing, as the
+ * sweep sends stored deliveries). `payload` makes the event's JSON (ids only, never the consumer's
+ * details). On CRM delivery the mail waits `crmWaitMs` for an acknowledgement (awaiting_crm); with
+ * no active key to acknowledge it, it is mailed at once (fell back on arrival). Returns the status
+ * (pending: queue its mail now) and the endpoints to wake.
  */
 export async function insertLead(
   db: Knex,
   lead: { listing: LeadListing; contact: LeadContact; recipient: { recipient: string; source: string } | null },
   payload: (data: LeadCreatedData) => string,
+  crmWaitMs: number,
 ): Promise<{ id: string; status: LeadStatus; endpoints: string[] }> {
   const id = randomUUID();
-  const status: LeadStatus = lead.recipient ? 'pending' : 'dead_letter';
   return db.transaction(async (trx) => {
+    const delivery = await officeLeadDelivery(trx, lead.listing.office);
+    const waits = delivery === 'crm' && (await officeHasActiveKey(trx, lead.listing.office));
+    const status: LeadStatus = waits ? 'awaiting_crm' : lead.recipient ? 'pending' : 'dead_letter';
     const [row] = await trx('leads')
       .insert({
         id,
         status,
+        delivery,
+        fallback_at: waits ? trx.raw('now() + make_interval(secs => ?)', [crmWaitMs / 1000]) : null,
+        fell_back_at: delivery === 'crm' && !waits ? trx.fn.now() : null,
         listing_key: lead.listing.listingKey,
         office: lead.listing.office,
         unique_id: lead.listing.uniqueId,
         contact: JSON.stringify(lead.contact),
         recipient: lead.recipient?.recipient ?? null,
         recipient_source: lead.recipient?.source ?? null,
-        last_error: lead.recipient ? null : 'no recipient: no listing agent with an email and no office lead email',
+        last_error: lead.recipient || waits ? null : NO_RECIPIENT,
       })
       .returning('created_at');
-    const endpoints = await leadEndpoints(trx, lead.listing.office);
+    const endpoints = delivery === 'email' ? [] : await leadEndpoints(trx, lead.listing.office);
     if (endpoints.length > 0) {
       const body = payload({
         leadId: id,
@@ -113,6 +152,26 @@ export interface LeadCreatedData {
   uniqueId: string;
   createdAt: string;
   leadUrl: string;
+}
+
+/**
+ * Leads on CRM delivery that no CRM acknowledged by their fallback time are mailed as on email
+ * delivery (dead-lettered when they have no recipient), so no enquiry is lost because a CRM is
+ * down. Returns the released leads with their queue keys (the pending ones need a job).
+ */
+export async function releaseUnacknowledgedLeads(db: Knex, limit = 200): Promise<{ id: string; key: string; status: LeadStatus }[]> {
+  const { rows } = await db.raw(
+    `UPDATE leads SET
+        status = CASE WHEN recipient IS NULL THEN 'dead_letter' ELSE 'pending' END,
+        last_error = CASE WHEN recipient IS NULL THEN ? ELSE last_error END,
+        fell_back_at = now(), updated_at = now()
+      WHERE id IN (SELECT id FROM leads WHERE status = 'awaiting_crm' AND fallback_at <= now()
+                    ORDER BY fallback_at LIMIT ? FOR UPDATE SKIP LOCKED)
+        AND status = 'awaiting_crm' AND acknowledged_at IS NULL
+      RETURNING id, retries, status`,
+    [NO_RECIPIENT, limit],
+  );
+  return rows.map((r: { id: string; retries: number; status: LeadStatus }) => ({ id: r.id, key: leadJobKey(r.id, r.retries), status: r.status }));
 }
 
 /** Seconds a `sending` claim is honoured; after that a crashed sender's lead may be claimed again. */
@@ -239,6 +298,10 @@ export async function listLeads(db: Knex, query: { status?: LeadStatus; sender?:
     return q;
   };
   const { rows, total } = await offsetPage(base, (q) => q.orderByRaw(orderBySql(query.sort ?? '-received', LEAD_SORTS, 'id')), query);
+  const events = await leadEventCounts(
+    db,
+    rows.map((r: any) => r.id),
+  );
   return {
     total,
     leads: rows.map((r: any) => ({
@@ -254,6 +317,26 @@ export async function listLeads(db: Knex, query: { status?: LeadStatus; sender?:
       createdAt: iso(r.created_at),
       deliveredAt: isoOrNull(r.delivered_at),
       purgedAt: isoOrNull(r.purged_at),
+      delivery: {
+        mode: r.delivery,
+        fallbackAt: isoOrNull(r.fallback_at),
+        fellBackAt: isoOrNull(r.fell_back_at),
+        acknowledgedAt: isoOrNull(r.acknowledged_at),
+        webhooks: events.get(r.id) ?? { pending: 0, delivered: 0, abandoned: 0 },
+      },
     })),
   };
+}
+
+/** Each lead's lead.created events by state. */
+async function leadEventCounts(db: Knex, ids: string[]): Promise<Map<string, { pending: number; delivered: number; abandoned: number }>> {
+  const counts = new Map<string, { pending: number; delivered: number; abandoned: number }>();
+  if (ids.length === 0) return counts;
+  const rows = await db('webhook_deliveries').whereIn('lead_id', ids).groupBy('lead_id', 'status').select('lead_id', 'status').count({ n: '*' });
+  for (const r of rows as { lead_id: string; status: 'pending' | 'delivered' | 'abandoned'; n: string | number }[]) {
+    const c = counts.get(r.lead_id) ?? { pending: 0, delivered: 0, abandoned: 0 };
+    c[r.status] = Number(r.n);
+    counts.set(r.lead_id, c);
+  }
+  return counts;
 }

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { FeedOutcome } from '../lib/feed-outcome.js';
 import { listingKey } from '../pipeline/listing-key.js';
 import type { CanonicalListing, Issue } from '../pipeline/types.js';
+import { listingEnquiryCounts } from './lead-stats.js';
 import { storedListing } from './listings-store.js';
 import { iso } from './row-values.js';
 
@@ -33,6 +34,8 @@ export interface ListingStatus {
   };
   /** An open circuit-breaker trip holds this listing's archive for an operator's review (it stays as it is meanwhile). */
   quarantine: { id: string; feedId: string; createdAt: string } | null;
+  /** Enquiries (leads) about it in the last 7 and 30 days. */
+  enquiries: { last7Days: number; last30Days: number };
   /** The newest feed that carried the listing (among its office's last LAST_FEEDS_SEARCHED finished feeds). */
   lastFeed: {
     feedId: string;
@@ -54,7 +57,7 @@ const PAGE = 25;
 /** The listing's status for its owner; null when nothing is stored and no recent feed carried it. */
 export async function listingStatus(db: Knex, office: string, uniqueId: string): Promise<ListingStatus | null> {
   const key = listingKey(office, uniqueId);
-  const [row, listing, quarantine, lastFeed] = await Promise.all([
+  const [row, listing, quarantine, lastFeed, enquiries] = await Promise.all([
     db('listings').where({ listing_key: key }).first('status', 'hidden', 'is_shown', 'is_public'),
     storedListing(db, office, uniqueId),
     db('quarantine_items')
@@ -64,6 +67,7 @@ export async function listingStatus(db: Knex, office: string, uniqueId: string):
       .orderBy('created_at', 'desc')
       .first('id', 'feed_id', 'created_at'),
     lastFeedOf(db, office, key, uniqueId),
+    listingEnquiryCounts(db, office, uniqueId),
   ]);
   if (!row && !lastFeed) return null;
   const reason = notPublicReason(row);
@@ -73,6 +77,7 @@ export async function listingStatus(db: Knex, office: string, uniqueId: string):
     public: { readable, inSearch: Boolean(row?.is_public), reason, explanation: reason ? EXPLANATIONS[reason] : null },
     quarantine: quarantine ? { id: quarantine.id, feedId: quarantine.feed_id, createdAt: iso(quarantine.created_at) } : null,
     lastFeed,
+    enquiries,
   };
 }
 

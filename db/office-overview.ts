@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { DEFAULT_LEAD_DELIVERY, type LeadDelivery } from './leads.js';
 import { type DropSettings, defaultDropSettings, storedDropSettings } from './office-drops.js';
 import { nextOffsetOf } from './row-values.js';
 
@@ -6,6 +7,8 @@ export interface OfficeOverview {
   office: string;
   /** Where enquiries go when no agent of the listing has an email; null when none is set. */
   leadEmail: string | null;
+  /** How its leads are delivered: email, crm or both. */
+  leadDelivery: LeadDelivery;
   dropSettings: DropSettings;
   /** Stored listings of the office by status. */
   listingsByStatus: Record<string, number>;
@@ -19,7 +22,7 @@ export interface OfficeOverview {
  */
 export async function officeOverview(db: Knex, office: string): Promise<OfficeOverview | null> {
   const [lead, stored, statuses, keys] = await Promise.all([
-    db('office_settings').where({ office }).first('lead_email'),
+    db('office_settings').where({ office }).first('lead_email', 'lead_delivery'),
     storedDropSettings(db, office),
     db('listings').where({ office }).select('status').count({ n: '*' }).groupBy('status'),
     db('feed_keys').whereRaw('? = ANY(office_ids)', [office]).orderBy('created_at').select('id', 'client_name', 'status'),
@@ -28,6 +31,7 @@ export async function officeOverview(db: Knex, office: string): Promise<OfficeOv
   return {
     office,
     leadEmail: lead?.lead_email ?? null,
+    leadDelivery: lead?.lead_delivery ?? DEFAULT_LEAD_DELIVERY,
     dropSettings: stored ?? defaultDropSettings(office),
     listingsByStatus: Object.fromEntries(statuses.map((r: any) => [r.status, Number(r.n)])),
     keys: keys.map((k: any) => ({ id: k.id, clientName: k.client_name, status: k.status })),
@@ -39,6 +43,7 @@ export interface OfficeRow {
   office: string;
   listings: { total: number; public: number };
   leadEmail: string | null;
+  leadDelivery: LeadDelivery;
   /** Whether SFTP drop settings were saved for the office (else defaults apply). */
   dropSettings: boolean;
   keys: { id: string; clientName: string; status: string }[];
@@ -78,7 +83,7 @@ export async function listOffices(
     await db.raw(
       `${names},
       c AS (SELECT office, count(*)::int AS total, (count(*) FILTER (WHERE is_public))::int AS public FROM listings GROUP BY office)
-      SELECT n.office, coalesce(c.total, 0) AS total, coalesce(c.public, 0) AS public, s.lead_email,
+      SELECT n.office, coalesce(c.total, 0) AS total, coalesce(c.public, 0) AS public, s.lead_email, s.lead_delivery,
         (d.office IS NOT NULL) AS drop_settings,
         (SELECT coalesce(json_agg(json_build_object('id', k.id, 'clientName', k.client_name, 'status', k.status) ORDER BY k.created_at), '[]')
            FROM feed_keys k WHERE n.office = ANY(k.office_ids)) AS keys,
@@ -103,6 +108,7 @@ export async function listOffices(
       office: r.office,
       listings: { total: r.total, public: r.public },
       leadEmail: r.lead_email ?? null,
+      leadDelivery: r.lead_delivery ?? DEFAULT_LEAD_DELIVERY,
       dropSettings: r.drop_settings,
       keys: r.keys,
       lastFeed: r.feed_id ? { feedId: r.feed_id, createdAt: new Date(r.feed_at).toISOString(), outcome: r.feed_outcome } : null,

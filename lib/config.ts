@@ -60,6 +60,8 @@ export interface Config {
   validateMaxPreviews: number;
   validateMaxIssues: number;
   leadRetentionDays: number;
+  /** How long a lead on CRM delivery waits for a CRM's acknowledgement before it is mailed. */
+  leadCrmWaitMs: number;
   feedBodyRetentionDays: number;
   leadRateLimit: number;
   /** RESO Web API requests per client address per minute. */
@@ -205,6 +207,7 @@ const envSchema = {
     VALIDATE_MAX_PREVIEWS: { ...int(0), default: 1000 },
     VALIDATE_MAX_ISSUES: { ...int(1), default: 10000 },
     LEAD_RETENTION_DAYS: { ...int(1), default: 365 },
+    LEAD_CRM_WAIT_MS: { ...int(1000, 7 * 24 * 3600 * 1000), default: 15 * 60 * 1000 },
     FEED_BODY_RETENTION_DAYS: { ...int(1), default: 30 },
     LEAD_RATE_LIMIT: { ...int(1), default: 20 },
     RESO_RATE_LIMIT: { ...int(1), default: 600 },
@@ -289,6 +292,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     validateMaxPreviews: e.VALIDATE_MAX_PREVIEWS,
     validateMaxIssues: e.VALIDATE_MAX_ISSUES,
     leadRetentionDays: e.LEAD_RETENTION_DAYS,
+    leadCrmWaitMs: e.LEAD_CRM_WAIT_MS,
     feedBodyRetentionDays: e.FEED_BODY_RETENTION_DAYS,
     leadRateLimit: e.LEAD_RATE_LIMIT,
     resoRateLimit: e.RESO_RATE_LIMIT,

@@ -2,7 +2,7 @@ import { purgeChangeLog } from '../db/change-log.js';
 import { refreshDirectory, staleDirectoryOffices } from '../db/directory.js';
 import { purgeFeedBodies, staleFeedEventIds } from '../db/feed-events.js';
 import type { Db } from '../db/knex.js';
-import { lostLeads, purgeLeads } from '../db/leads.js';
+import { lostLeads, purgeLeads, releaseUnacknowledgedLeads } from '../db/leads.js';
 import { dueEndpointIds } from '../db/webhook-lanes.js';
 import type { Logger } from '../lib/logger.js';
 import type { JobQueue } from './job-queue.js';
@@ -92,6 +92,20 @@ export function maintenanceTasks(deps: MaintenanceDeps): MaintenanceTask[] {
           await deps.leadQueue.requeue(lead.key);
         }
         return { requeued: leads.length, leaseLapsed: lapsed };
+      },
+    },
+    {
+      name: 'release-unacknowledged-leads',
+      everyMs: 15_000,
+      async run() {
+        // Leads on CRM delivery no CRM acknowledged in time are mailed after all (or dead-lettered without a recipient).
+        const released = await releaseUnacknowledgedLeads(deps.db);
+        for (const lead of released) {
+          deps.logger.info({ leadId: lead.id, status: lead.status }, 'no CRM acknowledged a lead in time: it is mailed instead');
+          // A failed requeue is picked up by requeue-lost-leads (the lead is pending and untouched).
+          if (lead.status === 'pending') await deps.leadQueue.requeue(lead.key);
+        }
+        return { released: released.length };
       },
     },
     {

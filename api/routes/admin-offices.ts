@@ -1,7 +1,8 @@
 import { Router } from 'express';
 import type { Knex } from 'knex';
-import { setOfficeLeadEmail } from '../../db/blocklist.js';
+import type { LeadDelivery } from '../../db/leads.js';
 import { listOffices, type OfficeSort, officeOverview } from '../../db/office-overview.js';
+import { setOfficeSettings } from '../../db/office-settings.js';
 import { recordAudit } from '../../db/operators.js';
 import { badRequest, notFound } from '../../lib/errors.js';
 import { singleMailbox } from '../../pipeline/email-address.js';
@@ -12,8 +13,8 @@ import { assertValid, assertValidQuery } from '../validators.js';
 
 /**
  * Offices (behind the operator credential): GET the list of every office the service knows of,
- * sorted and paged; one office: GET what the service holds about it (lead email,
- * SFTP drop settings, listings by status, the keys that cover it); PUT its lead email. Reading
+ * sorted and paged; one office: GET what the service holds about it (lead email, lead delivery,
+ * SFTP drop settings, listings by status, the keys that cover it); PUT its lead settings. Reading
  * first is how an editor shows the current value, so saving never clears what was not touched.
  */
 export function adminOfficesRouter(deps: { db: Knex }): Router {
@@ -33,12 +34,17 @@ export function adminOfficesRouter(deps: { db: Knex }): Router {
 
   router.put('/v1/admin/offices/:office', jsonBody('8kb'), async (req, res) => {
     const office = officeParam(req.params.office);
-    const body = assertValid<{ leadEmail: string | null }>('OfficeSettingsRequest', req.body ?? null, 'body');
-    const leadEmail = body.leadEmail === null ? null : singleMailbox(body.leadEmail);
-    if (body.leadEmail !== null && !leadEmail) throw badRequest('body.leadEmail must be one email address (local@domain, without a list or line breaks)');
-    await setOfficeLeadEmail(db, office, leadEmail);
-    await recordAudit(db, { actor: operatorOf(res), action: 'office.lead_email', target: office });
-    res.json({ office, leadEmail });
+    if (req.body !== null && typeof req.body === 'object' && !Array.isArray(req.body) && Object.keys(req.body).length === 0)
+      throw badRequest('body must set leadEmail or leadDelivery (those left out keep their value)');
+    const body = assertValid<{ leadEmail?: string | null; leadDelivery?: LeadDelivery }>('OfficeSettingsRequest', req.body ?? null, 'body');
+    const leadEmail = body.leadEmail === undefined || body.leadEmail === null ? body.leadEmail : singleMailbox(body.leadEmail);
+    if (typeof body.leadEmail === 'string' && !leadEmail)
+      throw badRequest('body.leadEmail must be one email address (local@domain, without a list or line breaks)');
+    const saved = await setOfficeSettings(db, office, { leadEmail, leadDelivery: body.leadDelivery });
+    if (body.leadEmail !== undefined) await recordAudit(db, { actor: operatorOf(res), action: 'office.lead_email', target: office });
+    if (body.leadDelivery !== undefined)
+      await recordAudit(db, { actor: operatorOf(res), action: 'office.lead_delivery', target: office, details: { leadDelivery: body.leadDelivery } });
+    res.json({ office, ...saved });
   });
 
   return router;

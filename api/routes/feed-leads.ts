@@ -1,6 +1,7 @@
 import { type Response, Router } from 'express';
 import type { Db } from '../../db/knex.js';
 import { acknowledgeLead, type KeyLeadsQuery, keyLead, keyLeads, LeadCursorError } from '../../db/lead-feed.js';
+import { enquiryStats } from '../../db/lead-stats.js';
 import { recordAudit } from '../../db/operators.js';
 import { badRequest, notFound } from '../../lib/errors.js';
 import { feedKeyOf, requireFeedKey } from '../auth/feed-key.js';
@@ -16,7 +17,8 @@ const keyActor = (res: Response) => `key:${feedKeyOf(res).id}`;
  * like a missing one, and never listed. A revoked or suspended key reads nothing (401). Every read
  * is in the audit log against the key, with the ids of the leads it showed, and so is every
  * acknowledgement. (Not under /v1/feeds: /v1/feeds/leads/{id} and /v1/feeds/{feedId}/issues would
- * be ambiguous paths.) POST /v1/leads, the consumer's enquiry, is routes/leads.ts.
+ * be ambiguous paths.) POST /v1/leads, the consumer's enquiry, is routes/leads.ts. GET
+ * /v1/feeds/stats: the enquiry counts of the key's offices.
  */
 export function feedLeadsRouter(deps: { db: Db }): Router {
   const router = Router();
@@ -60,5 +62,27 @@ export function feedLeadsRouter(deps: { db: Db }): Router {
     res.json({ id, acknowledgedAt: acked.acknowledgedAt, acknowledgedByThisKey: acked.acknowledgedByThisKey, alreadyAcknowledged: acked.already });
   });
 
+  router.get('/v1/feeds/stats', key, async (req, res) => {
+    const query = assertValidQuery<{ from?: string; to?: string; office?: string; listings: number }>('FeedStatsQuery', req.query);
+    const { from, to } = statsRange(query.from, query.to);
+    const { officeIds } = feedKeyOf(res);
+    const offices = query.office ? officeIds.filter((o) => o === query.office) : officeIds;
+    res.json(await enquiryStats(deps.db, { offices, from, to, listingLimit: query.listings }));
+  });
+
   return router;
+}
+
+const DAY_MS = 86_400_000;
+/** The longest range GET /v1/feeds/stats counts: `to` at most this many days after `from`. */
+const MAX_STATS_SPAN_DAYS = 366;
+
+/** The stats' days: `to` today (UTC) unless given, `from` 29 days before `to` unless given; from <= to, at most a year and a day apart. */
+function statsRange(fromDay: string | undefined, toDay: string | undefined): { from: string; to: string } {
+  const to = toDay ?? new Date().toISOString().slice(0, 10);
+  const from = fromDay ?? new Date(Date.parse(`${to}T00:00:00Z`) - 29 * DAY_MS).toISOString().slice(0, 10);
+  const span = (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS;
+  if (span < 0) throw badRequest(`query.from (${from}) is after query.to (${to})`);
+  if (span > MAX_STATS_SPAN_DAYS) throw badRequest(`query.from and query.to are ${span} days apart; at most ${MAX_STATS_SPAN_DAYS}`);
+  return { from, to };
 }

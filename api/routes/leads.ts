@@ -20,6 +20,8 @@ export interface LeadsDeps {
   turnstile: { secret: string; verifyUrl: string } | null;
   /** Counts enquiries refused before they became leads (the console shows them); `limit` counts its own refusals. */
   refusals?: RefusalCounter;
+  /** How long a lead on CRM delivery waits for an acknowledgement before it is mailed. */
+  crmWaitMs: number;
 }
 
 const forbidden = (message: string) => new HttpError(403, message);
@@ -63,7 +65,12 @@ export function leadsRouter(deps: LeadsDeps): Router {
       ...(body.contact.name ? { name: body.contact.name } : {}),
       ...(body.contact.phone ? { phone: body.contact.phone } : {}),
     };
-    const lead = await insertLead(deps.db, { listing, contact, recipient }, (data) => webhookPayload({ type: 'lead.created', data: { ...data } }));
+    const lead = await insertLead(
+      deps.db,
+      { listing, contact, recipient },
+      (data) => webhookPayload({ type: 'lead.created', data: { ...data } }),
+      deps.crmWaitMs,
+    );
     // The lead.created events are stored with the lead; waking their lanes is best effort (the sweep sends them otherwise).
     for (const endpointId of lead.endpoints) await deps.webhookQueue?.requeue(endpointId).catch(() => undefined);
     if (lead.status === 'pending') {

@@ -1,5 +1,7 @@
 /** What the operator API answers (docs/operators.md): one named schema per answer, so generated clients are typed. */
 
+import { LEAD_STATUSES } from '../../db/leads.js';
+import { leadDeliverySchema } from './leads.js';
 import { offsetPageSchema } from './paging.js';
 
 const uuid = { type: 'string', format: 'uuid' } as const;
@@ -177,10 +179,24 @@ export const pageDeletedSchema = {
 export const adminLeadSchema = {
   $id: 'AdminLead',
   type: 'object',
-  required: ['id', 'status', 'listing', 'contact', 'recipient', 'recipientSource', 'attempts', 'retries', 'lastError', 'createdAt', 'deliveredAt', 'purgedAt'],
+  required: [
+    'id',
+    'status',
+    'listing',
+    'contact',
+    'recipient',
+    'recipientSource',
+    'attempts',
+    'retries',
+    'lastError',
+    'createdAt',
+    'deliveredAt',
+    'purgedAt',
+    'delivery',
+  ],
   properties: {
     id: uuid,
-    status: { type: 'string', enum: ['pending', 'sending', 'delivered', 'failed', 'purged', 'dead_letter'] },
+    status: { type: 'string', enum: [...LEAD_STATUSES] },
     listing: {
       type: 'object',
       required: ['office', 'uniqueId', 'listingKey'],
@@ -199,6 +215,23 @@ export const adminLeadSchema = {
     createdAt: dateTime,
     deliveredAt: nullableDateTime,
     purgedAt: nullableDateTime,
+    delivery: {
+      type: 'object',
+      description: 'Each path’s state: the mail (status above), the CRM’s acknowledgement and the lead.created events.',
+      required: ['mode', 'fallbackAt', 'fellBackAt', 'acknowledgedAt', 'webhooks'],
+      properties: {
+        mode: { ...leadDeliverySchema, description: `The office’s delivery choice when the lead arrived. ${leadDeliverySchema.description}` },
+        fallbackAt: { ...nullableDateTime, description: 'On CRM delivery: when the mail goes unless a CRM acknowledges the lead first.' },
+        fellBackAt: { ...nullableDateTime, description: 'On CRM delivery: when the mail was released because no CRM had acknowledged the lead.' },
+        acknowledgedAt: { ...nullableDateTime, description: 'When a CRM acknowledged it (the first acknowledgement).' },
+        webhooks: {
+          type: 'object',
+          description: 'Its lead.created events by state.',
+          required: ['pending', 'delivered', 'abandoned'],
+          properties: { pending: count, delivered: count, abandoned: count },
+        },
+      },
+    },
   },
 } as const;
 
@@ -250,10 +283,11 @@ export const unblockedSchema = {
 export const officeOverviewSchema = {
   $id: 'OfficeOverview',
   type: 'object',
-  required: ['office', 'leadEmail', 'dropSettings', 'listingsByStatus', 'keys'],
+  required: ['office', 'leadEmail', 'leadDelivery', 'dropSettings', 'listingsByStatus', 'keys'],
   properties: {
     office: { type: 'string' },
     leadEmail: { type: ['string', 'null'], description: 'Where enquiries go when no agent of the listing has an email; null when none is set.' },
+    leadDelivery: leadDeliverySchema,
     dropSettings: { $ref: 'DropSettings' },
     listingsByStatus: countByKey('Stored listings of the office by status.'),
     keys: {
@@ -271,8 +305,8 @@ export const officeOverviewSchema = {
 export const officeSettingsSchema = {
   $id: 'OfficeSettings',
   type: 'object',
-  required: ['office', 'leadEmail'],
-  properties: { office: { type: 'string' }, leadEmail: { type: ['string', 'null'] } },
+  required: ['office', 'leadEmail', 'leadDelivery'],
+  properties: { office: { type: 'string' }, leadEmail: { type: ['string', 'null'] }, leadDelivery: leadDeliverySchema },
 } as const;
 
 export const adminOfficePageSchema = offsetPageSchema(
@@ -280,11 +314,12 @@ export const adminOfficePageSchema = offsetPageSchema(
   'offices',
   {
     type: 'object',
-    required: ['office', 'listings', 'leadEmail', 'dropSettings', 'keys', 'lastFeed'],
+    required: ['office', 'listings', 'leadEmail', 'leadDelivery', 'dropSettings', 'keys', 'lastFeed'],
     properties: {
       office: { type: 'string' },
       listings: { type: 'object', required: ['total', 'public'], properties: { total: { type: 'integer' }, public: { type: 'integer' } } },
       leadEmail: { type: ['string', 'null'] },
+      leadDelivery: leadDeliverySchema,
       dropSettings: { type: 'boolean', description: 'SFTP drop settings were saved for it (else the defaults apply).' },
       keys: {
         type: 'array',

@@ -135,8 +135,14 @@ export const feedIssuePageSchema = {
 export const listingStatusSchema = {
   $id: 'ListingStatus',
   type: 'object',
-  required: ['listing', 'public', 'quarantine', 'lastFeed'],
+  required: ['listing', 'public', 'quarantine', 'lastFeed', 'enquiries'],
   properties: {
+    enquiries: {
+      type: 'object',
+      description: 'Enquiries (leads) consumers sent about it in the last 7 and 30 days, up to now, whatever became of their delivery.',
+      required: ['last7Days', 'last30Days'],
+      properties: { last7Days: { type: 'integer', minimum: 0 }, last30Days: { type: 'integer', minimum: 0 } },
+    },
     listing: {
       oneOf: [{ $ref: 'Listing' }, { type: 'null' }],
       description: 'The stored record in full, including what the agent withholds from the public; null when no feed has sent it valid.',

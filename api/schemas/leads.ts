@@ -1,5 +1,6 @@
 /** Schemas of leads, the blocklist and office settings (docs/leads.md; docs/architecture.md, Leads). */
 
+import { LEAD_DELIVERY_MODES, LEAD_STATUSES } from '../../db/leads.js';
 import { LEAD_SORTS } from '../../db/sort-order.js';
 import { adminLimitParam, offsetParam, sortParam } from './paging.js';
 
@@ -40,7 +41,14 @@ export const leadAcceptedSchema = {
   $id: 'LeadAccepted',
   type: 'object',
   required: ['id', 'status'],
-  properties: { id: { type: 'string', format: 'uuid' }, status: { enum: ['pending', 'dead_letter'] } },
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    status: {
+      enum: ['pending', 'dead_letter', 'awaiting_crm'],
+      description:
+        'pending: its mail is on its way; awaiting_crm: the office takes leads in its CRM, and the mail waits for an acknowledgement; dead_letter: nowhere to send it (operators see it).',
+    },
+  },
 } as const;
 
 export const adminLeadsQuerySchema = {
@@ -48,7 +56,7 @@ export const adminLeadsQuerySchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    status: { enum: ['pending', 'sending', 'delivered', 'failed', 'purged', 'dead_letter'] },
+    status: { enum: [...LEAD_STATUSES] },
     sender: { type: 'string', minLength: 1, maxLength: 254, description: 'Case-insensitive part of the sender’s email.' },
     sort: sortParam(LEAD_SORTS, '-received', 'received: when it arrived; status; attempts.'),
     limit: adminLimitParam,
@@ -81,16 +89,25 @@ export const unblockRequestSchema = {
   },
 } as const;
 
+/** How an office's leads are delivered, as the API describes it. */
+export const leadDeliverySchema = {
+  enum: [...LEAD_DELIVERY_MODES],
+  description:
+    'email: mailed to the listing agent or the office; crm: sent to the CRM (lead.created and the lead API) and mailed only if no CRM acknowledges it within the wait (15 minutes unless configured); both: both at once.',
+} as const;
+
 export const officeSettingsRequestSchema = {
   $id: 'OfficeSettingsRequest',
   type: 'object',
   additionalProperties: false,
-  required: ['leadEmail'],
+  minProperties: 1,
+  description: 'The settings to change; those left out keep their value.',
   properties: {
     leadEmail: {
       oneOf: [{ type: 'null' }, { type: 'string', format: 'email', maxLength: 254 }],
       description: 'Where leads go when no listing agent has an email; null clears it.',
     },
+    leadDelivery: leadDeliverySchema,
   },
 } as const;
 
@@ -103,7 +120,7 @@ export interface LeadRequest {
 }
 
 /** The email path's states a key may filter its leads by (purged leads are gone from its API). */
-const KEY_LEAD_STATUSES = ['pending', 'sending', 'delivered', 'failed', 'dead_letter'] as const;
+const KEY_LEAD_STATUSES = LEAD_STATUSES.filter((s) => s !== 'purged');
 
 export const feedLeadsQuerySchema = {
   $id: 'FeedLeadsQuery',
@@ -162,8 +179,9 @@ export const feedLeadSchema = {
     consent: { const: true, description: 'Always true: an enquiry is only taken with the consumer’s consent to share it with the office.' },
     delivery: {
       type: 'object',
-      required: ['email', 'webhooks', 'crm'],
+      required: ['mode', 'email', 'webhooks', 'crm'],
       properties: {
+        mode: { ...leadDeliverySchema, description: `The office’s delivery choice when the lead arrived. ${leadDeliverySchema.description}` },
         crm: {
           type: 'object',
           description: 'Whether a CRM acknowledged it (POST /v1/leads/{id}/ack): the first acknowledgement, by any key of its office.',
@@ -173,14 +191,24 @@ export const feedLeadSchema = {
         email: {
           type: 'object',
           description: 'The mail to the listing agent or the office.',
-          required: ['status', 'recipient', 'recipientSource', 'attempts', 'deliveredAt', 'lastError'],
+          required: ['status', 'recipient', 'recipientSource', 'attempts', 'deliveredAt', 'lastError', 'fallbackAt', 'fellBackAt'],
           properties: {
-            status: { enum: [...KEY_LEAD_STATUSES] },
+            status: {
+              enum: [...KEY_LEAD_STATUSES],
+              description:
+                'awaiting_crm: on CRM delivery, the mail waits for an acknowledgement until fallbackAt; crm_acknowledged: a CRM acknowledged it, so no mail was needed; the others are the mail’s own states.',
+            },
             recipient: nullableString,
             recipientSource: { enum: ['agent', 'office', null] },
             attempts: { type: 'integer' },
             deliveredAt: nullableTime,
             lastError: nullableString,
+            fallbackAt: { ...nullableTime, description: 'On CRM delivery: when the mail goes unless a CRM acknowledges the lead first.' },
+            fellBackAt: {
+              ...nullableTime,
+              description:
+                'On CRM delivery: when the mail was released because no CRM had acknowledged the lead (or at once, when no active key covered the office).',
+            },
           },
         },
         webhooks: {
@@ -227,5 +255,68 @@ export const feedLeadAckSchema = {
     acknowledgedAt: { type: 'string', format: 'date-time', description: 'The first acknowledgement’s time (a repeat keeps it).' },
     acknowledgedByThisKey: { type: 'boolean' },
     alreadyAcknowledged: { type: 'boolean', description: 'True when it had been acknowledged before (by this key or another of its office’s).' },
+  },
+} as const;
+
+const day = { type: 'string', format: 'date', description: 'A UTC calendar day, YYYY-MM-DD.' } as const;
+const dayCounts = {
+  type: 'array',
+  items: { type: 'object', required: ['day', 'enquiries'], properties: { day, enquiries: { type: 'integer', minimum: 1 } } },
+} as const;
+
+export const feedStatsQuerySchema = {
+  $id: 'FeedStatsQuery',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    from: { ...day, description: 'First UTC day counted (YYYY-MM-DD); 29 days before `to` when left out.' },
+    to: { ...day, description: 'Last UTC day counted, inclusive (YYYY-MM-DD); today (UTC) when left out. At most 366 days after `from`.' },
+    office: { type: 'string', minLength: 1, maxLength: 200, description: 'Only this office (one of the key’s offices; another office has no enquiries).' },
+    listings: { type: 'integer', minimum: 0, maximum: 1000, default: 100, description: 'At most this many listings, those with the most enquiries first.' },
+  },
+} as const;
+
+export const enquiryStatsSchema = {
+  $id: 'EnquiryStats',
+  type: 'object',
+  description:
+    'Enquiries (leads) consumers sent about the key’s offices’ listings, per UTC day, whatever became of their delivery (leads purged after the retention time still count: a count holds no personal data).',
+  required: ['from', 'to', 'total', 'offices', 'listings', 'listingsTruncated'],
+  properties: {
+    from: day,
+    to: day,
+    total: { type: 'integer', minimum: 0 },
+    offices: {
+      type: 'array',
+      description: 'Each office asked for, with every day of the range (zeros included).',
+      items: {
+        type: 'object',
+        required: ['office', 'total', 'days'],
+        properties: {
+          office: { type: 'string' },
+          total: { type: 'integer', minimum: 0 },
+          days: {
+            type: 'array',
+            items: { type: 'object', required: ['day', 'enquiries'], properties: { day, enquiries: { type: 'integer', minimum: 0 } } },
+          },
+        },
+      },
+    },
+    listings: {
+      type: 'array',
+      description: 'Listings with enquiries in the range, most enquiries first; each with the days it had any.',
+      items: {
+        type: 'object',
+        required: ['office', 'uniqueId', 'listingKey', 'total', 'days'],
+        properties: {
+          office: { type: 'string' },
+          uniqueId: { type: 'string' },
+          listingKey: { type: 'string' },
+          total: { type: 'integer', minimum: 1 },
+          days: dayCounts,
+        },
+      },
+    },
+    listingsTruncated: { type: 'boolean', description: 'More listings had enquiries than `listings` allowed.' },
   },
 } as const;

@@ -324,7 +324,7 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
     await shot('06c-feed-by-id');
   });
 
-  it("shows an office's current lead email and drop settings, saves only what was changed, and never opens an unknown office silently", async () => {
+  it("shows an office's current lead settings and drop settings, saves only what was changed, and never opens an unknown office silently", async () => {
     expect((await admin(svc.url, 'PUT', '/v1/admin/offices/OFF1', { leadEmail: 'enquiries@agency.example' })).status).to.equal(200);
     await go('offices', 'Offices');
     await page.getByLabel('Office id').fill('OFF1');
@@ -332,17 +332,20 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
     // The stored address is shown, so saving other settings (or saving untouched) keeps it.
     expect(await page.getByLabel('Office lead email').inputValue()).to.equal('enquiries@agency.example');
     await page.getByText(/Listings: \d+ active/).waitFor();
-    await page.getByRole('button', { name: 'Save lead email' }).click();
-    await page.getByText('Nothing to save: the lead email of OFF1 is unchanged.').waitFor();
+    expect(await page.getByLabel('Lead delivery').inputValue()).to.equal('both');
+    await page.getByRole('button', { name: 'Save lead settings' }).click();
+    await page.getByText('Nothing to save: the lead settings of OFF1 are unchanged.').waitFor();
     await page.getByLabel('Currency (ISO-4217)').fill('NZD');
     await page.getByRole('button', { name: 'Save drop settings' }).click();
     await page.getByText('SFTP drop settings of OFF1 saved.').waitFor();
     const office = await (await admin(svc.url, 'GET', '/v1/admin/offices/OFF1')).json();
     expect([office.leadEmail, office.dropSettings.currency]).to.deep.equal(['enquiries@agency.example', 'NZD']);
     await page.getByLabel('Office lead email').fill('leads@agency.example');
-    await page.getByRole('button', { name: 'Save lead email' }).click();
-    await page.getByText('Lead email of OFF1 saved.').waitFor();
-    expect((await (await admin(svc.url, 'GET', '/v1/admin/offices/OFF1')).json()).leadEmail).to.equal('leads@agency.example');
+    await page.getByLabel('Lead delivery').selectOption('crm');
+    await page.getByRole('button', { name: 'Save lead settings' }).click();
+    await page.getByText('Lead settings of OFF1 saved.').waitFor();
+    const saved = await (await admin(svc.url, 'GET', '/v1/admin/offices/OFF1')).json();
+    expect([saved.leadEmail, saved.leadDelivery]).to.deep.equal(['leads@agency.example', 'crm']);
     await shot('09-offices');
     // An office nothing names: said so, with no form until the operator asks for one.
     await page.getByLabel('Office id').fill('NOWHERE7');
@@ -358,7 +361,7 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
     expect(await page.getByRole('alert').innerText()).to.contain('is not an office id');
   });
 
-  it('lists every office with its listings, lead email, drop settings, keys and newest feed, sorted and found by id', async () => {
+  it('lists every office with its listings, lead email and delivery, drop settings, keys and newest feed, sorted and found by id', async () => {
     await go('offices', 'Offices');
     // The last test left this page open: load it afresh to see what it saved.
     await page.reload();
@@ -368,10 +371,11 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
     // OFF1 has four listings (one hidden and three archived by now, so none public) and feeds; HARB is named by the key approved above.
     expect(await offices()).to.include.members(['HARB', 'OFF1']);
     const off1 = page.locator('tr[data-office="OFF1"] > td');
-    expect((await off1.allInnerTexts()).map((t) => t.trim())).to.deep.include.members(['0 / 4', 'leads@agency.example', 'set']);
-    expect(await off1.nth(4).innerText()).to.contain('Test CRM (active)');
-    expect(await off1.nth(5).innerText()).to.contain('not well formed');
-    expect(await page.locator('tr[data-office="HARB"] > td').nth(4).innerText()).to.equal('Harbour Realty CRM (active)');
+    // The delivery the last test chose for OFF1 (CRM, mailed when not acknowledged in time).
+    expect((await off1.allInnerTexts()).map((t) => t.trim())).to.deep.include.members(['0 / 4', 'leads@agency.example', 'CRM (email as fallback)', 'set']);
+    expect(await off1.nth(5).innerText()).to.contain('Test CRM (active)');
+    expect(await off1.nth(6).innerText()).to.contain('not well formed');
+    expect(await page.locator('tr[data-office="HARB"] > td').nth(5).innerText()).to.equal('Harbour Realty CRM (active)');
     await page.getByRole('button', { name: /^Public \/ listings/ }).click();
     await page.locator('th[aria-sort="descending"]').waitFor();
     expect((await offices())[0]).to.equal('OFF1');

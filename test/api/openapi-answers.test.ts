@@ -91,6 +91,7 @@ describe('operator and lead answers as the API description types them (PGlite, R
     expect((await call('PUT', '/v1/admin/offices/OFF1', '/v1/admin/offices/{office}', { leadEmail: 'leads@off1.example' })).body).to.deep.equal({
       office: 'OFF1',
       leadEmail: 'leads@off1.example',
+      leadDelivery: 'both',
     });
     // Named operator tokens (what npm run operator:token asks of a running service).
     const made = await call('POST', '/v1/admin/operator-tokens', '/v1/admin/operator-tokens', { name: 'alice' });

@@ -152,6 +152,7 @@ describe('A lead left `sending` whose lease lapsed is delivered again (the embed
       svc.db,
       { listing, contact: { email: 'jo@home.example', message }, recipient: await leadRecipient(svc.db, listing) },
       (data) => JSON.stringify({ type: 'lead.created', data }),
+      900_000,
     );
     expect(await claimLead(svc.db, id)).to.not.equal(null);
     await svc.runtime.sweep();

@@ -210,8 +210,9 @@ for (const setup of [
           release = r;
         });
         const trx = svc.db.transaction(async (t) => {
-          late = (await insertLead(t, { listing, contact: contact('300'), recipient }, (data) => webhookPayload({ type: 'lead.created', data: { ...data } })))
-            .id;
+          late = (
+            await insertLead(t, { listing, contact: contact('300'), recipient }, (data) => webhookPayload({ type: 'lead.created', data: { ...data } }), 900_000)
+          ).id;
           await held;
         });
         await waitFor('the late lead written, not committed', () => late !== '');

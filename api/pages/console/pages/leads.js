@@ -13,7 +13,7 @@ import { act, confirmFirst, flash } from '../ui/flash.js';
 import { useList } from '../ui/list-state.js';
 import { useLoad } from '../ui/use-load.js';
 
-const STATUSES = ['', 'pending', 'sending', 'delivered', 'failed', 'dead_letter', 'purged'];
+const STATUSES = ['', 'pending', 'sending', 'delivered', 'failed', 'dead_letter', 'awaiting_crm', 'crm_acknowledged', 'purged'];
 const REFUSALS = { unknown_listing: 'unknown listing', blocked: 'blocked sender', rate_limited: 'rate-limited', bot_check: 'failed the bot check' };
 
 function Blocklist({ version }) {
@@ -69,6 +69,21 @@ function Refusals() {
   </div>`;
 }
 
+/** The CRM path of a lead: the office's choice, the acknowledgement or the fallback, the lead.created events. */
+function CrmPath({ lead }) {
+  const d = lead.delivery;
+  if (d.mode === 'email') return html`<span class="muted">email only</span>`;
+  const events = Object.entries(d.webhooks).filter(([, n]) => n > 0);
+  const state = d.acknowledgedAt
+    ? `acknowledged ${when(d.acknowledgedAt)}`
+    : d.fellBackAt
+      ? `not acknowledged: mailed ${when(d.fellBackAt)}`
+      : lead.status === 'awaiting_crm'
+        ? `awaiting acknowledgement until ${when(d.fallbackAt)}`
+        : 'not acknowledged';
+  return html`${state}<div class="muted">${events.length ? `events: ${events.map(([s, n]) => `${n} ${words(s)}`).join(', ')}` : 'no endpoint told'}${d.mode === 'both' ? ' · mailed too' : ''}</div>`;
+}
+
 export function Leads() {
   const [form, setForm] = useState({ status: '', sender: '' });
   const list = useList((p) => api('GET', `/v1/admin/leads?${query({ ...p, sender: p.sender.trim() })}`), { filters: form, sort: '-received' });
@@ -88,6 +103,7 @@ export function Leads() {
     { label: 'Sender', cell: (l) => (l.contact?.email ? html`${l.contact.name ?? ''}<div class=${l.contact.name ? 'muted' : undefined}>${l.contact.email}</div>` : html`<span class="muted">erased</span>`) },
     { label: 'Listing', cell: (l) => html`<a href=${`#/listings/${encodeURIComponent(l.listing.office)}/${encodeURIComponent(l.listing.uniqueId)}`}><code>${l.listing.listingKey}</code></a>` },
     { label: 'Recipient', cell: (l) => html`${l.recipient ?? '—'}<div class="muted">${l.recipientSource ?? ''}</div>` },
+    { label: 'CRM', cell: (l) => html`<${CrmPath} lead=${l} />` },
     { label: 'Attempts', sort: '-attempts', num: true, cell: (l) => l.attempts },
     {
       label: '',

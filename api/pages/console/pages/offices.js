@@ -13,6 +13,14 @@ import { act, confirmFirst, flash } from '../ui/flash.js';
 import { useList } from '../ui/list-state.js';
 import { useLoad } from '../ui/use-load.js';
 
+/** How an office's leads are delivered (the admin API's leadDelivery). */
+const LEAD_DELIVERY = [
+  ['both', 'Email and CRM'],
+  ['email', 'Email only'],
+  ['crm', 'CRM, email if not acknowledged in time'],
+];
+const LEAD_DELIVERY_SHORT = { both: 'email and CRM', email: 'email', crm: 'CRM (email as fallback)' };
+
 const DROP_FIELDS = [
   ['currency', 'Currency (ISO-4217)', 'AUD'],
   ['country', 'Country (ISO-3166)', 'AU'],
@@ -29,6 +37,7 @@ function OfficeList({ onOpen }) {
     { label: 'Office', sort: 'office', cell: (o) => html`<button type="button" class="link" onClick=${() => onOpen(o.office)}>${o.office}</button>` },
     { label: 'Public / listings', sort: '-listings', num: true, cell: (o) => `${o.listings.public} / ${o.listings.total}` },
     { label: 'Lead email', cell: (o) => o.leadEmail ?? html`<span class="muted">none</span>` },
+    { label: 'Lead delivery', cell: (o) => LEAD_DELIVERY_SHORT[o.leadDelivery] ?? o.leadDelivery },
     { label: 'SFTP drops', cell: (o) => (o.dropSettings ? 'set' : html`<span class="muted">defaults</span>`) },
     { label: 'Feed keys', cell: (o) => (o.keys.length ? o.keys.map((k) => `${k.clientName} (${k.status})`).join(', ') : html`<span class="muted">none</span>`) },
     { label: 'Newest feed', sort: '-lastFeed', cell: (o) => (o.lastFeed ? html`${when(o.lastFeed.createdAt)} <${Badge} status=${o.lastFeed.outcome} />` : html`<span class="muted">never</span>`) },
@@ -52,19 +61,25 @@ function OfficeList({ onOpen }) {
 function OfficeEditors({ id, current }) {
   const [stored, setStored] = useState(current);
   const [errors, setErrors] = useState({});
-  const saveLeadEmail = async (event) => {
+  const saveLeads = async (event) => {
     event.preventDefault();
-    const next = orNull(new FormData(event.currentTarget).get('leadEmail'));
-    if (next === stored.leadEmail) return flash('info', `Nothing to save: the lead email of ${id} is unchanged.`);
-    if (!next && !confirmFirst(`Clear the lead email of ${id} (${stored.leadEmail})? Enquiries with no agent email will have nowhere to go.`)) return;
+    const data = new FormData(event.currentTarget);
+    const next = orNull(data.get('leadEmail'));
+    const delivery = String(data.get('leadDelivery') ?? stored.leadDelivery);
+    const body = {
+      ...(next !== (stored.leadEmail ?? null) ? { leadEmail: next } : {}),
+      ...(delivery !== stored.leadDelivery ? { leadDelivery: delivery } : {}),
+    };
+    if (Object.keys(body).length === 0) return flash('info', `Nothing to save: the lead settings of ${id} are unchanged.`);
+    if ('leadEmail' in body && !next && !confirmFirst(`Clear the lead email of ${id} (${stored.leadEmail})? Enquiries with no agent email will have nowhere to go.`)) return;
     try {
-      const saved = await api('PUT', `/v1/admin/offices/${encodeURIComponent(id)}`, { leadEmail: next });
+      const saved = await api('PUT', `/v1/admin/offices/${encodeURIComponent(id)}`, body);
       setErrors({});
-      setStored({ ...stored, leadEmail: saved.leadEmail });
-      flash('info', `Lead email of ${id} ${next ? 'saved' : 'cleared'}.`);
+      setStored({ ...stored, leadEmail: saved.leadEmail, leadDelivery: saved.leadDelivery });
+      flash('info', `Lead settings of ${id} saved.`);
     } catch (err) {
       flash('error', err.message);
-      setErrors(fieldErrors(err.message, ['leadEmail']));
+      setErrors(fieldErrors(err.message, ['leadEmail', 'leadDelivery']));
     }
   };
   const saveDrop = async (event) => {
@@ -91,12 +106,17 @@ function OfficeEditors({ id, current }) {
     </div>
     <h2>Leads for ${id}</h2>
     <div class="panel">
-      <p class="muted">Where enquiries go when no agent of the listing has an email.</p>
-      <form class="inline" onSubmit=${saveLeadEmail} noValidate>
+      <p class="muted">How enquiries reach the office, and where mail goes when no agent of the listing has an email.</p>
+      <form class="inline" onSubmit=${saveLeads} noValidate>
+        <${Field} label="Lead delivery" name="leadDelivery" error=${errors.leadDelivery}>
+          <select name="leadDelivery" value=${stored.leadDelivery ?? 'both'}>
+            ${LEAD_DELIVERY.map(([value, label]) => html`<option value=${value}>${label}</option>`)}
+          </select>
+        <//>
         <${Field} label="Office lead email" name="leadEmail" error=${errors.leadEmail}>
           <input name="leadEmail" type="email" placeholder="enquiries@agency.example" value=${stored.leadEmail ?? ''} ...${invalidIf(errors.leadEmail, 'leadEmail')} />
         <//>
-        <button class="primary" type="submit">Save lead email</button>
+        <button class="primary" type="submit">Save lead settings</button>
       </form>
     </div>
     <h2>SFTP drops for ${id}</h2>
@@ -128,7 +148,7 @@ export function Offices() {
       setOpened({ id: wanted, unknown: true });
     }
   };
-  const setUp = () => setOpened({ id: opened.id, current: { leadEmail: null, dropSettings: null, listingsByStatus: {}, keys: [] } });
+  const setUp = () => setOpened({ id: opened.id, current: { leadEmail: null, leadDelivery: 'both', dropSettings: null, listingsByStatus: {}, keys: [] } });
   return html`<${OfficeList} onOpen=${open} />
     <h2>Open an office</h2>
     <form class="filters" onSubmit=${(e) => (e.preventDefault(), act(() => open(id)))}>
