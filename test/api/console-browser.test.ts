@@ -86,7 +86,8 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
       // Refusals the page shows (a wrong token, a refused action) are 4xx answers; anything else is a fault, a CSP refusal included.
       if (msg.type() === 'error' && !/status of 4\d\d/.test(msg.text())) errors.push(msg.text());
     });
-    page.on('dialog', (dialog) => void dialog.accept());
+    // The console asks in the page; a browser dialog would be dismissed, and its action not done.
+    page.on('dialog', (dialog) => void dialog.dismiss());
   });
   after(async () => {
     await browser?.close();
@@ -177,6 +178,11 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
     expect(await page.locator('tr[data-item] a[href^="#/feeds?office=OFF1"]').count()).to.equal(1);
     await shot('03a-quarantine-held');
     await page.getByRole('button', { name: 'Apply archive' }).click();
+    // Asked in the page, naming what the button does; the question says how many listings go.
+    const asked = page.getByRole('dialog');
+    expect(await asked.innerText()).to.match(/Archive the \d+ listing\(s\) of office OFF1/);
+    await shot('03b-quarantine-confirm');
+    await asked.getByRole('button', { name: 'Archive them' }).click();
     await page.getByText('Archive applied.').waitFor();
     const items = await (await admin(svc.url, 'GET', '/v1/admin/quarantine?includeResolved=true')).json();
     expect(items.items[0]).to.include({ resolved: true, resolution: 'applied' });
@@ -198,6 +204,12 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
   it('hides a listing from the public reads', async () => {
     await go('listings', 'Listings');
     await page.locator('tr[data-listing="OFF1/A"]').getByRole('button', { name: 'Hide' }).click();
+    // Cancel first: nothing is hidden; then confirm.
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('dialog').waitFor({ state: 'hidden' });
+    expect((await fetch(`${svc.url}/v1/listings/OFF1/A`)).status).to.equal(200);
+    await page.locator('tr[data-listing="OFF1/A"]').getByRole('button', { name: 'Hide' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Hide' }).click();
     await page.getByText('OFF1/A is hidden.').waitFor();
     const listed = await (await admin(svc.url, 'GET', '/v1/admin/listings?q=OFF1/A')).json();
     expect(listed.listings[0]).to.include({ listingKey: 'OFF1/A', hidden: true });
@@ -244,10 +256,28 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
     expect(await page.locator('tbody').first().innerText()).to.contain('reconcile tripped');
     await shot('06-feeds');
     await go('site', 'Site');
+    // Site settings by what a portal shows: named fields, checked before they are sent; other fields kept as rows.
+    await admin(svc.url, 'PUT', '/v1/admin/site/settings', { key: 'identity', value: { name: 'Homes', footerNote: 'Since 1990' } });
+    await page.reload();
+    await page.getByRole('heading', { name: 'Site', level: 1 }).waitFor();
+    expect(await page.getByLabel('Site name').inputValue()).to.equal('Homes');
+    expect(await page.getByLabel('identity field name').first().inputValue()).to.equal('footerNote');
+    await page.getByLabel('Site name').fill('Harbour Homes');
+    await page.getByLabel('Main colour').fill('blue');
+    await page.getByRole('button', { name: 'Save identity' }).click();
+    await page.getByText('A colour as #rgb or #rrggbb').waitFor();
+    expect((await (await fetch(`${svc.url}/v1/site`)).json()).settings.identity.name, 'nothing sent while a field is wrong').to.equal('Homes');
+    await page.getByLabel('Main colour').fill('#1f5fbf');
     await page.getByRole('button', { name: 'Save identity' }).click();
     await page.getByText('identity saved.').waitFor();
+    expect((await (await fetch(`${svc.url}/v1/site`)).json()).settings.identity).to.deep.equal({
+      name: 'Harbour Homes',
+      primaryColor: '#1f5fbf',
+      footerNote: 'Since 1990',
+    });
+    await shot('07a-site-settings');
     await page.getByLabel('Slug').fill('about-us');
-    await page.getByLabel('Title').fill('About us');
+    await page.getByLabel('Title', { exact: true }).fill('About us');
     await page.getByLabel('Body').fill('We list homes.');
     await page.getByRole('button', { name: 'Create draft' }).click();
     await page.getByText('Draft about-us created.').waitFor();

@@ -50,7 +50,8 @@ describe('Browser: console lists, listing page, keys, leads, charts, phone, keyb
       // Refusals the page shows are 4xx answers; the listings' photos live on hosts a closed network cannot resolve.
       if (msg.type() === 'error' && !/status of 4\d\d|ERR_NAME_NOT_RESOLVED/.test(msg.text())) errors.push(msg.text());
     });
-    p.on('dialog', (dialog) => void dialog.accept());
+    // The console asks in the page; a browser dialog would be dismissed, and its action not done.
+    p.on('dialog', (dialog) => void dialog.dismiss());
     return p;
   };
   const shot = (name: string, p = page) => p.screenshot({ path: resolve(SCREENSHOTS, `${name}.png`), fullPage: true });
@@ -192,6 +193,7 @@ describe('Browser: console lists, listing page, keys, leads, charts, phone, keyb
       .to.contain(`feed ${first.slice(0, 8)}`)
       .and.to.contain('which inserted it');
     await page.getByRole('button', { name: 'Hide' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Hide' }).click();
     await page.locator('#visibility').filter({ hasText: 'an operator hid it' }).waitFor();
   });
 
@@ -240,6 +242,7 @@ describe('Browser: console lists, listing page, keys, leads, charts, phone, keyb
       recipient: 'office@agency.example',
     });
     await row.getByRole('button', { name: 'Block sender' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Block' }).click();
     await page.getByText('jo@home.example blocked.').waitFor();
     await page.locator('tr[data-block="jo@home.example"]').waitFor();
     await shot('14-leads');
@@ -248,6 +251,10 @@ describe('Browser: console lists, listing page, keys, leads, charts, phone, keyb
   it('draws the dashboard charts from what the service keeps, with the figures as a table', async () => {
     await go('dashboard', 'Dashboard');
     for (const id of ['chart-feeds', 'chart-applied', 'chart-invalid', 'chart-leads']) await page.locator(`#${id} canvas`).waitFor();
+    // The legends name the series, with no placeholder values ("Day: —", "ok: --") before the cursor moves.
+    const legend = (await page.locator('#chart-feeds .u-legend').innerText()).trim();
+    expect(legend).to.not.match(/—|--/);
+    expect(legend).to.contain('ok');
     await page.locator('#chart-feeds summary').click();
     const today = page.locator('#chart-feeds tbody tr').last();
     const header = (await page.locator('#chart-feeds thead th').allInnerTexts()).map((t) => t.trim());
@@ -260,7 +267,7 @@ describe('Browser: console lists, listing page, keys, leads, charts, phone, keyb
   it('edits the site as forms: a refusal next to the field, every locale, a preview', async () => {
     await go('site', 'Site');
     await page.getByLabel('Slug').fill('Not A Slug');
-    await page.getByLabel('Title').fill('Über uns');
+    await page.getByLabel('Title', { exact: true }).fill('Über uns');
     await page.getByLabel('Add a locale').fill('de');
     await page.getByRole('button', { name: 'Add locale' }).click();
     await page.getByLabel('Title (de)').fill('Über uns');
@@ -277,12 +284,19 @@ describe('Browser: console lists, listing page, keys, leads, charts, phone, keyb
     await page.getByText('Draft about-us created.').waitFor();
     const stored = await svc.db('site_pages').where({ slug: 'about-us' }).first('title');
     expect(stored.title).to.deep.equal({ 'en-AU': 'About us', de: 'Über uns' });
-    // A setting as name and value fields.
-    await page.getByLabel('identity field name').first().fill('name');
-    await page.getByLabel('identity value').first().fill('Fitzroy Homes');
+    // A setting by its named fields, and any other field as a name and a value.
+    await page.getByLabel('Site name').fill('Fitzroy Homes');
+    const identity = page.getByRole('form', { name: 'Setting identity' });
+    await identity.getByText(/^Other fields/).click();
+    await identity.getByLabel('identity field name').first().fill('name');
+    await identity.getByLabel('identity value').first().fill('Fitzroy Estates');
+    await page.getByRole('button', { name: 'Save identity' }).click();
+    // The same field twice (named and as a row) is refused next to the row.
+    await identity.getByText('name is named twice.').waitFor();
+    await identity.getByLabel('identity field name').first().fill('footerNote');
     await page.getByRole('button', { name: 'Save identity' }).click();
     await page.getByText('identity saved.').waitFor();
-    expect((await (await fetch(`${svc.url}/v1/site`)).json()).settings.identity).to.deep.equal({ name: 'Fitzroy Homes' });
+    expect((await (await fetch(`${svc.url}/v1/site`)).json()).settings.identity).to.deep.equal({ name: 'Fitzroy Homes', footerNote: 'Fitzroy Estates' });
     await shot('16-site-forms');
   });
 

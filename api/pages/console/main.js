@@ -17,6 +17,7 @@ import { Offices } from './pages/offices.js';
 import { Quarantine } from './pages/quarantine.js';
 import { Site } from './pages/site.js';
 import { Webhooks } from './pages/webhooks.js';
+import { ConfirmDialog } from './ui/confirm.js';
 import { Flash, flash } from './ui/flash.js';
 
 const VIEWS = [
@@ -102,6 +103,7 @@ function Shell({ route, onSignOut }) {
       <main id="main" tabindex="-1">
         <h1>${detail ? 'Listing' : title}</h1>
         <${Flash} />
+        <${ConfirmDialog} />
         <div id="view">${detail ? html`<${ListingDetail} key=${route.hash} office=${route.rest[0]} uniqueId=${route.rest[1]} />` : html`<${Page} key=${route.hash} params=${route.params} />`}</div>
       </main>
     </div>`;

@@ -8,7 +8,8 @@ import { when, words } from '../lib/format.js';
 import { html } from '../lib/html.js';
 import { Badge } from '../ui/badge.js';
 import { DataTable, Pager } from '../ui/data-table.js';
-import { act, confirmFirst } from '../ui/flash.js';
+import { confirmFirst } from '../ui/confirm.js';
+import { act } from '../ui/flash.js';
 import { useList } from '../ui/list-state.js';
 import { useLoad } from '../ui/use-load.js';
 import { FeedIssues } from './feed-issues.js';
@@ -64,7 +65,7 @@ export function Feeds({ params }) {
   const set = (name) => (e) => setForm({ ...form, [name]: e.currentTarget.value });
   const toggle = (id) => setOpen((s) => (s.has(id) ? (s.delete(id), new Set(s)) : new Set(s.add(id))));
   const retry = async (f) => {
-    if (!confirmFirst('Run this feed again from its stored body?')) return;
+    if (!(await confirmFirst('Run this feed again from its stored body?', { action: 'Run again', danger: false }))) return;
     if (await act(() => api('POST', `/v1/admin/feeds/${f.feedId}/retry`), 'Feed queued again.')) reload();
   };
   const counts = (f) =>

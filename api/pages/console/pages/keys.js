@@ -8,7 +8,8 @@ import { Badge } from '../ui/badge.js';
 import { CopyButton } from '../ui/copy-button.js';
 import { DataTable, Pager } from '../ui/data-table.js';
 import { Field, fieldErrors, invalidIf } from '../ui/fields.js';
-import { act, confirmFirst, flash } from '../ui/flash.js';
+import { confirmFirst } from '../ui/confirm.js';
+import { act, flash } from '../ui/flash.js';
 import { useList } from '../ui/list-state.js';
 
 const officeList = (value) =>
@@ -79,7 +80,7 @@ export function Keys() {
   const [editing, setEditing] = useState(null);
   const [findText, setFindText] = useState('');
   const change = async (k, action) => {
-    if (action === 'revoke' && !confirmFirst(`Revoke the key of ${k.clientName}? Its feeds are refused from now on.`)) return;
+    if (action === 'revoke' && !(await confirmFirst(`Revoke the key of ${k.clientName}? Its feeds are refused from now on.`, { action: 'Revoke' }))) return;
     if (await act(() => api('POST', `/v1/admin/keys/${k.id}/${action}`), `Key of ${k.clientName} ${action === 'approve' ? 'approved' : 'revoked'}.`)) reload();
   };
   const columns = [

@@ -9,7 +9,8 @@ import { html } from '../lib/html.js';
 import { Badge } from '../ui/badge.js';
 import { DataTable, Pager } from '../ui/data-table.js';
 import { Field, fieldErrors, invalidIf } from '../ui/fields.js';
-import { act, confirmFirst, flash } from '../ui/flash.js';
+import { confirmFirst } from '../ui/confirm.js';
+import { act, flash } from '../ui/flash.js';
 import { useList } from '../ui/list-state.js';
 import { useLoad } from '../ui/use-load.js';
 
@@ -20,7 +21,7 @@ function Blocklist({ version }) {
   const [errors, setErrors] = useState({});
   const { data, reload } = useLoad(() => api('GET', '/v1/admin/blocklist'), [version]);
   const remove = async (e) => {
-    if (!confirmFirst(`Unblock ${e.value}?`)) return;
+    if (!(await confirmFirst(`Unblock ${e.value}?`, { action: 'Unblock', danger: false }))) return;
     if (await act(() => api('DELETE', '/v1/admin/blocklist', { id: String(e.id) }), `${e.value} unblocked.`)) reload();
   };
   const submit = async (event) => {
@@ -94,7 +95,7 @@ export function Leads() {
     if (await act(() => api('POST', `/v1/admin/leads/${l.id}/retry`), 'Lead queued for delivery again.')) reload();
   };
   const blockSender = async (l) => {
-    if (!confirmFirst(`Block ${l.contact.email}? Their enquiries are refused from now on.`)) return;
+    if (!(await confirmFirst(`Block ${l.contact.email}? Their enquiries are refused from now on.`, { action: 'Block' }))) return;
     if (await act(() => api('POST', '/v1/admin/blocklist', { kind: 'email', value: l.contact.email, reason: `from lead ${l.id}` }), `${l.contact.email} blocked.`)) setBlockVersion((v) => v + 1);
   };
   const columns = [

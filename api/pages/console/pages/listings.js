@@ -7,7 +7,8 @@ import { addressLine, text, when } from '../lib/format.js';
 import { html } from '../lib/html.js';
 import { Badge } from '../ui/badge.js';
 import { DataTable, Pager } from '../ui/data-table.js';
-import { act, confirmFirst } from '../ui/flash.js';
+import { confirmFirst } from '../ui/confirm.js';
+import { act } from '../ui/flash.js';
 import { useList } from '../ui/list-state.js';
 
 const STATUSES = ['', 'active', 'under_offer', 'sold', 'leased', 'withdrawn', 'off_market', 'archived'];
@@ -16,7 +17,7 @@ export const listingHref = (l) => `#/listings/${encodeURIComponent(l.office)}/${
 
 /** Hides a listing from every public read, or shows it again; true when done. */
 export async function toggleHidden(l) {
-  if (!l.hidden && !confirmFirst(`Hide ${l.listingKey} from every public read?`)) return false;
+  if (!l.hidden && !(await confirmFirst(`Hide ${l.listingKey} from every public read?`, { action: 'Hide' }))) return false;
   return Boolean(
     await act(() => api('POST', '/v1/admin/listings/visibility', { officeId: l.office, uniqueId: l.uniqueId, hidden: !l.hidden }), `${l.listingKey} is ${l.hidden ? 'visible again' : 'hidden'}.`),
   );

@@ -9,7 +9,8 @@ import { html } from '../lib/html.js';
 import { Badge } from '../ui/badge.js';
 import { DataTable, Pager } from '../ui/data-table.js';
 import { Field, fieldErrors, invalidIf } from '../ui/fields.js';
-import { act, confirmFirst, flash } from '../ui/flash.js';
+import { confirmFirst } from '../ui/confirm.js';
+import { act, flash } from '../ui/flash.js';
 import { useList } from '../ui/list-state.js';
 import { useLoad } from '../ui/use-load.js';
 
@@ -71,7 +72,7 @@ function OfficeEditors({ id, current }) {
       ...(delivery !== stored.leadDelivery ? { leadDelivery: delivery } : {}),
     };
     if (Object.keys(body).length === 0) return flash('info', `Nothing to save: the lead settings of ${id} are unchanged.`);
-    if ('leadEmail' in body && !next && !confirmFirst(`Clear the lead email of ${id} (${stored.leadEmail})? Enquiries with no agent email will have nowhere to go.`)) return;
+    if ('leadEmail' in body && !next && !(await confirmFirst(`Clear the lead email of ${id} (${stored.leadEmail})? Enquiries with no agent email will have nowhere to go.`, { action: 'Clear and save' }))) return;
     try {
       const saved = await api('PUT', `/v1/admin/offices/${encodeURIComponent(id)}`, body);
       setErrors({});

@@ -6,7 +6,8 @@ import { when } from '../lib/format.js';
 import { html } from '../lib/html.js';
 import { Badge } from '../ui/badge.js';
 import { DataTable, Pager } from '../ui/data-table.js';
-import { act, confirmFirst } from '../ui/flash.js';
+import { confirmFirst } from '../ui/confirm.js';
+import { act } from '../ui/flash.js';
 import { useList } from '../ui/list-state.js';
 
 const HELD_PAGE = 50;
@@ -38,7 +39,7 @@ export function Quarantine() {
       action === 'apply'
         ? `Archive the ${item.archiveCount} listing(s) of office ${item.office} that the feed no longer carried? Check first that the feed was complete.`
         : `Mark this trip of office ${item.office} reviewed without archiving anything?`;
-    if (!confirmFirst(question)) return;
+    if (!(await confirmFirst(question, { action: action === 'apply' ? 'Archive them' : 'Mark reviewed', danger: action === 'apply' }))) return;
     if (await act(() => api('POST', `/v1/admin/quarantine/${item.id}/resolve`, { action }), action === 'apply' ? 'Archive applied.' : 'Marked reviewed.')) reload();
   };
   const columns = [

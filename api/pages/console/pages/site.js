@@ -1,4 +1,5 @@
-// Site content: the settings (identity, seo, favicon) and the navigation as forms, and the pages
+// Site content: the settings (identity, seo, favicon: named fields for what a portal shows, and
+// any other field as a name and a value) and the navigation as forms, and the pages
 // (every locale's title, description and body) with a preview; each refusal shown next to the
 // field it names.
 import { useState } from 'preact/hooks';
@@ -8,25 +9,70 @@ import { html } from '../lib/html.js';
 import { Badge } from '../ui/badge.js';
 import { DataTable } from '../ui/data-table.js';
 import { Field, fieldErrors, invalidIf } from '../ui/fields.js';
-import { act, confirmFirst, flash } from '../ui/flash.js';
+import { confirmFirst } from '../ui/confirm.js';
+import { act, flash } from '../ui/flash.js';
 import { useLoad } from '../ui/use-load.js';
 
 const SETTINGS = {
-  identity: 'The site’s name and who runs it (e.g. name, tagline, logoUrl).',
-  seo: 'What search engines are told (e.g. title, description).',
-  favicon: 'The icon of the site (e.g. url).',
+  identity: 'The site’s name and look.',
+  seo: 'What search engines and link previews are told.',
+  favicon: 'The icon browsers show for the site.',
 };
+
+/**
+ * The fields each setting has for what a portal built on the service shows (the settings are open
+ * objects: any other field is kept and edited below them as a name and a value). [name, label,
+ * placeholder, kind]: url (an http(s) URL or a path on this site), colour (#rgb or #rrggbb), long.
+ */
+const NAMED = {
+  identity: [
+    ['name', 'Site name', 'Harbour Homes'],
+    ['tagline', 'Tagline', 'Homes by the water'],
+    ['logoUrl', 'Logo URL', 'https://homes.example/logo.svg', 'url'],
+    ['primaryColor', 'Main colour', '#1f5fbf', 'colour'],
+    ['accentColor', 'Accent colour', '#d38b00', 'colour'],
+  ],
+  seo: [
+    ['title', 'Search title', 'Harbour Homes: homes for sale and rent'],
+    ['description', 'Search description', 'Every home for sale and rent on the harbour, updated as agents list them.', 'long'],
+  ],
+  favicon: [['url', 'Icon URL', '/favicon.ico', 'url']],
+};
+const COLOUR = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i;
+const SITE_URL = /^(https?:\/\/[^\s/]+|\/(?!\/))\S*$/i;
 const LOCALE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$/;
 
-/** A setting is an open object: each field a row (name, value), plus a new one. */
+/** What is wrong with a named field's value, or null. */
+function namedProblem(kind, value) {
+  if (!value) return null;
+  if (kind === 'colour' && !COLOUR.test(value)) return 'A colour as #rgb or #rrggbb, e.g. #1f5fbf.';
+  if (kind === 'url' && !SITE_URL.test(value)) return 'An http(s) URL or a path on this site (starting with /).';
+  return null;
+}
+
+/** A setting: its named fields, then any other field as a row (name, value), plus a new one. */
 function SettingForm({ name, value, onSaved }) {
-  const [rows, setRows] = useState(() => [...Object.entries(value ?? {}).map(([k, v]) => ({ k, v: typeof v === 'string' ? v : JSON.stringify(v), raw: typeof v !== 'string' })), { k: '', v: '' }]);
+  const named = NAMED[name];
+  const namedKeys = new Set(named.map(([key]) => key));
+  const isText = (v) => typeof v === 'string';
+  const [fields, setFields] = useState(() => Object.fromEntries(named.map(([key]) => [key, isText(value?.[key]) ? value[key] : ''])));
+  // A named field holding something other than text (a map by locale, say) stays a raw row, kept as it is.
+  const [rows, setRows] = useState(() => [
+    ...Object.entries(value ?? {})
+      .filter(([k, v]) => !namedKeys.has(k) || !isText(v))
+      .map(([k, v]) => ({ k, v: isText(v) ? v : JSON.stringify(v), raw: !isText(v) })),
+    { k: '', v: '' },
+  ]);
   const [errors, setErrors] = useState({});
   const edit = (i, part) => (e) => setRows(rows.map((r, j) => (j === i ? { ...r, [part]: e.currentTarget.value } : r)));
   const save = async (event) => {
     event.preventDefault();
     const found = {};
-    const seen = new Set();
+    for (const [key, , , kind] of named) {
+      const problem = namedProblem(kind, fields[key].trim());
+      if (problem) found[key] = problem;
+    }
+    const seen = new Set(named.filter(([key]) => fields[key].trim()).map(([key]) => key));
     rows.forEach((r, i) => {
       if (!r.k.trim() && !r.v.trim()) return;
       if (!r.k.trim()) found[i] = 'Give the field a name.';
@@ -34,8 +80,9 @@ function SettingForm({ name, value, onSaved }) {
       seen.add(r.k.trim());
     });
     setErrors(found);
-    if (Object.keys(found).length) return;
+    if (Object.keys(found).length) return flash('error', `${name} not saved: see the fields marked.`);
     const object = {};
+    for (const [key] of named) if (fields[key].trim()) object[key] = fields[key].trim();
     for (const r of rows) {
       if (!r.k.trim()) continue;
       let v = r.v;
@@ -48,17 +95,40 @@ function SettingForm({ name, value, onSaved }) {
       }
       object[r.k.trim()] = v;
     }
-    if (await act(() => api('PUT', '/v1/admin/site/settings', { key: name, value: object }), `${name} saved.`)) onSaved();
+    try {
+      await api('PUT', '/v1/admin/site/settings', { key: name, value: object });
+      flash('info', `${name} saved.`);
+      onSaved();
+    } catch (err) {
+      flash('error', err.message);
+      setErrors(fieldErrors(err.message, [...namedKeys], 'body.value'));
+    }
   };
-  return html`<form class="panel setting" onSubmit=${save} aria-label=${`Setting ${name}`}>
+  const input = (key, label, placeholder, kind) => {
+    const id = `${name}-${key}`;
+    const attrs = { name: id, value: fields[key], placeholder, onInput: (e) => setFields({ ...fields, [key]: e.currentTarget.value }), ...invalidIf(errors[key], id) };
+    return html`<${Field} label=${label} name=${id} error=${errors[key]}>
+      ${kind === 'long'
+        ? html`<textarea rows="2" ...${attrs}></textarea>`
+        : kind === 'colour'
+          ? html`<span class="colour-field"><input ...${attrs} size="9" /><span class="swatch" aria-hidden="true" style=${COLOUR.test(fields[key].trim()) ? `background:${fields[key].trim()}` : ''}></span></span>`
+          : html`<input ...${attrs} />`}
+    <//>`;
+  };
+  return html`<form class="panel setting" onSubmit=${save} aria-label=${`Setting ${name}`} noValidate>
     <strong>${name}</strong> <span class="muted">${SETTINGS[name]}</span>
-    ${rows.map(
-      (r, i) => html`<div class="row-fields">
-        <${Field} label=${`${name} field name`} name=${`${name}-k${i}`} error=${errors[i]}><input value=${r.k} placeholder="name" onInput=${edit(i, 'k')} ...${invalidIf(errors[i], `${name}-k${i}`)} /><//>
-        <${Field} label=${`${name} value`} name=${`${name}-v${i}`}><input value=${r.v} placeholder="value" onInput=${edit(i, 'v')} /><//>
-      </div>`,
-    )}
-    <p><button type="button" onClick=${() => setRows([...rows, { k: '', v: '' }])}>Add a field</button> <button class="primary" type="submit">Save ${name}</button></p>
+    <div class="named-fields">${named.map(([key, label, placeholder, kind]) => input(key, label, placeholder, kind))}</div>
+    <details open=${rows.length > 1}>
+      <summary>Other fields (${rows.length - 1})</summary>
+      ${rows.map(
+        (r, i) => html`<div class="row-fields">
+          <${Field} label=${`${name} field name`} name=${`${name}-k${i}`} error=${errors[i]}><input value=${r.k} placeholder="name" onInput=${edit(i, 'k')} ...${invalidIf(errors[i], `${name}-k${i}`)} /><//>
+          <${Field} label=${`${name} value`} name=${`${name}-v${i}`}><input value=${r.v} placeholder="value" onInput=${edit(i, 'v')} /><//>
+        </div>`,
+      )}
+      <p><button type="button" onClick=${() => setRows([...rows, { k: '', v: '' }])}>Add a field</button></p>
+    </details>
+    <p><button class="primary" type="submit">Save ${name}</button></p>
   </form>`;
 }
 
@@ -179,7 +249,7 @@ export function Site() {
     if (await act(() => api('PUT', `/v1/admin/site/pages/id/${p.id}`, { published: !p.published }), `${p.slug} ${p.published ? 'is a draft again' : 'published'}.`)) reload();
   };
   const remove = async (p) => {
-    if (!confirmFirst(`Delete the page ${p.slug}?`)) return;
+    if (!(await confirmFirst(`Delete the page ${p.slug}?`, { action: 'Delete' }))) return;
     if (await act(() => api('DELETE', `/v1/admin/site/pages/id/${p.id}`), `${p.slug} deleted.`)) reload();
   };
   const columns = [

@@ -8,7 +8,8 @@ import { Badge } from '../ui/badge.js';
 import { CopyButton } from '../ui/copy-button.js';
 import { DataTable, Pager } from '../ui/data-table.js';
 import { Field, fieldErrors, invalidIf } from '../ui/fields.js';
-import { act, confirmFirst, flash } from '../ui/flash.js';
+import { confirmFirst } from '../ui/confirm.js';
+import { act, flash } from '../ui/flash.js';
 import { useList } from '../ui/list-state.js';
 import { useLoad } from '../ui/use-load.js';
 
@@ -75,7 +76,7 @@ export function Webhooks() {
   const clientOf = new Map(keyPage.keys.map((k) => [k.id, k.clientName]));
   const run = async (call, done) => (await act(call, done)) !== undefined && reload();
   const remove = async (w) => {
-    if (!confirmFirst(`Delete the endpoint ${w.url}? Nothing more is sent to it.`)) return;
+    if (!(await confirmFirst(`Delete the endpoint ${w.url}? Nothing more is sent to it.`, { action: 'Delete' }))) return;
     if ((await act(() => api('DELETE', `/v1/admin/webhooks/${w.id}`), 'Endpoint deleted.')) !== undefined) {
       setLog(null);
       reload();

@@ -10,18 +10,31 @@ const PALETTE = ['--series-1', '--series-2', '--series-3', '--series-4', '--seri
 
 /** x: seconds since 1970 (one per day, or per sample with `minutes`); series: [{ label, values }]. */
 export function TimeChart({ title, x, series, height = 180, id, minutes = false }) {
-  const at = (s) => (minutes ? new Date(s * 1000).toLocaleString() : new Date(s * 1000).toLocaleDateString());
+  // Days are UTC days (the service counts by them): shown as that day wherever the browser is.
+  const at = (s) => (minutes ? new Date(s * 1000).toLocaleString() : new Date(s * 1000).toLocaleDateString(undefined, { timeZone: 'UTC' }));
   const box = useRef(null);
   useEffect(() => {
     if (!box.current) return undefined;
     const axis = { stroke: css('--muted'), grid: { stroke: css('--line') }, ticks: { stroke: css('--line') } };
+    // Days: a label every step days counted back from the last, so the newest day always has one;
+    // the scale runs half a day past each end so the first and last labels fit.
+    const step = Math.max(1, Math.ceil(x.length / 8));
+    const dayAxis = minutes
+      ? axis
+      : {
+          ...axis,
+          splits: () => x.filter((_t, i) => (x.length - 1 - i) % step === 0),
+          values: (_u, ticks) => ticks.map((t) => new Date(t * 1000).toLocaleDateString(undefined, { day: 'numeric', month: 'short', timeZone: 'UTC' })),
+        };
     const plot = new uPlot(
       {
         width: Math.max(240, box.current.clientWidth),
         height,
-        legend: { show: true },
+        // The legend names the series, never placeholder values; the figures are in the table below.
+        legend: { show: true, live: false },
         cursor: { show: true },
-        axes: [axis, { ...axis, size: 48 }],
+        scales: minutes || x.length === 0 ? {} : { x: { time: true, range: () => [x[0] - 43_200, x[x.length - 1] + 43_200] } },
+        axes: [dayAxis, { ...axis, size: 48 }],
         series: [{ label: minutes ? 'Time' : 'Day', value: (_u, v) => (v === null ? '—' : at(v)) }, ...series.map((s, i) => ({ label: s.label, stroke: css(PALETTE[i % PALETTE.length]), width: 2, points: { show: true, size: 5 } }))],
       },
       [x, ...series.map((s) => s.values)],

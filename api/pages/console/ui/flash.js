@@ -33,4 +33,3 @@ export async function act(action, done) {
   }
 }
 
-export const confirmFirst = (question) => window.confirm(question);
