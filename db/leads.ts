@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { singleMailbox } from '../pipeline/email-address.js';
 import { listingKey } from '../pipeline/listing-key.js';
+import { READABLE_STATUSES } from '../pipeline/listing-statuses.js';
 import { iso, isoOrNull, likePattern, offsetPage } from './row-values.js';
 import { LEAD_SORTS, orderBySql } from './sort-order.js';
 import { insertDeliveries, leadEndpoints } from './webhooks.js';
@@ -47,7 +48,7 @@ export interface LeadListing {
 export async function enquirableListing(db: Knex, office: string, uniqueId: string): Promise<LeadListing | null> {
   const row = await db('listings')
     .where({ listing_key: listingKey(office, uniqueId), is_shown: true })
-    .whereIn('status', ['active', 'under_offer', 'sold', 'leased'])
+    .whereIn('status', [...READABLE_STATUSES])
     .first(
       'listing_key',
       'office',

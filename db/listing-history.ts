@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { listingKey } from '../pipeline/listing-key.js';
+import { READABLE_STATUSES_SQL } from '../pipeline/listing-statuses.js';
 import { HISTORY_KINDS } from './change-log.js';
 import { publicPricesOf } from './change-log-sql.js';
 import { iso } from './row-values.js';
@@ -73,7 +74,7 @@ export async function listingHistory(db: Knex, office: string, uniqueId: string,
   const { rows: found } = await db.raw(
     `SELECT p.price IS NOT NULL AS price_shown, p.sold IS NOT NULL OR l.data->'sold'->'price' IS NULL AS sold_shown
        FROM listings l CROSS JOIN ${publicPricesOf('l')} p
-      WHERE l.listing_key = ? AND l.is_shown AND l.status IN ('active', 'under_offer', 'sold', 'leased')`,
+      WHERE l.listing_key = ? AND l.is_shown AND l.status IN ${READABLE_STATUSES_SQL}`,
     [key],
   );
   const current = found[0] as { price_shown: boolean; sold_shown: boolean } | undefined;

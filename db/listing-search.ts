@@ -1,11 +1,13 @@
 import type { Knex } from 'knex';
 import { badRequest } from '../lib/errors.js';
+import type { ReadableStatus } from '../pipeline/listing-statuses.js';
 import { AGENT_KEY_SQL } from './directory.js';
 import { LITERAL } from './prepared-statements.js';
 import { TEXT_CONFIGS } from './search-columns.js';
 
 /** Statuses a public search can ask for, as stored. */
-export type SearchStatus = 'active' | 'under_offer' | 'sold' | 'leased';
+/** The statuses a search may ask for: those a public read answers. */
+export type SearchStatus = ReadableStatus;
 export type SortKey = 'newest' | 'updated' | 'price' | 'bedrooms' | 'landArea' | 'distance' | 'relevance';
 export type FacetName = 'category' | 'subCategory' | 'bedrooms' | 'locality' | 'priceBand' | 'status';
 export const FACET_NAMES: readonly FacetName[] = ['category', 'subCategory', 'bedrooms', 'locality', 'priceBand', 'status'];

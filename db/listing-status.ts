@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { FeedOutcome } from '../lib/feed-outcome.js';
 import { listingKey } from '../pipeline/listing-key.js';
+import { READABLE_STATUSES } from '../pipeline/listing-statuses.js';
 import type { CanonicalListing, Issue } from '../pipeline/types.js';
 import { listingEnquiryCounts } from './lead-stats.js';
 import { storedListing } from './listings-store.js';
@@ -71,7 +72,7 @@ export async function listingStatus(db: Knex, office: string, uniqueId: string):
   ]);
   if (!row && !lastFeed) return null;
   const reason = notPublicReason(row);
-  const readable = Boolean(row?.is_shown) && ['active', 'under_offer', 'sold', 'leased'].includes(row.status);
+  const readable = Boolean(row?.is_shown) && (READABLE_STATUSES as readonly string[]).includes(row.status);
   return {
     listing,
     public: { readable, inSearch: Boolean(row?.is_public), reason, explanation: reason ? EXPLANATIONS[reason] : null },

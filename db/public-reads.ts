@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
 import { listingKey } from '../pipeline/listing-key.js';
+import { READABLE_STATUSES } from '../pipeline/listing-statuses.js';
 import { publicRecordSql } from '../pipeline/public-view.js';
 import { type CappedPage, cappedPage, PUBLIC_PAGE_MAX_BYTES } from './capped-page.js';
 import { type HistoryPage, listingHistory } from './listing-history.js';
@@ -189,7 +190,7 @@ export function createPublicReads(
     async getListingJson(office, uniqueId) {
       const row = await db('listings')
         .where({ listing_key: listingKey(office, uniqueId), is_shown: true })
-        .whereIn('status', ['active', 'under_offer', 'sold', 'leased'])
+        .whereIn('status', [...READABLE_STATUSES])
         .first(db.raw(RECORD_JSON))
         .options(PREPARE);
       return row ? (row.json as string) : null;

@@ -1,4 +1,5 @@
 import type { EnumName } from '../lib/reso-enums.js';
+import { READABLE_STATUSES_SQL } from '../pipeline/listing-statuses.js';
 import { numberAt, publicField } from './search-columns.js';
 
 /**
@@ -86,7 +87,7 @@ const lastLogged = (condition: string) =>
   `(SELECT c.changed_at FROM change_log c WHERE c.resource = 'Property' AND c.record_key = listing_key AND ${condition} ORDER BY c.id DESC LIMIT 1)`;
 
 /** Every listing a public read may show: shown (not hidden, allowed on the internet by its source), on the market or sold or leased (columns of `alias`, if given). */
-const visibleListing = (alias = '') => `${alias}is_shown AND ${alias}status IN ('active', 'under_offer', 'sold', 'leased')`;
+const visibleListing = (alias = '') => `${alias}is_shown AND ${alias}status IN ${READABLE_STATUSES_SQL}`;
 
 const PROPERTY_FIELDS: ResoField[] = [
   { ...str('ListingKey', 'listing_key'), notNull: true },

@@ -5,6 +5,7 @@
  */
 
 import { ENUMS } from '../lib/reso-enums.js';
+import { LISTING_STATUSES } from './listing-statuses.js';
 
 export const nullable = <T extends object>(schema: T) => ({ oneOf: [{ type: 'null' }, schema] }) as const;
 export const localeText = {
@@ -401,7 +402,7 @@ export const listingSchema = {
     subCategory: { type: ['string', 'null'] },
     saleMode: { enum: ['sale', 'rent'] },
     bothPrices: { const: true, description: 'Commercial for sale and lease: the lease rent is in rent.' },
-    status: { enum: ['active', 'under_offer', 'sold', 'leased', 'withdrawn', 'off_market', 'archived'] },
+    status: { enum: [...LISTING_STATUSES] },
     modTime: isoDateTime,
     price: nullable({ $ref: 'Price' }),
     rent: nullable({ $ref: 'Rent' }),

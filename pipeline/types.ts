@@ -1,5 +1,7 @@
 /** Shapes shared by every pipeline stage. Field names: docs/architecture.md, The canonical listing. */
 
+import type { Status } from './listing-statuses.js';
+
 export type IssueLevel = 'error' | 'warning';
 
 export interface Issue {
@@ -21,7 +23,7 @@ export interface FeedContext {
   sourceOfficeId?: string;
 }
 
-export type Status = 'active' | 'under_offer' | 'sold' | 'leased' | 'withdrawn' | 'off_market' | 'archived';
+export type { Status };
 export type Category = 'residential' | 'rental' | 'land' | 'rural' | 'commercial' | 'commercialLand' | 'business' | 'holidayRental';
 
 /** GST as REAXML states it on a price or rent. */

@@ -1,6 +1,7 @@
 /** What the operator API answers (docs/operators.md): one named schema per answer, so generated clients are typed. */
 
 import { LEAD_STATUSES } from '../../db/leads.js';
+import { LISTING_STATUSES } from '../../pipeline/listing-statuses.js';
 import { leadDeliverySchema } from './leads.js';
 import { offsetPageSchema } from './paging.js';
 
@@ -9,7 +10,7 @@ const dateTime = { type: 'string', format: 'date-time' } as const;
 const nullableDateTime = { type: ['string', 'null'], format: 'date-time' } as const;
 const countByKey = (description: string) => ({ type: 'object', additionalProperties: { type: 'integer' }, description }) as const;
 const count = { type: 'integer', minimum: 0 } as const;
-const listingStatus = { type: 'string', enum: ['active', 'under_offer', 'sold', 'leased', 'withdrawn', 'off_market', 'archived'] } as const;
+const listingStatus = { type: 'string', enum: [...LISTING_STATUSES] } as const;
 
 export const operatorSessionSchema = {
   $id: 'OperatorSession',

@@ -1,6 +1,7 @@
 /** Schemas of the operator API (docs/operators.md; docs/architecture.md, Operators and Site content and FX). */
 
 import { AUDIT_SORTS, FEED_SORTS, KEY_SORTS, LISTING_SORTS } from '../../db/sort-order.js';
+import { LISTING_STATUSES } from '../../pipeline/listing-statuses.js';
 import { outcomeListParam } from './feed-history.js';
 import { adminLimitParam as limit, offsetParam as offset, sortParam } from './paging.js';
 
@@ -66,7 +67,7 @@ export const adminListingsQuerySchema = {
     q: { type: 'string', minLength: 1, maxLength: 100, description: 'Case-insensitive substring of the listing key, address or headline.' },
     hidden: { ...booleanText, description: 'true: hidden listings only; false: visible ones only.' },
     office: { type: 'string', minLength: 1, maxLength: 100, description: 'Only this office’s listings.' },
-    status: { enum: ['active', 'under_offer', 'sold', 'leased', 'withdrawn', 'off_market', 'archived'], description: 'Only listings with this status.' },
+    status: { enum: [...LISTING_STATUSES], description: 'Only listings with this status.' },
     sort: sortParam(LISTING_SORTS, '-updated', 'updated: when the service last changed it; key: the listing key; status.'),
     limit,
     offset,
@@ -132,7 +133,14 @@ export const siteSettingRequestSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['key', 'value'],
-  properties: { key: { enum: ['identity', 'seo', 'favicon'] }, value: { type: 'object', description: 'Open object.' } },
+  properties: {
+    key: { enum: ['identity', 'seo', 'favicon'] },
+    value: {
+      type: 'object',
+      description:
+        'Open object: every field is kept and served by GET /v1/site. The console edits these by name: identity name, tagline, logoUrl, primaryColor and accentColor (#rgb or #rrggbb); seo title and description; favicon url. A field whose name ends in url, uri, href, src, icon, logo or image (any case) must be an http(s) URL or a path on this site, and no text anywhere may start with javascript:, vbscript:, data:, file: or blob:.',
+    },
+  },
 } as const;
 
 export const navLinkSchema = {

@@ -5,6 +5,7 @@
  */
 
 import type { WebhookEventType } from '../../db/webhooks.js';
+import { LISTING_STATUSES } from '../../pipeline/listing-statuses.js';
 import { summary } from './ingestion.js';
 import { countsSchema } from './validation-result.js';
 
@@ -15,7 +16,7 @@ const feedIdOrNull = {
   format: 'uuid',
   description: 'The feed that made the change; null when no feed did (an operator, or a held archive applied).',
 } as const;
-const statuses = ['active', 'under_offer', 'sold', 'leased', 'withdrawn', 'off_market', 'archived'] as const;
+const statuses = LISTING_STATUSES;
 const status = { enum: [...statuses, null], description: 'The listing status (null: the listing was not public before).' } as const;
 const publicPrice = {
   description: 'The asking price or rent the public saw; null when the agent withheld it or there was none.',

@@ -3,9 +3,11 @@
  * each project with them and the OpenAPI document publishes them. Documented in docs/formats.md.
  */
 
+import { FEED_STATUSES } from '../listing-statuses.js';
+
 const text = (maxLength: number, description?: string) => ({ type: 'string', minLength: 1, maxLength, ...(description ? { description } : {}) }) as const;
 const amount = (description: string) => ({ type: 'number', minimum: 0, description }) as const;
-const statuses = ['active', 'under_offer', 'sold', 'leased', 'withdrawn', 'off_market'] as const;
+const statuses = FEED_STATUSES;
 const categories = ['residential', 'rental', 'land', 'rural', 'commercial', 'commercialLand', 'business', 'holidayRental'] as const;
 
 export const projectAddressSchema = {
