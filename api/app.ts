@@ -6,11 +6,12 @@ import type { Db } from '../db/knex.js';
 import type { RefusalCounter } from '../db/lead-refusals.js';
 import { createProjectReads } from '../db/project-reads.js';
 import { createPublicReads } from '../db/public-reads.js';
+import type { ReplicaReads } from '../db/read-replica.js';
 import { createResoReads } from '../db/reso-reads.js';
 import type { Config } from '../lib/config.js';
 import { type FxProvider, staticFx } from '../lib/fx-rates.js';
 import type { Logger } from '../lib/logger.js';
-import { createMetrics, type Metrics, queueDepthGauge } from '../lib/metrics.js';
+import { createMetrics, type Metrics, queueDepthGauge, replicaGauges } from '../lib/metrics.js';
 import type { JobQueue } from '../workers/job-queue.js';
 import { feedKeyOf } from './auth/feed-key.js';
 import { requireOperator } from './auth/operator.js';
@@ -88,6 +89,8 @@ export interface AppDeps {
   db: Db;
   /** The pool for anonymous public reads (createReadDb); default db. */
   readDb?: Db;
+  /** The read replica public reads use while it answers (DATABASE_READ_URL): shown by readiness and /metrics. */
+  readReplica?: Pick<ReplicaReads, 'state'>;
   ingestQueue: JobQueue;
   leadQueue: JobQueue;
   /** Shared store for rate limits (REDIS_URL); null keeps counts in this process. */
@@ -137,7 +140,16 @@ export function createApp(deps: AppDeps): Express {
   app.use(enquiryCors(config.corsOrigins));
   app.use(refuseInvalidHost);
   app.use(refuseNulInUrl);
-  app.use(healthRouter({ db, redis: deps.redis ?? null, ingestQueue: deps.ingestQueue, isShuttingDown: deps.isShuttingDown ?? (() => false) }));
+  app.use(
+    healthRouter({
+      db,
+      redis: deps.redis ?? null,
+      ingestQueue: deps.ingestQueue,
+      isShuttingDown: deps.isShuttingDown ?? (() => false),
+      readReplica: deps.readReplica,
+    }),
+  );
+  if (deps.readReplica) replicaGauges(metrics, deps.readReplica);
   // The busiest routes first.
   // Public reads use their own pool where there is one (short statement timeout, bounded size).
   const readDb = deps.readDb ?? db;

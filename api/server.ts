@@ -2,10 +2,11 @@ import { setMaxListeners } from 'node:events';
 import type { Server } from 'node:http';
 import { Redis } from 'ioredis';
 import { startFeedDoneListener } from '../db/feed-done.js';
-import { createDb, createReadDb, type Db, migrateToLatest } from '../db/knex.js';
+import { createDb, type Db, migrateToLatest } from '../db/knex.js';
 import { refusalCounter } from '../db/lead-refusals.js';
 import { removeLocalService, writeLocalService } from '../db/local-service.js';
 import { createOperatorToken, hasOperatorTokens } from '../db/operators.js';
+import { openPublicReadDb } from '../db/read-replica.js';
 import { recordQueueDepth } from '../db/stats-history.js';
 import type { Config } from '../lib/config.js';
 import { liveFx, staticFx } from '../lib/fx-rates.js';
@@ -70,12 +71,21 @@ export function startBanner(web: Pick<WebHandle, 'port' | 'firstStartToken'>, pu
 export async function startWeb(config: Readonly<Config>, logger: Logger, options: { consume: boolean }): Promise<WebHandle> {
   const db = createDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sharedBuffers: config.embeddedSharedBuffers });
   const applied = await migrateToLatest(db);
-  const readDb = createReadDb(db, {
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    readTimeoutMs: config.dbReadTimeoutMs,
-    preparedStatements: config.dbPreparedStatements,
-  });
+  const reads = await openPublicReadDb(
+    db,
+    {
+      databaseUrl: config.databaseUrl,
+      databaseReadUrl: config.databaseReadUrl,
+      dataDir: config.dataDir,
+      readTimeoutMs: config.dbReadTimeoutMs,
+      preparedStatements: config.dbPreparedStatements,
+    },
+    (state) =>
+      state.state === 'ok'
+        ? logger.info('public reads go to the read replica (DATABASE_READ_URL)')
+        : logger.warn('the read replica does not answer: public reads go to the primary until it does'),
+  );
+  const readDb = reads.readDb;
   if (db.tookOverLockFrom) logger.warn({ pid: db.tookOverLockFrom }, 'the embedded database was locked by a process that no longer exists; lock taken over');
   logger.info({ embedded: db.embedded, applied }, 'database ready');
   // On the embedded database: a first operator token when none exists yet, and a command token for npm run key:create.
@@ -126,6 +136,7 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
     shutdown: shutdown.signal,
     metrics,
     localOperatorToken: localToken,
+    readReplica: reads.replica ?? undefined,
   });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.port, (err?: Error) => (err ? reject(err) : resolve(s)));
@@ -154,7 +165,7 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
       await runtime.close();
       await Promise.all(boardQueues.map((q) => q.close()));
       redis?.disconnect();
-      if (readDb !== db) await readDb.destroy();
+      await reads.close();
       await db.destroy();
     },
   };

@@ -10,6 +10,8 @@ export interface Config {
   /** Origins browsers may call the public reads and POST /v1/leads from: '*' or a list. */
   corsOrigins: '*' | string[];
   databaseUrl: string | null;
+  /** A streaming replica of DATABASE_URL for the anonymous public reads; null: they read the primary. */
+  databaseReadUrl: string | null;
   /** How long a public read's statement may run on PostgreSQL (its own pool); past it, 503. */
   dbReadTimeoutMs: number;
   /** PostgreSQL: prepared statements each public-read connection keeps (0: none). */
@@ -168,6 +170,7 @@ const envSchema = {
     METRICS_PORT: int(1, 65535),
     CORS_ORIGINS: { type: 'string', pattern: '^(\\*|https?://[^\\s,/]+(,\\s*https?://[^\\s,/]+)*)$', default: '*' },
     DATABASE_URL: url(['postgres', 'postgresql']),
+    DATABASE_READ_URL: url(['postgres', 'postgresql']),
     DATA_DIR: { type: 'string', minLength: 1, default: './data' },
     REDIS_URL: url(['redis', 'rediss']),
     OPERATOR_TOKEN: { type: 'string', minLength: 16 },
@@ -237,6 +240,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     problems.push(...describeAjvErrors(validateEnv.errors, 'env').map((p) => p.replace(/^env\./, '')));
   }
   const e = raw as Record<string, any>;
+  if (e.DATABASE_READ_URL && !e.DATABASE_URL)
+    problems.push('DATABASE_READ_URL is set but DATABASE_URL is not: a read replica replicates a PostgreSQL primary (the embedded database has none)');
   if (e.SFTP_URL && !e.SFTP_HOST_FINGERPRINT && e.SFTP_INSECURE_ACCEPT_ANY_HOST !== '1') {
     problems.push('SFTP_URL is set but SFTP_HOST_FINGERPRINT is not (set SFTP_INSECURE_ACCEPT_ANY_HOST=1 to skip host-key checks in development)');
   }
@@ -253,6 +258,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
             .split(',')
             .map((o: string) => o.trim()),
     databaseUrl: e.DATABASE_URL ?? null,
+    databaseReadUrl: e.DATABASE_READ_URL ?? null,
     dataDir: e.DATA_DIR,
     embeddedSharedBuffers: e.EMBEDDED_SHARED_BUFFERS ?? null,
     redisUrl: e.REDIS_URL ?? null,

@@ -47,6 +47,38 @@ export function createMetrics(): Metrics {
   };
 }
 
+/** The read replica's state and lag (DATABASE_READ_URL), read when scraped. */
+export function replicaGauges(metrics: Metrics, replica: { state(): { state: string; lagSeconds: number | null; lagBytes: number | null } }): void {
+  new Gauge({
+    name: 'read_replica_up',
+    help: 'Whether the read replica answers (1) and takes the public reads, or not (0: they go to the primary)',
+    registers: [metrics.registry],
+    collect() {
+      this.set(replica.state().state === 'ok' ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'read_replica_lag_seconds',
+    help: 'Age of the last transaction the read replica replayed while it has WAL to replay (0: caught up); unset while it does not answer',
+    registers: [metrics.registry],
+    collect() {
+      const lag = replica.state().lagSeconds;
+      if (lag === null) this.reset();
+      else this.set(lag);
+    },
+  });
+  new Gauge({
+    name: 'read_replica_lag_bytes',
+    help: "Bytes of the primary's WAL the read replica has not replayed; unset while it does not answer",
+    registers: [metrics.registry],
+    collect() {
+      const lag = replica.state().lagBytes;
+      if (lag === null) this.reset();
+      else this.set(lag);
+    },
+  });
+}
+
 /** Queue depths, read when scraped (a queue that cannot be read leaves its gauge unset). */
 export function queueDepthGauge(metrics: Metrics, queues: { name: string; counts(): Promise<Record<string, number>> }[]): void {
   new Gauge({

@@ -36,6 +36,16 @@ describe('container files: compose.yaml and the Dockerfile match the Procfile', 
     }
   });
 
+  it('offers a streaming read replica (the replica profile) that the roles read through DATABASE_READ_URL when it is given', () => {
+    const replica = compose.services['postgres-replica'] as { command?: string[]; profiles?: string[]; depends_on?: Record<string, unknown> };
+    expect(replica.profiles).to.deep.equal(['replica']);
+    expect(replica.command?.join(' ')).to.contain('pg_basebackup -h postgres').and.to.contain('-R -X stream');
+    expect(replica.depends_on).to.include.keys('postgres');
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: compose's own interpolation, compared as written
+    const asWritten = '${DATABASE_READ_URL:-}';
+    for (const role of ['web', 'worker', 'sftp']) expect(compose.services[role].environment?.DATABASE_READ_URL, role).to.equal(asWritten);
+  });
+
   it('the Dockerfile builds in a stage of its own and runs as a non-root user with production dependencies only', () => {
     const dockerfile = readFileSync(resolve(repoRoot, 'Dockerfile'), 'utf8');
     expect(dockerfile.match(/^FROM /gm)).to.have.length(2);

@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { createApp } from '../api/app.js';
-import { createDb, createReadDb, type Db, migrateToLatest } from '../db/knex.js';
+import { createDb, type Db, migrateToLatest } from '../db/knex.js';
 import { refusalCounter } from '../db/lead-refusals.js';
+import { openPublicReadDb } from '../db/read-replica.js';
 import { type Config, loadConfig } from '../lib/config.js';
 import { liveFx, staticFx } from '../lib/fx-rates.js';
 import { createMetrics } from '../lib/metrics.js';
@@ -84,15 +85,17 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
   });
   const db = options.db ?? createDb({ databaseUrl: config.databaseUrl, dataDir, schema });
   if (!options.db) await migrateToLatest(db);
-  const readDb = options.db
-    ? db
-    : createReadDb(db, {
+  const reads = options.db
+    ? null
+    : await openPublicReadDb(db, {
         databaseUrl: config.databaseUrl,
+        databaseReadUrl: config.databaseReadUrl,
         dataDir,
         schema,
         readTimeoutMs: config.dbReadTimeoutMs,
         preparedStatements: config.dbPreparedStatements,
       });
+  const readDb = reads?.readDb ?? db;
   const rateLimitPrefix = options.rateLimitPrefix ?? `rl-${schema}:`;
   const metrics = createMetrics();
   const runtime = startRuntime(config, silentLogger, db, {
@@ -135,6 +138,7 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
       fx,
       shutdown: shutdown.signal,
       metrics,
+      readReplica: reads?.replica ?? undefined,
     }),
   );
   let stopped = false;
@@ -144,7 +148,7 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
     shutdown.abort();
     await server.close();
     await refusals.flush();
-    if (readDb !== db) await readDb.destroy();
+    await reads?.close();
     await runtime.close();
     await Promise.all(boardQueues.map((q) => q.close()));
     redis?.disconnect();

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { Redis } from 'ioredis';
 import { databaseAnswers } from '../../db/health.js';
 import type { Db } from '../../db/knex.js';
+import type { ReplicaState } from '../../db/read-replica.js';
 import type { JobQueue } from '../../workers/job-queue.js';
 
 type Check = 'ok' | 'unavailable';
@@ -25,9 +26,17 @@ async function redisAnswers(redis: Redis, timeoutMs = 1000): Promise<boolean> {
  * Liveness (no dependency checks) and readiness: the database answers, Redis answers when it is
  * configured (feeds, leads and rate limits need it), and the process is not draining. Redis is
  * ready only when the ingest queue's own connection would take a feed now, so readiness and
- * acceptance agree (a second client can reconnect sooner than the queue's).
+ * acceptance agree (a second client can reconnect sooner than the queue's). A read replica
+ * (DATABASE_READ_URL) is shown with its lag, and its loss does not make the service unready: the
+ * public reads go to the primary meanwhile.
  */
-export function healthRouter(deps: { db: Db; redis?: Redis | null; ingestQueue: JobQueue; isShuttingDown: () => boolean }): Router {
+export function healthRouter(deps: {
+  db: Db;
+  redis?: Redis | null;
+  ingestQueue: JobQueue;
+  isShuttingDown: () => boolean;
+  readReplica?: { state(): ReplicaState };
+}): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -37,7 +46,7 @@ export function healthRouter(deps: { db: Db; redis?: Redis | null; ingestQueue: 
       databaseAnswers(deps.db).then((ok): Check => (ok ? 'ok' : 'unavailable')),
       deps.redis ? Promise.all([redisAnswers(deps.redis), deps.ingestQueue.answers()]).then(([a, b]): Check => (a && b ? 'ok' : 'unavailable')) : null,
     ]);
-    const checks = { database, ...(redis ? { redis } : {}) };
+    const checks = { database, ...(redis ? { redis } : {}), ...(deps.readReplica ? { readReplica: deps.readReplica.state() } : {}) };
     const problem = deps.isShuttingDown()
       ? 'service is shutting down'
       : database !== 'ok'

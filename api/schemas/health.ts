@@ -14,8 +14,25 @@ export const readinessSchema = {
     error: { type: 'string' },
     checks: {
       type: 'object',
-      description: 'database always; redis when REDIS_URL is set.',
-      properties: { database: { enum: ['ok', 'unavailable'] }, redis: { enum: ['ok', 'unavailable'] } },
+      description:
+        'database always; redis when REDIS_URL is set; readReplica when DATABASE_READ_URL is set (its loss does not make the service unavailable: public reads go to the primary meanwhile).',
+      properties: {
+        database: { enum: ['ok', 'unavailable'] },
+        redis: { enum: ['ok', 'unavailable'] },
+        readReplica: {
+          type: 'object',
+          required: ['state', 'lagSeconds', 'lagBytes', 'checkedAt'],
+          properties: {
+            state: { enum: ['ok', 'unavailable'], description: 'ok: public reads go to the replica; unavailable: to the primary.' },
+            lagSeconds: {
+              type: ['number', 'null'],
+              description: 'Age of the last transaction it replayed while it has WAL left to replay; 0 when caught up; null while unavailable.',
+            },
+            lagBytes: { type: ['number', 'null'], description: 'Bytes of the primary’s WAL not yet replayed; null while unavailable.' },
+            checkedAt: { type: ['string', 'null'], format: 'date-time', description: 'When it was last looked at (every 2 seconds).' },
+          },
+        },
+      },
     },
   },
 } as const;
