@@ -20,6 +20,7 @@ type Tag = (typeof TAGS)[number]['name'];
 export const OPERATIONS: Record<string, [operationId: string, tag: Tag]> = {
   'GET /healthz': ['getHealth', 'system'],
   'GET /readyz': ['getReadiness', 'system'],
+  'GET /metrics': ['getMetrics', 'system'],
   'GET /v1/openapi.json': ['getOpenApi', 'system'],
   'GET /v1/reso': ['getResoServiceDocument', 'reso'],
   'GET /v1/reso/$metadata': ['getResoMetadata', 'reso'],

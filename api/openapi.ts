@@ -1,6 +1,6 @@
 import { SERVICE_VERSION } from '../lib/version.js';
 import { adminPaths } from './openapi-admin.js';
-import { errorResponse, feedRequestBody, header, json, queryParameters, toComponent } from './openapi-helpers.js';
+import { errorResponse, feedRequestBody, header, json, operatorErrors, operatorSecurity, queryParameters, toComponent } from './openapi-helpers.js';
 import { ingestionPaths } from './openapi-ingestion.js';
 import { leadPaths } from './openapi-leads.js';
 import { nameOperations, TAGS } from './openapi-operations.js';
@@ -30,6 +30,18 @@ export function buildOpenApi(): Record<string, unknown> {
         get: {
           summary: 'Readiness: whether the database answers',
           responses: { 200: { description: 'Ready', content: json('Readiness') }, 503: { description: 'Database unavailable', content: json('Readiness') } },
+        },
+      },
+      '/metrics': {
+        get: {
+          summary: 'Prometheus metrics of this process (operators)',
+          description:
+            'The Prometheus text exposition: HTTP requests and their durations by route and status, feeds and listings processed, lead deliveries, queue depths, the read replica’s state and lag when DATABASE_READ_URL is set, and Node.js process figures. METRICS_PORT serves the same on a port of its own without a credential, for a scraper inside the network.',
+          security: operatorSecurity,
+          responses: {
+            200: { description: 'The metrics', content: { 'text/plain': { schema: { type: 'string' } } } },
+            ...operatorErrors,
+          },
         },
       },
       '/v1/validate': {

@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Express } from 'express';
 import { Redis } from 'ioredis';
 import { createApp } from '../api/app.js';
 import { createDb, type Db, migrateToLatest } from '../db/knex.js';
@@ -20,6 +21,8 @@ export const OPERATOR = 'operator-token-for-tests-0123456789';
 
 export interface TestService {
   url: string;
+  /** The Express app it serves (its routes, for tests that compare them with the API description). */
+  app: Express;
   db: Db;
   runtime: Runtime;
   queuePrefix: string;
@@ -122,25 +125,24 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
   setMaxListeners(0, shutdown.signal);
   // Refused enquiries are written at once here, so a test reads them as soon as it is answered.
   const refusals = refusalCounter(db, { flushMs: 0 });
-  const server = await listen(
-    createApp({
-      refusals,
-      config,
-      logger: silentLogger,
-      db,
-      readDb,
-      ingestQueue: runtime.ingestQueue,
-      leadQueue: runtime.leadQueue,
-      webhookQueue: runtime.webhookQueue,
-      redis,
-      rateLimitPrefix,
-      boardQueues,
-      fx,
-      shutdown: shutdown.signal,
-      metrics,
-      readReplica: reads?.replica ?? undefined,
-    }),
-  );
+  const app = createApp({
+    refusals,
+    config,
+    logger: silentLogger,
+    db,
+    readDb,
+    ingestQueue: runtime.ingestQueue,
+    leadQueue: runtime.leadQueue,
+    webhookQueue: runtime.webhookQueue,
+    redis,
+    rateLimitPrefix,
+    boardQueues,
+    fx,
+    shutdown: shutdown.signal,
+    metrics,
+    readReplica: reads?.replica ?? undefined,
+  });
+  const server = await listen(app);
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
@@ -155,6 +157,7 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
   };
   return {
     url: server.url,
+    app,
     db,
     runtime,
     queuePrefix,

@@ -260,8 +260,8 @@ export function resoRouter(reads: ResoReads, links: LinkTo, limit: RequestHandle
     metadata ??= metadataXml();
     res.type('application/xml').send(metadata);
   });
-  router.get(`${RESO_ROOT}/:path`, jsonOnly, async (req, res) => {
-    const path = String(req.params.path);
+  router.get(`${RESO_ROOT}/:resourcePath`, jsonOnly, async (req, res) => {
+    const path = String(req.params.resourcePath);
     const resource = resourceNamed(path);
     if (resource) {
       await collection(req, res, reads, links, resource);
