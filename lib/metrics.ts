@@ -47,36 +47,28 @@ export function createMetrics(): Metrics {
   };
 }
 
-/** The read replica's state and lag (DATABASE_READ_URL), read when scraped. */
+/** The read replica's state and lag (DATABASE_READ_URL), read when scraped; a lag is unset while the replica does not answer. */
 export function replicaGauges(metrics: Metrics, replica: { state(): { state: string; lagSeconds: number | null; lagBytes: number | null } }): void {
-  new Gauge({
-    name: 'read_replica_up',
-    help: 'Whether the read replica answers (1) and takes the public reads, or not (0: they go to the primary)',
-    registers: [metrics.registry],
-    collect() {
-      this.set(replica.state().state === 'ok' ? 1 : 0);
-    },
-  });
-  new Gauge({
-    name: 'read_replica_lag_seconds',
-    help: 'Age of the last transaction the read replica replayed while it has WAL to replay (0: caught up); unset while it does not answer',
-    registers: [metrics.registry],
-    collect() {
-      const lag = replica.state().lagSeconds;
-      if (lag === null) this.reset();
-      else this.set(lag);
-    },
-  });
-  new Gauge({
-    name: 'read_replica_lag_bytes',
-    help: "Bytes of the primary's WAL the read replica has not replayed; unset while it does not answer",
-    registers: [metrics.registry],
-    collect() {
-      const lag = replica.state().lagBytes;
-      if (lag === null) this.reset();
-      else this.set(lag);
-    },
-  });
+  const gauge = (name: string, help: string, read: () => number | null) =>
+    new Gauge({
+      name,
+      help,
+      registers: [metrics.registry],
+      collect() {
+        const value = read();
+        if (value === null) this.reset();
+        else this.set(value);
+      },
+    });
+  gauge('read_replica_up', 'Whether the read replica answers (1) and takes the public reads, or not (0: they go to the primary)', () =>
+    replica.state().state === 'ok' ? 1 : 0,
+  );
+  gauge(
+    'read_replica_lag_seconds',
+    'Age of the last transaction the read replica replayed while it has WAL to replay (0: caught up)',
+    () => replica.state().lagSeconds,
+  );
+  gauge('read_replica_lag_bytes', "Bytes of the primary's WAL the read replica has not replayed", () => replica.state().lagBytes);
 }
 
 /** Queue depths, read when scraped (a queue that cannot be read leaves its gauge unset). */
