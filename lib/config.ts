@@ -228,6 +228,9 @@ const envSchema = {
 
 const validateEnv = createAjv({ coerceTypes: true }).compile(envSchema);
 
+/** Every environment variable the service reads (the README's configuration table names each: a test checks). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.properties);
+
 /** Reads the variables once, reports every problem together, and returns a frozen Config. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
   const raw: Record<string, unknown> = {};

@@ -1,8 +1,25 @@
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../lib/config.js';
+import { CONFIG_VARIABLES, ConfigError, loadConfig } from '../../lib/config.js';
+import { repoRoot } from '../helpers.js';
 
 describe('configuration', () => {
+  it("is named in the README's configuration table, each variable once, and nothing the service does not read", () => {
+    const readme = readFileSync(resolve(repoRoot, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('\n## ', readme.indexOf('## Configuration') + 1));
+    const named = section
+      .split('\n')
+      .filter((line) => line.startsWith('| `'))
+      .flatMap((line) => [...line.split('|')[1].matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]));
+    expect(
+      named.filter((name, i) => named.indexOf(name) !== i),
+      'named twice',
+    ).to.deep.equal([]);
+    expect([...named].sort()).to.deep.equal([...CONFIG_VARIABLES].sort());
+  });
+
   it('runs with no configuration at all: the embedded defaults', () => {
     const config = loadConfig({});
     expect(config).to.include({
