@@ -82,6 +82,7 @@ export interface AppDeps {
     | 'turnstileSecret'
     | 'turnstileVerifyUrl'
     | 'publicPageMaxBytes'
+    | 'searchExactTotalMax'
     | 'webhookAllowPrivateNetworks'
     | 'webhookTestRateLimit'
   >;
@@ -156,7 +157,7 @@ export function createApp(deps: AppDeps): Express {
   const pageMaxBytes = config.publicPageMaxBytes;
   // A total or facet count that did not finish is answered as null; the operator hears of it here.
   const onCountError = (err: Error, what: string) => deps.logger.warn({ err: err.message, what }, 'a public count did not finish; answered as null');
-  app.use(publicReadsRouter(createPublicReads(readDb, { pageMaxBytes, onCountError }), links));
+  app.use(publicReadsRouter(createPublicReads(readDb, { pageMaxBytes, onCountError, exactTotalMax: config.searchExactTotalMax }), links));
   app.use(projectsRouter(createProjectReads(readDb, { pageMaxBytes })));
   app.use(
     resoRouter(

@@ -30,6 +30,14 @@ const RECORD_JSON = `${publicRecordSql('listings')}::text AS json`;
  */
 export const TOTAL_TTL_MS = 30_000;
 
+/**
+ * A listing search's total is counted exactly up to this many matches (SEARCH_EXACT_TOTAL_MAX);
+ * past it the count stops, and the total is this bound with totalIsLowerBound (as Elasticsearch's
+ * track_total_hits does): a search matching a whole city costs a bounded count, never one of every
+ * match, and no page waits for a full count.
+ */
+export const EXACT_TOTAL_MAX = 10_000;
+
 /** A page of records as JSON text: the total, the records, and where the next page starts (null: none). */
 export interface JsonPage {
   /** Every match, counted exactly; null when the count did not finish (never a guess). */
@@ -40,6 +48,8 @@ export interface JsonPage {
 
 /** A page of a listing search: also the last record's position (for the next cursor) and the facets asked for. */
 export interface ListingJsonPage extends JsonPage {
+  /** The total is a lower bound: more matched than were counted (at most SEARCH_EXACT_TOTAL_MAX are). */
+  totalIsLowerBound: boolean;
   /** The last record's sort value (as text) and key, when more records follow. */
   after: { value: string; key: string } | null;
   /** The facets asked for; null when they could not be counted. */
@@ -151,6 +161,8 @@ export function createPublicReads(
   options: {
     totalTtlMs?: number;
     pageMaxBytes?: number;
+    /** Listing search totals are exact up to this many matches, and a lower bound past it. */
+    exactTotalMax?: number;
     /** Told of a total or facet count that did not finish (its answers say null meanwhile). */
     onCountError?: (err: Error, what: string) => void;
   } = {},
@@ -165,6 +177,23 @@ export function createPublicReads(
       const [{ n }] = await shares.run(family, async () => filtered().count({ n: '*' }));
       return Number(n);
     });
+  /** A listing search's total: exact up to exactTotalMax, that bound (a lower bound) past it. Cached and shared like totals. */
+  const exactMax = options.exactTotalMax ?? EXACT_TOTAL_MAX;
+  const listingTotals = sharedCounts<{ n: number; lowerBound: boolean }>(ttl, 10_000, (err) => options.onCountError?.(err, 'total'));
+  const listingTotal = (search: ListingSearch, family: CostlyFamily | null) =>
+    listingTotals(totalKey('listings', search), async () => {
+      const [{ n }] = await shares.run(family, async () =>
+        db
+          .from(
+            searchFilters(db, search)
+              .select(db.raw('1'))
+              .limit(exactMax + 1)
+              .as('counted'),
+          )
+          .count({ n: '*' }),
+      );
+      return Number(n) > exactMax ? { n: exactMax, lowerBound: true } : { n: Number(n), lowerBound: false };
+    });
   /** Facet counts, cached and shared like totals. */
   const facetCache = sharedCounts<Facets>(ttl, 2_000, (err) => options.onCountError?.(err, 'facets'));
   const facetCounts = (search: ListingSearch, facets: FacetName[]) =>
@@ -178,13 +207,19 @@ export function createPublicReads(
       const { page, order } = searchPage(db, search, RECORD_JSON);
       const [rows, n, facets] = await Promise.all([
         shares.run(family, () => cappedPage(db, page, order, search.limit, maxBytes, ['sort_value', 'listing_key'], planStable(search))),
-        total('listings', search, () => searchFilters(db, search), family),
+        listingTotal(search, family),
         search.facets ? facetCounts(search, search.facets) : undefined,
       ]);
       const after = rows.more && rows.last ? { value: rows.last.sort_value, key: rows.last.listing_key } : null;
       // After a cursor there is no offset to give: the cursor pages on.
-      const paged = jsonPage(n, rows, search.offset);
-      return { ...paged, nextOffset: search.after ? null : paged.nextOffset, after, ...(search.facets ? { facets } : {}) };
+      const paged = jsonPage(n?.n ?? null, rows, search.offset);
+      return {
+        ...paged,
+        totalIsLowerBound: n?.lowerBound ?? false,
+        nextOffset: search.after ? null : paged.nextOffset,
+        after,
+        ...(search.facets ? { facets } : {}),
+      };
     },
 
     async getListingJson(office, uniqueId) {

@@ -18,6 +18,8 @@ export interface Config {
   dbPreparedStatements: number;
   /** The most bytes of records one public page (listings, projects, agents, offices) carries. */
   publicPageMaxBytes: number;
+  /** A listing search's total is exact up to this many matches, a lower bound past it. */
+  searchExactTotalMax: number;
   dataDir: string;
   /** The embedded database's shared_buffers (PGlite's PostgreSQL setting), e.g. '16MB'; null keeps PostgreSQL's 128MB. */
   embeddedSharedBuffers: string | null;
@@ -194,6 +196,7 @@ const envSchema = {
     DB_PREPARED_STATEMENTS: { ...int(0, 1000), default: 64 },
     EMBEDDED_SHARED_BUFFERS: { type: 'string', pattern: '^[1-9][0-9]{0,5}(kB|MB|GB)$' },
     PUBLIC_PAGE_MAX_BYTES: { ...int(1024, 256 * 1024 * 1024), default: 4 * 1024 * 1024 },
+    SEARCH_EXACT_TOTAL_MAX: { ...int(1, 10_000_000), default: 10_000 },
     FEED_MAX_BYTES: { ...int(1024), default: 100 * 1024 * 1024 },
     FEED_SYNC_WAIT_MS: { ...int(0, 600000), default: 30000 },
     FEED_BODY_IDLE_MS: { ...int(100, 600000), default: 30000 },
@@ -285,6 +288,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     dbReadTimeoutMs: e.DB_READ_TIMEOUT_MS,
     dbPreparedStatements: e.DB_PREPARED_STATEMENTS,
     publicPageMaxBytes: e.PUBLIC_PAGE_MAX_BYTES,
+    searchExactTotalMax: e.SEARCH_EXACT_TOTAL_MAX,
     feedMaxBytes: e.FEED_MAX_BYTES,
     feedSyncWaitMs: e.FEED_SYNC_WAIT_MS,
     feedBodyIdleMs: e.FEED_BODY_IDLE_MS,

@@ -34,7 +34,7 @@ export function publicReadsRouter(reads: PublicReads, links: LinkTo): Router {
     const next = page.after ? encodeCursor(fingerprint, page.after.value, page.after.key) : null;
     if (next) res.set('Link', `<${nextUrl(req, links, next)}>; rel="next"`);
     const facets = page.facets !== undefined ? `,"facets":${JSON.stringify(page.facets)}` : '';
-    sendPage(req, res, 'listings', page, `,"next":${JSON.stringify(next)}${facets}`);
+    sendPage(req, res, 'listings', page, `,"totalIsLowerBound":${page.totalIsLowerBound},"next":${JSON.stringify(next)}${facets}`);
   });
 
   router.get('/v1/listings/:office/:uniqueId', async (req, res) => {

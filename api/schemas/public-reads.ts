@@ -149,9 +149,17 @@ export const directoryQuerySchema = {
 export const listingPageSchema = {
   $id: 'ListingPage',
   type: 'object',
-  required: ['total', 'listings', 'nextOffset', 'next'],
+  required: ['total', 'totalIsLowerBound', 'listings', 'nextOffset', 'next'],
   properties: {
-    total: countedTotal('All matches'),
+    total: {
+      ...countedTotal('All matches'),
+      description: `${countedTotal('All matches').description} Counted exactly up to SEARCH_EXACT_TOTAL_MAX (10,000) matches; past that the count stops and total is that bound, with totalIsLowerBound true.`,
+    },
+    totalIsLowerBound: {
+      type: 'boolean',
+      description:
+        'true: more listings match than total says (the count stopped at SEARCH_EXACT_TOTAL_MAX, as Elasticsearch’s track_total_hits does), so show it as “10,000+”; page on with nextOffset or next to reach them all. false: total is exact (or null, unknown).',
+    },
     listings: {
       type: 'array',
       items: { $ref: 'PublicListing' },
