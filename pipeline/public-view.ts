@@ -89,12 +89,16 @@ export function publicProjectPatch(project: CanonicalProject): Record<string, un
 
 /**
  * The SQL expression of a public record as JSON text, from a listings row (alias `l`, or none):
- * the record without the omitted fields, with its public patch laid over it.
+ * the record without the omitted fields, with its public patch laid over it, and what has not yet
+ * ended of its open homes (as { start, end }), inspections and auction (`public_listing_events`,
+ * db/migrations/20261128140000_listing_events.ts; docs/reads.md, Open homes and auctions).
  */
 export function publicRecordSql(alias = ''): string {
   const col = (name: string) => (alias ? `${alias}.${name}` : name);
-  return `((${col('data')} - '{${PUBLIC_OMITTED.join(',')}}'::text[]) || coalesce(${col('public_patch')}, '{}'::jsonb))`;
+  return `((${col('data')} - '{${PUBLIC_OMITTED.join(',')}}'::text[]) || coalesce(${col('public_patch')}, '{}'::jsonb) || public_listing_events(${col('data')}))`;
 }
+
+
 
 /** The SQL expression of a public project from a projects row (alias `p`, or none): without its content hash, with its patch. */
 export function publicProjectSql(alias = ''): string {
