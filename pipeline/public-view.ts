@@ -98,8 +98,6 @@ export function publicRecordSql(alias = ''): string {
   return `((${col('data')} - '{${PUBLIC_OMITTED.join(',')}}'::text[]) || coalesce(${col('public_patch')}, '{}'::jsonb) || public_listing_events(${col('data')}))`;
 }
 
-
-
 /** The SQL expression of a public project from a projects row (alias `p`, or none): without its content hash, with its patch. */
 export function publicProjectSql(alias = ''): string {
   const col = (name: string) => (alias ? `${alias}.${name}` : name);

@@ -23,7 +23,7 @@ export async function up(knex: Knex): Promise<void> {
       zone text NOT NULL,
       PRIMARY KEY (listing_key, seq)
     )`);
-  await knex.raw('CREATE INDEX listing_events_open_idx ON listing_events (ends_at, listing_key) INCLUDE (starts_at, zone) WHERE kind = \'open_home\'');
+  await knex.raw("CREATE INDEX listing_events_open_idx ON listing_events (ends_at, listing_key) INCLUDE (starts_at, zone) WHERE kind = 'open_home'");
   await knex.raw('CREATE INDEX listing_events_office_idx ON listing_events (office, ends_at)');
   await knex.raw(`
     CREATE FUNCTION listing_events_sync() RETURNS trigger LANGUAGE plpgsql AS $$
