@@ -365,7 +365,8 @@ export const extraProperties = {
   },
   timeZone: {
     type: 'string',
-    description: "The IANA time zone the listing's local times are read in (its state, else its country); present with open homes or an auction.",
+    description:
+      "The IANA time zone the listing's local times are read in (its state, else its country); present once a record carried inspections or an auction (REAXML) or open houses (RESO).",
   },
 } as const;
 

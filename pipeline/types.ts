@@ -198,7 +198,7 @@ export interface ListingExtras {
   rooms?: Room[];
   /** The inspections (RESO open houses) read as times, in time order (pipeline/inspection-times.ts). */
   openHomes?: OpenHome[];
-  /** The IANA zone the listing's local times were read in; present with open homes or an auction date. */
+  /** The IANA zone the listing's local times were read in; present once a record carried inspections or an auction. */
   timeZone?: string;
 }
 

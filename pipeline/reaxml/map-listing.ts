@@ -320,8 +320,10 @@ export function mapReaxmlListing(
     if (delta.localTimes && openHomes.length) delta.localTimes.inspections = true;
   }
   // The zone the local times were read in, with the times that need it (calendars, search by day).
+  // Never removed once set: a record that carries inspections but no auction keeps the stored
+  // auction, which needs its zone as much.
   if (delta.openHomes !== undefined || delta.auction !== undefined) {
-    delta.timeZone = delta.openHomes?.length || delta.auction?.date ? zone : null;
+    delta.timeZone = zone;
   }
 
   const linkNodes = node.children.filter((c) => LINK_KINDS.has(c.name));
