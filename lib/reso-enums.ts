@@ -26,7 +26,6 @@ export const ENUMS = {
     'ResidentialLease',
   ],
   AreaUnits: ['SquareFeet', 'SquareMeters'],
-  OpenHouseStatus: ['Active', 'Cancelled', 'Ended'],
   LotSizeUnits: ['Acres', 'SquareFeet', 'SquareMeters'],
   FeeFrequency: ['Annually', 'BiMonthly', 'BiWeekly', 'Daily', 'Monthly', 'OneTime', 'Quarterly', 'Seasonal', 'SemiAnnually', 'SemiMonthly', 'Weekly'],
   MediaCategory: ['AgentPhoto', 'BrandedVirtualTour', 'Document', 'FloorPlan', 'OfficeLogo', 'OfficePhoto', 'Photo', 'UnbrandedVirtualTour', 'Video'],
