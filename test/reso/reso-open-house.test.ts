@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { resoRecord } from '../formats/documents.js';
 import { feed } from '../helpers.js';
 import { activeKey, pushFeed } from '../ingest/client.js';
 import { startTestService, type TestService } from '../service.js';
@@ -19,10 +20,11 @@ describe('RESO OpenHouse (PostgreSQL)', function () {
   this.timeout(120_000);
   let svc: TestService;
   let root: string;
+  let key: string;
   before(async () => {
     svc = await startTestService({ database: 'postgres' });
     root = `${svc.url}/v1/reso`;
-    const key = await activeKey(svc.db, ['OFF1']);
+    key = await activeKey(svc.db, ['OFF1']);
     const body = await (
       await pushFeed(
         svc.url,
@@ -109,5 +111,31 @@ describe('RESO OpenHouse (PostgreSQL)', function () {
       ['OFF1/PER', 1],
       ['OFF1/SYD', 2],
     ]);
+  });
+
+  it('fills the same open homes from a RESO feed that carries its open houses', async () => {
+    const res = await fetch(`${svc.url}/v1/feeds?format=reso&currency=AUD`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: JSON.stringify({
+        value: [
+          resoRecord({
+            ListingKey: 'R1',
+            OpenHouse: [
+              { OpenHouseKey: 'x', OpenHouseStartTime: '2030-12-14T10:00:00+11:00', OpenHouseEndTime: '2030-12-14T10:45:00+11:00', OpenHouseStatus: 'Active' },
+            ],
+          }),
+        ],
+      }),
+    });
+    const body = await res.json();
+    expect(res.status, JSON.stringify(body)).to.equal(200);
+    expect(body.counts.valid, JSON.stringify(body.issues)).to.equal(1);
+    const { body: page } = await odataGet(`${root}/OpenHouse?$filter=ListingKey eq 'OFF1/R1'`);
+    expect(page.value.map((o: Record<string, string>) => [o.OpenHouseKey, o.OpenHouseDate, o.OpenHouseStartTime])).to.deep.equal([
+      ['OFF1/R1/20301213T230000Z', '2030-12-14', '2030-12-13T23:00:00.000000Z'],
+    ]);
+    const listing = await (await fetch(`${svc.url}/v1/listings/OFF1/R1`)).json();
+    expect(listing.openHomes).to.deep.equal([{ start: '2030-12-13T23:00:00Z', end: '2030-12-13T23:45:00Z' }]);
   });
 });
