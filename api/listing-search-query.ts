@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { FACET_NAMES, type FacetName, isSortValue, type ListingSearch, type SearchStatus, type SortKey } from '../db/listing-search.js';
+import { FACET_NAMES, type FacetName, isSortValue, type ListingSearch, type OpenBound, type SearchStatus, type SortKey } from '../db/listing-search.js';
 import { badRequest } from '../lib/errors.js';
 import type { Category } from '../pipeline/types.js';
 import { checkKeywords } from './keyword-limits.js';
@@ -8,9 +8,12 @@ import { assertValidQuery } from './validators.js';
 /** The query string as the schema checks it: lists, points, the sort and the cursor still text. */
 type RawSearch = Omit<
   ListingSearch,
-  'category' | 'subCategory' | 'locality' | 'region' | 'postcode' | 'status' | 'bbox' | 'near' | 'sort' | 'facets' | 'after' | 'tsquery'
+  'category' | 'subCategory' | 'locality' | 'region' | 'postcode' | 'status' | 'bbox' | 'near' | 'sort' | 'facets' | 'after' | 'tsquery' | 'openFrom' | 'openTo'
 > &
-  Record<'category' | 'subCategory' | 'locality' | 'region' | 'postcode' | 'status' | 'bbox' | 'near' | 'facets' | 'cursor', string | undefined> & {
+  Record<
+    'category' | 'subCategory' | 'locality' | 'region' | 'postcode' | 'status' | 'bbox' | 'near' | 'facets' | 'cursor' | 'openFrom' | 'openTo',
+    string | undefined
+  > & {
     radiusKm: number;
     sort: string;
   };
@@ -55,6 +58,24 @@ function instant(name: string, text: string | undefined): string | undefined {
     throw badRequest(`query.${name} "${text}" is not a real date or time`);
   }
   return date.toISOString();
+}
+
+/** An open-home bound: a date stays a date (a day in each listing's zone); a date and time is an instant. */
+function openBound(name: string, text: string | undefined): OpenBound | undefined {
+  if (text === undefined) return undefined;
+  const at = instant(name, text)!;
+  return /^\d{4}-\d{2}-\d{2}$/.test(text) ? { date: text } : { instant: at };
+}
+
+/**
+ * Whether an open-home window ends before it starts. Two dates compare as days; a day against an
+ * instant by the widest it can be anywhere (from UTC+14 to UTC-12), so no listing's day is refused.
+ */
+function windowInverted(from: OpenBound, to: OpenBound): boolean {
+  if ('date' in from && 'date' in to) return from.date > to.date;
+  const start = 'instant' in from ? Date.parse(from.instant) : Date.parse(`${from.date}T00:00:00Z`) - 14 * 3_600_000;
+  const end = 'instant' in to ? Date.parse(to.instant) : Date.parse(`${to.date}T00:00:00Z`) + 36 * 3_600_000;
+  return start >= end;
 }
 
 function bound(min: number | undefined, max: number | undefined, minName: string, maxName: string) {
@@ -138,6 +159,9 @@ export function parseListingSearch(query: Record<string, unknown>): { search: Li
     throw badRequest('query.cursor and query.offset cannot be combined: a cursor says where the page starts');
 
   const soldSince = instant('soldSince', raw.soldSince);
+  const openFrom = openBound('openFrom', raw.openFrom);
+  const openTo = openBound('openTo', raw.openTo);
+  if (openFrom && openTo && windowInverted(openFrom, openTo)) throw badRequest(`query.openFrom (${raw.openFrom}) is after query.openTo (${raw.openTo})`);
   const search: ListingSearch = {
     country: raw.country?.toUpperCase(),
     office: raw.office,
@@ -163,6 +187,8 @@ export function parseListingSearch(query: Record<string, unknown>): { search: Li
     bbox,
     near,
     agent: raw.agent,
+    openFrom,
+    openTo,
     sort: { key, reverse },
     facets,
     limit: raw.limit,

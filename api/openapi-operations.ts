@@ -36,6 +36,8 @@ export const OPERATIONS: Record<string, [operationId: string, tag: Tag]> = {
   'GET /v1/listings': ['searchListings', 'reads'],
   'GET /v1/listings/{office}/{uniqueId}': ['getListing', 'reads'],
   'GET /v1/listings/{office}/{uniqueId}/history': ['getListingHistory', 'reads'],
+  'GET /v1/listings/{office}/{uniqueId}/calendar.ics': ['getListingCalendar', 'reads'],
+  'GET /v1/offices/{office}/calendar.ics': ['getOfficeCalendar', 'reads'],
   'GET /v1/projects': ['searchProjects', 'reads'],
   'GET /v1/projects/{office}/{uniqueId}': ['getProject', 'reads'],
   'GET /v1/agents': ['listAgents', 'reads'],

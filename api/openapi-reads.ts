@@ -27,7 +27,7 @@ export function readPaths(): Record<string, unknown> {
         summary:
           'Search listings: where (locality, region, postcode, map area, radius), what (keywords, category, property type, rooms, land, status), how much; sorted, faceted, paged by cursor',
         description:
-          'Public listings only: shown (not hidden by an operator nor withheld by their source) and, unless status says otherwise, on the market (active or under offer); sold and leased ones with status (and soldSince). Every filter combines with every other. Prices, places and keywords are those a public answer shows: a withheld price matches no price bound and sorts last, a withheld street is not a keyword, and a withheld address is placed at its locality. Lists are comma separated. Page with next (cursor=, also in the Link header), or with offset as before. Each listing carries displayPrice, addressLine, heroImage and primaryAgent for rendering.',
+          "Public listings only: shown (not hidden by an operator nor withheld by their source) and, unless status says otherwise, on the market (active or under offer); sold and leased ones with status (and soldSince). Every filter combines with every other. Prices, places and keywords are those a public answer shows: a withheld price matches no price bound and sorts last, a withheld street is not a keyword, and a withheld address is placed at its locality. Lists are comma separated. Page with next (cursor=, also in the Link header), or with offset as before. Each listing carries displayPrice, addressLine, heroImage and primaryAgent for rendering, and its open homes to come (openHomes). openFrom and openTo find listings open for inspection on a day (in each listing's own time zone) or between two instants; sort=nextOpenHome puts the soonest open home first.",
         parameters: queryParameters('ListingSearchQuery', { examples: true }),
         responses: {
           ...cached('A page, the total, the next cursor and the facets asked for', 'ListingPage', {
@@ -64,6 +64,33 @@ export function readPaths(): Record<string, unknown> {
           ...cached('Events, newest first, and the cursor for older ones', 'ListingHistory'),
           400: invalid,
           404: errorResponse('No public listing (never stored, hidden, withheld by its source, or no longer listed): it has no public history'),
+          503: unavailable,
+        },
+      },
+    },
+    '/v1/listings/{office}/{uniqueId}/calendar.ics': {
+      get: {
+        summary: "A listing's open homes and auction as an iCalendar (RFC 5545) to subscribe to",
+        description:
+          "One VEVENT per open home not yet ended and for the auction (taken to last an hour) until it has ended, its times in the listing's own time zone (DTSTART;TZID=…, with a VTIMEZONE for each zone). A UID is the same for the same office, listing and start whichever feed carried it, so calendar apps update an event rather than add it twice. The location is the public address line: the locality alone when the agent withholds the street. A listing on the market without events has an empty calendar.",
+        parameters: ['office', 'uniqueId'].map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+        responses: {
+          200: { description: 'The calendar', headers: cacheHeaders, content: { 'text/calendar': { schema: { type: 'string' } } } },
+          304: { description: 'Not modified: If-None-Match named the current ETag', headers: cacheHeaders },
+          404: errorResponse('No listing on the market (active or under offer) with this office and uniqueId'),
+          503: unavailable,
+        },
+      },
+    },
+    '/v1/offices/{office}/calendar.ics': {
+      get: {
+        summary: "An office's open homes and auctions, of all its listings on the market, as an iCalendar (RFC 5545)",
+        description:
+          "As a listing's calendar (/v1/listings/{office}/{uniqueId}/calendar.ics), for every listing of the office on the market: the soonest 2,000 events. An office without any has an empty calendar.",
+        parameters: [{ name: 'office', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: {
+          200: { description: 'The calendar', headers: cacheHeaders, content: { 'text/calendar': { schema: { type: 'string' } } } },
+          304: { description: 'Not modified: If-None-Match named the current ETag', headers: cacheHeaders },
           503: unavailable,
         },
       },

@@ -29,7 +29,7 @@ export function resoPaths(): Record<string, unknown> {
   return {
     '/v1/reso': {
       get: {
-        summary: 'RESO Web API service document: the resources Property, Member, Office, Media and EntityEvent',
+        summary: 'RESO Web API service document: the resources Property, Member, Office, Media, OpenHouse and EntityEvent',
         description:
           'The OData service root. No key is needed; answers carry OData-Version: 4.0. Limited per client address per minute (RESO_RATE_LIMIT, 600).',
         responses: { 200: { description: 'The resources', content: odata('ResoServiceDocument') }, ...ERRORS },
@@ -46,9 +46,9 @@ export function resoPaths(): Record<string, unknown> {
     },
     '/v1/reso/{resourcePath}': {
       get: {
-        summary: 'RESO Web API records: a collection (Property, Member, Office, Media, EntityEvent) or one record by key',
+        summary: 'RESO Web API records: a collection (Property, Member, Office, Media, OpenHouse, EntityEvent) or one record by key',
         description: [
-          "`Property` (and Member, Office, Media) answers a page of records; `Property('OFF1%2FL1')` one record by its key (a / in a key is sent as %2F; a ' as '').",
+          "`Property` (and Member, Office, Media, OpenHouse: the open homes not yet ended) answers a page of records; `Property('OFF1%2FL1')` one record by its key (a / in a key is sent as %2F; a ' as '').",
           'Only public listings, as the public sees them: a withheld price is null, a withheld street and number are null, and hidden, withdrawn, off-market and archived listings are absent.',
           `$top is the page size, as MLS replication providers use it (not the total, as plain OData has it): a page holds $top records (${RESO_DEFAULT_PAGE} without it; Prefer: odata.maxpagesize=N asks too, the smaller wins), at most ${RESO_MAX_PAGE} (${RESO_MAX_EXPANDED_PAGE} with $expand), a larger $top served in pages of that maximum, never refused. @odata.nextLink is present whenever more records match (never after $top=0); it pages on after the last record sent in pages of the same size, so writes between pages neither repeat nor skip a record.`,
           'A collection read leaves out records stamped after the commit horizon: the start of the oldest write still open (milliseconds, while a feed batch or a directory refresh commits), whatever the order asked for. So replication by ModificationTimestamp (Property, Member, Office and Media all carry it) never skips a record still being written, and $orderby never changes which records match or @odata.count.',
@@ -59,7 +59,7 @@ export function resoPaths(): Record<string, unknown> {
             name: 'resourcePath',
             in: 'path',
             required: true,
-            description: "Property, Member, Office, Media or EntityEvent; or Resource('key') for one record",
+            description: "Property, Member, Office, Media, OpenHouse or EntityEvent; or Resource('key') for one record",
             schema: { type: 'string' },
             examples: { collection: { value: 'Property' }, byKey: { value: "Property('OFF1%2FL1')" } },
           },
@@ -80,7 +80,7 @@ export function resoPaths(): Record<string, unknown> {
             { type: 'integer', minimum: 0, maximum: RESO_MAX_SKIP },
           ),
           option('$count', 'true: the answer carries @odata.count, how many records match.', { type: 'boolean' }),
-          option('$expand', 'On Property: Media (hero photo first), ListAgent, ListOffice.'),
+          option('$expand', 'On Property: Media (hero photo first), ListAgent, ListOffice, OpenHouse (soonest first).'),
           option('$skiptoken', 'Set by @odata.nextLink; send it back as it is.'),
         ],
         responses: {

@@ -5,10 +5,9 @@ import { AGENT_KEY_SQL } from './directory.js';
 import { LITERAL } from './prepared-statements.js';
 import { TEXT_CONFIGS } from './search-columns.js';
 
-/** Statuses a public search can ask for, as stored. */
 /** The statuses a search may ask for: those a public read answers. */
 export type SearchStatus = ReadableStatus;
-export type SortKey = 'newest' | 'updated' | 'price' | 'bedrooms' | 'landArea' | 'distance' | 'relevance';
+export type SortKey = 'newest' | 'updated' | 'price' | 'bedrooms' | 'landArea' | 'distance' | 'relevance' | 'nextOpenHome';
 export type FacetName = 'category' | 'subCategory' | 'bedrooms' | 'locality' | 'priceBand' | 'status';
 export const FACET_NAMES: readonly FacetName[] = ['category', 'subCategory', 'bedrooms', 'locality', 'priceBand', 'status'];
 
@@ -45,6 +44,9 @@ export interface ListingSearch {
   bbox?: [number, number, number, number];
   near?: { lat: number; lng: number; radiusKm: number };
   agent?: string;
+  /** Open for inspection from (openFrom) and to (openTo): a YYYY-MM-DD date (that day in each listing's zone) or an ISO instant. */
+  openFrom?: OpenBound;
+  openTo?: OpenBound;
   sort: { key: SortKey; reverse: boolean };
   facets?: FacetName[];
   limit: number;
@@ -54,6 +56,36 @@ export interface ListingSearch {
 }
 
 type Sql = { sql: string; bindings: Knex.Value[] };
+
+/** One end of an open-home window: a day (in each listing's own zone) or an instant. */
+export type OpenBound = { date: string } | { instant: string };
+
+/**
+ * A listing's open homes not yet ended (listing_events, db/migrations/20261128140000_listing_events.ts)
+ * that overlap the window: a date bound is midnight in the event's (the listing's) zone, so a day
+ * is the listing's own day wherever it is.
+ */
+function openHomeWindowSql(from: OpenBound | undefined, to: OpenBound | undefined): Sql {
+  const bindings: Knex.Value[] = [];
+  const bound = (b: OpenBound, nextDay: boolean) => {
+    if ('instant' in b) {
+      bindings.push(b.instant);
+      return '?::timestamptz';
+    }
+    bindings.push(b.date);
+    return nextDay ? '((?::date + 1)::timestamp AT TIME ZONE e.zone)' : '(?::date::timestamp AT TIME ZONE e.zone)';
+  };
+  const lower = from ? ` AND e.ends_at > ${bound(from, false)}` : '';
+  const upper = to ? ` AND e.starts_at < ${bound(to, true)}` : '';
+  return {
+    sql: `EXISTS (SELECT 1 FROM listing_events e WHERE e.listing_key = listings.listing_key AND e.kind = 'open_home' AND e.ends_at > now()${lower}${upper})`,
+    bindings,
+  };
+}
+
+/** The start of a listing's next open home not yet ended (null: none). */
+const NEXT_OPEN_HOME_SQL =
+  "(SELECT min(e.starts_at) FROM listing_events e WHERE e.listing_key = listings.listing_key AND e.kind = 'open_home' AND e.ends_at > now())";
 
 const EARTH_KM = 6371.0088;
 
@@ -147,6 +179,10 @@ export function searchFilters(db: Knex, s: ListingSearch): Knex.QueryBuilder {
     const distance = distanceSql(s.near.lat, s.near.lng);
     q.whereRaw(box.sql, box.bindings).whereRaw(`${distance.sql} <= ?`, [...distance.bindings, s.near.radiusKm]);
   }
+  if (s.openFrom || s.openTo) {
+    const open = openHomeWindowSql(s.openFrom, s.openTo);
+    q.whereRaw(open.sql, open.bindings);
+  }
   if (s.agent) {
     q.whereRaw(
       `EXISTS (SELECT 1 FROM directory_agents d, jsonb_array_elements(coalesce(listings.data->'agents', '[]'::jsonb)) a
@@ -197,6 +233,7 @@ const SORT_TYPE: Record<SortKey, 'timestamptz' | 'numeric' | 'float8' | 'float4'
   landArea: 'numeric',
   distance: 'float8',
   relevance: 'float4',
+  nextOpenHome: 'timestamptz',
 };
 
 const PG_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(\.\d{1,6})?[+-](\d{2})(:?\d{2}){0,2}$/;
@@ -208,6 +245,8 @@ const PG_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(\.\d{1,6}
 export function isSortValue(key: SortKey, text: string): boolean {
   switch (SORT_TYPE[key]) {
     case 'timestamptz': {
+      // A listing without an open home to come sorts last: at infinity.
+      if (key === 'nextOpenHome' && (text === 'infinity' || text === '-infinity')) return true;
       const m = PG_TIMESTAMP.exec(text);
       if (!m) return false;
       const [y, mo, d, h, mi, sec, , offset] = m.slice(1).map((part) => Number(part?.replace(/^[.:]/, '') ?? 0));
@@ -251,6 +290,8 @@ export function sortSql(s: ListingSearch): Sql & { type: string; desc: boolean }
     }
     case 'relevance':
       return { sql: 'ts_rank_cd(search_tsv, ?::tsquery)', bindings: [s.tsquery ?? ''], type, desc: !reverse };
+    case 'nextOpenHome':
+      return { sql: `coalesce(${NEXT_OPEN_HOME_SQL}, '${reverse ? '-' : ''}infinity'::timestamptz)`, bindings: [], type, desc: reverse };
   }
 }
 

@@ -32,6 +32,7 @@ import * as changeLog from './migrations/20261128100000_change_log.js';
 import * as directoryModificationTimestamp from './migrations/20261128110000_directory_modification_timestamp.js';
 import * as leadFeed from './migrations/20261128120000_lead_feed.js';
 import * as leadDeliveryPaths from './migrations/20261128130000_lead_delivery_paths.js';
+import * as listingEvents from './migrations/20261128140000_listing_events.js';
 
 /** Migrations in order; listed here so they run the same from source, from dist/ and in tests. */
 const MIGRATIONS: Record<string, Knex.Migration> = {
@@ -68,6 +69,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261128110000_directory_modification_timestamp': directoryModificationTimestamp,
   '20261128120000_lead_feed': leadFeed,
   '20261128130000_lead_delivery_paths': leadDeliveryPaths,
+  '20261128140000_listing_events': listingEvents,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -4,6 +4,7 @@ import { listingKey } from '../pipeline/listing-key.js';
 import { READABLE_STATUSES } from '../pipeline/listing-statuses.js';
 import { publicRecordSql } from '../pipeline/public-view.js';
 import { type CappedPage, cappedPage, PUBLIC_PAGE_MAX_BYTES } from './capped-page.js';
+import { type CalendarEvent, calendarEvents } from './listing-calendars.js';
 import { type HistoryPage, listingHistory } from './listing-history.js';
 import { type FacetName, keywordQuery, type ListingSearch, planStable, searchFacets, searchFilters, searchPage } from './listing-search.js';
 import { isStatementCancelled } from './pg-errors.js';
@@ -78,6 +79,8 @@ export interface PublicReads {
   listAgents(query: DirectoryQuery): Promise<JsonPage>;
   listOffices(query: DirectoryQuery): Promise<JsonPage>;
   countries(): Promise<{ code: string; listingCount: number }[]>;
+  /** The open homes and auctions to come of a public listing (null: not public), or of an office's public listings (db/listing-calendars.ts). */
+  calendarEvents(office: string, uniqueId?: string): Promise<CalendarEvent[] | null>;
 }
 
 export interface DirectoryQuery {
@@ -269,6 +272,8 @@ export function createPublicReads(
       ]);
       return jsonPage(n, rows, query.offset);
     },
+
+    calendarEvents: (office, uniqueId) => calendarEvents(db, office, uniqueId),
 
     async countries() {
       const { rows } = await db.raw(

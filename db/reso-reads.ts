@@ -117,15 +117,16 @@ export function createResoReads(db: Knex, options: { changeLogDays: number }): R
     return { sql: parts.join(' AND '), bindings };
   };
 
-  /** Expanded Media, list agent and list office of the Property rows given, as JSON members by listing key. */
+  /** Expanded Media, list agent, list office and open houses of the Property rows given, as JSON members by listing key (in PROPERTY_EXPANDS' order). */
   const expansions = async (rows: Record<string, unknown>[], expand: PropertyExpand[]): Promise<Map<string, [string, string][]>> => {
     const byKey = new Map<string, [string, string][]>(rows.map((r) => [r._key as string, []]));
     const keys = [...byKey.keys()];
-    if (expand.includes('Media')) {
-      const media = RESOURCES.Media;
+    /** A collection of each listing's records of `resource`, in `order`, as the member `name`. */
+    const collection = async (name: 'Media' | 'OpenHouse', resource: ResoResource, listingKey: string, order: string) => {
+      if (!expand.includes(name)) return;
       const { rows: found } = await db.raw(
-        `SELECT l.listing_key AS _key, ${recordColumns(media.fields).join(', ')} FROM ${media.from}
-          WHERE ${media.visible} AND l.listing_key = ANY(?::text[]) ORDER BY l.listing_key, (m.item->>'order')::int`,
+        `SELECT ${listingKey} AS _key, ${recordColumns(resource.fields).join(', ')} FROM ${resource.from}
+          WHERE ${resource.visible} AND ${listingKey} = ANY(?::text[]) ORDER BY ${listingKey}, ${order}`,
         [keys],
       );
       const lists = new Map<string, string[]>();
@@ -134,8 +135,9 @@ export function createResoReads(db: Knex, options: { changeLogDays: number }): R
         list.push(recordJson(row, 1));
         lists.set(row._key as string, list);
       }
-      for (const [key, members] of byKey) members.push(['Media', `[${(lists.get(key) ?? []).join(',')}]`]);
-    }
+      for (const [key, members] of byKey) members.push([name, `[${(lists.get(key) ?? []).join(',')}]`]);
+    };
+    await collection('Media', RESOURCES.Media, 'l.listing_key', "(m.item->>'order')::int");
     const related = async (name: 'ListAgent' | 'ListOffice', resource: ResoResource, link: string) => {
       if (!expand.includes(name)) return;
       const wanted = [...new Set(rows.map((r) => r[link]).filter((v): v is string => typeof v === 'string'))];
@@ -148,6 +150,7 @@ export function createResoReads(db: Knex, options: { changeLogDays: number }): R
     };
     await related('ListAgent', RESOURCES.Member, '_agent');
     await related('ListOffice', RESOURCES.Office, '_office');
+    await collection('OpenHouse', RESOURCES.OpenHouse, 'e.listing_key', 'e.starts_at, e.seq');
     return byKey;
   };
 

@@ -33,7 +33,7 @@ export interface ResoField {
 }
 
 export interface ResoResource {
-  name: 'Property' | 'Member' | 'Office' | 'Media' | 'EntityEvent';
+  name: 'Property' | 'Member' | 'Office' | 'Media' | 'OpenHouse' | 'EntityEvent';
   key: string;
   /** FROM clause (one row per entity). */
   from: string;
@@ -170,6 +170,12 @@ const PROPERTY_FIELDS: ResoField[] = [
   { name: 'ModificationTimestamp', type: { edm: 'Edm.DateTimeOffset' }, sql: 'updated_at', notNull: true },
 ];
 
+/**
+ * An open house's key: its listing's key and its start (UTC), so the same open home keeps its key
+ * whichever feed carries it (as the calendars' UIDs: docs/reads.md, Calendars).
+ */
+const OPEN_HOUSE_KEY = `e.listing_key || '/' || to_char(e.starts_at AT TIME ZONE 'UTC', 'YYYYMMDD"T"HH24MISS"Z"')`;
+
 const MEDIA_KINDS = `CASE m.item->>'kind' WHEN 'photo' THEN 'Photo' WHEN 'floorplan' THEN 'FloorPlan' WHEN 'document' THEN 'Document' END`;
 
 /** The resources whose changes EntityEvent names (Media changes with its Property: docs/reso.md, Replication). */
@@ -246,11 +252,34 @@ export const RESOURCES: Record<ResoResource['name'], ResoResource> = {
       { name: 'ModificationTimestamp', type: { edm: 'Edm.DateTimeOffset' }, sql: 'l.updated_at', notNull: true },
     ],
   },
+  OpenHouse: {
+    name: 'OpenHouse',
+    key: 'OpenHouseKey',
+    from: 'listing_events e JOIN listings l ON l.listing_key = e.listing_key',
+    // Open homes not yet ended of a listing a public read may show (docs/reads.md, Open homes and auctions).
+    visible: `${visibleListing('l.')} AND e.kind = 'open_home' AND e.ends_at > now()`,
+    keySql: OPEN_HOUSE_KEY,
+    rowKeySql: 'e.listing_key',
+    fields: [
+      { ...str('OpenHouseKey', OPEN_HOUSE_KEY), notNull: true },
+      { ...str('ListingKey', 'e.listing_key'), notNull: true },
+      str('ListingId', 'l.unique_id'),
+      // The day in the listing's own zone.
+      { name: 'OpenHouseDate', type: { edm: 'Edm.Date' }, sql: `to_char(e.starts_at AT TIME ZONE e.zone, 'YYYY-MM-DD')` },
+      { name: 'OpenHouseStartTime', type: { edm: 'Edm.DateTimeOffset' }, sql: 'e.starts_at', notNull: true },
+      { name: 'OpenHouseEndTime', type: { edm: 'Edm.DateTimeOffset' }, sql: 'e.ends_at', notNull: true },
+      // Only open houses to come are served: each is Active. A String, not a lookup, so the RESO
+      // surface's lookups stay as they are (docs/reso.md, Mapping from the canonical listing).
+      str('OpenHouseStatus', `'Active'::text`, 50),
+      // An open house changes with its listing: its ModificationTimestamp is theirs.
+      { name: 'ModificationTimestamp', type: { edm: 'Edm.DateTimeOffset' }, sql: 'l.updated_at', notNull: true },
+    ],
+  },
   EntityEvent: ENTITY_EVENT,
 };
 
 /** The navigation properties of Property: what `$expand` takes. */
-export const PROPERTY_EXPANDS = ['Media', 'ListAgent', 'ListOffice'] as const;
+export const PROPERTY_EXPANDS = ['Media', 'ListAgent', 'ListOffice', 'OpenHouse'] as const;
 export type PropertyExpand = (typeof PROPERTY_EXPANDS)[number];
 
 export const fieldOf = (resource: ResoResource, name: string): ResoField | undefined => resource.fields.find((f) => f.name === name);

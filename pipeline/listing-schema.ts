@@ -353,6 +353,22 @@ export const extraProperties = {
       },
     },
   },
+  openHomes: {
+    type: 'array',
+    description:
+      'Open homes (REAXML inspections, RESO OpenHouse) as instants, in time order, each with the source text it was read from. A public answer lists only those not yet ended, as { start, end } (docs/reads.md, Open homes and auctions).',
+    items: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['start', 'end'],
+      properties: { start: isoDateTime, end: isoDateTime, text: { type: 'string', description: 'As the source wrote it (not in public answers).' } },
+    },
+  },
+  timeZone: {
+    type: 'string',
+    description:
+      "The IANA time zone the listing's local times are read in (its state, else its country); present once a record carried inspections or an auction (REAXML) or open houses (RESO).",
+  },
 } as const;
 
 export const listingSchema = {
@@ -430,7 +446,12 @@ export const listingSchema = {
     description: nullable(localeText),
     auction: nullable({ type: 'object', additionalProperties: false, required: ['date'], properties: { date: { type: ['string', 'null'] } } }),
     dateAvailable: { type: ['string', 'null'], description: 'YYYY-MM-DD.' },
-    inspections: { type: 'array', items: { type: 'string' }, description: '"DD-Mon-YYYY hh:mmam to hh:mmpm".' },
+    inspections: {
+      type: 'array',
+      items: { type: 'string' },
+      description:
+        'The inspection times as the source wrote them, readable or not (openHomes holds those read as times). A public answer leaves out those read as times that have ended.',
+    },
     links: {
       type: 'array',
       items: {

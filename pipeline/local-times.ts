@@ -1,4 +1,5 @@
 import { zoneFor } from './countries.js';
+import { type OpenHome, parseInspection, sortedOpenHomes } from './inspection-times.js';
 import { parseReaDate } from './reaxml/dates.js';
 import type { CanonicalListing, ListingDelta } from './types.js';
 
@@ -21,5 +22,17 @@ export function inStoredZone(delta: ListingDelta, stored: CanonicalListing | nul
   const modTime = reread(local.modTime) ?? delta.modTime;
   const auctionDate = reread(local.auction);
   const auction = auctionDate !== undefined && delta.auction ? { ...delta.auction, date: auctionDate } : delta.auction;
-  return { ...delta, modTime, auction, localTimes: { ...local, zone } };
+  const openHomes = local.inspections && delta.openHomes ? rereadOpenHomes(delta.openHomes, zone, stored.address.country) : delta.openHomes;
+  const timeZone = typeof delta.timeZone === 'string' ? zone : delta.timeZone;
+  return { ...delta, modTime, auction, openHomes, timeZone, localTimes: { ...local, zone } };
+}
+
+/** Open homes read again in another zone, from their text. */
+function rereadOpenHomes(list: OpenHome[], zone: string, country: string | null | undefined): OpenHome[] {
+  const out: OpenHome[] = [];
+  for (const item of list) {
+    const times = item.text === undefined ? item : parseInspection(item.text, zone, { monthFirst: country === 'US' });
+    if (times) out.push({ ...item, start: times.start, end: times.end });
+  }
+  return sortedOpenHomes(out);
 }

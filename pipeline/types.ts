@@ -1,3 +1,4 @@
+import type { OpenHome } from './inspection-times.js';
 /** Shapes shared by every pipeline stage. Field names: docs/architecture.md, The canonical listing. */
 
 import type { Status } from './listing-statuses.js';
@@ -197,6 +198,10 @@ export interface ListingExtras {
   waterfront?: boolean;
   /** Rooms (RESO Rooms collection), in the source's order. */
   rooms?: Room[];
+  /** The inspections (RESO open houses) read as times, in time order (pipeline/inspection-times.ts). */
+  openHomes?: OpenHome[];
+  /** The IANA zone the listing's local times were read in; present once a record carried inspections or an auction. */
+  timeZone?: string;
 }
 
 export interface ListingOffice {
@@ -254,6 +259,8 @@ export const EXTRA_FIELDS = [
   'associationFee',
   'waterfront',
   'rooms',
+  'openHomes',
+  'timeZone',
 ] as const satisfies readonly (keyof ListingExtras)[];
 
 export type SlotMap<T> = Record<string, T | null>;
@@ -277,7 +284,7 @@ export interface ListingDelta extends ExtrasDelta {
    * Zone-less times read in the feed's default zone because the record has no address: applied
    * to a stored listing, they are read again in that listing's own zone.
    */
-  localTimes?: { zone: string; modTime?: string; auction?: string };
+  localTimes?: { zone: string; modTime?: string; auction?: string; inspections?: boolean };
   status: Status;
   /** A removal that does not know the listing's kind: a stored listing keeps its category. */
   keepCategory?: boolean;

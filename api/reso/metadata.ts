@@ -31,6 +31,7 @@ const NAVIGATION: Record<string, string> = {
   Media: `<NavigationProperty Name="Media" Type="Collection(${NAMESPACE}.Media)"/>`,
   ListAgent: `<NavigationProperty Name="ListAgent" Type="${NAMESPACE}.Member"/>`,
   ListOffice: `<NavigationProperty Name="ListOffice" Type="${NAMESPACE}.Office"/>`,
+  OpenHouse: `<NavigationProperty Name="OpenHouse" Type="Collection(${NAMESPACE}.OpenHouse)"/>`,
 };
 
 /** The service's CSDL (XML): one Schema holding the resources, their enumerations and the entity container. */
@@ -50,7 +51,7 @@ export function metadataXml(): string {
     ...Object.values(RESOURCES).map((resource) => {
       const bindings =
         resource.name === 'Property'
-          ? '<NavigationPropertyBinding Path="Media" Target="Media"/><NavigationPropertyBinding Path="ListAgent" Target="Member"/><NavigationPropertyBinding Path="ListOffice" Target="Office"/>'
+          ? '<NavigationPropertyBinding Path="Media" Target="Media"/><NavigationPropertyBinding Path="ListAgent" Target="Member"/><NavigationPropertyBinding Path="ListOffice" Target="Office"/><NavigationPropertyBinding Path="OpenHouse" Target="OpenHouse"/>'
           : '';
       return `<EntitySet Name="${resource.name}" EntityType="${NAMESPACE}.${resource.name}">${bindings}</EntitySet>`;
     }),

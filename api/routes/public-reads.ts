@@ -2,6 +2,7 @@ import { type Request, type Response, Router } from 'express';
 import type { DirectoryQuery, JsonPage, ListingAbsence, ListingJsonPage, PublicReads } from '../../db/public-reads.js';
 import { badRequest, notFound } from '../../lib/errors.js';
 import { sendCacheable } from '../cacheable.js';
+import { calendarText } from '../calendar.js';
 import { type LinkTo, requestPathWith } from '../links.js';
 import { encodeCursor, parseListingSearch } from '../listing-search-query.js';
 import { assertValidQuery } from '../validators.js';
@@ -17,6 +18,9 @@ export function sendPage(req: Request, res: Response, name: string, page: JsonPa
 
 /** The same request with a cursor in place of its cursor or offset, as the Link header's URL. */
 const nextUrl = (req: Request, links: LinkTo, cursor: string): string => links(req, requestPathWith(req, ['offset', 'cursor'], 'cursor', cursor));
+
+/** RFC 5545's media type. */
+const CALENDAR_TYPE = 'text/calendar; charset=utf-8';
 
 const ABSENCE_TEXT: Record<Exclude<ListingAbsence, 'unknown'>, string> = {
   withdrawn: 'it was withdrawn',
@@ -54,6 +58,23 @@ export function publicReadsRouter(reads: PublicReads, links: LinkTo): Router {
     const page = await reads.listingHistory(office, uniqueId, { limit: query.limit, before: query.cursor });
     if (!page) throw notFound(`no public listing ${office}/${uniqueId}: only a listing the public can see has a public history`);
     sendCacheable(req, res, JSON.stringify(page));
+  });
+
+  /** The listing's public URL on this service, as a calendar event links it. */
+  const listingUrl = (req: Request) => (office: string, uniqueId: string) =>
+    links(req, `/v1/listings/${encodeURIComponent(office)}/${encodeURIComponent(uniqueId)}`);
+
+  router.get('/v1/listings/:office/:uniqueId/calendar.ics', async (req, res) => {
+    const { office, uniqueId } = req.params as { office: string; uniqueId: string };
+    const events = await reads.calendarEvents(office, uniqueId);
+    if (!events) throw notFound(`no listing ${office}/${uniqueId} on the market: only a public listing has a calendar`);
+    sendCacheable(req, res, calendarText(`Open homes: ${office}/${uniqueId}`, events, listingUrl(req)), CALENDAR_TYPE);
+  });
+
+  router.get('/v1/offices/:office/calendar.ics', async (req, res) => {
+    const office = String(req.params.office);
+    const events = (await reads.calendarEvents(office)) ?? [];
+    sendCacheable(req, res, calendarText(`Open homes: ${office}`, events, listingUrl(req)), CALENDAR_TYPE);
   });
 
   router.get('/v1/agents/:id', async (req, res) => {

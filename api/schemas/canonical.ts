@@ -137,13 +137,25 @@ const displayProperties = {
     ],
     description: 'The first agent with a name or email; null when none.',
   },
+  openHomes: {
+    type: 'array',
+    description:
+      'The open homes not yet ended, soonest first, as ISO 8601 instants (UTC); [] when none. `inspections` keeps the texts they were read from (less those ended) and any text not readable as a time; `auction` is null once the auction (taken to last an hour) has passed. GET /v1/listings/{office}/{uniqueId}/calendar.ics has them as a calendar.',
+    items: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['start', 'end'],
+      properties: { start: { type: 'string', format: 'date-time' }, end: { type: 'string', format: 'date-time' } },
+    },
+    example: [{ start: '2026-12-12T00:00:00Z', end: '2026-12-12T00:30:00Z' }],
+  },
 } as const;
 
 /** A listing as public reads return it. */
 export const publicListingSchema = {
   ...publicListingBase,
   properties: { ...publicListingBase.properties, ...displayProperties },
-  required: [...publicListingBase.required, 'displayPrice', 'addressLine', 'heroImage', 'primaryAgent'],
+  required: [...publicListingBase.required, 'displayPrice', 'addressLine', 'heroImage', 'primaryAgent', 'openHomes'],
 };
 
 /** A project as public reads return it. */

@@ -53,6 +53,14 @@ export const listingSearchQuerySchema = {
     soldSince: isoTime('Sold on or after this date (by the sold date the feed gives); implies status=sold unless status is given.', '2024-01-01'),
     updatedSince: isoTime('Changed by the service on or after this time (any change a public read shows).', '2024-03-01T00:00:00Z'),
     listedSince: isoTime('Listed on or after this time: the listing date the feed gives, else when the service first stored it.', '2024-03-01'),
+    openFrom: isoTime(
+      "Open for inspection on or after this: a date is that whole day in each listing's own time zone (openFrom=2026-12-12&openTo=2026-12-12 is every listing with an open home that Saturday, wherever it is); a date and time is that instant. Matches listings with an open home not yet ended that overlaps the window from openFrom to openTo.",
+      '2026-12-12',
+    ),
+    openTo: isoTime(
+      "Open for inspection on or before this: a date is up to the end of that day in the listing's zone, a date and time that instant (see openFrom). Either alone is an open-ended window.",
+      '2026-12-12',
+    ),
     minPrice: {
       type: 'number',
       minimum: 0,
@@ -103,6 +111,7 @@ export const listingSearchQuerySchema = {
         'landArea',
         'distance',
         'relevance',
+        'nextOpenHome',
         '-newest',
         '-updated',
         '-price',
@@ -110,10 +119,11 @@ export const listingSearchQuerySchema = {
         '-landArea',
         '-distance',
         '-relevance',
+        '-nextOpenHome',
       ],
       default: 'newest',
       description:
-        'newest (default: modTime, latest first), updated (latest change first), price, bedrooms, landArea and distance (with near) smallest first, relevance (with q) best first; a leading - reverses. Listings without a public price (or bedrooms, land area) sort last either way; ties are broken by listingKey, ascending, and descending when the sort is reversed. A price sort is fastest with saleMode sale or rent.',
+        "newest (default: modTime, latest first), updated (latest change first), price, bedrooms, landArea and distance (with near) smallest first, relevance (with q) best first, nextOpenHome by the start of the listing's next open home not yet ended, soonest first; a leading - reverses. Listings without an open home to come sort last either way. Listings without a public price (or bedrooms, land area) sort last either way; ties are broken by listingKey, ascending, and descending when the sort is reversed. A price sort is fastest with saleMode sale or rent.",
     },
     facets: {
       type: 'string',

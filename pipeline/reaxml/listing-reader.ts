@@ -10,7 +10,7 @@ import { PIECE_PREFIX, type PieceStart, ReaxmlParser, type ReaxmlParserHandlers 
  * Bump when a change to the REAXML mapping changes what an unchanged source maps to, so that
  * ingestion stops treating listings with a known source fingerprint as unchanged.
  */
-export const REAXML_MAPPING_VERSION = 8; // 3: display range and tax, commercial kinds, plain-text headline and description, extras, file= media; 4: business lease tax, attachments inside <objects>; 5: milliseconds of date-times kept; 6: quoted email local parts kept quoted; 7: emails, dates, street numbers, URLs and markup read within their bounds; 8: real-feed defects (issue 61): Australian states spelt out stored as their abbreviation, features in any case by their REAXML names and other names' numbers kept as numbers, rentPerSquareMeter
+export const REAXML_MAPPING_VERSION = 9; // 3: display range and tax, commercial kinds, plain-text headline and description, extras, file= media; 4: business lease tax, attachments inside <objects>; 5: milliseconds of date-times kept; 6: quoted email local parts kept quoted; 7: emails, dates, street numbers, URLs and markup read within their bounds; 8: real-feed defects (issue 61): Australian states spelt out stored as their abbreviation, features in any case by their REAXML names and other names' numbers kept as numbers, rentPerSquareMeter; 9: inspections in every spelling read as open homes (times in the listing's zone), timeZone
 
 /** Where a reader of a piece started in the feed: positions it reports are moved by this. */
 export interface FeedPosition {

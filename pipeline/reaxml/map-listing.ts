@@ -2,6 +2,7 @@ import { officeIdProblem } from '../../lib/office-id.js';
 import { zoneFor } from '../countries.js';
 import { resolveCurrency } from '../currency.js';
 import { detached } from '../detached-string.js';
+import { type OpenHome, parseInspection, sortedOpenHomes } from '../inspection-times.js';
 import { ListingIssues } from '../issues.js';
 import { hasMarkup, MARKUP_MAX_DEPTH, needsReading, plainText, sanitizedHtml } from '../listing-text.js';
 import { capDeltaText, cut, TEXT_LIMITS } from '../text-limits.js';
@@ -32,7 +33,6 @@ const COMMERCIAL_KINDS: ReadonlySet<string> = new Set(['commercial', 'commercial
 
 const SUBCATEGORY_ELEMENTS = ['category', 'ruralCategory', 'landCategory', 'commercialCategory', 'holidayCategory'];
 const LINK_KINDS: ReadonlySet<string> = new Set(['externalLink', 'videoLink', 'availabilityLink']);
-const INSPECTION = /^\d{1,2}-[A-Za-z]{3}-\d{4}\s+\d{1,2}:\d{2}\s*[ap]m\s+to\s+\d{1,2}:\d{2}\s*[ap]m$/i;
 
 export interface MappedListing {
   /** The listing's identity when it has one, even if the record is otherwise unusable. */
@@ -301,11 +301,29 @@ export function mapReaxmlListing(
   const inspectionTimes = child(node, 'inspectionTimes');
   if (inspectionTimes) {
     delta.inspections = [];
+    const openHomes: OpenHome[] = [];
+    const monthFirst = country === 'US';
     for (const insp of childrenNamed(inspectionTimes, 'inspection')) {
       const text = insp.text.trim().replace(/\s+/g, ' ');
-      if (INSPECTION.test(text)) delta.inspections.push(text);
-      else issues.warning('invalid_inspection', `inspection "${text}" is not "DD-Mon-YYYY hh:mmam to hh:mmpm"; skipped`, insp.path);
+      if (!text) continue;
+      delta.inspections.push(text);
+      const times = parseInspection(text, zone, { monthFirst });
+      if (times) openHomes.push({ ...times, text });
+      else
+        issues.warning(
+          'invalid_inspection',
+          `inspection "${text.slice(0, 120)}" is not a date with a start and end time; kept as text, not as an open home`,
+          insp.path,
+        );
     }
+    delta.openHomes = openHomes.length ? sortedOpenHomes(openHomes) : null;
+    if (delta.localTimes && openHomes.length) delta.localTimes.inspections = true;
+  }
+  // The zone the local times were read in, with the times that need it (calendars, search by day).
+  // Never removed once set: a record that carries inspections but no auction keeps the stored
+  // auction, which needs its zone as much.
+  if (delta.openHomes !== undefined || delta.auction !== undefined) {
+    delta.timeZone = zone;
   }
 
   const linkNodes = node.children.filter((c) => LINK_KINDS.has(c.name));

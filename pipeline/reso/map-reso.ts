@@ -8,6 +8,7 @@ import { mapResoExtras } from './reso-extras.js';
 import { mapResoAreas, mapResoFeatures, mapResoRooms } from './reso-features.js';
 import { mapResoAgents, mapResoMedia } from './reso-media.js';
 import { mapClose, mapLease, mapListPrice } from './reso-money.js';
+import { mapResoOpenHouses } from './reso-open-houses.js';
 import type { ResoFields } from './reso-values.js';
 
 /** StandardStatus (docs/architecture.md, Formats and mapping); Closed is resolved by the listing kind. */
@@ -162,6 +163,7 @@ export function mapResoRecord(f: ResoFields, feed: FeedContext): ListingDelta | 
     links,
     dateAvailable: f.date('AvailabilityDate'),
     ...mapResoExtras(f, category, currency, country, officeLogo),
+    ...mapResoOpenHouses(f, zoneFor(country, address?.region)),
     replace: { media, agents: mapResoAgents(f) },
   };
 }

@@ -9,7 +9,7 @@ import { mapResoRecord, readResoIdentity } from './map-reso.js';
 import { ResoFields, type ResoRecord } from './reso-values.js';
 
 /** Bump when a mapping change alters what an unchanged RESO record maps to. */
-export const RESO_MAPPING_VERSION = 7; // 2: Data Dictionary extras; 3: MLS export shapes (rent frequency, areas, links, display rules, removals, facts), milliseconds; 4: the office logo; 5: quoted email local parts kept quoted; 6: emails, dates, URLs and UnparsedAddress read within their bounds; 7: real-feed defects (issue 61): Australian states spelt out stored as their abbreviation, StandardStatus kept (standardStatus), virtual tours as virtualTour links
+export const RESO_MAPPING_VERSION = 8; // 2: Data Dictionary extras; 3: MLS export shapes (rent frequency, areas, links, display rules, removals, facts), milliseconds; 4: the office logo; 5: quoted email local parts kept quoted; 6: emails, dates, URLs and UnparsedAddress read within their bounds; 7: real-feed defects (issue 61): Australian states spelt out stored as their abbreviation, StandardStatus kept (standardStatus), virtual tours as virtualTour links; 8: an expanded OpenHouse collection as open homes
 
 /** RESO has no headline; remarks and the address live under their Data Dictionary names. */
 const RESO_FIELD_PATHS = { headline: null, description: '/PublicRemarks', address: '/UnparsedAddress' } as const;

@@ -78,6 +78,8 @@ for (const backend of backends) {
       '20261128100000_change_log',
       '20261128110000_directory_modification_timestamp',
       '20261128120000_lead_feed',
+      '20261128130000_lead_delivery_paths',
+      '20261128140000_listing_events',
     ];
     it('applies migrations once, idempotently, and rolls them back', async () => {
       expect(await migrateToLatest(db)).to.deep.equal(ALL);

@@ -235,8 +235,11 @@ const EXPECTED: Record<string, Expectation> = {
     counts: [1, 1, 0],
     codes: ['invalid_inspection'],
     check: (l) => {
-      expect(l.inspections).to.have.length(8);
-      expect(l.inspections[0]).to.equal('08-May-2014 12:00PM to 12:45PM');
+      // The unreadable text is kept beside the eight read as open homes (in Sydney, the feed's zone).
+      expect(l.inspections).to.have.length(9);
+      expect(l.inspections[0]).to.equal('12:00AM to 12:00AM');
+      expect(l.openHomes).to.have.length(8);
+      expect(l.openHomes?.[0]).to.deep.equal({ start: '2014-05-08T02:00:00Z', end: '2014-05-08T02:45:00Z', text: '08-May-2014 12:00PM to 12:45PM' });
     },
   },
   'Residential/REA-Residential-Current-WithBadModTimeInImagesAndFloorPlans.xml': {

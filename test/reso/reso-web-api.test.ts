@@ -35,7 +35,9 @@ const LISTINGS = [
     'P1',
     `<price>500000</price>${ROAD}<features><bedrooms>3</bedrooms><bathrooms>2</bathrooms><garages>1</garages></features>` +
       '<landDetails><area unit="squareMeter">600</area></landDetails><images><img id="m" url="https://cdn.example/p1-hero.jpg"/><img id="a" url="https://cdn.example/p1-a.jpg"/></images>' +
-      '<objects><floorplan id="1" url="https://cdn.example/p1-plan.pdf"/></objects>',
+      '<objects><floorplan id="1" url="https://cdn.example/p1-plan.pdf"/></objects>' +
+      // An open home to come, so OpenHouse has a record to filter and order.
+      '<inspectionTimes><inspection>13-Dec-2030 9:00am to 9:30am</inspection></inspectionTimes>',
   ),
   residential('P2', `<price display="no">820000</price>${HIDDEN_ROAD}<features><bedrooms>4</bedrooms></features>`),
   residential(
@@ -77,16 +79,16 @@ for (const database of ['pglite', 'postgres'] as const) {
     });
     after(() => svc.close());
 
-    it('serves the service document and $metadata with Property, Member, Office, Media and EntityEvent, their enumerations declared', async () => {
+    it('serves the service document and $metadata with Property, Member, Office, Media, OpenHouse and EntityEvent, their enumerations declared', async () => {
       const doc = await odataGet(root);
       expect(doc.status).to.equal(200);
       expect(doc.headers.get('odata-version')).to.equal('4.0');
       expect(doc.headers.get('content-type')).to.match(/^application\/json;\s*odata\.metadata=minimal/);
-      expect(doc.body.value.map((s: { name: string }) => s.name)).to.have.members(['Property', 'Member', 'Office', 'Media', 'EntityEvent']);
+      expect(doc.body.value.map((s: { name: string }) => s.name)).to.have.members(['Property', 'Member', 'Office', 'Media', 'OpenHouse', 'EntityEvent']);
       const meta = await fetch(`${root}/$metadata`);
       expect(meta.headers.get('content-type')).to.match(/^application\/xml/);
       expect(meta.headers.get('odata-version')).to.equal('4.0');
-      expect(metadata.entitySets).to.have.members(['Property', 'Member', 'Office', 'Media', 'EntityEvent']);
+      expect(metadata.entitySets).to.have.members(['Property', 'Member', 'Office', 'Media', 'OpenHouse', 'EntityEvent']);
       const event = metadata.entityTypes.get('EntityEvent')!;
       expect(event.key).to.equal('EntityEventSequence');
       expect(Object.fromEntries(event.properties.map((p) => [p.name, p.type]))).to.deep.equal({
@@ -97,7 +99,7 @@ for (const database of ['pglite', 'postgres'] as const) {
       });
       const property = metadata.entityTypes.get('Property')!;
       expect(property.key).to.equal('ListingKey');
-      expect(property.navigation).to.have.members(['Media', 'ListAgent', 'ListOffice']);
+      expect(property.navigation).to.have.members(['Media', 'ListAgent', 'ListOffice', 'OpenHouse']);
       const types = Object.fromEntries(property.properties.map((p) => [p.name, p.type]));
       expect(types).to.include({
         ListPrice: 'Edm.Decimal',
