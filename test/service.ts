@@ -79,7 +79,9 @@ let embeddedTemplate: Promise<string> | undefined;
  * then finds nothing to do. The tests that are about a first start (initdb, migrations, the lock)
  * open folders of their own.
  */
-function migratedEmbeddedFolder(): Promise<string> {
+export function migratedEmbeddedFolder(): Promise<string> {
+  // The suite's global setup (test/setup.ts) made one for every test process of the run.
+  if (process.env.TEST_PGLITE_TEMPLATE) return Promise.resolve(process.env.TEST_PGLITE_TEMPLATE);
   embeddedTemplate ??= (async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-template-'));
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
