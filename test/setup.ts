@@ -1,6 +1,16 @@
-import { rmSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { migratedEmbeddedFolder } from './service.js';
+
+// A parallel run's worker (mocha --parallel sets MOCHA_WORKER_ID) gets a temporary directory of its
+// own, and so do the processes its tests start (test/processes.ts passes TMPDIR on): tests that
+// look for what a request left in the temp directory see only their own worker's.
+if (process.env.MOCHA_WORKER_ID !== undefined) {
+  const own = mkdtempSync(join(tmpdir(), `mocha-worker-${process.env.MOCHA_WORKER_ID}-`));
+  process.env.TMPDIR = own;
+  process.once('exit', () => rmSync(own, { recursive: true, force: true }));
+}
 
 /**
  * Mocha's global setup for the whole suite (.mocharc.json requires this file; a single file run with
