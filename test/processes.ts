@@ -12,7 +12,7 @@ export { freePort } from '../lib/free-port.js';
  */
 export function runCommand(entry: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
   const child = spawn(process.execPath, [resolve(repoRoot, 'dist', entry), ...args], {
-    env: { PATH: process.env.PATH, ...env },
+    env: { PATH: process.env.PATH, ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -35,7 +35,7 @@ export interface RoleProcess {
  */
 export function spawnRole(entry: string, env: Record<string, string>, nodeArgs: string[] = []): RoleProcess {
   const child = spawn(process.execPath, [...nodeArgs, resolve(repoRoot, 'dist', entry)], {
-    env: { PATH: process.env.PATH, ...env },
+    env: { PATH: process.env.PATH, ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

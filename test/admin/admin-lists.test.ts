@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { feed } from '../helpers.js';
+import { eventually, feed } from '../helpers.js';
 import { activeKey, admin, listingWithoutAddress, officeListing, pushFeed } from '../ingest/client.js';
 import { startTestService, type TestService } from '../service.js';
 
@@ -19,9 +19,6 @@ describe('Operator API: sorted lists, key offices and last use, listing review, 
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ listing: { office: 'OFF1', uniqueId }, contact: { email, message: 'Still available?' }, consent: true }),
     });
-  const waitFor = async (check: () => Promise<boolean>) => {
-    for (let i = 0; i < 100 && !(await check()); i += 1) await new Promise((r) => setTimeout(r, 50));
-  };
 
   before(async () => {
     // Five enquiries an hour from one address: the sixth is refused as rate-limited.
@@ -69,7 +66,7 @@ describe('Operator API: sorted lists, key offices and last use, listing review, 
     const before = (await call('GET', '/v1/admin/keys')).body;
     expect(before).to.include({ total: 1, nextOffset: null });
     expect((await fetch(`${svc.url}/v1/feeds/whoami`, { headers: { authorization: `Bearer ${secret}` } })).status).to.equal(200);
-    await waitFor(async () => (await svc.db('feed_keys').where({ id: keyId }).first('last_used_at')).last_used_at !== null);
+    await eventually("the key's last use recorded", async () => (await svc.db('feed_keys').where({ id: keyId }).first('last_used_at')).last_used_at !== null);
     const after = (await call('GET', '/v1/admin/keys?q=off1&sort=-lastUsed')).body;
     expect(after.total).to.equal(1);
     expect(Date.parse(after.keys[0].lastUsedAt)).to.be.closeTo(Date.now(), 60_000);
@@ -142,7 +139,7 @@ describe('Operator API: sorted lists, key offices and last use, listing review, 
     expect((await enquire('NOPE3')).status).to.equal(404);
     expect((await enquire('NOPE4')).status).to.equal(429);
     let refusals = { total: 0, byReason: {} as Record<string, number> };
-    await waitFor(async () => {
+    await eventually('five refusals counted', async () => {
       refusals = (await call('GET', '/v1/admin/leads/refusals?days=1')).body;
       return refusals.total === 5;
     });

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
 import { createFeedKey } from '../../db/feed-keys.js';
 import { launchBrowser } from '../browser.js';
-import { feed, repoRoot } from '../helpers.js';
+import { eventually, feed, repoRoot } from '../helpers.js';
 import { activeKey, admin, pushFeed } from '../ingest/client.js';
 import { OPERATOR, startTestService, type TestService } from '../service.js';
 import { type SmtpSink, startSmtpSink } from '../smtp-sink.js';
@@ -60,7 +60,7 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
     const trip = await (await pushFeed(svc.url, key, feed(listing('A')), { mode: 'full' })).json();
     expect(trip.reconcile.status).to.equal('tripped');
     // The trip mails the key's alert address: let that mail go first, so the refusal hits the lead.
-    for (let i = 0; i < 100 && !(await svc.db('notifications').where({ status: 'sent' }).first()); i += 1) await new Promise((r) => setTimeout(r, 50));
+    await eventually('the trip mail sent', () => svc.db('notifications').where({ status: 'sent' }).first());
     smtp.failNext(1, 550);
     const lead = await fetch(`${svc.url}/v1/leads`, {
       method: 'POST',
@@ -72,8 +72,7 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
       }),
     });
     failedLead = (await lead.json()).id;
-    for (let i = 0; i < 100 && (await svc.db('leads').where({ id: failedLead }).first('status')).status !== 'failed'; i += 1)
-      await new Promise((r) => setTimeout(r, 50));
+    await eventually('the lead failed', async () => (await svc.db('leads').where({ id: failedLead }).first('status')).status === 'failed');
     // A feed with a listing refused, and one that cannot be read at all.
     const invalid = `<residential modTime="2024-03-02-10:00:00" status="current"><agentID>OFF1</agentID><uniqueID>NOADDR</uniqueID><headline>x</headline></residential>`;
     expect((await pushFeed(svc.url, key, feed(invalid))).status).to.equal(200);
@@ -434,7 +433,7 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
     expect(await row.locator('td').nth(2).textContent()).to.equal('feed.completed, feed.failed, feed.quarantined, listing.archived');
     await row.getByRole('button', { name: 'Send test' }).click();
     await page.getByText('Test event queued').waitFor();
-    for (let i = 0; i < 100 && received.length === 0; i += 1) await new Promise((r) => setTimeout(r, 50));
+    await eventually('the test event received', () => received.length > 0);
     expect(received).to.have.length(1);
     await row.getByRole('button', { name: 'Deliveries' }).click();
     const delivery = page.locator('tr[data-delivery]');

@@ -29,6 +29,23 @@ function installTools(): void {
   expect(install.status, install.stderr).to.equal(0);
 }
 
+let generated: string | undefined;
+/** The types openapi-typescript generates from the document (generated once; two tests read them). */
+function generatedTypes(doc: unknown): string {
+  if (generated !== undefined) return generated;
+  installTools();
+  const dir = mkdtempSync(join(tmpdir(), 'openapi-'));
+  try {
+    writeFileSync(join(dir, 'openapi.json'), JSON.stringify(doc));
+    const run = spawnSync(process.execPath, [resolve(tools, 'generate.mjs'), join(dir, 'openapi.json')], { encoding: 'utf8' });
+    expect(run.status, run.stderr).to.equal(0);
+    generated = run.stdout;
+    return generated;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** What client generators and linters rely on in the API description. */
 describe('the API description as clients generate from it', () => {
   const doc = buildOpenApi() as {
@@ -77,39 +94,29 @@ describe('the API description as clients generate from it', () => {
 
   it('generates TypeScript types (openapi-typescript) that type listings, projects, agents and offices by their fields', function () {
     this.timeout(180_000);
-    installTools();
-    const dir = mkdtempSync(join(tmpdir(), 'openapi-'));
-    try {
-      const file = join(dir, 'openapi.json');
-      writeFileSync(file, JSON.stringify(doc));
-      const run = spawnSync(process.execPath, [resolve(tools, 'generate.mjs'), file], { encoding: 'utf8' });
-      expect(run.status, run.stderr).to.equal(0);
-      const types = run.stdout;
-      const schema = (name: string) => {
-        const start = types.indexOf(`        ${name}: {`);
-        expect(start, `${name} in the generated types`).to.be.at.least(0);
-        return types.slice(start, types.indexOf('\n        };', start));
-      };
-      expect(schema('Listing'))
-        .to.match(/listingKey: string;/)
-        .and.match(/price: null \| components\["schemas"\]\["Price"\];/)
-        .and.match(/media: components\["schemas"\]\["MediaItem"\]\[\];/);
-      expect(schema('Project')).to.match(/stage: "off_the_plan" \| "under_construction" \| "completed";/);
-      expect(schema('Agent')).to.match(/listingCount: number;/);
-      expect(schema('Office')).to.match(/localities: string\[\];/);
-      expect(schema('ListingPage')).to.match(/listings: components\["schemas"\]\["PublicListing"\]\[\];/);
-      // Public answers carry no bookkeeping; the stored record (the office's own read) does.
-      expect(schema('PublicListing'))
-        .to.match(/listingKey: string;/)
-        .and.not.match(/contentHash/);
-      expect(types).to.match(/searchListings: \{/);
-      // The events a receiver handles are typed too (the description's webhooks section).
-      expect(types).to.match(/export interface webhooks \{/);
-      expect(schema('WebhookListingPriceChanged')).to.match(/type: "listing\.price_changed";/);
-      expect(schema('WebhookFeedEvent')).to.match(/outcome: "ok" \| "with_invalid"/);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const types = generatedTypes(doc);
+    const schema = (name: string) => {
+      const start = types.indexOf(`        ${name}: {`);
+      expect(start, `${name} in the generated types`).to.be.at.least(0);
+      return types.slice(start, types.indexOf('\n        };', start));
+    };
+    expect(schema('Listing'))
+      .to.match(/listingKey: string;/)
+      .and.match(/price: null \| components\["schemas"\]\["Price"\];/)
+      .and.match(/media: components\["schemas"\]\["MediaItem"\]\[\];/);
+    expect(schema('Project')).to.match(/stage: "off_the_plan" \| "under_construction" \| "completed";/);
+    expect(schema('Agent')).to.match(/listingCount: number;/);
+    expect(schema('Office')).to.match(/localities: string\[\];/);
+    expect(schema('ListingPage')).to.match(/listings: components\["schemas"\]\["PublicListing"\]\[\];/);
+    // Public answers carry no bookkeeping; the stored record (the office's own read) does.
+    expect(schema('PublicListing'))
+      .to.match(/listingKey: string;/)
+      .and.not.match(/contentHash/);
+    expect(types).to.match(/searchListings: \{/);
+    // The events a receiver handles are typed too (the description's webhooks section).
+    expect(types).to.match(/export interface webhooks \{/);
+    expect(schema('WebhookListingPriceChanged')).to.match(/type: "listing\.price_changed";/);
+    expect(schema('WebhookFeedEvent')).to.match(/outcome: "ok" \| "with_invalid"/);
   });
 
   it('describes the headers answers carry: X-Request-Id everywhere, Retry-After on 429 and 503, RateLimit on limited routes, Location on a stored feed', () => {
@@ -154,10 +161,7 @@ describe('the API description as clients generate from it', () => {
     const dir = mkdtempSync(join(tools, 'client-'));
     const svc = await startTestService({ database: 'pglite' });
     try {
-      writeFileSync(join(dir, 'openapi.json'), JSON.stringify(doc));
-      const types = spawnSync(process.execPath, [resolve(tools, 'generate.mjs'), join(dir, 'openapi.json')], { encoding: 'utf8' });
-      expect(types.status, types.stderr).to.equal(0);
-      writeFileSync(join(dir, 'api.d.ts'), types.stdout);
+      writeFileSync(join(dir, 'api.d.ts'), generatedTypes(doc));
       writeFileSync(join(dir, 'program.ts'), program);
       // Mistakes the generated types must refuse (each marked @ts-expect-error: one that compiled fails tsc).
       writeFileSync(join(dir, 'typos.ts'), readFileSync(resolve(tools, 'client-check/typos.ts'), 'utf8'));

@@ -7,7 +7,7 @@ import { copyField, fieldPieces, PIECE_CHARS } from '../../db/copy-from-stdin.js
 import { FEED_DONE_CHANNEL } from '../../db/feed-done.js';
 import { finishFeedEvent, getFeedEvent, startFeedEvent } from '../../db/feed-events.js';
 import { createDb, type Db, migrateToLatest } from '../../db/knex.js';
-import { postgresUrl, scratchDatabase, storeTestFeedEvent } from '../helpers.js';
+import { eventually, postgresUrl, scratchDatabase, storeTestFeedEvent } from '../helpers.js';
 
 /** A result as a large feed's: an upsert and a warning per listing, with text COPY must escape and characters outside the BMP. */
 function largeResult(listings: number): Record<string, unknown> {
@@ -90,7 +90,7 @@ for (const backend of backends) {
           expect(stored!.result).to.deep.equal(result);
           expect((await db('directory_stale').pluck('office')).sort()).to.deep.equal(['OFF1', 'OFF2']);
           if (listener) {
-            for (let i = 0; i < 50 && !heard.some((p) => p.includes(event.id)); i += 1) await new Promise((r) => setTimeout(r, 20));
+            await eventually('the announcement', () => heard.some((p) => p.includes(event.id)));
             // A long result is announced by the feed's id alone; a short one carries it.
             const payload = heard.find((p) => p.includes(event.id));
             if (listings > 3) expect(payload).to.equal(event.id);

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { feed } from '../helpers.js';
+import { eventually, feed } from '../helpers.js';
 import { freePort, scratchRoles } from '../processes.js';
 import { redisUrl } from '../service.js';
 import { activeKey, officeListing, pushFeed } from './client.js';
@@ -11,13 +11,7 @@ describe('A worker killed in the middle of a feed (separate processes, PostgreSQ
   const roles = scratchRoles();
 
   const bigFeed = feed(...Array.from({ length: LISTINGS }, (_, i) => officeListing('OFF1', `L${i}`)));
-  const waitUntil = async (what: string, check: () => Promise<boolean>, timeoutMs = 120_000) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
+  const waitUntil = (what: string, check: () => Promise<boolean>) => eventually(what, check, 120_000);
 
   for (const setup of ['all-in-one with the in-process queue', 'web and worker roles on BullMQ'] as const) {
     it(`${setup}: the retry converges with nothing lost or duplicated`, async () => {

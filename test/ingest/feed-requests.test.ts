@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { expect } from 'chai';
 import { validatorFor } from '../../api/validators.js';
 import { changeFeedKeyStatus } from '../../db/feed-keys.js';
-import { feed, leftTempDirs, postgresUrl, tempDirs } from '../helpers.js';
+import { eventually, feed, leftTempDirs, postgresUrl, tempDirs } from '../helpers.js';
 import { freePort, scratchDatabase, spawnRole } from '../processes.js';
 import { redisUrl, startTestService, type TestService } from '../service.js';
 import { startTcpProxy, type TcpProxy } from '../tcp-proxy.js';
@@ -142,7 +142,7 @@ describe('POST /v1/feeds as a request: slow senders, outages while waiting, shut
 
     it('answers 202 with the feedId and statusUrl, never "nothing accepted", and the feed is ingested later', async () => {
       const pending = pushFeed(web.url, key, feed(officeListing('OFF1', 'STORED')));
-      for (let i = 0; i < 100 && !(await web.db('feed_events').first('id')); i += 1) await new Promise((r) => setTimeout(r, 20));
+      await eventually('the feed stored', () => web.db('feed_events').first('id'));
       proxy.cut();
       const res = await pending;
       const body = await res.json();
@@ -223,7 +223,7 @@ describe('POST /v1/feeds as a request: slow senders, outages while waiting, shut
       const db = createDb({ databaseUrl: database.url, dataDir: '' });
       const key = await activeKey(db, ['OFF1']);
       const pending = pushFeed(`http://127.0.0.1:${port}`, key, feed(officeListing('OFF1', 'TERM')));
-      for (let i = 0; i < 100 && !(await db('feed_events').first('id')); i += 1) await new Promise((r) => setTimeout(r, 20));
+      await eventually('the feed stored', () => db('feed_events').first('id'));
       web.child.kill('SIGTERM');
       const res = await pending;
       const body = await res.json();
@@ -262,7 +262,7 @@ describe('POST /v1/feeds as a request: slow senders, outages while waiting, shut
         req.write(`{"xml": "<propertyList>${' '.repeat(400_000)}`);
       });
       // The JSON form's xml is received into a temporary file as it arrives (past the 256 KB held in memory).
-      for (let i = 0; i < 100 && (await leftTempDirs('feed-body-', before, 0)).length === 0; i += 1) await new Promise((r) => setTimeout(r, 20));
+      await eventually('the body spooled to a file', async () => (await leftTempDirs('feed-body-', before, 0)).length > 0);
       expect(await leftTempDirs('feed-body-', before, 0)).to.have.length(1);
       const started = Date.now();
       web.child.kill('SIGTERM');

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { validatorFor } from '../../api/validators.js';
-import { feed } from '../helpers.js';
+import { eventually, feed } from '../helpers.js';
 import { startTestService, type TestService } from '../service.js';
 import { type SmtpSink, startSmtpSink } from '../smtp-sink.js';
 import { activeKey, admin, officeListing, pushFeed } from './client.js';
@@ -38,7 +38,7 @@ describe('mode=full: reconcile, circuit breaker, quarantine and notifications (P
     Object.fromEntries((await svc.db('listings').where({ office }).orderBy('listing_key').select('unique_id', 'status')).map((r) => [r.unique_id, r.status]));
   /** Mail goes out just after the result is stored, so it may trail the HTTP answer a little. */
   const mailTo = async (kind: RegExp, expected: number) => {
-    for (let i = 0; i < 100 && smtp.messages.filter((m) => kind.test(m.raw)).length < expected; i += 1) await new Promise((r) => setTimeout(r, 20));
+    await eventually(`${expected} mails matching ${kind}`, () => smtp.messages.filter((m) => kind.test(m.raw)).length >= expected);
     await new Promise((r) => setTimeout(r, 100)); // and no more than expected arrive
     return smtp.messages.filter((m) => kind.test(m.raw));
   };

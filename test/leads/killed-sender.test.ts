@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { feed } from '../helpers.js';
+import { eventually, feed } from '../helpers.js';
 import { activeKey, pushFeed } from '../ingest/client.js';
 import { freePort, scratchRoles } from '../processes.js';
 import { type SmtpSink, startSmtpSink } from '../smtp-sink.js';
@@ -37,7 +37,7 @@ describe('A lead whose sender process is killed in the middle of sending (real p
     });
     expect(res.status).to.equal(202);
     const { id } = await res.json();
-    for (let i = 0; i < 200 && smtp.arrived === 0; i += 1) await new Promise((r) => setTimeout(r, 25));
+    await eventually('the mail on its way', () => smtp.arrived > 0);
     expect(smtp.arrived, 'the mail is on its way').to.equal(1);
     proc.child.kill('SIGKILL');
     await proc.exited;

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { type SftpSettings, sftpSettings } from '../../sftp-watcher/sftp-session.js';
 import { SftpWatcher } from '../../sftp-watcher/watcher.js';
 import type { JobQueue } from '../../workers/job-queue.js';
-import { feed, silentLogger } from '../helpers.js';
+import { eventually, feed, silentLogger } from '../helpers.js';
 import { admin, officeListing, waitForFeed } from '../ingest/client.js';
 import { startTestService, type TestService } from '../service.js';
 import { type SftpServer, startSftpServer } from '../sftp-server.js';
@@ -216,7 +216,7 @@ describe('SFTP drops: the watcher against a real OpenSSH server (PostgreSQL)', f
     const listed = async (office: string) =>
       (await (await fetch(`${svc.url}/v1/listings?office=${office}`)).json()).listings.map((l: { uniqueId: string }) => l.uniqueId);
     expect(await listed(OFFICE)).to.include('LONG');
-    for (let i = 0; i < 50 && (await listed('ZZ3')).length === 0; i += 1) await new Promise((r) => setTimeout(r, 100));
+    await eventually('the ZZ3 feed listed', async () => (await listed('ZZ3')).length > 0);
     expect(await listed('ZZ3')).to.deep.equal(['OTHER']);
     // Left as it was, and still skipped on the next poll.
     expect(readdirSync(join(sshd.root, 'AAA-BROKEN', 'inbox'))).to.deep.equal(['stuck.xml']);
