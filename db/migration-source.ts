@@ -31,6 +31,7 @@ import * as webhookEndpointLanes from './migrations/20261125165700_webhook_endpo
 import * as changeLog from './migrations/20261128100000_change_log.js';
 import * as directoryModificationTimestamp from './migrations/20261128110000_directory_modification_timestamp.js';
 import * as leadFeed from './migrations/20261128120000_lead_feed.js';
+import * as resoTextIndexes from './migrations/20261128140000_reso_text_indexes.js';
 
 /** Migrations in order; listed here so they run the same from source, from dist/ and in tests. */
 const MIGRATIONS: Record<string, Knex.Migration> = {
@@ -66,6 +67,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261128100000_change_log': changeLog,
   '20261128110000_directory_modification_timestamp': directoryModificationTimestamp,
   '20261128120000_lead_feed': leadFeed,
+  '20261128140000_reso_text_indexes': resoTextIndexes,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -182,6 +182,13 @@ function expressionOf(resource: ResoResource, operand: Operand): Expr {
       if (part.kind !== 'literal' || part.literal.kind !== 'string')
         throw new ODataSyntaxError('$filter', `${where} takes a string value ('…') as its second argument`);
       const pattern = LIKE_PATTERNS[name](part.literal.value);
+      if (args[0].kind === 'field' && text.lowerTrigramIndex) {
+        // A field's match implies its lowered match, which a trigram index of the lowered field
+        // answers (City: db/migrations/20261128140000_reso_text_indexes.ts); the field's own LIKE
+        // then keeps the match case-sensitive, as OData has it.
+        const e = made({ edm: 'Edm.Boolean' }, `(lower(${text.sql}) LIKE lower(?) AND (${text.sql}) LIKE ?)`, [text]);
+        return { ...e, name: `${name}(${text.name},…)`, bindings: [...text.bindings, pattern, ...text.bindings, pattern] };
+      }
       const e = made({ edm: 'Edm.Boolean' }, `(${text.sql}) LIKE ?`, [text]);
       return { ...e, name: `${name}(${text.name},…)`, bindings: [...text.bindings, pattern] };
     }
@@ -218,7 +225,9 @@ export function filterSql(resource: ResoResource, expr: FilterExpr): Sql {
         const value = expressionOf(resource, e.operand);
         if (value.type.edm !== 'Edm.Boolean')
           throw new ODataSyntaxError('$filter', `${value.name} is not a Boolean ${e.operand.kind === 'field' ? 'field' : 'function'}; compare it with a value`);
-        return `${use(value)} IS TRUE`;
+        // A function's LIKE stands bare, so an index can answer it: a missing value gives null,
+        // which a WHERE drops as it drops false, and `not` reads as false (coalesce above).
+        return e.operand.kind === 'call' ? use(value) : `${use(value)} IS TRUE`;
       }
       case 'compare': {
         let { left, right, op } = e;

@@ -29,6 +29,8 @@ export interface ResoField {
   local?: true;
   /** Never null (a key, a timestamp column): paging after a row can then use a row comparison, which an index answers. */
   notNull?: true;
+  /** A trigram index of lower(sql) exists: contains/startswith/endswith on the field look it up (db/reso-query.ts). */
+  lowerTrigramIndex?: true;
 }
 
 export interface ResoResource {
@@ -152,7 +154,8 @@ const PROPERTY_FIELDS: ResoField[] = [
   str('StreetNumber', address('streetNumber'), 25),
   str('StreetName', address('street'), 50),
   str('UnitNumber', address('subNumber'), 25),
-  lookupField('City', 'City', address('locality'), 50),
+  // contains(City,…) and tolower(City) are planned on an index (db/migrations/20261128140000_reso_text_indexes.ts); so is startswith(PostalCode,…).
+  { ...lookupField('City', 'City', address('locality'), 50), lowerTrigramIndex: true },
   // The Data Dictionary suggests 2 (US and Canadian codes); Australian states are 3 letters (VIC) and feeds may give names.
   lookupField('StateOrProvince', 'StateOrProvince', address('region'), 50),
   str('PostalCode', address('postcode'), 10),
