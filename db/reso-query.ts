@@ -257,6 +257,14 @@ export function filterSql(resource: ResoResource, expr: FilterExpr): Sql {
           return 'false';
         }
         const binding = bindingFor(field, right.literal, right.at);
+        if (op === 'eq' && field.lowerTrigramIndex && left.kind === 'field') {
+          // As contains: the lowered match, which the trigram index answers, then the exact one.
+          const lowered = `lower(${use(field)}) = lower(?::text)`;
+          bindings.push(binding);
+          const exact = `${use(field)} = ?::text`;
+          bindings.push(binding);
+          return `(${lowered} AND ${exact})`;
+        }
         const l = use(field);
         bindings.push(binding);
         const value = `?::${castOf(field)}`;

@@ -19,7 +19,7 @@ function indexesOf(plan: unknown): { indexes: string[]; seqScan: boolean } {
 }
 
 for (const database of ['postgres', 'pglite'] as const) {
-  describe(`RESO Web API: contains/tolower on City and startswith on PostalCode are planned on indexes (${database})`, function () {
+  describe(`RESO Web API: City eq, contains/tolower on City and startswith on PostalCode are planned on indexes (${database})`, function () {
     this.timeout(120_000);
     let svc: TestService;
     before(async () => {
@@ -45,6 +45,7 @@ for (const database of ['postgres', 'pglite'] as const) {
     };
 
     for (const [filter, index] of [
+      ["City eq 'Bondi 42'", 'listings_reso_city_trgm_idx'],
       ["contains(City,'ondi 42')", 'listings_reso_city_trgm_idx'],
       ["contains(tolower(City),'bondi 42')", 'listings_reso_city_trgm_idx'],
       ["tolower(City) eq 'bondi 42'", 'listings_reso_city_trgm_idx'],
