@@ -231,17 +231,19 @@ const ddRows = (names: readonly string[]) =>
  * STANDARD_LOOKUPS_SINCE); the others list the values the public listings hold, each with the
  * latest ModificationTimestamp of a listing holding it (so replication by ModificationTimestamp
  * brings a new City as soon as a listing brings it), and the Data Dictionary's value where it is
- * one. LookupKey is `LookupName:LookupValue`.
+ * one. LookupKey is `LookupName:LookupValue`. Each lookup is its own pass over the listings, so a
+ * read filtered by LookupName (the usual one) makes only that pass: the other branches' constant
+ * names fail the filter and the planner drops them.
  */
 const LOOKUP_FROM = `(SELECT lookup_name || ':' || lookup_value AS lookup_key, lookup_name, lookup_value, standard_value, legacy_value, modified_at FROM (
     SELECT s.lookup_name, s.standard_value AS lookup_value, s.standard_value, s.legacy_value, TIMESTAMPTZ '${STANDARD_LOOKUPS_SINCE}' AS modified_at
       FROM (VALUES ${ddRows(MAPPED_LOOKUPS).join(', ')}) AS s(lookup_name, standard_value, legacy_value)
     UNION ALL
     SELECT d.lookup_name, d.lookup_value, s.standard_value, s.legacy_value, d.modified_at FROM (
-      SELECT v.lookup_name, v.lookup_value, max(updated_at) AS modified_at
-        FROM listings CROSS JOIN LATERAL (VALUES ${DATA_LOOKUPS.map((name) => `(${sqlText(name)}, ${dataLookupSql(name)})`).join(', ')}) AS v(lookup_name, lookup_value)
-       WHERE ${visibleListing()} AND v.lookup_value IS NOT NULL AND v.lookup_value <> ''
-       GROUP BY v.lookup_name, v.lookup_value) d
+      ${DATA_LOOKUPS.map(
+        (name) => `SELECT ${sqlText(name)}::text AS lookup_name, (${dataLookupSql(name)}) AS lookup_value, max(updated_at) AS modified_at
+          FROM listings WHERE ${visibleListing()} AND (${dataLookupSql(name)}) <> '' GROUP BY 2`,
+      ).join(' UNION ALL ')}) d
     LEFT JOIN (VALUES ${ddRows(DATA_LOOKUPS.filter((name) => name in DD_LOOKUP_VALUES)).join(', ')}) AS s(lookup_name, standard_value, legacy_value)
       ON s.lookup_name = d.lookup_name AND s.standard_value = d.lookup_value
   ) lookups) lookup`;
