@@ -29,7 +29,7 @@ export function resoPaths(): Record<string, unknown> {
   return {
     '/v1/reso': {
       get: {
-        summary: 'RESO Web API service document: the resources Property, Member, Office, Media, OpenHouse and EntityEvent',
+        summary: 'RESO Web API service document: the resources Property, Member, Office, Media, OpenHouse, EntityEvent and Lookup',
         description:
           'The OData service root. No key is needed; answers carry OData-Version: 4.0. Limited per client address per minute (RESO_RATE_LIMIT, 600).',
         responses: { 200: { description: 'The resources', content: odata('ResoServiceDocument') }, ...ERRORS },
@@ -37,7 +37,8 @@ export function resoPaths(): Record<string, unknown> {
     },
     '/v1/reso/$metadata': {
       get: {
-        summary: 'RESO Web API metadata (CSDL XML): every field with its RESO Data Dictionary name and OData type, and the enumerations',
+        summary:
+          'RESO Web API metadata (CSDL XML): every field with its RESO Data Dictionary name and type; lookup fields are Edm.String annotated with their LookupName',
         description:
           'CSDL XML only: $format=json or an Accept without application/xml (or text/xml, */*) is a 406 in the OData error form; JSON CSDL is not served.',
         parameters: [option('$format', 'xml (or application/xml); anything else is a 406.')],
@@ -46,26 +47,27 @@ export function resoPaths(): Record<string, unknown> {
     },
     '/v1/reso/{resourcePath}': {
       get: {
-        summary: 'RESO Web API records: a collection (Property, Member, Office, Media, OpenHouse, EntityEvent) or one record by key',
+        summary: 'RESO Web API records: a collection (Property, Member, Office, Media, OpenHouse, EntityEvent, Lookup) or one record by key',
         description: [
           "`Property` (and Member, Office, Media, OpenHouse: the open homes not yet ended) answers a page of records; `Property('OFF1%2FL1')` one record by its key (a / in a key is sent as %2F; a ' as '').",
           'Only public listings, as the public sees them: a withheld price is null, a withheld street and number are null, and hidden, withdrawn, off-market and archived listings are absent.',
           `$top is the page size, as MLS replication providers use it (not the total, as plain OData has it): a page holds $top records (${RESO_DEFAULT_PAGE} without it; Prefer: odata.maxpagesize=N asks too, the smaller wins), at most ${RESO_MAX_PAGE} (${RESO_MAX_EXPANDED_PAGE} with $expand), a larger $top served in pages of that maximum, never refused. @odata.nextLink is present whenever more records match (never after $top=0); it pages on after the last record sent in pages of the same size, so writes between pages neither repeat nor skip a record.`,
           'A collection read leaves out records stamped after the commit horizon: the start of the oldest write still open (milliseconds, while a feed batch or a directory refresh commits), whatever the order asked for. So replication by ModificationTimestamp (Property, Member, Office and Media all carry it) never skips a record still being written, and $orderby never changes which records match or @odata.count.',
           "`EntityEvent` (RESO RCP-027) is the service's ordered change log: EntityEventSequence (Edm.Int64, the key; it only grows, in the order changes committed), ResourceName (Property, Member or Office), ResourceRecordKey and ResourceRecordUrl (the record's URL). Read the events after your checkpoint (`$filter=EntityEventSequence gt N&$orderby=EntityEventSequence`) and fetch each record named: a 404 means delete your copy. A Property event also stands for its Media (read them again with $expand=Media). Events are kept CHANGE_LOG_DAYS (30) days: a checkpoint older than the oldest event kept is a 410 (code CheckpointExpired) telling the client to replicate from scratch.",
+          "Lookup fields (StandardStatus, PropertyType, City, MlsStatus, …) are strings holding the Data Dictionary's display names (`Active Under Contract`), as Data Dictionary 2.0 recommends; `Lookup` (LookupKey `LookupName:LookupValue`, LookupName, LookupValue, StandardLookupValue, LegacyODataValue, ModificationTimestamp) lists every value a lookup field can hold. A filter takes a Data Dictionary value by its display name or its legacy OData value (`ActiveUnderContract`, or `org.reso.metadata.StandardStatus'ActiveUnderContract'`).",
         ].join('\n\n'),
         parameters: [
           {
             name: 'resourcePath',
             in: 'path',
             required: true,
-            description: "Property, Member, Office, Media, OpenHouse or EntityEvent; or Resource('key') for one record",
+            description: "Property, Member, Office, Media, OpenHouse, EntityEvent or Lookup; or Resource('key') for one record",
             schema: { type: 'string' },
             examples: { collection: { value: 'Property' }, byKey: { value: "Property('OFF1%2FL1')" } },
           },
           option(
             '$filter',
-            "Comparisons (eq, ne, gt, ge, lt, le), in, has, and, or, not and parentheses over the fields $metadata declares, and the functions now(), contains, startswith, endswith, tolower, toupper (text fields), year, month, day, date (dates and timestamps), e.g. `ListPrice ge 500000 and StandardStatus eq org.reso.metadata.StandardStatus'Active'` or `contains(tolower(City),'rich') and ModificationTimestamp lt now()`. A number out of range (1e999999) is a 400 naming it.",
+            "Comparisons (eq, ne, gt, ge, lt, le), in, and, or, not and parentheses over the fields $metadata declares, and the functions now(), contains, startswith, endswith, tolower, toupper (text fields), year, month, day, date (dates and timestamps), e.g. `ListPrice ge 500000 and StandardStatus eq 'Active Under Contract'` or `contains(tolower(City),'rich') and ModificationTimestamp lt now()`. A number out of range (1e999999) is a 400 naming it.",
           ),
           option('$select', 'Fields to answer with, separated by commas.'),
           option('$orderby', 'Fields, each optionally followed by asc or desc, separated by commas; ties go by the key. Missing values sort last.'),

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { type FilterExpr, type Literal, ODataSyntaxError, type Operand, type OrderItem } from '../lib/odata-filter.js';
-import { ENUM_NAMESPACE, enumMember, FORMER_ENUM_NAMESPACE } from '../lib/reso-enums.js';
+import { FORMER_ENUM_NAMESPACE, METADATA_NAMESPACE, standardLookupValue } from '../lib/reso-lookups.js';
 import { type FieldType, fieldOf, type ResoField, type ResoResource } from './reso-resources.js';
 
 /**
@@ -21,8 +21,6 @@ function castOf(field: ResoField): string {
     case 'Edm.Int32':
     case 'Edm.Int64':
       return 'numeric';
-    case 'Edm.Double':
-      return 'float8';
     case 'Edm.DateTimeOffset':
       return 'timestamptz';
     case 'Edm.Boolean':
@@ -32,7 +30,28 @@ function castOf(field: ResoField): string {
   }
 }
 
-const typeName = (field: ResoField): string => (field.type.edm === 'enum' ? `an enumeration (${ENUM_NAMESPACE}.${field.type.enum})` : field.type.edm);
+const typeName = (field: ResoField): string =>
+  field.type.edm === 'Edm.String' && field.type.lookup ? `Edm.String (the lookup ${field.type.lookup})` : field.type.edm;
+
+/**
+ * A value for a lookup field: the literal as it is, or, when it names a Data Dictionary value in
+ * another spelling (its legacy OData value `ActiveUnderContract`, any case, or an enumeration
+ * member `org.reso.metadata.StandardStatus'ActiveUnderContract'` as the metadata declared before
+ * it listed lookups in the Lookup resource), that value's display name, which the field holds.
+ */
+function lookupBinding(field: ResoField, lookup: string, literal: Literal, refuse: () => never): string {
+  if (literal.kind === 'enum') {
+    const type = literal.type.split('.').pop();
+    const namespace = literal.type.includes('.') ? literal.type.slice(0, literal.type.lastIndexOf('.')) : null;
+    if (type !== lookup || (namespace !== null && namespace !== METADATA_NAMESPACE && namespace !== FORMER_ENUM_NAMESPACE))
+      throw new ODataSyntaxError('$filter', `${field.name} holds values of the lookup ${lookup}, not ${literal.type}`);
+    const standard = standardLookupValue(lookup, literal.value);
+    if (!standard) throw new ODataSyntaxError('$filter', `"${literal.value}" is not a value of the lookup ${lookup} (the Lookup resource lists them)`);
+    return standard;
+  }
+  if (literal.kind !== 'string') return refuse();
+  return standardLookupValue(lookup, literal.value) ?? literal.value;
+}
 
 /** A timestamp as the answers and skip tokens write it: ISO 8601 in UTC with microseconds (what `::timestamptz` reads back exactly). */
 export const isoTimestampSql = (sql: string): string => `to_char((${sql}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
@@ -62,6 +81,7 @@ function bindingFor(field: ResoField, literal: Literal, at: number): string | bo
   };
   switch (field.type.edm) {
     case 'Edm.String':
+      if (field.type.lookup) return lookupBinding(field, field.type.lookup, literal, refuse);
       return literal.kind === 'string' ? literal.value : refuse();
     case 'Edm.Int64':
       if (literal.kind !== 'number') return refuse();
@@ -70,7 +90,6 @@ function bindingFor(field: ResoField, literal: Literal, at: number): string | bo
       return literal.value;
     case 'Edm.Decimal':
     case 'Edm.Int32':
-    case 'Edm.Double':
       if (literal.kind !== 'number') return refuse();
       if (!/^-?\d/.test(literal.value)) throw new ODataSyntaxError('$filter', `${literal.value} at position ${at + 1} is not supported; give a number`);
       if (!isInRange(literal.value))
@@ -86,18 +105,6 @@ function bindingFor(field: ResoField, literal: Literal, at: number): string | bo
       return refuse();
     case 'Edm.Boolean':
       return literal.kind === 'boolean' ? literal.value : refuse();
-    case 'enum': {
-      const enumName = field.type.enum;
-      if (literal.kind === 'enum') {
-        const type = literal.type.split('.').pop();
-        const namespace = literal.type.includes('.') ? literal.type.slice(0, literal.type.lastIndexOf('.')) : null;
-        if (type !== enumName || (namespace !== null && namespace !== ENUM_NAMESPACE && namespace !== FORMER_ENUM_NAMESPACE))
-          throw new ODataSyntaxError('$filter', `${field.name} is of type ${ENUM_NAMESPACE}.${enumName}, not ${literal.type}`);
-      } else if (literal.kind !== 'string') return refuse();
-      const member = enumMember(enumName, literal.value);
-      if (!member) throw new ODataSyntaxError('$filter', `"${literal.value}" is not a member of ${ENUM_NAMESPACE}.${enumName}`);
-      return member;
-    }
   }
 }
 
@@ -174,8 +181,16 @@ function expressionOf(resource: ResoResource, operand: Operand): Expr {
       const part = args[1];
       if (part.kind !== 'literal' || part.literal.kind !== 'string')
         throw new ODataSyntaxError('$filter', `${where} takes a string value ('…') as its second argument`);
+      const pattern = LIKE_PATTERNS[name](part.literal.value);
+      if (args[0].kind === 'field' && text.lowerTrigramIndex) {
+        // A field's match implies its lowered match, which a trigram index of the lowered field
+        // answers (City: db/migrations/20261128150000_reso_text_indexes.ts); the field's own LIKE
+        // then keeps the match case-sensitive, as OData has it.
+        const e = made({ edm: 'Edm.Boolean' }, `(lower(${text.sql}) LIKE lower(?) AND (${text.sql}) LIKE ?)`, [text]);
+        return { ...e, name: `${name}(${text.name},…)`, bindings: [...text.bindings, pattern, ...text.bindings, pattern] };
+      }
       const e = made({ edm: 'Edm.Boolean' }, `(${text.sql}) LIKE ?`, [text]);
-      return { ...e, name: `${name}(${text.name},…)`, bindings: [...text.bindings, LIKE_PATTERNS[name](part.literal.value)] };
+      return { ...e, name: `${name}(${text.name},…)`, bindings: [...text.bindings, pattern] };
     }
   }
 }
@@ -210,7 +225,9 @@ export function filterSql(resource: ResoResource, expr: FilterExpr): Sql {
         const value = expressionOf(resource, e.operand);
         if (value.type.edm !== 'Edm.Boolean')
           throw new ODataSyntaxError('$filter', `${value.name} is not a Boolean ${e.operand.kind === 'field' ? 'field' : 'function'}; compare it with a value`);
-        return `${use(value)} IS TRUE`;
+        // A function's LIKE stands bare, so an index can answer it: a missing value gives null,
+        // which a WHERE drops as it drops false, and `not` reads as false (coalesce above).
+        return e.operand.kind === 'call' ? use(value) : `${use(value)} IS TRUE`;
       }
       case 'compare': {
         let { left, right, op } = e;
@@ -226,7 +243,7 @@ export function filterSql(resource: ResoResource, expr: FilterExpr): Sql {
             op = FLIPPED[op];
           }
           if (!other.constant) throw new ODataSyntaxError('$filter', `compare ${field.name} with a value, not with another field (position ${right.at + 1})`);
-          if (castOf(other) !== castOf(field) || (field.type.edm === 'enum') !== (other.type.edm === 'enum'))
+          if (castOf(other) !== castOf(field))
             throw new ODataSyntaxError('$filter', `${field.name} is ${typeName(field)} and ${other.name} is ${typeName(other)}; they do not compare`);
           const l = use(field);
           const r = use(other);
@@ -240,6 +257,14 @@ export function filterSql(resource: ResoResource, expr: FilterExpr): Sql {
           return 'false';
         }
         const binding = bindingFor(field, right.literal, right.at);
+        if (op === 'eq' && field.lowerTrigramIndex && left.kind === 'field') {
+          // As contains: the lowered match, which the trigram index answers, then the exact one.
+          const lowered = `lower(${use(field)}) = lower(?::text)`;
+          bindings.push(binding);
+          const exact = `${use(field)} = ?::text`;
+          bindings.push(binding);
+          return `(${lowered} AND ${exact})`;
+        }
         const l = use(field);
         bindings.push(binding);
         const value = `?::${castOf(field)}`;
@@ -261,13 +286,9 @@ export function filterSql(resource: ResoResource, expr: FilterExpr): Sql {
         return withNull ? `(${match} OR ${use(field)} IS NULL)` : match;
       }
       case 'has': {
+        // Lookups are strings listed by the Lookup resource (docs/reso.md, Lookups): no field is an enumeration.
         const field = expressionOf(resource, e.left);
-        if (field.type.edm !== 'enum') throw new ODataSyntaxError('$filter', `has applies to enumerations; ${field.name} is ${typeName(field)}`);
-        if (e.right.kind !== 'literal') throw new ODataSyntaxError('$filter', `has takes an enumeration value (position ${e.right.at + 1})`);
-        const binding = bindingFor(field, e.right.literal, e.right.at);
-        const left = use(field);
-        bindings.push(binding);
-        return `${left} = ?::text`;
+        throw new ODataSyntaxError('$filter', `has applies to enumerations, and this service has none; ${field.name} is ${typeName(field)}: use eq or in`);
       }
     }
   };

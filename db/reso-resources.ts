@@ -1,4 +1,5 @@
-import type { EnumName } from '../lib/reso-enums.js';
+import { DD_LOOKUP_VALUES } from '../lib/reso-dd-lookups.js';
+import { DATA_LOOKUPS, lookupValue, MAPPED_LOOKUPS, type MappedLookup } from '../lib/reso-lookups.js';
 import { READABLE_STATUSES_SQL } from '../pipeline/listing-statuses.js';
 import { numberAt, publicField } from './search-columns.js';
 
@@ -11,15 +12,14 @@ import { numberAt, publicField } from './search-columns.js';
 
 /** How a field's value is typed in SQL and OData. */
 export type FieldType =
-  | { edm: 'Edm.String'; maxLength?: number }
+  /** A lookup field is a string whose values the Lookup resource lists under `lookup` (its LookupName): docs/reso.md, Lookups. */
+  | { edm: 'Edm.String'; maxLength?: number; lookup?: string }
   | { edm: 'Edm.Decimal'; precision: number; scale: number }
   | { edm: 'Edm.Int32' }
   | { edm: 'Edm.Int64' }
-  | { edm: 'Edm.Double' }
   | { edm: 'Edm.Date' }
   | { edm: 'Edm.DateTimeOffset' }
-  | { edm: 'Edm.Boolean' }
-  | { edm: 'enum'; enum: EnumName };
+  | { edm: 'Edm.Boolean' };
 
 export interface ResoField {
   name: string;
@@ -30,10 +30,12 @@ export interface ResoField {
   local?: true;
   /** Never null (a key, a timestamp column): paging after a row can then use a row comparison, which an index answers. */
   notNull?: true;
+  /** A trigram index of lower(sql) exists: contains/startswith/endswith on the field look it up (db/reso-query.ts). */
+  lowerTrigramIndex?: true;
 }
 
 export interface ResoResource {
-  name: 'Property' | 'Member' | 'Office' | 'Media' | 'OpenHouse' | 'EntityEvent';
+  name: 'Property' | 'Member' | 'Office' | 'Media' | 'OpenHouse' | 'EntityEvent' | 'Lookup';
   key: string;
   /** FROM clause (one row per entity). */
   from: string;
@@ -49,7 +51,6 @@ export interface ResoResource {
   fields: ResoField[];
 }
 
-const STRING = { edm: 'Edm.String' } as const;
 const str = (name: string, sql: string, maxLength = 255): ResoField => ({ name, type: { edm: 'Edm.String', maxLength }, sql });
 const money = (name: string, sql: string): ResoField => ({ name, type: { edm: 'Edm.Decimal', precision: 14, scale: 2 }, sql });
 const int = (name: string, sql: string): ResoField => ({ name, type: { edm: 'Edm.Int32' }, sql });
@@ -64,7 +65,15 @@ const bool = (name: string, json: string): ResoField => ({
   type: { edm: 'Edm.Boolean' },
   sql: `CASE WHEN jsonb_typeof(${json}) = 'boolean' THEN (${json})::text::boolean END`,
 });
-const enumField = (name: string, enumName: EnumName, sql: string): ResoField => ({ name, type: { edm: 'enum', enum: enumName }, sql });
+/** A lookup field (String List, Single in the Data Dictionary): an Edm.String of the values its LookupName lists. */
+const lookupField = (name: string, lookup: string, sql: string, maxLength: number): ResoField => ({
+  name,
+  type: { edm: 'Edm.String', maxLength, lookup },
+  sql,
+});
+/** A Data Dictionary display value as an SQL literal (checked against the Data Dictionary when the module loads). */
+const dd = (lookup: MappedLookup, value: string) => `'${lookupValue(lookup, value)}'`;
+const sqlText = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
 const address = (part: string) => `${publicField('address')}->>'${part}'`;
 const rent = publicField('rent');
@@ -92,33 +101,36 @@ const visibleListing = (alias = '') => `${alias}is_shown AND ${alias}status IN $
 const PROPERTY_FIELDS: ResoField[] = [
   { ...str('ListingKey', 'listing_key'), notNull: true },
   str('ListingId', `data->>'uniqueId'`),
-  enumField(
+  lookupField(
     'StandardStatus',
     'StandardStatus',
-    // Pending and ActiveUnderContract are both under_offer: the source's own value (standardStatus) tells them apart.
-    `CASE status WHEN 'active' THEN 'Active'
-       WHEN 'under_offer' THEN CASE WHEN data->>'standardStatus' = 'Pending' THEN 'Pending' ELSE 'ActiveUnderContract' END
-       WHEN 'sold' THEN 'Closed' WHEN 'leased' THEN 'Closed' END`,
+    // Pending and Active Under Contract are both under_offer: the source's own value (standardStatus) tells them apart.
+    `CASE status WHEN 'active' THEN ${dd('StandardStatus', 'Active')}
+       WHEN 'under_offer' THEN CASE WHEN data->>'standardStatus' = 'Pending' THEN ${dd('StandardStatus', 'Pending')} ELSE ${dd('StandardStatus', 'Active Under Contract')} END
+       WHEN 'sold' THEN ${dd('StandardStatus', 'Closed')} WHEN 'leased' THEN ${dd('StandardStatus', 'Closed')} END`,
+    25,
   ),
-  str('MlsStatus', `${publicField('sourceStatus')} #>> '{}'`, 50),
-  enumField(
+  lookupField('MlsStatus', 'MlsStatus', `${publicField('sourceStatus')} #>> '{}'`, 50),
+  lookupField(
     'PropertyType',
     'PropertyType',
     `CASE data->>'category'
-       WHEN 'residential' THEN CASE WHEN ${isRent} THEN 'ResidentialLease' ELSE 'Residential' END
-       WHEN 'rental' THEN 'ResidentialLease' WHEN 'holidayRental' THEN 'ResidentialLease'
-       WHEN 'land' THEN 'Land' WHEN 'rural' THEN 'Farm'
-       WHEN 'commercial' THEN CASE WHEN ${isRent} THEN 'CommercialLease' ELSE 'CommercialSale' END
-       WHEN 'commercialLand' THEN 'CommercialSale'
-       WHEN 'business' THEN 'BusinessOpportunity' END`,
+       WHEN 'residential' THEN CASE WHEN ${isRent} THEN ${dd('PropertyType', 'Residential Lease')} ELSE ${dd('PropertyType', 'Residential')} END
+       WHEN 'rental' THEN ${dd('PropertyType', 'Residential Lease')} WHEN 'holidayRental' THEN ${dd('PropertyType', 'Residential Lease')}
+       WHEN 'land' THEN ${dd('PropertyType', 'Land')} WHEN 'rural' THEN ${dd('PropertyType', 'Farm')}
+       WHEN 'commercial' THEN CASE WHEN ${isRent} THEN ${dd('PropertyType', 'Commercial Lease')} ELSE ${dd('PropertyType', 'Commercial Sale')} END
+       WHEN 'commercialLand' THEN ${dd('PropertyType', 'Commercial Sale')}
+       WHEN 'business' THEN ${dd('PropertyType', 'Business Opportunity')} END`,
+    50,
   ),
-  str('PropertySubType', `data->>'subCategory'`, 50),
+  lookupField('PropertySubType', 'PropertySubType', `data->>'subCategory'`, 50),
   money('ListPrice', LIST_PRICE),
   money('LeaseAmount', `CASE WHEN ${isRent} THEN ${numberAt(`${rent}->'amount'`)} END`),
-  enumField(
+  lookupField(
     'LeaseAmountFrequency',
     'FeeFrequency',
-    `CASE WHEN ${isRent} THEN CASE ${rent}->>'period' WHEN 'week' THEN 'Weekly' WHEN 'month' THEN 'Monthly' WHEN 'year' THEN 'Annually' END END`,
+    `CASE WHEN ${isRent} THEN CASE ${rent}->>'period' WHEN 'week' THEN ${dd('FeeFrequency', 'Weekly')} WHEN 'month' THEN ${dd('FeeFrequency', 'Monthly')} WHEN 'year' THEN ${dd('FeeFrequency', 'Annually')} END END`,
+    25,
   ),
   money('ClosePrice', `CASE WHEN status IN ('sold', 'leased') THEN ${numberAt(`${publicField('sold')}->'price'->'amount'`)} END`),
   date('CloseDate', `(CASE WHEN status IN ('sold', 'leased') THEN data->'sold'->>'date' END)`),
@@ -132,9 +144,9 @@ const PROPERTY_FIELDS: ResoField[] = [
   decimal('CarportSpaces', numberAt(`data->'features'->'carports'`)),
   decimal('ParkingTotal', 'car_spaces'),
   decimal('LivingArea', numberAt(`data->'buildingAreaSqm'`)),
-  enumField('LivingAreaUnits', 'AreaUnits', `CASE WHEN jsonb_typeof(data->'buildingAreaSqm') = 'number' THEN 'SquareMeters' END`),
+  lookupField('LivingAreaUnits', 'AreaUnits', `CASE WHEN jsonb_typeof(data->'buildingAreaSqm') = 'number' THEN ${dd('AreaUnits', 'Square Meters')} END`, 25),
   decimal('LotSizeArea', 'land_area', 16, 4),
-  enumField('LotSizeUnits', 'LotSizeUnits', `CASE WHEN land_area IS NOT NULL THEN 'SquareMeters' END`),
+  lookupField('LotSizeUnits', 'LotSizeUnits', `CASE WHEN land_area IS NOT NULL THEN ${dd('LotSizeUnits', 'Square Meters')} END`, 25),
   int('YearBuilt', `trunc(${numberAt(`data->'yearBuilt'`)})::int`),
   int('StoriesTotal', `trunc(${numberAt(`data->'stories'`)})::int`),
   bool('NewConstructionYN', `data->'newConstruction'`),
@@ -143,13 +155,15 @@ const PROPERTY_FIELDS: ResoField[] = [
   str('StreetNumber', address('streetNumber'), 25),
   str('StreetName', address('street'), 50),
   str('UnitNumber', address('subNumber'), 25),
-  str('City', address('locality'), 50),
-  str('StateOrProvince', address('region'), 50),
+  // contains(City,…) and tolower(City) are planned on an index (db/migrations/20261128150000_reso_text_indexes.ts); so is startswith(PostalCode,…).
+  { ...lookupField('City', 'City', address('locality'), 50), lowerTrigramIndex: true },
+  // The Data Dictionary suggests 2 (US and Canadian codes); Australian states are 3 letters (VIC) and feeds may give names.
+  lookupField('StateOrProvince', 'StateOrProvince', address('region'), 50),
   str('PostalCode', address('postcode'), 10),
-  str('Country', address('country'), 2),
+  lookupField('Country', 'Country', address('country'), 2),
   bool('InternetAddressDisplayYN', `data->'address'->'display'`),
-  { name: 'Latitude', type: { edm: 'Edm.Double' }, sql: `(${numberAt(`${publicField('location')}->'lat'`)})::float8` },
-  { name: 'Longitude', type: { edm: 'Edm.Double' }, sql: `(${numberAt(`${publicField('location')}->'lng'`)})::float8` },
+  decimal('Latitude', numberAt(`${publicField('location')}->'lat'`), 12, 8),
+  decimal('Longitude', numberAt(`${publicField('location')}->'lng'`), 12, 8),
   str('PublicRemarks', `jsonb_path_query_first(data, '$.description.*') #>> '{}'`, 4000),
   str('ListOfficeKey', 'office'),
   str('ListAgentKey', `${primaryAgent}->>'id'`),
@@ -176,7 +190,7 @@ const PROPERTY_FIELDS: ResoField[] = [
  */
 const OPEN_HOUSE_KEY = `e.listing_key || '/' || to_char(e.starts_at AT TIME ZONE 'UTC', 'YYYYMMDD"T"HH24MISS"Z"')`;
 
-const MEDIA_KINDS = `CASE m.item->>'kind' WHEN 'photo' THEN 'Photo' WHEN 'floorplan' THEN 'FloorPlan' WHEN 'document' THEN 'Document' END`;
+const MEDIA_KINDS = `CASE m.item->>'kind' WHEN 'photo' THEN ${dd('MediaCategory', 'Photo')} WHEN 'floorplan' THEN ${dd('MediaCategory', 'Floor Plan')} WHEN 'document' THEN ${dd('MediaCategory', 'Document')} END`;
 
 /** The resources whose changes EntityEvent names (Media changes with its Property: docs/reso.md, Replication). */
 export const EVENT_RESOURCES = ['Property', 'Member', 'Office'] as const;
@@ -195,9 +209,65 @@ const ENTITY_EVENT: ResoResource = {
   keySql: 'seq',
   fields: [
     { name: 'EntityEventSequence', type: { edm: 'Edm.Int64' }, sql: 'seq', notNull: true },
-    { ...str('ResourceName', 'resource', 50), notNull: true },
+    { ...str('ResourceName', 'resource'), notNull: true },
     { ...str('ResourceRecordKey', 'record_key'), notNull: true },
     str('ResourceRecordUrl', `resource || ' ' || record_key`, 8000),
+  ],
+};
+
+/** When the service began listing the Data Dictionary's values: the ModificationTimestamp of their Lookup records. */
+export const STANDARD_LOOKUPS_SINCE = '2026-11-28T00:00:00Z';
+
+/** Every lookup field of the listings whose values are the feed's text, by LookupName (lib/reso-lookups.ts). */
+const dataLookupSql = (lookup: (typeof DATA_LOOKUPS)[number]): string => {
+  const field = PROPERTY_FIELDS.find((f) => f.type.edm === 'Edm.String' && f.type.lookup === lookup);
+  if (!field) throw new Error(`no Property field has the lookup ${lookup}`);
+  return field.sql;
+};
+
+const ddRows = (names: readonly string[]) =>
+  names.flatMap((name) =>
+    (DD_LOOKUP_VALUES as Record<string, readonly (readonly [string, string])[]>)[name].map(
+      ([standard, legacy]) => `(${sqlText(name)}, ${sqlText(standard)}, ${sqlText(legacy)})`,
+    ),
+  );
+
+/**
+ * RESO Lookup (Data Dictionary 2.0, section 2.2): the values of every lookup field served. The
+ * lookups the service maps list every value the Data Dictionary defines (ModificationTimestamp:
+ * STANDARD_LOOKUPS_SINCE); the others list the values the public listings hold, each with the
+ * latest ModificationTimestamp of a listing holding it (so replication by ModificationTimestamp
+ * brings a new City as soon as a listing brings it), and the Data Dictionary's value where it is
+ * one. LookupKey is `LookupName:LookupValue`. Each lookup is its own pass over the listings, so a
+ * read filtered by LookupName (the usual one) makes only that pass: the other branches' constant
+ * names fail the filter and the planner drops them.
+ */
+const LOOKUP_FROM = `(SELECT lookup_name || ':' || lookup_value AS lookup_key, lookup_name, lookup_value, standard_value, legacy_value, modified_at FROM (
+    SELECT s.lookup_name, s.standard_value AS lookup_value, s.standard_value, s.legacy_value, TIMESTAMPTZ '${STANDARD_LOOKUPS_SINCE}' AS modified_at
+      FROM (VALUES ${ddRows(MAPPED_LOOKUPS).join(', ')}) AS s(lookup_name, standard_value, legacy_value)
+    UNION ALL
+    SELECT d.lookup_name, d.lookup_value, s.standard_value, s.legacy_value, d.modified_at FROM (
+      ${DATA_LOOKUPS.map(
+        (name) => `SELECT ${sqlText(name)}::text AS lookup_name, (${dataLookupSql(name)}) AS lookup_value, max(updated_at) AS modified_at
+          FROM listings WHERE ${visibleListing()} AND (${dataLookupSql(name)}) <> '' GROUP BY 2`,
+      ).join(' UNION ALL ')}) d
+    LEFT JOIN (VALUES ${ddRows(DATA_LOOKUPS.filter((name) => name in DD_LOOKUP_VALUES)).join(', ')}) AS s(lookup_name, standard_value, legacy_value)
+      ON s.lookup_name = d.lookup_name AND s.standard_value = d.lookup_value
+  ) lookups) lookup`;
+
+const LOOKUP: ResoResource = {
+  name: 'Lookup',
+  key: 'LookupKey',
+  from: LOOKUP_FROM,
+  visible: 'true',
+  keySql: 'lookup_key',
+  fields: [
+    { ...str('LookupKey', 'lookup_key'), notNull: true },
+    { ...str('LookupName', 'lookup_name'), notNull: true },
+    { ...str('LookupValue', 'lookup_value'), notNull: true },
+    str('StandardLookupValue', 'standard_value'),
+    str('LegacyODataValue', 'legacy_value'),
+    { name: 'ModificationTimestamp', type: { edm: 'Edm.DateTimeOffset' }, sql: 'modified_at', notNull: true },
   ],
 };
 
@@ -241,10 +311,10 @@ export const RESOURCES: Record<ResoResource['name'], ResoResource> = {
     rowKeySql: 'l.listing_key',
     fields: [
       str('MediaKey', `l.listing_key || '/' || (m.item->>'kind') || '/' || (m.item->>'slot')`),
-      { name: 'ResourceName', type: STRING, sql: `'Property'::text` },
+      lookupField('ResourceName', 'ResourceName', `${dd('ResourceName', 'Property')}::text`, 50),
       str('ResourceRecordKey', 'l.listing_key'),
       str('MediaURL', `m.item->>'url'`, 8000),
-      enumField('MediaCategory', 'MediaCategory', MEDIA_KINDS),
+      lookupField('MediaCategory', 'MediaCategory', MEDIA_KINDS, 50),
       int('Order', `(m.item->>'order')::int`),
       bool('PreferredPhotoYN', `m.item->'hero'`),
       str('ShortDescription', `m.item->>'title'`, 50),
@@ -276,6 +346,7 @@ export const RESOURCES: Record<ResoResource['name'], ResoResource> = {
     ],
   },
   EntityEvent: ENTITY_EVENT,
+  Lookup: LOOKUP,
 };
 
 /** The navigation properties of Property: what `$expand` takes. */

@@ -4,7 +4,7 @@
  * its key orders from them (hash.ts), so there is one list of a listing's fields.
  */
 
-import { ENUMS } from '../lib/reso-enums.js';
+import { legacyODataValues } from '../lib/reso-lookups.js';
 import { LISTING_STATUSES } from './listing-statuses.js';
 
 export const nullable = <T extends object>(schema: T) => ({ oneOf: [{ type: 'null' }, schema] }) as const;
@@ -293,7 +293,7 @@ export const extraProperties = {
   sourceStatus: { type: 'string', description: "The source's own status (RESO MlsStatus), beside the standard status." },
   standardStatus: {
     type: 'string',
-    enum: [...ENUMS.StandardStatus],
+    enum: legacyODataValues('StandardStatus'),
     description:
       'RESO StandardStatus as the source gave it, in the Data Dictionary spelling: `status` folds several into one (Pending and ActiveUnderContract are both under_offer), this keeps them apart and the RESO Web API serves it back.',
   },

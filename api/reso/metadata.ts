@@ -1,29 +1,29 @@
 import { PROPERTY_EXPANDS, RESOURCES, type ResoField } from '../../db/reso-resources.js';
-import { ENUM_NAMESPACE, ENUMS } from '../../lib/reso-enums.js';
+import { METADATA_NAMESPACE } from '../../lib/reso-lookups.js';
 
 /**
- * The one namespace of the metadata, as RESO's reference metadata names it: entity types,
- * enumerations and the container in one Schema, which RESO's own client needs (docs/reso.md,
- * Metadata).
+ * The one namespace of the metadata, as RESO's reference metadata names it: entity types and the
+ * container in one Schema, which RESO's own client needs (docs/reso.md, Metadata).
  */
-export const NAMESPACE = 'org.reso.metadata';
-if (ENUM_NAMESPACE !== NAMESPACE) throw new Error('the enumerations belong to the one Schema of the metadata');
+export const NAMESPACE = METADATA_NAMESPACE;
 
 const xmlText = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;');
 
 function propertyXml(field: ResoField): string {
   const t = field.type;
+  const nullable = field.notNull ? ' Nullable="false"' : '';
   switch (t.edm) {
-    case 'Edm.String':
-      return `<Property Name="${field.name}" Type="Edm.String"${t.maxLength ? ` MaxLength="${t.maxLength}"` : ''}/>`;
+    case 'Edm.String': {
+      const open = `<Property Name="${field.name}" Type="Edm.String"${t.maxLength ? ` MaxLength="${t.maxLength}"` : ''}${nullable}`;
+      // A lookup field names the LookupName its values are listed under in the Lookup resource (Data Dictionary 2.0, 2.2).
+      return t.lookup ? `${open}><Annotation Term="RESO.OData.Metadata.LookupName" String="${xmlText(t.lookup)}"/></Property>` : `${open}/>`;
+    }
     case 'Edm.Decimal':
-      return `<Property Name="${field.name}" Type="Edm.Decimal" Precision="${t.precision}" Scale="${t.scale}"/>`;
+      return `<Property Name="${field.name}" Type="Edm.Decimal" Precision="${t.precision}" Scale="${t.scale}"${nullable}/>`;
     case 'Edm.DateTimeOffset':
-      return `<Property Name="${field.name}" Type="Edm.DateTimeOffset" Precision="27"/>`;
-    case 'enum':
-      return `<Property Name="${field.name}" Type="${ENUM_NAMESPACE}.${t.enum}"/>`;
+      return `<Property Name="${field.name}" Type="Edm.DateTimeOffset" Precision="27"${nullable}/>`;
     default:
-      return `<Property Name="${field.name}" Type="${t.edm}"/>`;
+      return `<Property Name="${field.name}" Type="${t.edm}"${nullable}/>`;
   }
 }
 
@@ -34,7 +34,7 @@ const NAVIGATION: Record<string, string> = {
   OpenHouse: `<NavigationProperty Name="OpenHouse" Type="Collection(${NAMESPACE}.OpenHouse)"/>`,
 };
 
-/** The service's CSDL (XML): one Schema holding the resources, their enumerations and the entity container. */
+/** The service's CSDL (XML): one Schema holding the resources and the entity container (no EnumType: lookups are strings). */
 export function metadataXml(): string {
   const entityTypes = Object.values(RESOURCES).map((resource) => {
     const navigation = resource.name === 'Property' ? PROPERTY_EXPANDS.map((name) => NAVIGATION[name]) : [];
@@ -57,17 +57,12 @@ export function metadataXml(): string {
     }),
     '</EntityContainer>',
   ].join('');
-  const enums = Object.entries(ENUMS).map(
-    ([name, members]) =>
-      `<EnumType Name="${xmlText(name)}">${members.map((member, i) => `<Member Name="${xmlText(member)}" Value="${i}"/>`).join('')}</EnumType>`,
-  );
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     '<edmx:Edmx xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx" Version="4.0">',
     '<edmx:DataServices>',
     `<Schema xmlns="http://docs.oasis-open.org/odata/ns/edm" Namespace="${NAMESPACE}">`,
     ...entityTypes,
-    ...enums,
     container,
     '</Schema>',
     '</edmx:DataServices>',

@@ -1,4 +1,4 @@
-import { enumMember } from '../../lib/reso-enums.js';
+import { legacyODataValue } from '../../lib/reso-lookups.js';
 import type { ListingExtras, ListingOffice, Room } from '../types.js';
 import { area, usualAreaUnit } from './reso-features.js';
 import { FREQUENCIES, round2 } from './reso-money.js';
@@ -112,7 +112,7 @@ function rooms(f: ResoFields, country: string): Room[] | null {
 /** StandardStatus in the Data Dictionary's spelling (`Active Under Contract` is `ActiveUnderContract`), or null. */
 function standardStatus(f: ResoFields): string | null {
   const raw = f.text('StandardStatus');
-  return raw ? enumMember('StandardStatus', raw) : null;
+  return raw ? legacyODataValue('StandardStatus', raw) : null;
 }
 
 /**

@@ -6,10 +6,20 @@ import { SaxesParser } from 'saxes';
  * @odata.nextLink to the end.
  */
 
+export interface Property {
+  name: string;
+  type: string;
+  maxLength?: number;
+  precision?: number;
+  scale?: number;
+  /** The `RESO.OData.Metadata.LookupName` annotation: the Lookup resource's name for the field's values. */
+  lookupName?: string;
+}
+
 export interface EntityType {
   name: string;
   key: string;
-  properties: { name: string; type: string }[];
+  properties: Property[];
   navigation: string[];
 }
 
@@ -29,6 +39,8 @@ export function readMetadata(xml: string): Metadata {
   let entity: EntityType | null = null;
   let enumMembers: string[] | null = null;
   let inKey = false;
+  let property: Property | null = null;
+  const numberOf = (text: string | undefined) => (text === undefined ? undefined : Number(text));
   parser.on('opentag', (tag) => {
     const a = tag.attributes as Record<string, string>;
     switch (tag.name) {
@@ -46,7 +58,12 @@ export function readMetadata(xml: string): Metadata {
         if (entity && inKey) entity.key = a.Name;
         break;
       case 'Property':
-        entity?.properties.push({ name: a.Name, type: a.Type });
+        property = { name: a.Name, type: a.Type, maxLength: numberOf(a.MaxLength), precision: numberOf(a.Precision), scale: numberOf(a.Scale) };
+        entity?.properties.push(property);
+        if (tag.isSelfClosing) property = null;
+        break;
+      case 'Annotation':
+        if (property && a.Term === 'RESO.OData.Metadata.LookupName') property.lookupName = a.String;
         break;
       case 'NavigationProperty':
         entity?.navigation.push(a.Name);
@@ -66,6 +83,7 @@ export function readMetadata(xml: string): Metadata {
   parser.on('closetag', (tag) => {
     if (tag.name === 'EntityType') entity = null;
     if (tag.name === 'Key') inKey = false;
+    if (tag.name === 'Property') property = null;
     if (tag.name === 'EnumType') enumMembers = null;
   });
   parser.write(xml).close();
@@ -107,6 +125,7 @@ export function literalOf(type: string, metadata: Metadata): string {
       return "'zz'";
     case 'Edm.Decimal':
     case 'Edm.Double':
+    case 'Edm.Int16':
     case 'Edm.Int32':
     case 'Edm.Int64':
       return '1';

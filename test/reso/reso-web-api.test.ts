@@ -18,7 +18,7 @@ const FED = {
   BathroomsTotalInteger: 1,
   GarageSpaces: 1,
   LivingArea: 120.5,
-  LivingAreaUnits: 'SquareMeters',
+  LivingAreaUnits: 'Square Meters',
   StreetNumber: '34',
   StreetName: 'Example St',
   UnitNumber: '12',
@@ -79,16 +79,24 @@ for (const database of ['pglite', 'postgres'] as const) {
     });
     after(() => svc.close());
 
-    it('serves the service document and $metadata with Property, Member, Office, Media, OpenHouse and EntityEvent, their enumerations declared', async () => {
+    it('serves the service document and $metadata with Property, Member, Office, Media, OpenHouse, EntityEvent and Lookup, lookups as annotated strings', async () => {
       const doc = await odataGet(root);
       expect(doc.status).to.equal(200);
       expect(doc.headers.get('odata-version')).to.equal('4.0');
       expect(doc.headers.get('content-type')).to.match(/^application\/json;\s*odata\.metadata=minimal/);
-      expect(doc.body.value.map((s: { name: string }) => s.name)).to.have.members(['Property', 'Member', 'Office', 'Media', 'OpenHouse', 'EntityEvent']);
+      expect(doc.body.value.map((s: { name: string }) => s.name)).to.have.members([
+        'Property',
+        'Member',
+        'Office',
+        'Media',
+        'OpenHouse',
+        'EntityEvent',
+        'Lookup',
+      ]);
       const meta = await fetch(`${root}/$metadata`);
       expect(meta.headers.get('content-type')).to.match(/^application\/xml/);
       expect(meta.headers.get('odata-version')).to.equal('4.0');
-      expect(metadata.entitySets).to.have.members(['Property', 'Member', 'Office', 'Media', 'OpenHouse', 'EntityEvent']);
+      expect(metadata.entitySets).to.have.members(['Property', 'Member', 'Office', 'Media', 'OpenHouse', 'EntityEvent', 'Lookup']);
       const event = metadata.entityTypes.get('EntityEvent')!;
       expect(event.key).to.equal('EntityEventSequence');
       expect(Object.fromEntries(event.properties.map((p) => [p.name, p.type]))).to.deep.equal({
@@ -103,17 +111,16 @@ for (const database of ['pglite', 'postgres'] as const) {
       const types = Object.fromEntries(property.properties.map((p) => [p.name, p.type]));
       expect(types).to.include({
         ListPrice: 'Edm.Decimal',
-        StandardStatus: 'org.reso.metadata.StandardStatus',
-        PropertyType: 'org.reso.metadata.PropertyType',
+        StandardStatus: 'Edm.String',
+        PropertyType: 'Edm.String',
+        Latitude: 'Edm.Decimal',
         ModificationTimestamp: 'Edm.DateTimeOffset',
         ListingContractDate: 'Edm.Date',
         BedroomsTotal: 'Edm.Int32',
         NewConstructionYN: 'Edm.Boolean',
       });
-      expect(metadata.enums.get('org.reso.metadata.StandardStatus')).to.include.members(['Active', 'ActiveUnderContract', 'Closed', 'Pending', 'Withdrawn']);
-      for (const entity of metadata.entityTypes.values()) {
-        for (const p of entity.properties) if (!p.type.startsWith('Edm.')) expect(metadata.enums.has(p.type), `${entity.name}.${p.name}`).to.equal(true);
-      }
+      expect(property.properties.find((p) => p.name === 'StandardStatus')!.lookupName).to.equal('StandardStatus');
+      expect(metadata.enums.size, 'no EnumType: one lookup style').to.equal(0);
     });
 
     it('filters, orders and selects on every field every resource declares', async () => {
@@ -151,7 +158,7 @@ for (const database of ['pglite', 'postgres'] as const) {
         BathroomsTotalInteger: 2,
         GarageSpaces: 1,
         LotSizeArea: 600,
-        LotSizeUnits: 'SquareMeters',
+        LotSizeUnits: 'Square Meters',
         StreetNumber: '39',
         StreetName: 'Main Road',
         City: 'Richmond',
@@ -167,7 +174,7 @@ for (const database of ['pglite', 'postgres'] as const) {
       expect(byKey['OFF1/P1'].ListAgentKey).to.match(/^[0-9a-f]{16}$/);
       expect(byKey['OFF1/P1'].ModificationTimestamp).to.match(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
       expect(byKey['OFF1/P3']).to.include({ StandardStatus: 'Closed', ClosePrice: 750000, CloseDate: '2024-02-01' });
-      expect(byKey['OFF1/R1']).to.include({ PropertyType: 'ResidentialLease', LeaseAmount: 650, LeaseAmountFrequency: 'Weekly', ListPrice: 650 });
+      expect(byKey['OFF1/R1']).to.include({ PropertyType: 'Residential Lease', LeaseAmount: 650, LeaseAmountFrequency: 'Weekly', ListPrice: 650 });
       for (const hidden of ['OFF1/H1', 'OFF1/W1']) {
         const one = await odataGet(`${root}/Property('${encodeURIComponent(hidden)}')`);
         expect(one.status, hidden).to.equal(404);
@@ -194,7 +201,7 @@ for (const database of ['pglite', 'postgres'] as const) {
       });
     });
 
-    it('runs comparisons, in, has, not and parentheses as OData defines them (null is equal only to null)', async () => {
+    it('runs comparisons, in, not and parentheses as OData defines them (null is equal only to null)', async () => {
       const keys = async (filter: string) => {
         const answer = await odataGet(`${root}/Property?$filter=${encodeURIComponent(filter)}&$select=ListingKey&$orderby=ListingKey`);
         expect(answer.status, `${filter}: ${JSON.stringify(answer.body)}`).to.equal(200);
@@ -204,13 +211,58 @@ for (const database of ['pglite', 'postgres'] as const) {
       expect(await keys('BedroomsTotal ne 3')).to.deep.equal(['OFF1/P2', 'OFF1/P3', 'OFF1/R1', 'OFF2/a1']);
       expect(await keys('not (BedroomsTotal gt 1)')).to.deep.equal(['OFF1/P3', 'OFF1/R1']);
       expect(await keys("StandardStatus eq org.reso.metadata.StandardStatus'Closed'")).to.deep.equal(['OFF1/P3']);
-      expect(await keys("StandardStatus has org.reso.metadata.enums.StandardStatus'Active'")).to.deep.equal(['OFF1/P1', 'OFF1/P2', 'OFF1/R1', 'OFF2/a1']);
+      expect(await keys("StandardStatus eq org.reso.metadata.enums.StandardStatus'Active'")).to.deep.equal(['OFF1/P1', 'OFF1/P2', 'OFF1/R1', 'OFF2/a1']);
       expect(await keys("PropertyType in ('ResidentialLease', 'Residential Lease')")).to.deep.equal(['OFF1/R1']);
       expect(await keys("City eq 'Richmond' and (ListPrice lt 600000 or ListPrice eq null)")).to.deep.equal(['OFF1/P1', 'OFF1/P2', 'OFF1/R1']);
       expect(await keys('CloseDate ge 2024-01-01 and CloseDate lt 2024-03-01')).to.deep.equal(['OFF1/P3']);
       expect(await keys('ModificationTimestamp gt 2000-01-01T00:00:00Z and ModificationTimestamp lt 2999-01-01T00:00:00.000+10:00')).to.have.length(5);
       expect(await keys('NewConstructionYN eq false')).to.deep.equal(['OFF2/a1']);
       expect(await keys("City eq 'richmond'"), 'strings compare case-sensitively').to.deep.equal([]);
+    });
+
+    it('lists every lookup value it serves in the Lookup resource, and takes a lookup value in $filter as its display name or its legacy OData value', async () => {
+      const { records: lookups } = await readAll(`${root}/Lookup?$top=100`);
+      const listed = new Set(lookups.map((l) => `${l.LookupName}:${l.LookupValue}`));
+      for (const l of lookups) expect(l.LookupKey).to.equal(`${l.LookupName}:${l.LookupValue}`);
+      expect(lookups.find((l) => l.LookupKey === 'StandardStatus:Active Under Contract')).to.include({
+        StandardLookupValue: 'Active Under Contract',
+        LegacyODataValue: 'ActiveUnderContract',
+      });
+      expect(lookups.find((l) => l.LookupKey === 'Country:AU')).to.include({ StandardLookupValue: 'AU', LegacyODataValue: 'AU' });
+      expect(lookups.find((l) => l.LookupKey === 'City:Richmond')).to.include({ StandardLookupValue: null, LegacyODataValue: null });
+      // Every value of every lookup field of every resource is a LookupValue of its LookupName.
+      for (const entity of metadata.entityTypes.values()) {
+        const lookupFields = entity.properties.filter((p) => p.lookupName);
+        if (lookupFields.length === 0) continue;
+        const { records } = await readAll(`${root}/${entity.name}?$select=${lookupFields.map((p) => p.name).join(',')}`);
+        for (const record of records)
+          for (const p of lookupFields)
+            if (record[p.name] !== null) expect(listed.has(`${p.lookupName}:${record[p.name]}`), `${entity.name}.${p.name} = ${record[p.name]}`).to.equal(true);
+      }
+      const keys = async (filter: string) => {
+        const answer = await odataGet(`${root}/Property?$filter=${encodeURIComponent(filter)}&$select=ListingKey&$orderby=ListingKey`);
+        expect(answer.status, `${filter}: ${JSON.stringify(answer.body)}`).to.equal(200);
+        return answer.body.value.map((r: { ListingKey: string }) => r.ListingKey);
+      };
+      for (const filter of [
+        "PropertyType eq 'Residential Lease'",
+        "PropertyType eq 'ResidentialLease'",
+        "PropertyType eq org.reso.metadata.PropertyType'ResidentialLease'",
+      ])
+        expect(await keys(filter), filter).to.deep.equal(['OFF1/R1']);
+      expect(await keys("City eq 'Richmond' and contains(City, 'ich')")).to.deep.equal(['OFF1/P1', 'OFF1/P2', 'OFF1/P3', 'OFF1/R1']);
+      // Lookups replicate by ModificationTimestamp, and filter by LookupName.
+      const cities = await odataGet(
+        `${root}/Lookup?$filter=${encodeURIComponent("LookupName eq 'City' and ModificationTimestamp ge 2000-01-01T00:00:00Z")}&$count=true`,
+      );
+      expect(cities.status).to.equal(200);
+      expect(cities.body.value.map((l: { LookupValue: string }) => l.LookupValue).sort()).to.deep.equal(
+        [...new Set((await readAll(`${root}/Property?$select=City`)).records.map((r) => r.City).filter(Boolean))].sort(),
+      );
+      expect(cities.body['@odata.count']).to.equal(cities.body.value.length);
+      const one = await odataGet(`${root}/Lookup('${encodeURIComponent('StandardStatus:Closed')}')`);
+      expect(one.status).to.equal(200);
+      expect(one.body).to.include({ LookupName: 'StandardStatus', LookupValue: 'Closed' });
     });
 
     it('runs now(), contains, startswith, endswith, tolower, toupper, year, month, day and date in $filter', async () => {
@@ -327,7 +379,7 @@ for (const database of ['pglite', 'postgres'] as const) {
       expect(one.body.Media.map((m: Record<string, unknown>) => [m.MediaURL, m.MediaCategory, m.Order, m.PreferredPhotoYN])).to.deep.equal([
         ['https://cdn.example/p1-hero.jpg', 'Photo', 0, true],
         ['https://cdn.example/p1-a.jpg', 'Photo', 1, false],
-        ['https://cdn.example/p1-plan.pdf', 'FloorPlan', 2, false],
+        ['https://cdn.example/p1-plan.pdf', 'Floor Plan', 2, false],
       ]);
       expect(one.body.ListAgent).to.include({ MemberFullName: 'Ann Smith', MemberEmail: 'ann@agency.example', OfficeKey: 'OFF1' });
       expect(one.body.ListOffice).to.include({ OfficeKey: 'OFF1' });
@@ -342,7 +394,11 @@ for (const database of ['pglite', 'postgres'] as const) {
         ['$filter=ListPrice gt', /\$filter: expected a field name or a value but found the end/],
         ['$filter=Nope eq 1', /Property has no field Nope/],
         ["$filter=ListPrice eq 'abc'", /ListPrice is Edm\.Decimal; the value at position 14/],
-        ["$filter=StandardStatus eq 'Sideways'", /"Sideways" is not a member of org\.reso\.metadata\.StandardStatus/],
+        ["$filter=StandardStatus eq org.reso.metadata.StandardStatus'Sideways'", /"Sideways" is not a value of the lookup StandardStatus/],
+        [
+          "$filter=StandardStatus has 'Active'",
+          /has applies to enumerations, and this service has none; StandardStatus is Edm\.String \(the lookup StandardStatus\)/,
+        ],
         ['$filter=CloseDate eq 2024-02-30', /CloseDate is Edm\.Date/],
         ["$filter=indexof(City,'R') eq 0", /function indexof\(\) at position 1 is not supported \(the functions served are now, contains,/],
         ["$filter=contains(ListPrice,'1')", /contains\(\) at position 1 applies to Edm\.String; ListPrice is Edm\.Decimal/],
