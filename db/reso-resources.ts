@@ -338,9 +338,8 @@ export const RESOURCES: Record<ResoResource['name'], ResoResource> = {
       { name: 'OpenHouseDate', type: { edm: 'Edm.Date' }, sql: `to_char(e.starts_at AT TIME ZONE e.zone, 'YYYY-MM-DD')` },
       { name: 'OpenHouseStartTime', type: { edm: 'Edm.DateTimeOffset' }, sql: 'e.starts_at', notNull: true },
       { name: 'OpenHouseEndTime', type: { edm: 'Edm.DateTimeOffset' }, sql: 'e.ends_at', notNull: true },
-      // Only open houses to come are served: each is Active. A String, not a lookup, so the RESO
-      // surface's lookups stay as they are (docs/reso.md, Mapping from the canonical listing).
-      str('OpenHouseStatus', `'Active'::text`, 50),
+      // Only open houses to come are served: each is Active (the Data Dictionary's OpenHouseStatus lookup).
+      lookupField('OpenHouseStatus', 'OpenHouseStatus', `${dd('OpenHouseStatus', 'Active')}::text`, 25),
       // An open house changes with its listing: its ModificationTimestamp is theirs.
       { name: 'ModificationTimestamp', type: { edm: 'Edm.DateTimeOffset' }, sql: 'l.updated_at', notNull: true },
     ],

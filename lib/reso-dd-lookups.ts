@@ -417,4 +417,9 @@ export const DD_LOOKUP_VALUES = {
     ['Unbranded Virtual Tour', 'UnbrandedVirtualTour'],
     ['Video', 'Video'],
   ],
+  OpenHouseStatus: [
+    ['Active', 'Active'],
+    ['Canceled', 'Canceled'],
+    ['Ended', 'Ended'],
+  ],
 } as const satisfies Record<string, readonly (readonly [string, string])[]>;

@@ -22,7 +22,16 @@ export type StandardLookupName = keyof typeof DD_LOOKUP_VALUES;
  * lookup fields (City, MlsStatus, PropertySubType, StateOrProvince, Country) carry the feed's
  * text, and the Lookup resource lists the values the public listings hold.
  */
-export const MAPPED_LOOKUPS = ['StandardStatus', 'PropertyType', 'FeeFrequency', 'AreaUnits', 'LotSizeUnits', 'MediaCategory', 'ResourceName'] as const;
+export const MAPPED_LOOKUPS = [
+  'StandardStatus',
+  'PropertyType',
+  'FeeFrequency',
+  'AreaUnits',
+  'LotSizeUnits',
+  'MediaCategory',
+  'ResourceName',
+  'OpenHouseStatus',
+] as const;
 export type MappedLookup = (typeof MAPPED_LOOKUPS)[number];
 
 /** Lookups whose values come from the listings (the feed's text). */
