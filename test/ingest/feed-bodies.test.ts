@@ -102,6 +102,7 @@ describe('Stored feed bodies: credentials masked, kept for FEED_BODY_RETENTION_D
           'purge-feed-bodies',
           'purge-leads',
           'refresh-stale-directory',
+          'release-unacknowledged-leads',
           'requeue-lost-feeds',
           'requeue-lost-leads',
           'send-due-webhooks',
