@@ -16,14 +16,17 @@ export function TimeChart({ title, x, series, height = 180, id, minutes = false 
   useEffect(() => {
     if (!box.current) return undefined;
     const axis = { stroke: css('--muted'), grid: { stroke: css('--line') }, ticks: { stroke: css('--line') } };
-    // Days: a label every step days counted back from the last, so the newest day always has one;
-    // the scale runs half a day past each end so the first and last labels fit.
-    const step = Math.max(1, Math.ceil(x.length / 8));
+    // Days: as many labels as fit the chart's width (about 64 px each), counted back from the
+    // last day so the newest always has one; the scale runs half a day past each end so the first
+    // and last labels fit.
     const dayAxis = minutes
       ? axis
       : {
           ...axis,
-          splits: () => x.filter((_t, i) => (x.length - 1 - i) % step === 0),
+          splits: (u) => {
+            const step = Math.max(1, Math.ceil(x.length / Math.max(2, Math.floor(u.width / 64))));
+            return x.filter((_t, i) => (x.length - 1 - i) % step === 0);
+          },
           values: (_u, ticks) => ticks.map((t) => new Date(t * 1000).toLocaleDateString(undefined, { day: 'numeric', month: 'short', timeZone: 'UTC' })),
         };
     const plot = new uPlot(
