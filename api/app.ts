@@ -12,6 +12,7 @@ import type { Config } from '../lib/config.js';
 import { type FxProvider, staticFx } from '../lib/fx-rates.js';
 import type { Logger } from '../lib/logger.js';
 import { createMetrics, type Metrics, queueDepthGauge, replicaGauges } from '../lib/metrics.js';
+import { alertLinks } from '../workers/alerts/alert-mail.js';
 import type { JobQueue } from '../workers/job-queue.js';
 import { feedKeyOf } from './auth/feed-key.js';
 import { requireOperator } from './auth/operator.js';
@@ -33,6 +34,8 @@ import { adminLeadsRouter } from './routes/admin-leads.js';
 import { adminOfficesRouter } from './routes/admin-offices.js';
 import { adminOperationsRouter } from './routes/admin-operations.js';
 import { adminOperatorTokensRouter } from './routes/admin-operator-tokens.js';
+import { alertPagesRouter } from './routes/alert-pages.js';
+import { alertsRouter } from './routes/alerts.js';
 import { consolePageRouter } from './routes/console-page.js';
 import { developerKeysRouter } from './routes/developer-keys.js';
 import { developerPageRouter } from './routes/developer-page.js';
@@ -56,6 +59,10 @@ export interface AppDeps {
   config: Pick<
     Config,
     | 'corsOrigins'
+    | 'port'
+    | 'alertRateLimit'
+    | 'alertListingUrl'
+    | 'leadRetentionDays'
     | 'publicBaseUrl'
     | 'trustProxy'
     | 'feedMaxBytes'
@@ -229,6 +236,16 @@ export function createApp(deps: AppDeps): Express {
       crmWaitMs: config.leadCrmWaitMs,
     }),
   );
+  app.use(
+    alertsRouter({
+      db,
+      limit: limit('alert', config.alertRateLimit, { countUnavailable: false }),
+      turnstile: config.turnstileSecret ? { secret: config.turnstileSecret, verifyUrl: config.turnstileVerifyUrl } : null,
+      links: alertLinks(config.publicBaseUrl ?? `http://localhost:${config.port}`, config.alertListingUrl),
+      retentionDays: config.leadRetentionDays,
+    }),
+  );
+  app.use(alertPagesRouter({ db, retentionDays: config.leadRetentionDays }));
   const operators = { operatorToken: config.operatorToken, localToken: deps.localOperatorToken ?? null };
   app.get('/metrics', requireOperator(operators, db), async (_req, res) => {
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());

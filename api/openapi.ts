@@ -1,5 +1,6 @@
 import { SERVICE_VERSION } from '../lib/version.js';
 import { adminPaths } from './openapi-admin.js';
+import { alertPaths } from './openapi-alerts.js';
 import { errorResponse, feedRequestBody, header, json, operatorErrors, operatorSecurity, queryParameters, toComponent } from './openapi-helpers.js';
 import { ingestionPaths } from './openapi-ingestion.js';
 import { leadPaths } from './openapi-leads.js';
@@ -71,6 +72,7 @@ export function buildOpenApi(): Record<string, unknown> {
       ...resoPaths(),
       ...adminPaths(),
       ...leadPaths(),
+      ...alertPaths(),
       ...webhookPaths(),
       '/v1/openapi.json': {
         get: { summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1 document' } } },
@@ -119,6 +121,7 @@ function describeHeaders(paths: Record<string, Record<string, { responses: Recor
     'POST /v1/validate',
     'POST /v1/developer/keys',
     'POST /v1/leads',
+    'POST /v1/alerts',
     'GET /v1/reso',
     'GET /v1/reso/$metadata',
     'GET /v1/reso/{resourcePath}',

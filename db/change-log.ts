@@ -112,6 +112,9 @@ export interface LoggedChange {
   newStatus: string | null;
   oldPrice: Record<string, unknown> | null;
   newPrice: Record<string, unknown> | null;
+  /** Whether public reads showed the record before the change, and after it. */
+  publicBefore: boolean;
+  publicAfter: boolean;
   source: string | null;
 }
 
@@ -128,7 +131,7 @@ export async function readAfterCursor(trx: Knex.Transaction, name: string, limit
     .where('seq', '>', cursor.seq)
     .orderBy('seq')
     .limit(limit)
-    .select('seq', 'resource', 'record_key', 'office', 'kind', 'old_status', 'new_status', 'old_price', 'new_price', 'source');
+    .select('seq', 'resource', 'record_key', 'office', 'kind', 'old_status', 'new_status', 'old_price', 'new_price', 'public_before', 'public_after', 'source');
   return rows.map((r: Record<string, any>) => ({
     seq: Number(r.seq),
     resource: r.resource,
@@ -139,6 +142,8 @@ export async function readAfterCursor(trx: Knex.Transaction, name: string, limit
     newStatus: r.new_status,
     oldPrice: r.old_price,
     newPrice: r.new_price,
+    publicBefore: r.public_before,
+    publicAfter: r.public_after,
     source: r.source,
   }));
 }

@@ -89,13 +89,14 @@ const NEXT_OPEN_HOME_SQL =
 
 const EARTH_KM = 6371.0088;
 
-/** Great-circle distance in km from a point to a listing's public location (geo: x lng, y lat). */
+/** Great-circle distance in km from a point (SQL expressions of its latitude and longitude) to a listing's public location (geo: x lng, y lat). */
+export const greatCircleKmSql = (lat: string, lng: string) =>
+  `(${EARTH_KM} * 2 * asin(least(1, sqrt(power(sin(radians(geo[1] - ${lat}) / 2), 2)
+           + cos(radians(${lat})) * cos(radians(geo[1])) * power(sin(radians(geo[0] - ${lng}) / 2), 2)))))`;
+
+/** Great-circle distance in km from a point to a listing's public location. */
 export function distanceSql(lat: number, lng: number): Sql {
-  return {
-    sql: `(${EARTH_KM} * 2 * asin(least(1, sqrt(power(sin(radians(geo[1] - ?::float8) / 2), 2)
-           + cos(radians(?::float8)) * cos(radians(geo[1])) * power(sin(radians(geo[0] - ?::float8) / 2), 2)))))`,
-    bindings: [lat, lat, lng],
-  };
+  return { sql: greatCircleKmSql('?::float8', '?::float8'), bindings: [lat, lat, lng] };
 }
 
 /** The boxes (two across the antimeridian) of a bbox, as SQL on geo. */

@@ -34,6 +34,7 @@ import * as leadFeed from './migrations/20261128120000_lead_feed.js';
 import * as leadDeliveryPaths from './migrations/20261128130000_lead_delivery_paths.js';
 import * as listingEvents from './migrations/20261128140000_listing_events.js';
 import * as resoTextIndexes from './migrations/20261128150000_reso_text_indexes.js';
+import * as savedSearchAlerts from './migrations/20261128160000_saved_search_alerts.js';
 
 /** Migrations in order; listed here so they run the same from source, from dist/ and in tests. */
 const MIGRATIONS: Record<string, Knex.Migration> = {
@@ -72,6 +73,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261128130000_lead_delivery_paths': leadDeliveryPaths,
   '20261128140000_listing_events': listingEvents,
   '20261128150000_reso_text_indexes': resoTextIndexes,
+  '20261128160000_saved_search_alerts': savedSearchAlerts,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

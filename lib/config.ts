@@ -68,6 +68,10 @@ export interface Config {
   leadCrmWaitMs: number;
   feedBodyRetentionDays: number;
   leadRateLimit: number;
+  /** Alert subscription requests (POST /v1/alerts) one client address may make per hour. */
+  alertRateLimit: number;
+  /** The public page of a listing, linked from alert mails: {office}, {uniqueId} and {listingKey} filled in. null: the service's own GET /v1/listings/{office}/{uniqueId}. */
+  alertListingUrl: string | null;
   /** RESO Web API requests per client address per minute. */
   resoRateLimit: number;
   /** Days the change log keeps its events (RESO EntityEvent, webhooks); an older checkpoint must replicate from scratch. */
@@ -216,6 +220,8 @@ const envSchema = {
     LEAD_CRM_WAIT_MS: { ...int(1000, 7 * 24 * 3600 * 1000), default: 15 * 60 * 1000 },
     FEED_BODY_RETENTION_DAYS: { ...int(1), default: 30 },
     LEAD_RATE_LIMIT: { ...int(1), default: 20 },
+    ALERT_RATE_LIMIT: { ...int(1), default: 20 },
+    ALERT_LISTING_URL: url(['http', 'https']),
     RESO_RATE_LIMIT: { ...int(1), default: 600 },
     CHANGE_LOG_DAYS: { ...int(1, 3650), default: 30 },
     KEY_REQUEST_RATE_LIMIT: { ...int(1), default: 10 },
@@ -253,6 +259,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   }
   const publicBaseUrl = e.PUBLIC_BASE_URL === undefined ? null : baseUrl(String(e.PUBLIC_BASE_URL), problems);
   const trustProxy = e.TRUST_PROXY === undefined ? null : trustedProxies(String(e.TRUST_PROXY), problems);
+  if (e.ALERT_LISTING_URL && !/\{(uniqueId|listingKey)\}/.test(String(e.ALERT_LISTING_URL))) {
+    problems.push(
+      'ALERT_LISTING_URL must name the listing with {uniqueId} (and {office}) or {listingKey}, e.g. https://portal.example/listings/{office}/{uniqueId}',
+    );
+  }
   if (problems.length) throw new ConfigError(problems);
   return Object.freeze({
     port: e.PORT,
@@ -308,6 +319,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     leadCrmWaitMs: e.LEAD_CRM_WAIT_MS,
     feedBodyRetentionDays: e.FEED_BODY_RETENTION_DAYS,
     leadRateLimit: e.LEAD_RATE_LIMIT,
+    alertRateLimit: e.ALERT_RATE_LIMIT,
+    alertListingUrl: e.ALERT_LISTING_URL ?? null,
     resoRateLimit: e.RESO_RATE_LIMIT,
     changeLogDays: e.CHANGE_LOG_DAYS,
     keyRequestRateLimit: e.KEY_REQUEST_RATE_LIMIT,

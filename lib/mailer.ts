@@ -10,6 +10,8 @@ export interface Mail {
   replyTo?: string;
   /** A stable Message-ID lets receiving systems spot a duplicate. */
   messageId?: string;
+  /** Extra header fields (List-Unsubscribe and List-Unsubscribe-Post on alerts). */
+  headers?: Record<string, string>;
 }
 
 export interface Mailer {

@@ -16,3 +16,6 @@ export type ReadableStatus = (typeof READABLE_STATUSES)[number];
 
 /** READABLE_STATUSES as an SQL list: `('active', 'under_offer', 'sold', 'leased')`. */
 export const READABLE_STATUSES_SQL = `(${READABLE_STATUSES.map((s) => `'${s}'`).join(', ')})`;
+
+/** The statuses a listing is on the market in: what a search answers by default, and what alerts are about. */
+export const ON_MARKET_STATUSES = ['active', 'under_offer'] as const satisfies readonly Status[];

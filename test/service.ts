@@ -55,6 +55,8 @@ export interface TestServiceOptions {
   ingestRetry?: RetryPolicy;
   /** Every periodic task this often (default: each its own interval). */
   maintenanceEveryMs?: number;
+  /** How long instant alerts wait to gather a feed's changes (default: production's). */
+  alertHoldMs?: number;
 }
 
 /** Deletes the Redis keys a test service made under its own prefixes (queues, rate-limit counters). */
@@ -139,6 +141,7 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
     queuePrefix: options.queuePrefix ?? `test-${schema}`,
     ingestRetry: options.ingestRetry,
     maintenanceEveryMs: options.maintenanceEveryMs,
+    alertHoldMs: options.alertHoldMs,
   });
   // Production gives a rate-limit count 500 ms and lets the request through past it (a slow Redis
   // must not stop the service); tests that count to a limit run on busy machines, so they wait longer.

@@ -1,3 +1,4 @@
+import { purgeAlerts } from '../db/alert-subscriptions.js';
 import { purgeChangeLog } from '../db/change-log.js';
 import { refreshDirectory, staleDirectoryOffices } from '../db/directory.js';
 import { purgeFeedBodies, staleFeedEventIds } from '../db/feed-events.js';
@@ -49,6 +50,8 @@ export interface MaintenanceDeps {
   dispatchChanges(): Promise<number>;
   /** Sends the notification outbox. */
   sendMail(): Promise<{ sent: number; failed: number }>;
+  /** Matches the change log against saved searches and queues (and sends) the alert mails due. */
+  alerts(): Promise<{ matched: number; mails: number }>;
   /**
    * How long unfinished work must be untouched to count as lost. The in-process queue loses all
    * of it with the process, so its first sweep after a start takes everything (0).
@@ -149,6 +152,25 @@ export function maintenanceTasks(deps: MaintenanceDeps): MaintenanceTask[] {
       name: 'send-notifications',
       everyMs: MINUTE,
       run: () => deps.sendMail(),
+    },
+    {
+      name: 'send-alerts',
+      everyMs: 5_000,
+      async run() {
+        // Instant alerts go within a minute of their change, and confirmation mails within seconds of the request.
+        const turn = await deps.alerts();
+        const mail = await deps.sendMail();
+        return { ...turn, ...mail };
+      },
+    },
+    {
+      name: 'purge-alerts',
+      everyMs: HOUR,
+      async run() {
+        const purged = await purgeAlerts(deps.db, deps.leadRetentionDays, deps.changeLogDays);
+        if (purged.expired + purged.ended) deps.logger.info(purged, 'alert subscriptions past their time purged');
+        return purged;
+      },
     },
     {
       name: 'purge-leads',

@@ -1,9 +1,13 @@
+import { alertMailContent } from '../db/alert-mails.js';
+import { isBlocked } from '../db/blocklist.js';
 import type { Db } from '../db/knex.js';
-import { sendPendingNotifications } from '../db/notifications.js';
+import { type RenderAtSend, sendPendingNotifications } from '../db/notifications.js';
 import type { Config } from '../lib/config.js';
 import type { Logger } from '../lib/logger.js';
 import { createMailer } from '../lib/mailer.js';
 import type { Metrics } from '../lib/metrics.js';
+import { alertLinks, alertMail } from './alerts/alert-mail.js';
+import { runAlerts } from './alerts/match-alerts.js';
 import { createBullQueue, startBullWorker, startScheduledTasks } from './bullmq-queue.js';
 import { ChangeSequencer } from './change-log/change-sequencer.js';
 import { InProcessQueue } from './in-process-queue.js';
@@ -37,7 +41,13 @@ export type RuntimeConfig = Pick<
   | 'webhookAllowPrivateNetworks'
   | 'webhookTimeoutMs'
   | 'webhookDisableAfterHours'
+  | 'port'
+  | 'publicBaseUrl'
+  | 'alertListingUrl'
 >;
+
+/** How long an instant alert's first match waits for the rest of its feed's changes before its mail is composed. */
+export const ALERT_HOLD_MS = 20_000;
 
 export interface Runtime {
   /** Where the web side adds ingest jobs. */
@@ -62,6 +72,8 @@ export interface RuntimeOptions {
   maintenanceEveryMs?: number;
   /** Where jobs count feeds, listings and lead deliveries (the process's metrics). */
   metrics?: Metrics;
+  /** How long instant alerts wait to gather a feed's changes (default ALERT_HOLD_MS; tests 0). */
+  alertHoldMs?: number;
 }
 
 /**
@@ -73,12 +85,38 @@ export interface RuntimeOptions {
  */
 export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, options: RuntimeOptions = { consume: true }): Runtime {
   const mailer = createMailer({ smtpUrl: config.smtpUrl, dataDir: config.dataDir, from: config.mailFrom });
-  /** The change log's listing events into webhook deliveries (never fails the caller: the maintenance task tries again). */
-  const dispatchChanges = () =>
-    dispatchChangeWebhooks({ db, logger, queue: () => webhookQueue! }).catch((err) => {
+  // Alert mails are written as they go (their listings as they are then), with links to this service's pages.
+  const links = alertLinks(config.publicBaseUrl ?? `http://localhost:${config.port}`, config.alertListingUrl);
+  const renderAlert: RenderAtSend = async (trx, row) => {
+    const content = row.subscription_id ? await alertMailContent(trx, row.id, row.subscription_id) : null;
+    if (!content || (await isBlocked(trx, content.subscription.email))) return null;
+    return alertMail(content, links, config.leadRetentionDays);
+  };
+  const sendMail = () =>
+    sendPendingNotifications(db, mailer, 100, renderAlert).catch((err) => {
+      logger.warn({ err }, 'sending notifications failed; will retry');
+      return { sent: 0, failed: 0 };
+    });
+  /** The change log's matches for saved searches, and the alert mails due (sent at once). Never fails the caller. */
+  const alerts = () =>
+    runAlerts(db, options.alertHoldMs ?? ALERT_HOLD_MS)
+      .then(async (turn) => {
+        if (turn.mails) await sendMail();
+        return turn;
+      })
+      .catch((err) => {
+        logger.warn({ err }, 'matching alerts failed; the maintenance task tries again');
+        return { matched: 0, mails: 0 };
+      });
+  /** The change log's listing events into webhook deliveries and alert matches (never fails the caller: the maintenance task tries again). */
+  const dispatchChanges = async () => {
+    const deliveries = await dispatchChangeWebhooks({ db, logger, queue: () => webhookQueue! }).catch((err) => {
       logger.warn({ err }, 'turning the change log into webhooks failed; the maintenance task tries again');
       return 0;
     });
+    await alerts();
+    return deliveries;
+  };
   // The change log's rows are numbered as their transactions commit (notified), and by the maintenance task.
   const sequencer = options.consume ? new ChangeSequencer(db, logger, async () => void (await dispatchChanges())) : null;
   void sequencer?.start();
@@ -105,11 +143,6 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
       await queueWebhookEvents({ db, logger, queue: () => webhookQueue! }, event.keyId, event.id, feedWebhookEvents(event, outcome, result));
     },
   };
-  const sendMail = () =>
-    sendPendingNotifications(db, mailer).catch((err) => {
-      logger.warn({ err }, 'sending notifications failed; will retry');
-      return { sent: 0, failed: 0 };
-    });
   const metrics = options.metrics;
   const handleFeed = async (feedId: string, job?: JobContext) => {
     const summary = await processFeed(deps, feedId, job);
@@ -183,6 +216,7 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
     sequenceChanges: () => sequencer?.run() ?? Promise.resolve(0),
     dispatchChanges,
     sendMail,
+    alerts,
     staleAfter: () =>
       firstSweep ? { feedMs: 0, leadMs: 0, directoryMs: 0 } : { feedMs: STALE_FEED_MS, leadMs: STALE_LEAD_MS, directoryMs: STALE_DIRECTORY_MS },
   });

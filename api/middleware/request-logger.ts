@@ -58,12 +58,15 @@ export function requestLogger(app: Express, logger: Logger): RequestHandler {
   };
 }
 
+/** A URL as the log keeps it: the value of a `token` parameter (an alert's link, which stands for its address) left out. */
+export const loggedUrl = (url: string) => url.replace(/([?&]token=)[^&#]*/gi, '$1[redacted]');
+
 function logCompletion(logger: Logger, req: Request, res: Response, reqId: string, ms: number): void {
   const aborted = !res.writableFinished;
   const level = aborted ? 'warn' : levelFor(res.statusCode);
   if (!logger.isLevelEnabled(level)) return;
   logger[level](
-    { reqId, req: { method: req.method, url: req.originalUrl }, res: { statusCode: res.statusCode }, responseTime: Math.round(ms) },
+    { reqId, req: { method: req.method, url: loggedUrl(req.originalUrl) }, res: { statusCode: res.statusCode }, responseTime: Math.round(ms) },
     aborted ? 'request closed before its response was complete' : 'request completed',
   );
 }

@@ -61,7 +61,7 @@ export function securityHeaders(): RequestHandler {
 export function publicCors(origins: '*' | string[]): RequestHandler {
   return cors({
     origin: origins === '*' ? '*' : origins,
-    methods: ['GET', 'HEAD', 'POST'],
+    methods: ['GET', 'HEAD', 'POST', 'DELETE'],
     allowedHeaders: ['content-type', 'x-request-id'],
     exposedHeaders: ['x-request-id', 'retry-after', 'ratelimit', 'ratelimit-policy'],
     maxAge: 600,
@@ -69,7 +69,7 @@ export function publicCors(origins: '*' | string[]): RequestHandler {
 }
 
 /** Paths whose answers browsers on other origins may read (and POST /v1/leads: enquiryCors). */
-export const PUBLIC_CORS_PATHS = ['/v1/listings', '/v1/reso', '/v1/projects', '/v1/agents', '/v1/offices', '/v1/countries', '/v1/fx', '/v1/site'];
+export const PUBLIC_CORS_PATHS = ['/v1/listings', '/v1/reso', '/v1/projects', '/v1/agents', '/v1/offices', '/v1/countries', '/v1/fx', '/v1/site', '/v1/alerts'];
 
 /**
  * CORS for consumer enquiries only: POST /v1/leads and its preflight. A feed key's reads of its

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { Knex } from 'knex';
+import { alertStats, deleteBlockedSubscriptions } from '../../db/alert-subscriptions.js';
 import { addBlock, COMMON_MAIL_DOMAINS, listBlocklist, normaliseBlockValue, removeBlock } from '../../db/blocklist.js';
 import { leadRefusals } from '../../db/lead-refusals.js';
 import { type LeadStatus, leadJobKey, listLeads, retryLead } from '../../db/leads.js';
@@ -68,8 +69,20 @@ export function adminLeadsRouter(deps: { db: Knex; leadQueue: JobQueue }): Route
     }
     const outcome = await addBlock(db, { kind: body.kind, value, reason: body.reason ?? null }, body.force === true);
     if ('exists' in outcome) throw new HttpError(409, `${body.kind} ${value} is already blocked (entry ${outcome.exists.id}); send force: true to replace it`);
-    await recordAudit(db, { actor: operatorOf(res), action: 'blocklist.add', target: `${body.kind}:${value}`, details: { reason: body.reason ?? null } });
+    // A blocked address gets no more alerts: its subscriptions go (the sender checks the blocklist too).
+    const alertsDeleted = await deleteBlockedSubscriptions(db, body.kind, value);
+    await recordAudit(db, {
+      actor: operatorOf(res),
+      action: 'blocklist.add',
+      target: `${body.kind}:${value}`,
+      details: { reason: body.reason ?? null, alertsDeleted },
+    });
     res.json(outcome.row);
+  });
+
+  router.get('/v1/admin/alerts', async (req, res) => {
+    const query = assertValidQuery<{ days: number }>('AdminAlertStatsQuery', req.query as Record<string, unknown>);
+    res.json(await alertStats(db, query.days));
   });
 
   router.delete('/v1/admin/blocklist', json, async (req, res) => {

@@ -20,6 +20,7 @@ import {
   visibilityRequestSchema,
 } from './admin.js';
 import { adminResponseSchemas } from './admin-responses.js';
+import { alertSchemas } from './alerts.js';
 import { canonicalSchemas } from './canonical.js';
 import { errorSchema } from './error.js';
 import { feedHistorySchemas } from './feed-history.js';
@@ -140,6 +141,7 @@ export const schemas = [
   siteSchema,
   leadRequestSchema,
   leadAcceptedSchema,
+  ...alertSchemas,
   feedLeadsQuerySchema,
   feedLeadSchema,
   feedLeadPageSchema,

@@ -81,7 +81,7 @@ describe('the API description as clients generate from it', () => {
     }
     expect(operations.find((o) => o.key === 'GET /v1/listings')!.op.security).to.deep.equal([]);
     expect(doc.servers).to.have.length(1);
-    expect(doc.tags.map((t) => t.name)).to.deep.equal(['ingestion', 'webhooks', 'reads', 'reso', 'leads', 'admin', 'site', 'system']);
+    expect(doc.tags.map((t) => t.name)).to.deep.equal(['ingestion', 'webhooks', 'reads', 'reso', 'leads', 'alerts', 'admin', 'site', 'system']);
   });
 
   it('a strict validator accepts the feed request example against the request body schema (exactly one reading)', () => {

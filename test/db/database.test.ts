@@ -81,6 +81,7 @@ for (const backend of backends) {
       '20261128130000_lead_delivery_paths',
       '20261128140000_listing_events',
       '20261128150000_reso_text_indexes',
+      '20261128160000_saved_search_alerts',
     ];
     it('applies migrations once, idempotently, and rolls them back', async () => {
       expect(await migrateToLatest(db)).to.deep.equal(ALL);

@@ -98,6 +98,7 @@ describe('Stored feed bodies: credentials masked, kept for FEED_BODY_RETENTION_D
       try {
         const schedulers = (await maintenance.getJobSchedulers()).map((s) => s.key ?? s.name).sort();
         expect(schedulers).to.deep.equal([
+          'purge-alerts',
           'purge-change-log',
           'purge-feed-bodies',
           'purge-leads',
@@ -105,6 +106,7 @@ describe('Stored feed bodies: credentials masked, kept for FEED_BODY_RETENTION_D
           'release-unacknowledged-leads',
           'requeue-lost-feeds',
           'requeue-lost-leads',
+          'send-alerts',
           'send-due-webhooks',
           'send-notifications',
           'sequence-changes',

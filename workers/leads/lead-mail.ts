@@ -1,8 +1,8 @@
 import type { LeadContact } from '../../db/leads.js';
+import { escapeHtml } from '../../lib/html.js';
 import type { Mail } from '../../lib/mailer.js';
 import { addressLine } from '../../pipeline/address-line.js';
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 const firstText = (map: Record<string, string> | null | undefined) => (map ? (Object.values(map)[0] ?? null) : null);
 
 /** CR, LF and the other line breaks folded to one space. */

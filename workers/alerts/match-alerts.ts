@@ -1,0 +1,42 @@
+import { composeDueAlerts } from '../../db/alert-mails.js';
+import { type AlertChange, alertReasonOf, matchChanges } from '../../db/alert-matching.js';
+import { moveCursor, readAfterCursor } from '../../db/change-log.js';
+import type { Db } from '../../db/knex.js';
+
+/** The change log reader's name (change_log_cursors). */
+export const ALERT_CURSOR = 'alerts';
+/** Log rows read per transaction: a batch's memory is bounded by it. */
+const ROWS_PER_RUN = 2_000;
+
+/**
+ * Matches the change log's new listings, price drops and returns to the market against confirmed
+ * saved searches (db/alert-matching.ts), recording the matches in the same transaction that moves
+ * the alerts' cursor: a worker that dies loses nothing, and a change is matched once. Returns how
+ * many changes worth an alert were read.
+ */
+export async function matchAlertChanges(db: Db): Promise<number> {
+  let worth = 0;
+  for (;;) {
+    const read = await db.transaction(async (trx) => {
+      const changes = await readAfterCursor(trx, ALERT_CURSOR, ROWS_PER_RUN);
+      if (changes.length === 0) return 0;
+      const alerts: AlertChange[] = [];
+      for (const c of changes) {
+        const reason = alertReasonOf(c);
+        if (reason) alerts.push({ seq: c.seq, listingKey: c.recordKey, reason });
+      }
+      await matchChanges(trx, alerts);
+      await moveCursor(trx, ALERT_CURSOR, changes.at(-1)!.seq);
+      worth += alerts.length;
+      return changes.length;
+    });
+    if (read < ROWS_PER_RUN) return worth;
+  }
+}
+
+/** One turn of the alerts: match what changed, then queue the mails that are due. */
+export async function runAlerts(db: Db, holdMs: number): Promise<{ matched: number; mails: number }> {
+  const matched = await matchAlertChanges(db);
+  const mails = await composeDueAlerts(db, holdMs);
+  return { matched, mails };
+}
