@@ -66,6 +66,15 @@ describe('HTTP: request logging', () => {
     expect(JSON.stringify(lines)).not.to.include('fk_secret_token');
   });
 
+  it("leaves an alert link's token out of the logged url (it stands for the subscriber's address)", async () => {
+    const res = await fetch(`${server.url}/ok?token=lal_secret_alert_token&x=1`);
+    expect(res.status).to.equal(200);
+    await settle();
+    const done = lines.find((l) => l.msg === 'request completed');
+    expect(done?.req.url).to.equal('/ok?token=[redacted]&x=1');
+    expect(JSON.stringify(lines)).not.to.include('lal_secret_alert_token');
+  });
+
   it('keeps a well-formed inbound X-Request-Id and replaces a malformed one', async () => {
     const kept = await fetch(`${server.url}/ok`, { headers: { 'x-request-id': 'crm-42.a_b' } });
     expect(kept.headers.get('x-request-id')).to.equal('crm-42.a_b');
