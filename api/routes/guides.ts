@@ -16,6 +16,7 @@ export const GUIDES: [name: string, title: string][] = [
   ['issue-codes', 'Validation issue codes'],
   ['reads', 'Public reads: search and directory'],
   ['leads', 'Leads: enquiries and their delivery'],
+  ['alerts', 'Alerts: saved searches mailed to buyers'],
   ['operators', 'Operators: credentials, console, dashboard'],
   ['sftp', 'SFTP drops'],
   ['security', 'Limits and defences'],
