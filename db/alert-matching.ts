@@ -178,24 +178,28 @@ export interface AlertChange {
   seq: number;
   listingKey: string;
   reason: AlertReason;
+  /** When the change log numbered it: an alert confirmed after it does not hear of it. */
+  at: Date;
 }
 
 /**
  * Records which confirmed saved searches the changed listings match, as they are now (on the
  * market and shown, by their public form), one row per search and change: a change already
- * recorded for a search is not recorded again. Returns the subscriptions that got a match.
+ * recorded for a search is not recorded again, and a change from before a search was confirmed
+ * is not its business (a matcher that fell behind does not mail old news to a new subscriber).
+ * Returns the subscriptions that got a match.
  */
 export async function matchChanges(trx: Knex.Transaction | Knex, changes: AlertChange[]): Promise<string[]> {
   if (changes.length === 0) return [];
   const { rows } = await trx.raw(
     `INSERT INTO alert_matches (subscription_id, seq, listing_key, reason)
      SELECT s.id, c.seq, l.listing_key, c.reason
-       FROM unnest(?::text[], ?::bigint[], ?::text[]) AS c(listing_key, seq, reason)
+       FROM unnest(?::text[], ?::bigint[], ?::text[], ?::timestamptz[]) AS c(listing_key, seq, reason, at)
        JOIN listings l ON l.listing_key = c.listing_key AND l.is_public
-       JOIN alert_subscriptions s ON s.status = 'confirmed' AND s.anchors && ${LISTING_ANCHORS_SQL} AND ${SEARCH_MATCHES_SQL}
+       JOIN alert_subscriptions s ON s.status = 'confirmed' AND s.anchors && ${LISTING_ANCHORS_SQL} AND s.confirmed_at <= c.at AND ${SEARCH_MATCHES_SQL}
      ON CONFLICT DO NOTHING
      RETURNING subscription_id`,
-    [changes.map((c) => c.listingKey), changes.map((c) => c.seq), changes.map((c) => c.reason)],
+    [changes.map((c) => c.listingKey), changes.map((c) => c.seq), changes.map((c) => c.reason), changes.map((c) => c.at.toISOString())],
   );
   return [...new Set((rows as { subscription_id: string }[]).map((r) => r.subscription_id))];
 }

@@ -116,6 +116,8 @@ export interface LoggedChange {
   publicBefore: boolean;
   publicAfter: boolean;
   source: string | null;
+  /** When it was numbered (after its transaction committed). */
+  sequencedAt: Date;
 }
 
 /**
@@ -131,7 +133,7 @@ export async function readAfterCursor(trx: Knex.Transaction, name: string, limit
     .where('seq', '>', cursor.seq)
     .orderBy('seq')
     .limit(limit)
-    .select('seq', 'resource', 'record_key', 'office', 'kind', 'old_status', 'new_status', 'old_price', 'new_price', 'public_before', 'public_after', 'source');
+    .select('seq', 'resource', 'record_key', 'office', 'kind', 'old_status', 'new_status', 'old_price', 'new_price', 'public_before', 'public_after', 'source', 'sequenced_at');
   return rows.map((r: Record<string, any>) => ({
     seq: Number(r.seq),
     resource: r.resource,
@@ -145,6 +147,7 @@ export async function readAfterCursor(trx: Knex.Transaction, name: string, limit
     publicBefore: r.public_before,
     publicAfter: r.public_after,
     source: r.source,
+    sequencedAt: new Date(r.sequenced_at),
   }));
 }
 

@@ -124,6 +124,7 @@ describe('Alert matching answers what the search answers', function () {
         email_key: `m${i}@x.example`,
         token: `lal_test_${i}`,
         status: 'confirmed',
+        confirmed_at: svc.db.raw("now() - interval '1 minute'"),
         frequency: 'instant',
         search: JSON.stringify(params),
         ...savedSearchColumns(parsed),
@@ -132,7 +133,7 @@ describe('Alert matching answers what the search answers', function () {
     await svc.db('alert_subscriptions').insert(rows);
     await matchChanges(
       svc.db,
-      keys.map((listingKey, n) => ({ seq: n + 1, listingKey, reason: 'new' as const })),
+      keys.map((listingKey, n) => ({ seq: n + 1, listingKey, reason: 'new' as const, at: new Date() })),
     );
     const matched = new Map<string, string[]>();
     for (const r of await svc.db('alert_matches').select('subscription_id', 'listing_key').orderBy('listing_key')) {

@@ -166,6 +166,12 @@ for (const setup of [
       await sweep();
       await sweep();
       expect(alertsTo(buyer)).to.have.length(1);
+      // A matcher that reads the log again (its cursor lost) mails no change twice, and no change from before the confirmation.
+      await svc.db('change_log_cursors').where({ name: 'alerts' }).update({ seq: 0 });
+      await sweep();
+      await sweep();
+      expect(alertsTo(buyer)).to.have.length(1);
+      expect(Number((await svc.db('change_log_cursors').where({ name: 'alerts' }).first('seq'))!.seq)).to.be.greaterThan(0);
     });
 
     it('mails a price drop with the price before it, and a listing back on the market', async () => {

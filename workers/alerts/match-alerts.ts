@@ -23,7 +23,7 @@ export async function matchAlertChanges(db: Db): Promise<number> {
       const alerts: AlertChange[] = [];
       for (const c of changes) {
         const reason = alertReasonOf(c);
-        if (reason) alerts.push({ seq: c.seq, listingKey: c.recordKey, reason });
+        if (reason) alerts.push({ seq: c.seq, listingKey: c.recordKey, reason, at: c.sequencedAt });
       }
       await matchChanges(trx, alerts);
       await moveCursor(trx, ALERT_CURSOR, changes.at(-1)!.seq);
