@@ -78,6 +78,19 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
     expect((await pushFeed(svc.url, key, feed(invalid))).status).to.equal(200);
     expect((await pushFeed(svc.url, key, '<propertyList><residential>')).status).to.equal(400);
 
+    // A buyer's saved search, confirmed: the dashboard counts it.
+    const alert = await fetch(`${svc.url}/v1/alerts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'buyer@home.example', consent: true, search: { locality: 'Richmond' } }),
+    });
+    expect(alert.status).to.equal(202);
+    const { token } = await svc.db('alert_subscriptions').first('token');
+    expect(
+      (await fetch(`${svc.url}/v1/alerts/confirm`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) }))
+        .status,
+    ).to.equal(200);
+
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
     page.on('pageerror', (err) => errors.push(err.message));
@@ -116,6 +129,8 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
     expect(await page.locator('.card').first().innerText()).to.match(/Listings\s+4\s/i);
     expect(await page.locator('#board-link').isVisible(), 'the queue board link with REDIS_URL').to.equal(true);
     expect(await page.evaluate(() => location.href)).not.to.contain(OPERATOR);
+    await page.getByText('1 instant · 0 daily · 0 waiting for confirmation').waitFor();
+    await page.locator('#chart-alerts').waitFor();
     await shot('01-dashboard');
   });
 

@@ -17,7 +17,14 @@ const queueLine = (q) => (q ? `waiting ${q.waiting} · active ${q.active} · del
 const FEED_OUTCOMES = ['ok', 'with_invalid', 'not_well_formed', 'tripped', 'failed', 'rejected'];
 const LEAD_OUTCOMES = ['delivered', 'failed', 'dead_letter', 'pending'];
 
-function Charts({ history }) {
+const ALERT_SERIES = [
+  ['subscribed', 'requests'],
+  ['confirmed', 'confirmed'],
+  ['sent', 'mails sent'],
+  ['unsubscribed', 'unsubscribed'],
+];
+
+function Charts({ history, alerts }) {
   const x = history.days.map((d) => Date.parse(`${d.day}T00:00:00Z`) / 1000);
   const depth = history.queueDepth;
   return html`<div class="charts">
@@ -25,6 +32,14 @@ function Charts({ history }) {
     <${TimeChart} id="chart-applied" title="Listings applied per day" x=${x} series=${[{ label: 'applied', values: history.days.map((d) => d.listingsApplied) }]} />
     <${TimeChart} id="chart-invalid" title="Invalid listings per day (% of those read)" x=${x} series=${[{ label: 'invalid %', values: history.days.map((d) => d.invalidPercent) }]} />
     <${TimeChart} id="chart-leads" title="Lead deliveries per day by outcome" x=${x} series=${LEAD_OUTCOMES.map((o) => ({ label: words(o), values: history.days.map((d) => d.leads[o] ?? 0) }))} />
+    ${alerts
+      ? html`<${TimeChart}
+          id="chart-alerts"
+          title="Saved-search alerts per day"
+          x=${alerts.days.map((d) => Date.parse(`${d.day}T00:00:00Z`) / 1000)}
+          series=${ALERT_SERIES.map(([key, label]) => ({ label, values: alerts.days.map((d) => d[key]) }))}
+        />`
+      : null}
     ${depth.length
       ? html`<${TimeChart}
           id="chart-queues"
@@ -44,8 +59,9 @@ function Charts({ history }) {
 export function Dashboard() {
   const { data: s, reload } = useLoad(() => api('GET', '/v1/admin/stats'), []);
   const { data: history, reload: reloadHistory } = useLoad(() => api('GET', '/v1/admin/stats/history?days=14'), []);
+  const { data: alerts, reload: reloadAlerts } = useLoad(() => api('GET', '/v1/admin/alerts?days=14'), []);
   useEffect(() => {
-    const timer = setInterval(() => (reload(), reloadHistory()), 10_000);
+    const timer = setInterval(() => (reload(), reloadHistory(), reloadAlerts()), 10_000);
     return () => clearInterval(timer);
   }, []);
   if (!s) return html`<p class="muted">Loading…</p>`;
@@ -61,6 +77,13 @@ export function Dashboard() {
       <${Card} label="Quarantine" figure=${s.quarantine.open} detail="open circuit-breaker trips" />
       <${Card} label="Feed keys" figure=${s.feedKeys.active} detail=${`active · ${s.feedKeys.suspended} waiting for approval`} />
       <${Card} label="Blocklist" figure=${s.blocklist.entries} detail="senders blocked" />
+      ${alerts
+        ? html`<${Card}
+            label="Alerts"
+            figure=${alerts.subscriptions.confirmed}
+            detail=${`${alerts.subscriptions.instant} instant · ${alerts.subscriptions.daily} daily · ${alerts.subscriptions.pending} waiting for confirmation`}
+          />`
+        : null}
     </div>
     <h2>Listings by status</h2>
     <div class="panel">${statusLine(s.listings.byStatus)}</div>
@@ -79,6 +102,6 @@ export function Dashboard() {
         : html`<span class="muted">In-process queue (no REDIS_URL): no queue board.</span>`}
     </div>
     <h2>The last two weeks</h2>
-    ${history ? html`<${Charts} history=${history} />` : html`<p class="muted">Loading charts…</p>`}
+    ${history ? html`<${Charts} history=${history} alerts=${alerts} />` : html`<p class="muted">Loading charts…</p>`}
     <p class="muted">Updated ${new Date().toLocaleTimeString()}; refreshes every 10 seconds.</p>`;
 }
