@@ -19,7 +19,7 @@ function page(res: Response, status: number, title: string, body: string): void 
     .set('Referrer-Policy', 'no-referrer')
     .type('html')
     .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>
+<meta name="robots" content="noindex"><link rel="icon" href="data:,"><title>${escapeHtml(title)}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;line-height:1.5;color:#1b1b1b}
 button{font:inherit;padding:.5rem 1rem;border-radius:.4rem;border:1px solid #1f5fbf;background:#1f5fbf;color:#fff;cursor:pointer}
 button.quiet{background:#fff;color:#a11}li{margin:.75rem 0}.muted{color:#555}</style></head>

@@ -58,7 +58,8 @@ export function describeSearch(search: Record<string, string>): string {
     range(s.minBedrooms, s.maxBedrooms, ' bedrooms'),
     range(s.minBathrooms, undefined, ' bathrooms'),
     range(s.minCarSpaces, undefined, ' car spaces'),
-    range(s.minPrice, s.maxPrice, ''),
+    // Rents are searched by the week (monthly and yearly rents compared as weekly amounts).
+    range(s.minPrice, s.maxPrice, s.saleMode === 'rent' ? ' a week' : ''),
     range(s.minLandArea, s.maxLandArea, ' m² of land'),
   ]) {
     if (part) parts.push(part);
