@@ -8,7 +8,8 @@ import { html } from '../lib/html.js';
 import { TimeChart } from '../ui/chart.js';
 import { useLoad } from '../ui/use-load.js';
 
-const Card = ({ label, figure, detail }) => html`<div class="card"><div class="label">${label}</div><div class="figure">${figure}</div><div class="detail">${detail ?? ''}</div></div>`;
+const Card = ({ label, figure, detail }) =>
+  html`<div class="card"><div class="label">${label}</div><div class="figure">${figure}</div><div class="detail">${detail ?? ''}</div></div>`;
 const statusLine = (map) =>
   Object.entries(map ?? {})
     .map(([k, v]) => `${words(k)} ${v}`)
@@ -25,8 +26,9 @@ function Charts({ history }) {
     <${TimeChart} id="chart-applied" title="Listings applied per day" x=${x} series=${[{ label: 'applied', values: history.days.map((d) => d.listingsApplied) }]} />
     <${TimeChart} id="chart-invalid" title="Invalid listings per day (% of those read)" x=${x} series=${[{ label: 'invalid %', values: history.days.map((d) => d.invalidPercent) }]} />
     <${TimeChart} id="chart-leads" title="Lead deliveries per day by outcome" x=${x} series=${LEAD_OUTCOMES.map((o) => ({ label: words(o), values: history.days.map((d) => d.leads[o] ?? 0) }))} />
-    ${depth.length
-      ? html`<${TimeChart}
+    ${
+      depth.length
+        ? html`<${TimeChart}
           id="chart-queues"
           minutes=${true}
           title="Queue depth (waiting jobs), sampled each minute"
@@ -37,7 +39,8 @@ function Charts({ history }) {
             { label: 'webhook delivery', values: depth.map((s) => s.webhookDelivery) },
           ]}
         />`
-      : null}
+        : null
+    }
   </div>`;
 }
 
@@ -45,7 +48,10 @@ export function Dashboard() {
   const { data: s, reload } = useLoad(() => api('GET', '/v1/admin/stats'), []);
   const { data: history, reload: reloadHistory } = useLoad(() => api('GET', '/v1/admin/stats/history?days=14'), []);
   useEffect(() => {
-    const timer = setInterval(() => (reload(), reloadHistory()), 10_000);
+    const timer = setInterval(() => {
+      reload();
+      return reloadHistory();
+    }, 10_000);
     return () => clearInterval(timer);
   }, []);
   if (!s) return html`<p class="muted">Loading…</p>`;
@@ -68,15 +74,17 @@ export function Dashboard() {
     <div class="panel">${statusLine(s.leads)}</div>
     <h2>Queues</h2>
     <div class="panel">
-      ${s.queues
-        ? s.queues.error
-          ? html`<span class="muted">Queue depths unavailable: ${s.queues.error}</span>`
-          : html`<div>
+      ${
+        s.queues
+          ? s.queues.error
+            ? html`<span class="muted">Queue depths unavailable: ${s.queues.error}</span>`
+            : html`<div>
               <div><strong>ingest: </strong>${queueLine(s.queues.ingest)}</div>
               <div><strong>lead delivery: </strong>${queueLine(s.queues.leadDelivery)}</div>
               ${s.queues.webhookDelivery ? html`<div><strong>webhook delivery: </strong>${queueLine(s.queues.webhookDelivery)}</div>` : null}
             </div>`
-        : html`<span class="muted">In-process queue (no REDIS_URL): no queue board.</span>`}
+          : html`<span class="muted">In-process queue (no REDIS_URL): no queue board.</span>`
+      }
     </div>
     <h2>The last two weeks</h2>
     ${history ? html`<${Charts} history=${history} />` : html`<p class="muted">Loading charts…</p>`}
