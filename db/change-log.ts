@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type * as Row from './rows.js';
 
 /**
  * The change log (migration 20261128100000_change_log): rows are appended by triggers in the
@@ -129,7 +130,8 @@ export async function readAfterCursor(trx: Knex.Transaction, name: string, limit
     .orderBy('seq')
     .limit(limit)
     .select('seq', 'resource', 'record_key', 'office', 'kind', 'old_status', 'new_status', 'old_price', 'new_price', 'source');
-  return rows.map((r: Record<string, any>) => ({
+  type Logged = Pick<Row.ChangeLog, 'seq' | 'resource' | 'record_key' | 'office' | 'kind' | 'old_status' | 'new_status' | 'old_price' | 'new_price' | 'source'>;
+  return rows.map((r: Logged) => ({
     seq: Number(r.seq),
     resource: r.resource,
     recordKey: r.record_key,
