@@ -1,4 +1,4 @@
-// Writes the README's configuration table from lib/config.ts's settings (build first: npm run build).
+// Writes the README's configuration table from lib/config.ts's settings (build first: node tools/build.mjs).
 // node tools/config-table.mjs          rewrites README.md between its config-table markers
 // node tools/config-table.mjs --check  exits 1 when README.md's table differs (the test checks the same)
 import { readFileSync, writeFileSync } from 'node:fs';
