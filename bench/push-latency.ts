@@ -22,6 +22,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDb } from '../db/knex.js';
+import type * as Row from '../db/rows.js';
 import { freePort } from '../lib/free-port.js';
 import { cpuMeter, pidsNamed } from './process-cpu.js';
 import { scratchDatabase, startRole, stopRole } from './roles.js';
@@ -276,7 +277,12 @@ async function main() {
         { web: () => [web], worker: () => [worker], postgres: () => pidsNamed('postgres'), redis: () => pidsNamed('redis-server') },
         async () => {
           const rows = await db('feed_events').select('id', 'created_at', 'started_at', 'finished_at');
-          return new Map(rows.map((r: any) => [r.id, { created: r.created_at, started: r.started_at, finished: r.finished_at }]));
+          return new Map(
+            rows.map((r: Pick<Row.FeedEvent, 'id' | 'created_at' | 'started_at' | 'finished_at'>) => [
+              r.id,
+              { created: r.created_at, started: r.started_at, finished: r.finished_at },
+            ]),
+          );
         },
         async () => {
           const [{ n, keys }] = await db('listings').select(db.raw('count(*)::int AS n'), db.raw('count(DISTINCT listing_key)::int AS keys'));

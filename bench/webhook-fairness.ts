@@ -66,13 +66,13 @@ async function until(what: string, probe: () => boolean | Promise<boolean>, ms =
 }
 
 async function measure(label: string, base: string): Promise<void> {
-  const call = async (key: string, method: string, path: string, body?: unknown) => {
+  const call = async <Body = Record<string, unknown>>(key: string, method: string, path: string, body?: unknown) => {
     const res = await fetch(`${base}${path}`, {
       method,
       headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: res.status, body: (await res.json()) as any };
+    return { status: res.status, body: (await res.json()) as Body };
   };
   const newKey = async (office: string) =>
     (await call(OPERATOR_TOKEN, 'POST', '/v1/admin/keys', { clientName: office, alertEmail: 'ops@example.com', officeIds: [office] })).body.key as string;
@@ -81,7 +81,7 @@ async function measure(label: string, base: string): Promise<void> {
   try {
     const keyA = await newKey('FAIRA');
     const keyB = await newKey('FAIRB');
-    const a = (await call(keyA, 'POST', '/v1/webhooks', { url: `${stuck.url}/a` })).body.endpoint.id as string;
+    const a = (await call<{ endpoint: { id: string } }>(keyA, 'POST', '/v1/webhooks', { url: `${stuck.url}/a` })).body.endpoint.id;
     await call(keyB, 'POST', '/v1/webhooks', { url: `${ok.url}/b`, events: ['feed.completed'] });
     let accepted = 0;
     for (let i = 0; i < BACKLOG; i += 1) if ((await call(keyA, 'POST', `/v1/webhooks/${a}/test`)).status === 202) accepted += 1;
@@ -94,7 +94,8 @@ async function measure(label: string, base: string): Promise<void> {
     if (pushed.status >= 300) throw new Error(`B's push answered ${pushed.status}: ${JSON.stringify(pushed.body)}`);
     const arrived = await until("B's feed.completed", () => ok.arrived.some((r) => r.body.includes('feed.completed')));
     const ms = arrived ? ok.arrived.find((r) => r.body.includes('feed.completed'))!.at - started : null;
-    const pending = (await call(keyA, 'GET', `/v1/webhooks/${a}/deliveries?status=pending&limit=200`)).body;
+    const pending = (await call<{ deliveries: { attempts: number }[]; total: number }>(keyA, 'GET', `/v1/webhooks/${a}/deliveries?status=pending&limit=200`))
+      .body;
     const untried = pending.deliveries.filter((d: { attempts: number }) => d.attempts === 0).length;
     console.log(
       `${label}: B's push answered ${pushed.status}; its feed.completed ${ms === null ? 'did not arrive' : `arrived ${(ms / 1000).toFixed(2)} s after the push`}; ` +

@@ -1,8 +1,10 @@
 import type { Knex } from 'knex';
 import { PROBLEM_OUTCOMES } from '../lib/feed-outcome.js';
 import { listingKey } from '../pipeline/listing-key.js';
+import type { CanonicalListing } from '../pipeline/types.js';
 import { refreshDirectory } from './directory.js';
 import { iso, isoOrNull, likePattern, offsetPage } from './row-values.js';
+import type * as Row from './rows.js';
 import { FEED_SORTS, LISTING_SORTS, orderBySql } from './sort-order.js';
 
 /** Listings for review, hidden and non-public included, most recently changed first. */
@@ -30,7 +32,11 @@ export async function adminListings(
     }
     return q;
   };
-  const { rows, total } = await offsetPage(
+  type Reviewed = Pick<Row.Listing, 'listing_key' | 'office' | 'unique_id' | 'status' | 'hidden' | 'is_public' | 'mod_time' | 'updated_at'> & {
+    headline: CanonicalListing['headline'];
+    address: CanonicalListing['address'];
+  };
+  const { rows, total } = await offsetPage<Reviewed>(
     base,
     (q) =>
       q
@@ -51,7 +57,7 @@ export async function adminListings(
   );
   return {
     total,
-    listings: rows.map((r: any) => ({
+    listings: rows.map((r) => ({
       listingKey: r.listing_key,
       office: r.office,
       uniqueId: r.unique_id,
@@ -122,7 +128,27 @@ export async function adminFeeds(
     if (query.office) q.whereRaw('? = ANY(office_scope)', [query.office]);
     return q;
   };
-  const { rows, total } = await offsetPage(
+  type Feed = Pick<
+    Row.FeedEvent,
+    | 'id'
+    | 'source'
+    | 'key_id'
+    | 'office_scope'
+    | 'format'
+    | 'mode'
+    | 'status'
+    | 'outcome'
+    | 'attempts'
+    | 'body_bytes'
+    | 'error'
+    | 'error_detail'
+    | 'progress'
+    | 'created_at'
+    | 'started_at'
+    | 'finished_at'
+    | 'result'
+  > & { needs_look: boolean; client_name: string | null };
+  const { rows, total } = await offsetPage<Feed>(
     base,
     (q) =>
       q
@@ -152,7 +178,7 @@ export async function adminFeeds(
   );
   return {
     total,
-    feeds: rows.map((r: any) => ({
+    feeds: rows.map((r) => ({
       feedId: r.id,
       source: r.source,
       keyId: r.key_id,
@@ -208,11 +234,11 @@ export async function adminStats(db: Knex) {
       ),
   ]);
   return {
-    listings: { ...listings, byStatus: Object.fromEntries(byStatus.map((r: any) => [r.status, Number(r.n)])) },
+    listings: { ...listings, byStatus: Object.fromEntries((byStatus as Row.StatusCount[]).map((r) => [r.status, Number(r.n)])) },
     directory,
     quarantine: { open: Number(quarantine.open) },
     feedKeys: keys,
-    leads: Object.fromEntries(leads.map((r: any) => [r.status, Number(r.n)])),
+    leads: Object.fromEntries((leads as Row.StatusCount[]).map((r) => [r.status, Number(r.n)])),
     blocklist: { entries: Number(blocklist.n) },
     feeds: {
       last24h: { total: feeds.total24h, problems: feeds.problems24h },

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { iso } from './row-values.js';
+import type * as Row from './rows.js';
 
 export interface BlocklistRow {
   id: string;
@@ -10,7 +11,7 @@ export interface BlocklistRow {
   createdAt: string;
 }
 
-const toRow = (r: any): BlocklistRow => ({ id: r.id, kind: r.kind, value: r.value, reason: r.reason ?? null, createdAt: iso(r.created_at) });
+const toRow = (r: Row.BlocklistEntry): BlocklistRow => ({ id: r.id, kind: r.kind, value: r.value, reason: r.reason ?? null, createdAt: iso(r.created_at) });
 
 /**
  * Domains of widely used mail providers: blocking one would block a large share of genuine

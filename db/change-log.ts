@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type * as Row from './rows.js';
 
 /**
  * The change log (migration 20261128100000_change_log): rows are appended by triggers in the
@@ -133,8 +134,37 @@ export async function readAfterCursor(trx: Knex.Transaction, name: string, limit
     .where('seq', '>', cursor.seq)
     .orderBy('seq')
     .limit(limit)
-    .select('seq', 'resource', 'record_key', 'office', 'kind', 'old_status', 'new_status', 'old_price', 'new_price', 'public_before', 'public_after', 'source', 'sequenced_at');
-  return rows.map((r: Record<string, any>) => ({
+    .select(
+      'seq',
+      'resource',
+      'record_key',
+      'office',
+      'kind',
+      'old_status',
+      'new_status',
+      'old_price',
+      'new_price',
+      'public_before',
+      'public_after',
+      'source',
+      'sequenced_at',
+    );
+  type Logged = Pick<
+    Row.ChangeLog,
+    | 'seq'
+    | 'resource'
+    | 'record_key'
+    | 'office'
+    | 'kind'
+    | 'old_status'
+    | 'new_status'
+    | 'old_price'
+    | 'new_price'
+    | 'public_before'
+    | 'public_after'
+    | 'source'
+  > & { sequenced_at: Date };
+  return rows.map((r: Logged) => ({
     seq: Number(r.seq),
     resource: r.resource,
     recordKey: r.record_key,

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import pg from 'pg';
 import type { Logger } from '../lib/logger.js';
 import type { Db } from './knex.js';
+import type * as Row from './rows.js';
 
 /**
  * How a request waiting for its feed learns the feed finished, without polling for it: the
@@ -45,18 +46,23 @@ const notifyFeedEndSql = () =>
  * `alongside`: data-modifying statements (by CTE name) that commit with it. `on`: where the
  * statement runs when not on `db` itself (a transaction of it).
  */
-export async function updateAnnouncingEnd(
+export async function updateAnnouncingEnd<Column extends keyof Row.FeedEvent>(
   db: Db,
   update: Knex.QueryBuilder,
-  columns: string[],
+  columns: Column[],
   alongside: Record<string, Knex.Raw | Knex.QueryBuilder> = {},
   on: Knex = db,
-): Promise<any[]> {
+): Promise<Pick<Row.FeedEvent, Column>[]> {
   const extra = Object.entries(alongside);
-  if (db.embedded && extra.length === 0) return update;
-  let statement = on.with('ended', update);
-  for (const [name, sql] of extra) statement = statement.with(name, sql);
-  return statement.from('ended').select(...columns, ...(db.embedded ? [] : [db.raw(notifyFeedEndSql())]));
+  let rows: Pick<Row.FeedEvent, Column>[];
+  if (db.embedded && extra.length === 0) rows = await update;
+  else {
+    let statement = on.with('ended', update);
+    for (const [name, sql] of extra) statement = statement.with(name, sql);
+    const ended = await statement.from('ended').select(...columns, ...(db.embedded ? [] : [db.raw(notifyFeedEndSql())]));
+    rows = ended;
+  }
+  return rows;
 }
 
 export function announceHere(feedId: string, end?: FeedEnd): void {

@@ -13,8 +13,10 @@ import { markDirectoryStale } from './directory.js';
 import { announceHere, updateAnnouncingEnd } from './feed-done.js';
 import type { Db } from './knex.js';
 import { iso, isoOrNull } from './row-values.js';
+import type * as Row from './rows.js';
+import type { FeedProgress, FeedStatus } from './rows.js';
 
-export type FeedStatus = 'queued' | 'running' | 'done' | 'failed' | 'rejected';
+export type { FeedProgress, FeedStatus };
 
 export interface FeedEventInput {
   source: 'api' | 'sftp';
@@ -57,17 +59,10 @@ export interface FeedEvent extends FeedEventInput {
   finishedAt: string | null;
 }
 
-/** A running feed's counts so far. */
-export interface FeedProgress {
-  parsed: number;
-  applied: number;
-  invalid: number;
-}
-
 /** The raw feed is kept in chunks of this size, so neither side ever holds it whole. */
 const CHUNK_BYTES = 1024 * 1024;
 
-export const toEvent = (row: any): FeedEvent => ({
+export const toEvent = (row: Row.FeedEvent): FeedEvent => ({
   id: row.id,
   source: row.source,
   keyId: row.key_id,
@@ -119,7 +114,13 @@ async function nextChunk(body: AsyncIterator<Buffer>, hash: ReturnType<typeof cr
  * Given `instead`, a query of at most one feed_events row, that row is returned in place of
  * writing anything (repeated: true), decided in the same statement too.
  */
-async function insertEvent(db: Knex, request: FeedRequest, bytes: number, chunk: Buffer, instead?: Knex.Raw): Promise<{ row: any; repeated: boolean }> {
+async function insertEvent(
+  db: Knex,
+  request: FeedRequest,
+  bytes: number,
+  chunk: Buffer,
+  instead?: Knex.Raw,
+): Promise<{ row: Row.FeedEvent; repeated: boolean }> {
   const withChunk = chunk.length > 0;
   const { rows } = await db.raw(
     `WITH ${instead ? 'open AS MATERIALIZED (?), ' : ''}e AS (

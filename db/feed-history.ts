@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { FeedOutcome } from '../lib/feed-outcome.js';
 import type { Issue, IssueLevel } from '../pipeline/types.js';
 import { iso, isoOrNull, nextOffsetOf, offsetPage } from './row-values.js';
+import type * as Row from './rows.js';
 
 /** A feed in a key's own history: what it was, what became of it, its counts; never its body or per-listing actions. */
 export interface FeedSummary {
@@ -40,7 +41,17 @@ export async function keyFeeds(db: Knex, keyId: string, query: FeedHistoryQuery)
     if (query.outcome) q.whereIn('outcome', query.outcome.split(','));
     return q;
   };
-  const { rows, total, nextOffset } = await offsetPage(
+  type Summary = Pick<
+    Row.FeedEvent,
+    'id' | 'status' | 'outcome' | 'source' | 'format' | 'mode' | 'office_scope' | 'body_bytes' | 'attempts' | 'created_at' | 'finished_at' | 'error'
+  > & {
+    counts: FeedSummary['counts'];
+    summary: FeedSummary['summary'];
+    reconcile: FeedSummary['reconcile'];
+    errors: number;
+    warnings: number;
+  };
+  const { rows, total, nextOffset } = await offsetPage<Summary>(
     base,
     (q) =>
       q
@@ -71,7 +82,7 @@ export async function keyFeeds(db: Knex, keyId: string, query: FeedHistoryQuery)
   );
   return {
     total,
-    feeds: rows.map((r: any) => ({
+    feeds: rows.map((r) => ({
       feedId: r.id,
       status: r.status,
       outcome: r.outcome,
@@ -147,7 +158,7 @@ export async function feedIssues(db: Knex, feedId: string, query: FeedIssueQuery
   return {
     total,
     counts,
-    issues: rows.map((r: any) => ({ number: Number(r.number), ...r.issue })),
+    issues: rows.map((r: { issue: Issue; number: Row.Int8 }) => ({ number: Number(r.number), ...r.issue })),
     nextOffset: nextOffsetOf(query.offset, rows.length, total),
   };
 }

@@ -1,10 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import type { FeedOutcome } from '../lib/feed-outcome.js';
 import { hashSecret, newSecret } from '../lib/secrets.js';
 import type { Db } from './knex.js';
 import { iso, isoOrNull, likePattern, offsetPage } from './row-values.js';
-import { KEY_SORTS, orderBySql } from './sort-order.js';
+import type * as Row from './rows.js';
+import type { KeyStatus } from './rows.js';
 
-export type KeyStatus = 'suspended' | 'active' | 'revoked';
+export type { KeyStatus };
+
+import { KEY_SORTS, orderBySql } from './sort-order.js';
 
 export interface FeedKey {
   id: string;
@@ -19,7 +23,7 @@ export interface FeedKey {
   lastUsedAt: string | null;
 }
 
-const toKey = (row: any): FeedKey => ({
+const toKey = (row: Row.FeedKey): FeedKey => ({
   id: row.id,
   clientName: row.client_name,
   alertEmail: row.alert_email,
@@ -86,7 +90,8 @@ export async function listFeedKeys(
     }
     return q;
   };
-  const { rows, total, nextOffset } = await offsetPage(
+  type Listed = Row.FeedKey & ({ feed_id: string; feed_at: Date; feed_outcome: FeedOutcome } | { feed_id: null; feed_at: null; feed_outcome: null });
+  const { rows, total, nextOffset } = await offsetPage<Listed>(
     base,
     (q) =>
       q
@@ -97,7 +102,7 @@ export async function listFeedKeys(
   );
   return {
     total,
-    keys: rows.map((row: any) => ({
+    keys: rows.map((row) => ({
       ...toKey(row),
       lastFeed: row.feed_id ? { feedId: row.feed_id, createdAt: iso(row.feed_at), outcome: row.feed_outcome } : null,
     })),

@@ -62,6 +62,15 @@ class EmbeddedClient extends (ClientPgLite as unknown as PoolSettingsClient) {
   }
 }
 
+/** A pg connection as the pool hands it to afterCreate, as far as this module uses it. */
+interface PoolConnection {
+  query(config: unknown, ...rest: unknown[]): unknown;
+  on(event: 'error', listener: () => void): unknown;
+  /** knex's mark: a connection carrying it is destroyed instead of going back to the pool. */
+  __knex__disposed?: string;
+  connection?: { stream?: { destroy(): void }; parsedStatements?: Record<string, string> };
+}
+
 /** What pg says when a query got no answer within its query_timeout. */
 const QUERY_READ_TIMEOUT = 'Query read timeout';
 
@@ -70,9 +79,9 @@ const QUERY_READ_TIMEOUT = 'Query read timeout';
  * used again: the late answer would be taken for the next query's. It is closed and marked so the
  * pool makes a new one.
  */
-function disposeOnReadTimeout(conn: any): void {
+function disposeOnReadTimeout(conn: PoolConnection): void {
   const query = conn.query.bind(conn);
-  conn.query = (config: unknown, ...rest: any[]) => {
+  conn.query = (config: unknown, ...rest: unknown[]) => {
     const callback = rest.at(-1);
     if (typeof callback !== 'function') return query(config, ...rest);
     return query(config, ...rest.slice(0, -1), (err: Error | null, result: unknown) => {
@@ -129,7 +138,7 @@ export function createDb(options: DbOptions): Db {
       pool: {
         min: 0,
         max: options.poolMax ?? 10,
-        afterCreate(conn: any, done: (err: Error | null, conn: unknown) => void) {
+        afterCreate(conn: PoolConnection, done: (err: Error | null, conn: unknown) => void) {
           // An idle client that loses its server must not crash the process.
           conn.on('error', () => undefined);
           disposeOnReadTimeout(conn);
@@ -152,7 +161,7 @@ export function createDb(options: DbOptions): Db {
     tookOverLockFrom = lock.tookOverFrom;
     const pglite = openPglite(dir, options.sharedBuffers);
     knex = knexFactory({
-      client: EmbeddedClient as any,
+      client: EmbeddedClient as unknown as typeof Knex.Client,
       dialect: 'postgres',
       connection: { pglite },
       searchPath: [schema],

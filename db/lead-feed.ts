@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { iso, isoOrNull } from './row-values.js';
+import type * as Row from './rows.js';
 
 /**
  * Leads as a feed key reads them (docs/leads.md, For the CRM): its offices' leads only, newest
@@ -97,7 +98,29 @@ export interface KeyLead {
   };
 }
 
-const toLead = (r: any, webhooks: KeyLead['delivery']['webhooks'], keyId: string): KeyLead => ({
+/** A lead as LEAD_COLUMNS reads it, with its listing's headline. */
+type KeyLeadRow = Pick<
+  Row.Lead,
+  | 'id'
+  | 'status'
+  | 'listing_key'
+  | 'office'
+  | 'unique_id'
+  | 'contact'
+  | 'recipient'
+  | 'recipient_source'
+  | 'attempts'
+  | 'last_error'
+  | 'created_at'
+  | 'delivered_at'
+  | 'acknowledged_at'
+  | 'acknowledged_by'
+  | 'delivery'
+  | 'fallback_at'
+  | 'fell_back_at'
+> & { created_micros: string; headline: Record<string, string> | null };
+
+const toLead = (r: KeyLeadRow, webhooks: KeyLead['delivery']['webhooks'], keyId: string): KeyLead => ({
   id: r.id,
   createdAt: iso(r.created_at),
   listing: { listingKey: r.listing_key, office: r.office, uniqueId: r.unique_id, headline: r.headline ?? null },
@@ -177,16 +200,17 @@ export async function keyLeads(db: Knex, keyId: string, query: KeyLeadsQuery): P
     [...bindings, query.limit + 1],
   );
   const view = cursor ? cursor.view : (rows[0].snapshot as string);
-  const found = rows.filter((r: any) => r.id !== null);
+  // The snapshot row alone (no lead) has a null id.
+  const found = (rows as (KeyLeadRow | { id: null })[]).filter((r): r is KeyLeadRow => r.id !== null);
   const page = found.slice(0, query.limit);
   const states = await webhookStates(
     db,
     keyId,
-    page.map((r: any) => r.id),
+    page.map((r) => r.id),
   );
   const last = page.at(-1);
   return {
-    leads: page.map((r: any) => toLead(r, states.get(r.id) ?? [], keyId)),
+    leads: page.map((r) => toLead(r, states.get(r.id) ?? [], keyId)),
     next: found.length > query.limit && last ? encode({ view, since, createdAt: last.created_micros, id: last.id }) : null,
     since: encode({ s: view }),
   };

@@ -4,35 +4,17 @@ import { singleMailbox } from '../pipeline/email-address.js';
 import { listingKey } from '../pipeline/listing-key.js';
 import { READABLE_STATUSES } from '../pipeline/listing-statuses.js';
 import { iso, isoOrNull, likePattern, offsetPage } from './row-values.js';
+import type * as Row from './rows.js';
+import { LEAD_DELIVERY_MODES, LEAD_STATUSES, type LeadContact, type LeadDelivery, type LeadStatus } from './rows.js';
 import { LEAD_SORTS, orderBySql } from './sort-order.js';
 import { insertDeliveries, leadEndpoints } from './webhooks.js';
 
-/**
- * A lead's email path: pending, sending, delivered, failed (given up; an operator may retry),
- * dead_letter (nowhere to send it), purged (contact erased after the retention time), and on CRM
- * delivery awaiting_crm (the mail waits for a CRM's acknowledgement until its fallback time) and
- * crm_acknowledged (a CRM acknowledged it: no mail needed).
- */
-export const LEAD_STATUSES = ['pending', 'sending', 'delivered', 'failed', 'purged', 'dead_letter', 'awaiting_crm', 'crm_acknowledged'] as const;
-export type LeadStatus = (typeof LEAD_STATUSES)[number];
-
-/**
- * How an office's leads are delivered: by email to the agent or office; to the CRM (lead.created
- * and the key's lead API), mailed only when no CRM acknowledged it in time; or both at once.
- */
-export const LEAD_DELIVERY_MODES = ['email', 'crm', 'both'] as const;
-export type LeadDelivery = (typeof LEAD_DELIVERY_MODES)[number];
 /** The choice of an office that made none: both paths, as before the choice existed. */
 export const DEFAULT_LEAD_DELIVERY: LeadDelivery = 'both';
 
-const NO_RECIPIENT = 'no recipient: no listing agent with an email and no office lead email';
+export { LEAD_DELIVERY_MODES, LEAD_STATUSES, type LeadContact, type LeadDelivery, type LeadStatus };
 
-export interface LeadContact {
-  email: string;
-  message: string;
-  name?: string;
-  phone?: string;
-}
+const NO_RECIPIENT = 'no recipient: no listing agent with an email and no office lead email';
 
 /** What a lead mail says about the listing. */
 export interface LeadListing {
@@ -275,7 +257,7 @@ export async function lostLeads(db: Knex, olderThanMs: number): Promise<{ id: st
     .orderBy('updated_at')
     .limit(200)
     .select('id', 'retries', 'status');
-  return rows.map((r: any) => ({ id: r.id, key: leadJobKey(r.id, r.retries), leaseLapsed: r.status === 'sending' }));
+  return rows.map((r: Pick<Row.Lead, 'id' | 'retries' | 'status'>) => ({ id: r.id, key: leadJobKey(r.id, r.retries), leaseLapsed: r.status === 'sending' }));
 }
 
 /** Queue key of a lead's delivery: one per operator retry, so a retried lead gets a fresh job. */
@@ -298,14 +280,14 @@ export async function listLeads(db: Knex, query: { status?: LeadStatus; sender?:
     if (query.sender) q.whereRaw("lower(contact->>'email') LIKE ? ESCAPE '\\'", [likePattern(query.sender)]);
     return q;
   };
-  const { rows, total } = await offsetPage(base, (q) => q.orderByRaw(orderBySql(query.sort ?? '-received', LEAD_SORTS, 'id')), query);
+  const { rows, total } = await offsetPage<Row.Lead>(base, (q) => q.orderByRaw(orderBySql(query.sort ?? '-received', LEAD_SORTS, 'id')), query);
   const events = await leadEventCounts(
     db,
-    rows.map((r: any) => r.id),
+    rows.map((r) => r.id),
   );
   return {
     total,
-    leads: rows.map((r: any) => ({
+    leads: rows.map((r) => ({
       id: r.id,
       status: r.status,
       listing: { office: r.office, uniqueId: r.unique_id, listingKey: r.listing_key },

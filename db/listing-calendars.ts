@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { listingKey } from '../pipeline/listing-key.js';
+import type * as Row from './rows.js';
 
 /** An open home or auction of a public listing, as a calendar shows it (docs/reads.md, Calendars). */
 export interface CalendarEvent {
@@ -51,7 +52,8 @@ export async function calendarEvents(db: Knex, office: string, uniqueId?: string
     .limit(CALENDAR_MAX_EVENTS);
   if (uniqueId !== undefined) q.where('e.listing_key', listingKey(office, uniqueId));
   else q.where('e.office', office);
-  const rows: any[] = await q;
+  const rows: (Pick<Row.Listing, 'office' | 'unique_id' | 'updated_at'> &
+    Pick<Row.ListingEvent, 'kind' | 'starts_at' | 'ends_at' | 'zone'> & { address_line: string | null; headline: string | null })[] = await q;
   return rows.map((r) => ({
     office: r.office,
     uniqueId: r.unique_id,

@@ -3,6 +3,7 @@ import { listingKey } from '../pipeline/listing-key.js';
 import type { StoredRow } from '../pipeline/stored-row.js';
 import type { CanonicalListing } from '../pipeline/types.js';
 import { canCopy, copyNewRows } from './copy-from-stdin.js';
+import type * as Row from './rows.js';
 
 /** The stored record; the hidden column is the truth for the operator flag. */
 const toListing = (row: { data: CanonicalListing; hidden: boolean }): CanonicalListing => ({ ...row.data, hidden: row.hidden });
@@ -17,7 +18,9 @@ export interface StoredVersion {
 export async function loadVersions(db: Knex, keys: string[]): Promise<Map<string, StoredVersion>> {
   if (keys.length === 0) return new Map();
   const rows = await db('listings').select('listing_key', 'source_hash', 'status').whereRaw('listing_key = ANY(?::text[])', [keys]);
-  return new Map(rows.map((row: any) => [row.listing_key, { sourceHash: row.source_hash, status: row.status }]));
+  return new Map(
+    rows.map((row: Pick<Row.Listing, 'listing_key' | 'source_hash' | 'status'>) => [row.listing_key, { sourceHash: row.source_hash, status: row.status }]),
+  );
 }
 
 /**
@@ -47,7 +50,7 @@ export async function loadListings(db: Knex, keys: string[], options: { forUpdat
   if (keys.length === 0) return new Map();
   const query = db('listings').select('listing_key', 'data', 'hidden').whereRaw('listing_key = ANY(?::text[])', [keys]).orderBy('listing_key');
   const rows = options.forUpdate ? await query.forUpdate() : await query;
-  return new Map(rows.map((row: any) => [row.listing_key, toListing(row)]));
+  return new Map(rows.map((row: Pick<Row.Listing, 'listing_key' | 'data' | 'hidden'>) => [row.listing_key, toListing(row)]));
 }
 
 /** A listings row as writeListings stores it: the stored row of the record, and the fingerprint of the source it came from. */

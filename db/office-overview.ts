@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { DEFAULT_LEAD_DELIVERY, type LeadDelivery } from './leads.js';
 import { type DropSettings, defaultDropSettings, storedDropSettings } from './office-drops.js';
 import { nextOffsetOf } from './row-values.js';
+import type * as Row from './rows.js';
 
 export interface OfficeOverview {
   office: string;
@@ -33,8 +34,8 @@ export async function officeOverview(db: Knex, office: string): Promise<OfficeOv
     leadEmail: lead?.lead_email ?? null,
     leadDelivery: lead?.lead_delivery ?? DEFAULT_LEAD_DELIVERY,
     dropSettings: stored ?? defaultDropSettings(office),
-    listingsByStatus: Object.fromEntries(statuses.map((r: any) => [r.status, Number(r.n)])),
-    keys: keys.map((k: any) => ({ id: k.id, clientName: k.client_name, status: k.status })),
+    listingsByStatus: Object.fromEntries((statuses as Row.StatusCount[]).map((r) => [r.status, Number(r.n)])),
+    keys: keys.map((k: Pick<Row.FeedKey, 'id' | 'client_name' | 'status'>) => ({ id: k.id, clientName: k.client_name, status: k.status })),
   };
 }
 
@@ -49,6 +50,18 @@ export interface OfficeRow {
   keys: { id: string; clientName: string; status: string }[];
   lastFeed: { feedId: string; createdAt: string; outcome: string } | null;
 }
+
+/** One office as listOffices reads it: its listing counts, settings, keys and newest feed (null without one). */
+type ListedOffice = {
+  office: string;
+  total: number;
+  public: number;
+  /** Null when the office has no settings row. */
+  lead_email: string | null;
+  lead_delivery: Row.OfficeSettings['lead_delivery'] | null;
+  drop_settings: boolean;
+  keys: OfficeRow['keys'];
+} & ({ feed_id: string; feed_at: Date; feed_outcome: Row.FeedEvent['outcome'] } | { feed_id: null; feed_at: null; feed_outcome: null });
 
 export type OfficeSort = 'office' | '-office' | 'listings' | '-listings' | 'lastFeed' | '-lastFeed';
 
@@ -104,7 +117,7 @@ export async function listOffices(
   const [{ n }] = (await db.raw(`${names} SELECT count(*)::int AS n FROM n ${filter}`, pattern)).rows;
   return {
     total: n,
-    offices: rows.map((r: any) => ({
+    offices: rows.map((r: ListedOffice) => ({
       office: r.office,
       listings: { total: r.total, public: r.public },
       leadEmail: r.lead_email ?? null,

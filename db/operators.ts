@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { hashSecret, newSecret } from '../lib/secrets.js';
 import { isUniqueViolation } from './pg-errors.js';
 import { iso, isoOrNull, offsetPage } from './row-values.js';
+import type * as Row from './rows.js';
 import { AUDIT_SORTS, orderBySql } from './sort-order.js';
 
 /** Named operator tokens (besides OPERATOR_TOKEN): shown once, stored as a hash. */
@@ -64,7 +65,7 @@ export async function revokeNamedOperatorToken(db: Knex, name: string, actor: st
 
 export async function listOperatorTokens(db: Knex): Promise<{ id: string; name: string; createdAt: string; revokedAt: string | null }[]> {
   const rows = await db('operator_tokens').orderBy('created_at', 'desc');
-  return rows.map((r: any) => ({ id: r.id, name: r.name, createdAt: iso(r.created_at), revokedAt: isoOrNull(r.revoked_at) }));
+  return rows.map((r: Row.OperatorToken) => ({ id: r.id, name: r.name, createdAt: iso(r.created_at), revokedAt: isoOrNull(r.revoked_at) }));
 }
 
 export interface AuditEntry {
@@ -94,11 +95,11 @@ export async function listAudit(
     if (page.actor) q.where({ actor: page.actor });
     return q;
   };
-  const { rows, total } = await offsetPage(base, (q) => q.orderByRaw(orderBySql(page.sort ?? '-at', AUDIT_SORTS, 'id')), page);
+  const { rows, total } = await offsetPage<Row.AuditEntry>(base, (q) => q.orderByRaw(orderBySql(page.sort ?? '-at', AUDIT_SORTS, 'id')), page);
   const names = await auditNames(db, rows);
   return {
     total,
-    entries: rows.map((r: any) => ({
+    entries: rows.map((r) => ({
       id: String(r.id),
       at: iso(r.at),
       actor: r.actor,

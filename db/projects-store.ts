@@ -2,13 +2,14 @@ import type { Knex } from 'knex';
 import { publicProjectPatch } from '../pipeline/public-view.js';
 import { archiveProject } from '../pipeline/reconcile.js';
 import type { CanonicalProject } from '../pipeline/types.js';
+import type * as Row from './rows.js';
 
 /** Stored projects by key (one query). With forUpdate the rows are locked in key order. */
 export async function loadProjects(db: Knex, keys: string[], options: { forUpdate?: boolean } = {}): Promise<Map<string, CanonicalProject>> {
   if (keys.length === 0) return new Map();
   const query = db('projects').select('project_key', 'data').whereRaw('project_key = ANY(?::text[])', [keys]).orderBy('project_key');
   const rows = options.forUpdate ? await query.forUpdate() : await query;
-  return new Map(rows.map((row: any) => [row.project_key, row.data as CanonicalProject]));
+  return new Map(rows.map((row: Pick<Row.Project, 'project_key' | 'data'>) => [row.project_key, row.data]));
 }
 
 function publicPatchJson(project: CanonicalProject): string | null {

@@ -4,6 +4,7 @@ import { refreshDirectory } from './directory.js';
 import type { Db } from './knex.js';
 import { applyHeldArchive } from './reconcile.js';
 import { iso, isoOrNull, nextOffsetOf, offsetPage } from './row-values.js';
+import type * as Row from './rows.js';
 import { orderBySql, QUARANTINE_SORTS } from './sort-order.js';
 
 export interface QuarantineItem {
@@ -23,7 +24,7 @@ export interface QuarantineItem {
   appliedCount: number | null;
 }
 
-const toItem = (row: any): QuarantineItem => ({
+const toItem = (row: Row.QuarantineItem): QuarantineItem => ({
   id: row.id,
   feedId: row.feed_id,
   office: row.office,
@@ -43,7 +44,11 @@ export async function listQuarantine(
   options: { includeResolved: boolean; sort?: string; limit: number; offset: number },
 ): Promise<{ total: number; items: QuarantineItem[]; nextOffset: number | null }> {
   const base = () => (options.includeResolved ? db('quarantine_items') : db('quarantine_items').whereNull('resolved_at'));
-  const { rows, total, nextOffset } = await offsetPage(base, (q) => q.orderByRaw(orderBySql(options.sort ?? '-tripped', QUARANTINE_SORTS, 'id')), options);
+  const { rows, total, nextOffset } = await offsetPage<Row.QuarantineItem>(
+    base,
+    (q) => q.orderByRaw(orderBySql(options.sort ?? '-tripped', QUARANTINE_SORTS, 'id')),
+    options,
+  );
   return { total, items: rows.map(toItem), nextOffset };
 }
 
@@ -67,6 +72,12 @@ export async function resolveQuarantine(db: Db, id: string, apply: boolean): Pro
     return toItem(updated);
   });
 }
+
+/** A key a trip held, and the listing stored under it now (its columns null when there is none). */
+type HeldRow = { key: string; written_since: boolean } & (
+  | Pick<Row.Listing, 'office' | 'unique_id' | 'status'>
+  | { office: null; unique_id: null; status: null }
+) & { headline: string | null };
 
 /** One listing a trip held back from archiving, as it is now. */
 export interface HeldListing {
@@ -106,7 +117,7 @@ export async function heldListings(
   ).rows;
   return {
     total: item.total,
-    listings: rows.map((r: any) => ({
+    listings: rows.map((r: HeldRow) => ({
       listingKey: r.key,
       office: r.office ?? officeOfKey(r.key),
       uniqueId: r.unique_id ?? uniqueIdOfKey(r.key),

@@ -19,7 +19,7 @@ export const nextOffsetOf = (offset: number, shown: number, total: number): numb
  * called twice, for the page and for the count, which run together. `page` adds the columns and the
  * order to the page's query; the limit and offset come from `at`.
  */
-export async function offsetPage<Row = any>(
+export async function offsetPage<Row>(
   base: () => Knex.QueryBuilder,
   page: (q: Knex.QueryBuilder) => Knex.QueryBuilder,
   at: { limit: number; offset: number },

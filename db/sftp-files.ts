@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { type FeedEvent, type FeedEventInput, storeFeedEvent } from './feed-events.js';
 import type { Db } from './knex.js';
+import type * as Row from './rows.js';
 
 export interface SftpFile {
   office: string;
@@ -43,7 +44,13 @@ export async function recordSftpFile(
   });
 }
 
-const toFile = (row: any): SftpFile => ({ office: row.office, sha256: row.sha256, fileName: row.file_name, claimName: row.claim_name, feedId: row.feed_id });
+const toFile = (row: Row.SftpFile): SftpFile => ({
+  office: row.office,
+  sha256: row.sha256,
+  fileName: row.file_name,
+  claimName: row.claim_name,
+  feedId: row.feed_id,
+});
 
 /** A queued file whose feed has finished, with what the feed came to. */
 export interface FinishedFile extends SftpFile {

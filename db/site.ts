@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { cleanUrls, linkTarget } from '../lib/safe-url.js';
 import { isUniqueViolation } from './pg-errors.js';
 import { iso } from './row-values.js';
+import type * as Row from './rows.js';
 
 /** A navigation link as stored (schema NavLink in the API description). */
 export interface NavLink {
@@ -44,7 +45,7 @@ export interface Page {
   updatedAt: string;
 }
 
-const toPage = (r: any): Page => ({
+const toPage = (r: Row.SitePage): Page => ({
   id: r.id,
   slug: r.slug,
   title: r.title,
@@ -65,7 +66,7 @@ export async function putSetting(db: Knex, key: SettingKey, value: Record<string
 /** The settings; an address stored before addresses were checked that is not http(s) or a site path reads as null. */
 export async function settings(db: Knex): Promise<Record<SettingKey, Record<string, unknown>>> {
   const rows = await db('site_settings').select('key', 'value');
-  const found = Object.fromEntries(rows.map((r: any) => [r.key, cleanUrls(r.value).value]));
+  const found = Object.fromEntries(rows.map((r: Pick<Row.SiteSetting, 'key' | 'value'>) => [r.key, cleanUrls(r.value).value as Record<string, unknown>]));
   return { identity: found.identity ?? {}, seo: found.seo ?? {}, favicon: found.favicon ?? {} };
 }
 

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { iso } from './row-values.js';
+import type * as Row from './rows.js';
 
 /** Queue depths are kept this long. */
 const SAMPLES_KEPT_DAYS = 7;
@@ -41,7 +42,7 @@ export async function statsHistory(db: Knex, days: number) {
     const day = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - i)).toISOString().slice(0, 10);
     table.set(day, { day, feeds: {}, listingsApplied: 0, listingsRead: 0, invalid: 0, leads: {} });
   }
-  for (const f of feeds as any[]) {
+  for (const f of feeds as { day: string; outcome: string; n: number; applied: number; read: number; invalid: number }[]) {
     const d = table.get(f.day);
     if (!d) continue;
     d.feeds[f.outcome] = f.n;
@@ -49,13 +50,18 @@ export async function statsHistory(db: Knex, days: number) {
     d.listingsRead += f.read;
     d.invalid += f.invalid;
   }
-  for (const l of leads as any[]) {
+  for (const l of leads as { day: string; status: string; n: number }[]) {
     const d = table.get(l.day);
     if (d) d.leads[l.status] = l.n;
   }
   return {
     days: [...table.values()].map(({ invalid, ...d }) => ({ ...d, invalidPercent: d.listingsRead ? Math.round((1000 * invalid) / d.listingsRead) / 10 : 0 })),
-    queueDepth: samples.map((s: any) => ({ at: iso(s.at), ingest: s.ingest, leadDelivery: s.lead_delivery, webhookDelivery: s.webhook_delivery })),
+    queueDepth: samples.map((s: Row.QueueDepthSample) => ({
+      at: iso(s.at),
+      ingest: s.ingest,
+      leadDelivery: s.lead_delivery,
+      webhookDelivery: s.webhook_delivery,
+    })),
   };
 }
 

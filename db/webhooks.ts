@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { iso, isoOrNull, offsetPage } from './row-values.js';
+import type * as Row from './rows.js';
 
 export const WEBHOOK_EVENTS = [
   'feed.completed',
@@ -52,7 +53,7 @@ export interface WebhookEndpoint {
   createdAt: string;
 }
 
-const toEndpoint = (r: any): WebhookEndpoint => ({
+const toEndpoint = (r: Row.WebhookEndpoint): WebhookEndpoint => ({
   id: r.id,
   keyId: r.key_id,
   url: r.url,
@@ -251,7 +252,7 @@ export interface DeliveryLogEntry {
   deliveredAt: string | null;
 }
 
-const toLogEntry = (r: any): DeliveryLogEntry => ({
+const toLogEntry = (r: Row.WebhookDelivery): DeliveryLogEntry => ({
   id: r.id,
   endpointId: r.endpoint_id,
   type: r.event_type,
@@ -278,6 +279,6 @@ export async function listDeliveries(
     if (query.status) q.where({ status: query.status });
     return q;
   };
-  const { rows, total, nextOffset } = await offsetPage(base, (q) => q.orderBy('seq', 'desc'), query);
+  const { rows, total, nextOffset } = await offsetPage<Row.WebhookDelivery>(base, (q) => q.orderBy('seq', 'desc'), query);
   return { total, deliveries: rows.map(toLogEntry), nextOffset };
 }

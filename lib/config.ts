@@ -2,99 +2,6 @@ import { availableParallelism } from 'node:os';
 import ipaddr from 'ipaddr.js';
 import { createAjv, describeAjvErrors } from './ajv.js';
 
-/** Validated, frozen service configuration. Nothing else in the codebase reads process.env. */
-export interface Config {
-  port: number;
-  /** A port of its own for GET /metrics without a credential (any role); null: only the web role's /metrics, behind the operator credential. */
-  metricsPort: number | null;
-  /** Origins browsers may call the public reads and POST /v1/leads from: '*' or a list. */
-  corsOrigins: '*' | string[];
-  databaseUrl: string | null;
-  /** A streaming replica of DATABASE_URL for the anonymous public reads; null: they read the primary. */
-  databaseReadUrl: string | null;
-  /** How long a public read's statement may run on PostgreSQL (its own pool); past it, 503. */
-  dbReadTimeoutMs: number;
-  /** PostgreSQL: prepared statements each public-read connection keeps (0: none). */
-  dbPreparedStatements: number;
-  /** The most bytes of records one public page (listings, projects, agents, offices) carries. */
-  publicPageMaxBytes: number;
-  /** A listing search's total is exact up to this many matches, a lower bound past it. */
-  searchExactTotalMax: number;
-  dataDir: string;
-  /** The embedded database's shared_buffers (PGlite's PostgreSQL setting), e.g. '16MB'; null keeps PostgreSQL's 128MB. */
-  embeddedSharedBuffers: string | null;
-  redisUrl: string | null;
-  operatorToken: string | null;
-  smtpUrl: string | null;
-  mailFrom: string;
-  turnstileSecret: string | null;
-  turnstileVerifyUrl: string;
-  fxSource: 'static' | 'live';
-  fxPrimaryUrl: string;
-  fxBackupUrl: string;
-  sftpUrl: string | null;
-  sftpPrivateKeyPath: string | null;
-  sftpHostFingerprint: string | null;
-  sftpInsecureAcceptAnyHost: boolean;
-  sftpPollMs: number;
-  /** The most files of one SFTP office claimed and not yet ingested; a poll claims up to this many of an office less those (docs/sftp.md, Fair claiming). */
-  sftpOfficeShare: number;
-  /** The most files one SFTP poll claims, across every office. */
-  sftpClaimsPerPoll: number;
-  circuitBreakerRatio: number;
-  circuitBreakerMin: number;
-  feedMaxBytes: number;
-  feedSyncWaitMs: number;
-  feedBodyIdleMs: number;
-  /** Feed uploads (POST /v1/feeds bodies being received and stored) at once per key, and in all in this process. */
-  feedUploadsPerKey: number;
-  feedUploadsTotal: number;
-  validateConcurrency: number;
-  /** How long a dry run whose body is whole waits for one of those slots before a 503. */
-  validateWaitMs: number;
-  /** Dry runs admitted at once (receiving, waiting or running), per client address and in all. */
-  validateUploadsPerAddress: number;
-  validateUploads: number;
-  /** A dry run's body must be in within this long, at this average rate after its first 5 s (else 408, slot freed). */
-  validateBodyMaxMs: number;
-  validateMinBytesPerS: number;
-  /** Worker threads that read large REAXML feeds in this process (0: read where they arrive). */
-  readThreads: number;
-  validateRateLimit: number;
-  validateMaxPreviews: number;
-  validateMaxIssues: number;
-  leadRetentionDays: number;
-  /** How long a lead on CRM delivery waits for a CRM's acknowledgement before it is mailed. */
-  leadCrmWaitMs: number;
-  feedBodyRetentionDays: number;
-  leadRateLimit: number;
-  /** Alert subscription requests (POST /v1/alerts) one client address may make per hour. */
-  alertRateLimit: number;
-  /** The public page of a listing, linked from alert mails: {office}, {uniqueId} and {listingKey} filled in. null: the service's own GET /v1/listings/{office}/{uniqueId}. */
-  alertListingUrl: string | null;
-  /** RESO Web API requests per client address per minute. */
-  resoRateLimit: number;
-  /** Days the change log keeps its events (RESO EntityEvent, webhooks); an older checkpoint must replicate from scratch. */
-  changeLogDays: number;
-  keyRequestRateLimit: number;
-  /** Webhook endpoints may be on loopback, private and link-local addresses, and plain http (development, an intranet). */
-  webhookAllowPrivateNetworks: boolean;
-  /** A webhook delivery attempt's time limit, connection to the end of the answer. */
-  webhookTimeoutMs: number;
-  /** An endpoint failing every delivery this long is disabled and its key's alert address told. */
-  webhookDisableAfterHours: number;
-  /** Test events (POST /v1/webhooks/{id}/test) one feed key may ask for per hour. */
-  webhookTestRateLimit: number;
-  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  /**
-   * Where the service is reached from outside (scheme, host, optional path prefix, no trailing
-   * slash): links in answers are built from it. null: from the request's scheme and Host header.
-   */
-  publicBaseUrl: string | null;
-  /** Express "trust proxy": how many proxies stand in front, or their addresses and subnets; null trusts none. */
-  trustProxy: number | string[] | null;
-}
-
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
@@ -165,85 +72,454 @@ function isAddressOrSubnet(entry: string): boolean {
   }
 }
 
+/** One setting: its environment variable, rule, README text, and the value the service uses. */
+interface Setting<T> {
+  env: string;
+  /** Its rule, as JSON Schema over the variable's text (coerced); `default` is used when it is unset or empty. */
+  schema: Record<string, unknown>;
+  /** The README's meaning column (Markdown). */
+  meaning: string;
+  /** The README's default column when the default alone does not say it (e.g. a unit, or what unset means). */
+  shown?: string;
+  /** The value in Config, from the validated variable (undefined when unset and without a default); may report problems. */
+  parse: (value: unknown, problems: string[]) => T;
+}
+
+type Schema = Record<string, unknown>;
+type Text = { meaning: string; shown?: string };
+
 const url = (schemes: string[]) => ({ type: 'string', pattern: `^(${schemes.join('|')})://` });
 const int = (minimum: number, maximum?: number) => ({ type: 'integer', minimum, ...(maximum === undefined ? {} : { maximum }) });
 
-/** The environment variables (README; docs/architecture.md, Configuration), with their rules and defaults. */
+/** A setting that has a default: its value as ajv coerced it. */
+function given<T extends number | string>(env: string, schema: Schema & { default: T }, text: Text): Setting<T extends number ? number : string> {
+  return { env, schema, ...text, parse: (value) => value as T extends number ? number : string };
+}
+
+/** A setting without a default: null when unset. */
+function optional<T extends number | string>(env: string, schema: Schema, text: Text): Setting<T | null> {
+  return { env, schema, ...text, parse: (value) => (value === undefined ? null : (value as T)) };
+}
+
+/** One of a few words. */
+function oneOf<const V extends readonly string[]>(env: string, values: V, fallback: V[number], text: Text): Setting<V[number]> {
+  return { env, schema: { enum: values, default: fallback }, ...text, parse: (value) => value as V[number] };
+}
+
+/** `1` or `0` (the default). */
+function flag(env: string, text: Text): Setting<boolean> {
+  return { env, schema: { enum: ['0', '1'], default: '0' }, ...text, parse: (value) => value === '1' };
+}
+
+/**
+ * Every setting: its name in Config, its environment variable, rule, default, the README's
+ * configuration table (generated from here: `node tools/config-table.mjs`, a test checks), and
+ * how its value is read. The only place a setting is spelled; Config is derived from it.
+ */
+const SETTINGS = {
+  port: given('PORT', { ...int(0, 65535), default: 3000 }, { meaning: 'HTTP port' }),
+  metricsPort: optional<number>('METRICS_PORT', int(1, 65535), {
+    meaning: 'a port on which any role (web, worker, sftp) serves `GET /metrics` without a credential, for a scraper on the private network',
+  }),
+  corsOrigins: {
+    env: 'CORS_ORIGINS',
+    schema: { type: 'string', pattern: '^(\\*|https?://[^\\s,/]+(,\\s*https?://[^\\s,/]+)*)$', default: '*' },
+    meaning:
+      'origins whose pages may call the public reads and `POST /v1/leads` from a browser: `*` or a comma-separated list of `https://host` origins (no credentials either way; feed, admin and developer routes never answer cross-origin)',
+    parse: (value): '*' | string[] =>
+      value === '*'
+        ? '*'
+        : String(value)
+            .split(',')
+            .map((origin) => origin.trim()),
+  } satisfies Setting<'*' | string[]>,
+  databaseUrl: optional<string>('DATABASE_URL', url(['postgres', 'postgresql']), { meaning: 'PostgreSQL 15+ URL; unset = embedded PGlite' }),
+  databaseReadUrl: optional<string>('DATABASE_READ_URL', url(['postgres', 'postgresql']), {
+    meaning:
+      'a streaming replica of `DATABASE_URL` for the anonymous public reads (search, listings, directory, RESO, site); while it does not answer they read the primary ([docs/architecture.md](docs/architecture.md), Read replicas)',
+  }),
+  dbReadTimeoutMs: given(
+    'DB_READ_TIMEOUT_MS',
+    { ...int(500, 60000), default: 5000 },
+    {
+      meaning:
+        "on PostgreSQL, public reads (listings, agents, offices, projects, site, RESO Web API) use a pool of their own (5 connections, at most 3 of them for costly searches: docs/reads.md) whose statements may run this long; a read past it, or a server that does not answer, is a 503 a second later, and a search's total or facets counted past it are answered as null (not known), never a number",
+    },
+  ),
+  dbPreparedStatements: given(
+    'DB_PREPARED_STATEMENTS',
+    { ...int(0, 1000), default: 64 },
+    {
+      meaning:
+        'on PostgreSQL, how many prepared statements each public-read connection keeps (the least recently used dropped first): searches whose plan does not depend on their values (newest first within a country, office, locality or postcode; by price within a sale mode; the first page or a cursor) are parsed and planned once per shape instead of on every request. 0 turns them off, for a connection pooler in transaction mode that does not carry prepared statements',
+    },
+  ),
+  searchExactTotalMax: given(
+    'SEARCH_EXACT_TOTAL_MAX',
+    { ...int(1, 10_000_000), default: 10_000 },
+    {
+      meaning:
+        "a listing search's `total` is counted exactly up to this many matches; past it the count stops and `total` is this bound with `totalIsLowerBound: true`, so a search matching a whole city never waits for a count of every match ([docs/reads.md](docs/reads.md))",
+    },
+  ),
+  publicPageMaxBytes: given(
+    'PUBLIC_PAGE_MAX_BYTES',
+    { ...int(1024, 256 * 1024 * 1024), default: 4 * 1024 * 1024 },
+    {
+      meaning:
+        "the most bytes of records one public page (listings, projects, agents, offices, a project's listings) carries: a page stops before the record that would pass it (the first record is always shown) and `nextOffset` says where the next page starts",
+    },
+  ),
+  dataDir: given('DATA_DIR', { type: 'string', minLength: 1, default: './data' }, { meaning: 'embedded data folder (PGlite in `pglite/`, mail outbox)' }),
+  embeddedSharedBuffers: optional<string>(
+    'EMBEDDED_SHARED_BUFFERS',
+    { type: 'string', pattern: '^[1-9][0-9]{0,5}(kB|MB|GB)$' },
+    {
+      meaning:
+        "the embedded database's PostgreSQL `shared_buffers`, e.g. `16MB`: smaller keeps the idle all-in-one process smaller (about 296 instead of 436 MB with `16MB`) but makes bulk loads slower (a 100,000-listing load 16–17 s → 20–21 s); searches are as fast",
+      shown: "PostgreSQL's 128MB",
+    },
+  ),
+  redisUrl: optional<string>('REDIS_URL', url(['redis', 'rediss']), { meaning: 'Redis 7+ URL (`maxmemory-policy noeviction`); unset = in-process queue' }),
+  operatorToken: optional<string>(
+    'OPERATOR_TOKEN',
+    { type: 'string', minLength: 16 },
+    {
+      meaning: 'bootstrap operator credential, at least 16 characters',
+      shown: 'unset (admin closed)',
+    },
+  ),
+  smtpUrl: optional<string>('SMTP_URL', url(['smtp', 'smtps']), { meaning: 'SMTP server (`smtp://`, `smtps://`); unset = outbox files' }),
+  mailFrom: given('MAIL_FROM', { type: 'string', pattern: '^[^\\s@<>]+@[^\\s@<>]+$', default: 'no-reply@localhost' }, { meaning: 'sender address' }),
+  turnstileSecret: optional<string>(
+    'TURNSTILE_SECRET',
+    { type: 'string', minLength: 1 },
+    {
+      meaning: 'the secret of the bot challenge for leads (Cloudflare Turnstile); unset = no challenge',
+    },
+  ),
+  turnstileVerifyUrl: given(
+    'TURNSTILE_VERIFY_URL',
+    { ...url(['http', 'https']), default: 'https://challenges.cloudflare.com/turnstile/v0/siteverify' },
+    {
+      meaning: "where the bot challenge's answers are verified",
+      shown: "Cloudflare's siteverify",
+    },
+  ),
+  fxSource: oneOf('FX_SOURCE', ['static', 'live'], 'static', {
+    meaning: '`static` (the bundled snapshot) or `live` FX rates ([docs/reads.md](docs/reads.md))',
+  }),
+  fxPrimaryUrl: given(
+    'FX_PRIMARY_URL',
+    { ...url(['http', 'https']), default: 'https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml' },
+    {
+      meaning: 'where `live` FX rates are fetched from',
+      shown: 'ECB daily XML',
+    },
+  ),
+  fxBackupUrl: given(
+    'FX_BACKUP_URL',
+    { ...url(['http', 'https']), default: 'https://open.er-api.com/v6/latest/EUR' },
+    {
+      meaning: '`live` FX rates when the first source fails',
+      shown: 'a second public source',
+    },
+  ),
+  sftpUrl: optional<string>('SFTP_URL', url(['sftp']), {
+    meaning:
+      'SFTP drops: the server, login and drop root ([docs/sftp.md](docs/sftp.md)); a URL without a host fingerprint is refused unless `SFTP_INSECURE_ACCEPT_ANY_HOST` is `1`',
+  }),
+  sftpPrivateKeyPath: optional<string>(
+    'SFTP_PRIVATE_KEY_PATH',
+    { type: 'string', minLength: 1 },
+    { meaning: 'the private key file the SFTP watcher logs in with' },
+  ),
+  sftpHostFingerprint: optional<string>(
+    'SFTP_HOST_FINGERPRINT',
+    { type: 'string', pattern: '^SHA256:[A-Za-z0-9+/]{43}=?$' },
+    {
+      meaning: "the SFTP server's host key fingerprint (`SHA256:…`)",
+    },
+  ),
+  sftpInsecureAcceptAnyHost: flag('SFTP_INSECURE_ACCEPT_ANY_HOST', { meaning: '`1` skips the SFTP host-key check (development only)' }),
+  sftpPollMs: given('SFTP_POLL_MS', { ...int(100), default: 15000 }, { meaning: 'how often the SFTP watcher polls, in ms', shown: '15000 ms' }),
+  sftpOfficeShare: given(
+    'SFTP_OFFICE_SHARE',
+    { ...int(1), default: 50 },
+    {
+      meaning:
+        'fair claiming of dropped files: the most files of one office claimed and not yet ingested (a poll claims that many of an office less those) ([docs/sftp.md](docs/sftp.md))',
+    },
+  ),
+  sftpClaimsPerPoll: given(
+    'SFTP_CLAIMS_PER_POLL',
+    { ...int(1), default: 100 },
+    {
+      meaning: 'the most files one SFTP poll claims across offices, one office after another ([docs/sftp.md](docs/sftp.md))',
+    },
+  ),
+  circuitBreakerRatio: given(
+    'CIRCUIT_BREAKER_RATIO',
+    { type: 'number', exclusiveMinimum: 0, maximum: 1, default: 0.2 },
+    {
+      meaning:
+        "mass-delete guard for full feeds: a full feed that would archive more than this share of an office's listings (and more than `CIRCUIT_BREAKER_MIN`) archives none and waits for an operator",
+    },
+  ),
+  circuitBreakerMin: given(
+    'CIRCUIT_BREAKER_MIN',
+    { ...int(0), default: 5 },
+    {
+      meaning: 'mass-delete guard for full feeds: archives of at most this many listings of an office always go ahead',
+    },
+  ),
+  feedMaxBytes: given(
+    'FEED_MAX_BYTES',
+    { ...int(1024), default: 100 * 1024 * 1024 },
+    {
+      meaning: 'largest accepted feed body, in bytes',
+      shown: '104857600 (100 MB)',
+    },
+  ),
+  feedSyncWaitMs: given('FEED_SYNC_WAIT_MS', { ...int(0, 600000), default: 30000 }, { meaning: 'how long `POST /v1/feeds` waits before 202' }),
+  feedBodyIdleMs: given(
+    'FEED_BODY_IDLE_MS',
+    { ...int(100, 600000), default: 30000 },
+    {
+      meaning:
+        'a feed or dry-run body that stops arriving this long is answered 408 (nothing stored); a dry-run answer the client stops reading this long is dropped',
+    },
+  ),
+  feedUploadsPerKey: given(
+    'FEED_UPLOADS_PER_KEY',
+    { ...int(1, 1000), default: 4 },
+    {
+      meaning: 'feed bodies one key may be uploading at once (one more: 429 with Retry-After)',
+    },
+  ),
+  feedUploadsTotal: given(
+    'FEED_UPLOADS_TOTAL',
+    { ...int(1, 10000), default: 32 },
+    {
+      meaning: 'feed bodies all keys together may be uploading at once per web process (one more: 503 with Retry-After)',
+    },
+  ),
+  validateBodyMaxMs: given(
+    'VALIDATE_BODY_MAX_MS',
+    { ...int(1000, 3600000), default: 120000 },
+    {
+      meaning: "a dry run's body must be complete within this long; else 408 and its slot is freed",
+    },
+  ),
+  validateMinBytesPerS: given(
+    'VALIDATE_MIN_BYTES_PER_S',
+    { ...int(1), default: 8192 },
+    {
+      meaning:
+        "a dry run's body must average at least this rate once its first 5 s (or a quarter of the time allowed, if less) have passed; else 408 and its slot is freed",
+    },
+  ),
+  validateUploadsPerAddress: given(
+    'VALIDATE_UPLOADS_PER_ADDRESS',
+    { ...int(1, 1000), default: 2 },
+    {
+      meaning:
+        'dry runs admitted at once per process (receiving their body, waiting or running) per client address; one more: 429 with Retry-After, before the body is read',
+    },
+  ),
+  validateUploads: given(
+    'VALIDATE_UPLOADS',
+    { ...int(1, 10000), default: 8 },
+    {
+      meaning: 'dry runs admitted at once per process in all; one more: 503 with Retry-After, before the body is read',
+    },
+  ),
+  validateConcurrency: given(
+    'VALIDATE_CONCURRENCY',
+    { ...int(1, 64), default: 2 },
+    {
+      meaning: 'dry runs read and checked at once per process: only a body received whole takes one, so slow senders never hold them',
+    },
+  ),
+  validateWaitMs: given(
+    'VALIDATE_WAIT_MS',
+    { ...int(0, 600000), default: 10000 },
+    {
+      meaning: 'how long a whole dry-run body waits for one of the `VALIDATE_CONCURRENCY` slots, then 503 with Retry-After',
+    },
+  ),
+  validateRateLimit: given('VALIDATE_RATE_LIMIT', { ...int(1), default: 300 }, { meaning: 'dry runs per client address per hour (429)' }),
+  readThreads: given(
+    'READ_THREADS',
+    { ...int(0, 64), default: defaultReadThreads() },
+    {
+      meaning:
+        'worker threads that read, map and validate large REAXML feeds (over 1 MB of text) in pieces, in every role that reads feeds; `0` reads every feed on the main thread. The result is the same either way',
+      shown: 'one per core, at most 8; 0 on one core',
+    },
+  ),
+  validateMaxPreviews: given(
+    'VALIDATE_MAX_PREVIEWS',
+    { ...int(0), default: 1000 },
+    {
+      meaning: 'previews kept in a dry-run answer (`truncated: true` when more were left out; counts cover everything)',
+    },
+  ),
+  validateMaxIssues: given(
+    'VALIDATE_MAX_ISSUES',
+    { ...int(1), default: 10000 },
+    {
+      meaning: 'issues kept in a dry-run answer (`truncated: true` when more were left out; counts cover everything)',
+    },
+  ),
+  leadRetentionDays: given('LEAD_RETENTION_DAYS', { ...int(1), default: 365 }, { meaning: 'days a lead is kept' }),
+  leadRateLimit: given('LEAD_RATE_LIMIT', { ...int(1), default: 20 }, { meaning: 'leads per client address per hour (429)', shown: '20/h' }),
+  alertRateLimit: given(
+    'ALERT_RATE_LIMIT',
+    { ...int(1), default: 20 },
+    { meaning: 'alert subscription requests (`POST /v1/alerts`) one client address may make per hour (429) ([docs/alerts.md](docs/alerts.md))', shown: '20/h' },
+  ),
+  alertListingUrl: optional<string>('ALERT_LISTING_URL', url(['http', 'https']), {
+    meaning:
+      'the public page of a listing, linked from alert mails, with `{office}`, `{uniqueId}` or `{listingKey}` filled in, e.g. `https://portal.example/listings/{office}/{uniqueId}` ([docs/alerts.md](docs/alerts.md))',
+    shown: "the service's own `GET /v1/listings/{office}/{uniqueId}`",
+  }),
+  keyRequestRateLimit: given(
+    'KEY_REQUEST_RATE_LIMIT',
+    { ...int(1), default: 10 },
+    {
+      meaning: 'key requests per client address per hour (429)',
+      shown: '10/h',
+    },
+  ),
+  leadCrmWaitMs: given(
+    'LEAD_CRM_WAIT_MS',
+    { ...int(1000, 7 * 24 * 3600 * 1000), default: 15 * 60 * 1000 },
+    {
+      meaning: "how long a lead of an office on CRM delivery waits for a CRM's acknowledgement before it is mailed instead ([docs/leads.md](docs/leads.md))",
+      shown: '900000 (15 min)',
+    },
+  ),
+  resoRateLimit: given(
+    'RESO_RATE_LIMIT',
+    { ...int(1), default: 600 },
+    {
+      meaning: 'RESO Web API requests per address per minute ([docs/reso.md](docs/reso.md))',
+      shown: '600/min',
+    },
+  ),
+  changeLogDays: given(
+    'CHANGE_LOG_DAYS',
+    { ...int(1, 3650), default: 30 },
+    {
+      meaning:
+        'days the change log keeps its events (RESO `EntityEvent`, the change webhooks); a replicator whose checkpoint is older replicates from scratch ([docs/reso.md](docs/reso.md))',
+    },
+  ),
+  feedBodyRetentionDays: given(
+    'FEED_BODY_RETENTION_DAYS',
+    { ...int(1), default: 30 },
+    {
+      meaning: "days a finished feed's raw body is kept (then deleted; the event and result stay)",
+    },
+  ),
+  webhookTimeoutMs: given(
+    'WEBHOOK_TIMEOUT_MS',
+    { ...int(100, 30000), default: 5000 },
+    {
+      meaning: "a webhook delivery attempt's time limit, connection to the end of the answer (docs/ingestion.md, Webhooks)",
+    },
+  ),
+  webhookDisableAfterHours: given(
+    'WEBHOOK_DISABLE_AFTER_HOURS',
+    { type: 'number', exclusiveMinimum: 0, maximum: 720, default: 24 },
+    {
+      meaning: "hours after which an endpoint failing every delivery is disabled and its key's alert address told (docs/ingestion.md, Webhooks)",
+    },
+  ),
+  webhookTestRateLimit: given(
+    'WEBHOOK_TEST_RATE_LIMIT',
+    { ...int(1), default: 30 },
+    {
+      meaning: 'webhook test events (`POST /v1/webhooks/{id}/test`) per feed key per hour (429)',
+    },
+  ),
+  webhookAllowPrivateNetworks: flag('WEBHOOK_ALLOW_PRIVATE_NETWORKS', {
+    meaning:
+      '`1` lets webhook endpoints be on loopback, private and link-local addresses and use plain http (development, an intranet); otherwise https to public addresses only',
+  }),
+  publicBaseUrl: {
+    env: 'PUBLIC_BASE_URL',
+    schema: url(['http', 'https']),
+    meaning:
+      "where clients reach the service (`https://api.example.com`, or with a path prefix a proxy adds: `https://example.com/listings`): the links answers carry (the search's `Link: rel=\"next\"`, the RESO Web API's `@odata.nextLink` and `@odata.context`) are built from it, never from the request's Host header, and the console's sign-out and queue-board buttons accept it as their page's origin; set it in production ([docs/reads.md](docs/reads.md), Links in answers)",
+    shown: "unset: the request's scheme and Host header",
+    parse: (value, problems) => (value === undefined ? null : baseUrl(String(value), problems)),
+  } satisfies Setting<string | null>,
+  trustProxy: {
+    env: 'TRUST_PROXY',
+    schema: { type: 'string', minLength: 1 },
+    meaning:
+      "proxies in front of the web role: how many (`1` for one load balancer) or a comma-separated list of their addresses, subnets and `loopback`, `linklocal`, `uniquelocal`. The client's address (rate limits, logs) and scheme then come from `X-Forwarded-For` and `X-Forwarded-Proto`; without it every client behind a proxy counts as the proxy. `true` is refused: any client could then choose its address",
+    shown: 'unset (trust none)',
+    parse: (value, problems) => (value === undefined ? null : trustedProxies(String(value), problems)),
+  } satisfies Setting<number | string[] | null>,
+  logLevel: oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info', { meaning: 'pino level (`silent` to mute)' }),
+};
+
+type Settings = typeof SETTINGS;
+
+/** Validated, frozen service configuration, one property per setting above. Nothing else in the codebase reads process.env. */
+export type Config = { [K in keyof Settings]: ReturnType<Settings[K]['parse']> };
+
+const SETTING_LIST: [keyof Settings, Setting<unknown>][] = Object.entries(SETTINGS) as [keyof Settings, Setting<unknown>][];
+
+/** The environment variables as one JSON Schema, with their rules and defaults. */
 const envSchema = {
   type: 'object',
-  properties: {
-    PORT: { ...int(0, 65535), default: 3000 },
-    METRICS_PORT: int(1, 65535),
-    CORS_ORIGINS: { type: 'string', pattern: '^(\\*|https?://[^\\s,/]+(,\\s*https?://[^\\s,/]+)*)$', default: '*' },
-    DATABASE_URL: url(['postgres', 'postgresql']),
-    DATABASE_READ_URL: url(['postgres', 'postgresql']),
-    DATA_DIR: { type: 'string', minLength: 1, default: './data' },
-    REDIS_URL: url(['redis', 'rediss']),
-    OPERATOR_TOKEN: { type: 'string', minLength: 16 },
-    SMTP_URL: url(['smtp', 'smtps']),
-    MAIL_FROM: { type: 'string', pattern: '^[^\\s@<>]+@[^\\s@<>]+$', default: 'no-reply@localhost' },
-    TURNSTILE_SECRET: { type: 'string', minLength: 1 },
-    TURNSTILE_VERIFY_URL: { ...url(['http', 'https']), default: 'https://challenges.cloudflare.com/turnstile/v0/siteverify' },
-    FX_SOURCE: { enum: ['static', 'live'], default: 'static' },
-    FX_PRIMARY_URL: { ...url(['http', 'https']), default: 'https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml' },
-    FX_BACKUP_URL: { ...url(['http', 'https']), default: 'https://open.er-api.com/v6/latest/EUR' },
-    SFTP_URL: url(['sftp']),
-    SFTP_PRIVATE_KEY_PATH: { type: 'string', minLength: 1 },
-    SFTP_HOST_FINGERPRINT: { type: 'string', pattern: '^SHA256:[A-Za-z0-9+/]{43}=?$' },
-    SFTP_INSECURE_ACCEPT_ANY_HOST: { enum: ['0', '1'], default: '0' },
-    SFTP_POLL_MS: { ...int(100), default: 15000 },
-    SFTP_OFFICE_SHARE: { ...int(1), default: 50 },
-    SFTP_CLAIMS_PER_POLL: { ...int(1), default: 100 },
-    CIRCUIT_BREAKER_RATIO: { type: 'number', exclusiveMinimum: 0, maximum: 1, default: 0.2 },
-    CIRCUIT_BREAKER_MIN: { ...int(0), default: 5 },
-    DB_READ_TIMEOUT_MS: { ...int(500, 60000), default: 5000 },
-    DB_PREPARED_STATEMENTS: { ...int(0, 1000), default: 64 },
-    EMBEDDED_SHARED_BUFFERS: { type: 'string', pattern: '^[1-9][0-9]{0,5}(kB|MB|GB)$' },
-    PUBLIC_PAGE_MAX_BYTES: { ...int(1024, 256 * 1024 * 1024), default: 4 * 1024 * 1024 },
-    SEARCH_EXACT_TOTAL_MAX: { ...int(1, 10_000_000), default: 10_000 },
-    FEED_MAX_BYTES: { ...int(1024), default: 100 * 1024 * 1024 },
-    FEED_SYNC_WAIT_MS: { ...int(0, 600000), default: 30000 },
-    FEED_BODY_IDLE_MS: { ...int(100, 600000), default: 30000 },
-    FEED_UPLOADS_PER_KEY: { ...int(1, 1000), default: 4 },
-    FEED_UPLOADS_TOTAL: { ...int(1, 10000), default: 32 },
-    VALIDATE_CONCURRENCY: { ...int(1, 64), default: 2 },
-    VALIDATE_WAIT_MS: { ...int(0, 600000), default: 10000 },
-    VALIDATE_UPLOADS_PER_ADDRESS: { ...int(1, 1000), default: 2 },
-    VALIDATE_UPLOADS: { ...int(1, 10000), default: 8 },
-    VALIDATE_BODY_MAX_MS: { ...int(1000, 3600000), default: 120000 },
-    VALIDATE_MIN_BYTES_PER_S: { ...int(1), default: 8192 },
-    READ_THREADS: { ...int(0, 64), default: defaultReadThreads() },
-    VALIDATE_RATE_LIMIT: { ...int(1), default: 300 },
-    VALIDATE_MAX_PREVIEWS: { ...int(0), default: 1000 },
-    VALIDATE_MAX_ISSUES: { ...int(1), default: 10000 },
-    LEAD_RETENTION_DAYS: { ...int(1), default: 365 },
-    LEAD_CRM_WAIT_MS: { ...int(1000, 7 * 24 * 3600 * 1000), default: 15 * 60 * 1000 },
-    FEED_BODY_RETENTION_DAYS: { ...int(1), default: 30 },
-    LEAD_RATE_LIMIT: { ...int(1), default: 20 },
-    ALERT_RATE_LIMIT: { ...int(1), default: 20 },
-    ALERT_LISTING_URL: url(['http', 'https']),
-    RESO_RATE_LIMIT: { ...int(1), default: 600 },
-    CHANGE_LOG_DAYS: { ...int(1, 3650), default: 30 },
-    KEY_REQUEST_RATE_LIMIT: { ...int(1), default: 10 },
-    WEBHOOK_ALLOW_PRIVATE_NETWORKS: { enum: ['0', '1'], default: '0' },
-    WEBHOOK_TIMEOUT_MS: { ...int(100, 30000), default: 5000 },
-    WEBHOOK_DISABLE_AFTER_HOURS: { type: 'number', exclusiveMinimum: 0, maximum: 720, default: 24 },
-    WEBHOOK_TEST_RATE_LIMIT: { ...int(1), default: 30 },
-    PUBLIC_BASE_URL: url(['http', 'https']),
-    TRUST_PROXY: { type: 'string', minLength: 1 },
-    LOG_LEVEL: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
-  },
-} as const;
+  properties: Object.fromEntries(SETTING_LIST.map(([, setting]) => [setting.env, setting.schema])),
+};
 
 const validateEnv = createAjv({ coerceTypes: true }).compile(envSchema);
 
 /** Every environment variable the service reads (the README's configuration table names each: a test checks). */
-export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.properties);
+export const CONFIG_VARIABLES: readonly string[] = SETTING_LIST.map(([, setting]) => setting.env);
+
+/** The README's configuration table (Markdown), generated from the settings: `node tools/config-table.mjs` writes it. */
+export function configTable(): string {
+  const shownDefault = (setting: Setting<unknown>): string => {
+    if (setting.shown !== undefined) return setting.shown;
+    const fallback = setting.schema.default;
+    if (fallback === undefined) return 'unset';
+    return typeof fallback === 'number' ? String(fallback) : `\`${fallback}\``;
+  };
+  const rows = SETTING_LIST.map(([, setting]) => `| \`${setting.env}\` | ${setting.meaning} | ${shownDefault(setting)} |`);
+  return ['| variable | meaning | default |', '|---|---|---|', ...rows].join('\n');
+}
+
+const TABLE_START = '<!-- configuration table: generated from lib/config.ts by node tools/config-table.mjs -->';
+const TABLE_END = '<!-- end of the configuration table -->';
+
+/** The README's configuration table as it stands between its markers, or null without them. */
+export function readmeConfigTable(readme: string): string | null {
+  const start = readme.indexOf(TABLE_START);
+  const end = readme.indexOf(TABLE_END);
+  if (start < 0 || end < start) return null;
+  return readme.slice(start + TABLE_START.length, end).trim();
+}
+
+/** The README with its configuration table (between the markers) replaced by this one. */
+export function replaceConfigTable(readme: string, table: string): string {
+  const start = readme.indexOf(TABLE_START);
+  const end = readme.indexOf(TABLE_END);
+  if (start < 0 || end < start) throw new Error(`README.md has no configuration table markers (${TABLE_START} … ${TABLE_END})`);
+  return `${readme.slice(0, start + TABLE_START.length)}\n${table}\n${readme.slice(end)}`;
+}
 
 /** Reads the variables once, reports every problem together, and returns a frozen Config. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
   const raw: Record<string, unknown> = {};
-  for (const name of Object.keys(envSchema.properties)) {
+  for (const name of CONFIG_VARIABLES) {
     const value = env[name];
     if (value !== undefined && value !== '') raw[name] = value;
   }
@@ -251,87 +527,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   if (!validateEnv(raw)) {
     problems.push(...describeAjvErrors(validateEnv.errors, 'env').map((p) => p.replace(/^env\./, '')));
   }
-  const e = raw as Record<string, any>;
-  if (e.DATABASE_READ_URL && !e.DATABASE_URL)
+  if (raw.DATABASE_READ_URL && !raw.DATABASE_URL)
     problems.push('DATABASE_READ_URL is set but DATABASE_URL is not: a read replica replicates a PostgreSQL primary (the embedded database has none)');
-  if (e.SFTP_URL && !e.SFTP_HOST_FINGERPRINT && e.SFTP_INSECURE_ACCEPT_ANY_HOST !== '1') {
+  if (raw.SFTP_URL && !raw.SFTP_HOST_FINGERPRINT && raw.SFTP_INSECURE_ACCEPT_ANY_HOST !== '1') {
     problems.push('SFTP_URL is set but SFTP_HOST_FINGERPRINT is not (set SFTP_INSECURE_ACCEPT_ANY_HOST=1 to skip host-key checks in development)');
   }
-  const publicBaseUrl = e.PUBLIC_BASE_URL === undefined ? null : baseUrl(String(e.PUBLIC_BASE_URL), problems);
-  const trustProxy = e.TRUST_PROXY === undefined ? null : trustedProxies(String(e.TRUST_PROXY), problems);
-  if (e.ALERT_LISTING_URL && !/\{(uniqueId|listingKey)\}/.test(String(e.ALERT_LISTING_URL))) {
+  if (raw.ALERT_LISTING_URL && !/\{(uniqueId|listingKey)\}/.test(String(raw.ALERT_LISTING_URL))) {
     problems.push(
       'ALERT_LISTING_URL must name the listing with {uniqueId} (and {office}) or {listingKey}, e.g. https://portal.example/listings/{office}/{uniqueId}',
     );
   }
+  const config = Object.fromEntries(SETTING_LIST.map(([name, setting]) => [name, setting.parse(raw[setting.env], problems)])) as Config;
   if (problems.length) throw new ConfigError(problems);
-  return Object.freeze({
-    port: e.PORT,
-    metricsPort: e.METRICS_PORT ?? null,
-    corsOrigins:
-      e.CORS_ORIGINS === '*'
-        ? '*'
-        : String(e.CORS_ORIGINS)
-            .split(',')
-            .map((o: string) => o.trim()),
-    databaseUrl: e.DATABASE_URL ?? null,
-    databaseReadUrl: e.DATABASE_READ_URL ?? null,
-    dataDir: e.DATA_DIR,
-    embeddedSharedBuffers: e.EMBEDDED_SHARED_BUFFERS ?? null,
-    redisUrl: e.REDIS_URL ?? null,
-    operatorToken: e.OPERATOR_TOKEN ?? null,
-    smtpUrl: e.SMTP_URL ?? null,
-    mailFrom: e.MAIL_FROM,
-    turnstileSecret: e.TURNSTILE_SECRET ?? null,
-    turnstileVerifyUrl: e.TURNSTILE_VERIFY_URL,
-    fxSource: e.FX_SOURCE,
-    fxPrimaryUrl: e.FX_PRIMARY_URL,
-    fxBackupUrl: e.FX_BACKUP_URL,
-    sftpUrl: e.SFTP_URL ?? null,
-    sftpPrivateKeyPath: e.SFTP_PRIVATE_KEY_PATH ?? null,
-    sftpHostFingerprint: e.SFTP_HOST_FINGERPRINT ?? null,
-    sftpInsecureAcceptAnyHost: e.SFTP_INSECURE_ACCEPT_ANY_HOST === '1',
-    sftpPollMs: e.SFTP_POLL_MS,
-    sftpOfficeShare: e.SFTP_OFFICE_SHARE,
-    sftpClaimsPerPoll: e.SFTP_CLAIMS_PER_POLL,
-    circuitBreakerRatio: e.CIRCUIT_BREAKER_RATIO,
-    circuitBreakerMin: e.CIRCUIT_BREAKER_MIN,
-    dbReadTimeoutMs: e.DB_READ_TIMEOUT_MS,
-    dbPreparedStatements: e.DB_PREPARED_STATEMENTS,
-    publicPageMaxBytes: e.PUBLIC_PAGE_MAX_BYTES,
-    searchExactTotalMax: e.SEARCH_EXACT_TOTAL_MAX,
-    feedMaxBytes: e.FEED_MAX_BYTES,
-    feedSyncWaitMs: e.FEED_SYNC_WAIT_MS,
-    feedBodyIdleMs: e.FEED_BODY_IDLE_MS,
-    feedUploadsPerKey: e.FEED_UPLOADS_PER_KEY,
-    feedUploadsTotal: e.FEED_UPLOADS_TOTAL,
-    validateConcurrency: e.VALIDATE_CONCURRENCY,
-    validateWaitMs: e.VALIDATE_WAIT_MS,
-    validateUploadsPerAddress: e.VALIDATE_UPLOADS_PER_ADDRESS,
-    validateUploads: e.VALIDATE_UPLOADS,
-    validateBodyMaxMs: e.VALIDATE_BODY_MAX_MS,
-    validateMinBytesPerS: e.VALIDATE_MIN_BYTES_PER_S,
-    readThreads: e.READ_THREADS,
-    validateRateLimit: e.VALIDATE_RATE_LIMIT,
-    validateMaxPreviews: e.VALIDATE_MAX_PREVIEWS,
-    validateMaxIssues: e.VALIDATE_MAX_ISSUES,
-    leadRetentionDays: e.LEAD_RETENTION_DAYS,
-    leadCrmWaitMs: e.LEAD_CRM_WAIT_MS,
-    feedBodyRetentionDays: e.FEED_BODY_RETENTION_DAYS,
-    leadRateLimit: e.LEAD_RATE_LIMIT,
-    alertRateLimit: e.ALERT_RATE_LIMIT,
-    alertListingUrl: e.ALERT_LISTING_URL ?? null,
-    resoRateLimit: e.RESO_RATE_LIMIT,
-    changeLogDays: e.CHANGE_LOG_DAYS,
-    keyRequestRateLimit: e.KEY_REQUEST_RATE_LIMIT,
-    webhookAllowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS === '1',
-    webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
-    webhookDisableAfterHours: e.WEBHOOK_DISABLE_AFTER_HOURS,
-    webhookTestRateLimit: e.WEBHOOK_TEST_RATE_LIMIT,
-    logLevel: e.LOG_LEVEL,
-    publicBaseUrl,
-    trustProxy,
-  });
+  return Object.freeze(config);
 }
 
 /**

@@ -8,8 +8,23 @@ export const notFoundHandler: RequestHandler = (req, res) => {
   res.status(404).json({ error: `no route for ${req.method} ${req.path}` });
 };
 
+/**
+ * What the error middleware reads of an error it did not make: body-parser's and http-errors'
+ * (type, status, limit, expose), zlib's (code) and a URI error's message. Express hands it over
+ * untyped; any of these may be missing.
+ */
+interface ThrownError {
+  message: string;
+  type?: string;
+  status?: number;
+  statusCode?: number;
+  limit?: number;
+  code?: string;
+  expose?: boolean;
+}
+
 /** body-parser error types and the status each deserves. */
-const BODY_ERRORS: Record<string, [number, (err: any) => string]> = {
+const BODY_ERRORS: Record<string, [number, (err: ThrownError) => string]> = {
   'entity.too.large': [413, (err) => `request body is larger than the limit of ${err.limit} bytes`],
   'entity.parse.failed': [400, (err) => `request body is not valid JSON: ${err.message}`],
   'encoding.unsupported': [415, (err) => err.message],
@@ -18,15 +33,15 @@ const BODY_ERRORS: Record<string, [number, (err: any) => string]> = {
   'entity.verify.failed': [400, (err) => err.message],
 };
 
-function isClientError(err: any): boolean {
+function isClientError(err: ThrownError): boolean {
   const status = err?.status ?? err?.statusCode;
-  return Number.isInteger(status) && status >= 400 && status < 500;
+  return typeof status === 'number' && Number.isInteger(status) && status >= 400 && status < 500;
 }
 
-function clientMessage(err: any): string {
+function clientMessage(err: ThrownError): string {
   if (err instanceof URIError || /^Failed to decode param/.test(err.message)) return `the path is not valid percent-encoding (${err.message})`;
   if (
-    ['Z_DATA_ERROR', 'Z_BUF_ERROR', 'ERR__ERROR_FORMAT_PADDING_1', 'ERR_ZLIB_INITIALIZATION_FAILED'].includes(err.code) ||
+    ['Z_DATA_ERROR', 'Z_BUF_ERROR', 'ERR__ERROR_FORMAT_PADDING_1', 'ERR_ZLIB_INITIALIZATION_FAILED'].includes(err.code ?? '') ||
     /incorrect header check|invalid (block|stored|distance)|unexpected end of file|Decompression failed/i.test(err.message)
   ) {
     return `the request body could not be decompressed as its Content-Encoding says (${err.message})`;
@@ -35,7 +50,7 @@ function clientMessage(err: any): string {
 }
 
 /** The status and client-facing message of an error; anything unexpected is a logged 500 with no detail. */
-function describeError(err: any, req: Parameters<ErrorRequestHandler>[1]): { status: number; message: string } {
+function describeError(err: ThrownError, req: Parameters<ErrorRequestHandler>[1]): { status: number; message: string } {
   let status = 500;
   let message = 'internal error';
   if (err instanceof HttpError) {
@@ -59,7 +74,7 @@ function describeError(err: any, req: Parameters<ErrorRequestHandler>[1]): { sta
   } else if (isClientError(err)) {
     // Errors that carry their own 4xx (a path that is not valid percent-encoding, a corrupt
     // gzip/deflate/br body): their message is written for the client (http-errors' expose).
-    status = err.status ?? err.statusCode;
+    status = err.status ?? err.statusCode ?? status;
     message = clientMessage(err);
   }
   if (status === 500) req.log?.error({ err }, 'request failed');

@@ -15,7 +15,7 @@ async function post(path, body) {
 
 document.getElementById('key-form').addEventListener('submit', async (event) => {
   event.preventDefault();
-  const form = new FormData(event.target);
+  const form = new FormData(/** @type {HTMLFormElement} */ (event.target));
   const out = document.getElementById('key-result');
   out.replaceChildren('Requesting…');
   const officeIds = String(form.get('officeIds'))
@@ -36,7 +36,7 @@ document.getElementById('key-form').addEventListener('submit', async (event) => 
 
 document.getElementById('dry-form').addEventListener('submit', async (event) => {
   event.preventDefault();
-  const form = new FormData(event.target);
+  const form = new FormData(/** @type {HTMLFormElement} */ (event.target));
   const out = document.getElementById('dry-result');
   out.replaceChildren('Validating…');
   const { ok, data } = await post('/v1/validate', {

@@ -13,7 +13,12 @@ Uses DATABASE_URL, or the embedded database under DATA_DIR, like the service; wh
 on the embedded database, the command goes through it. Every change is in the audit log.`;
 
 /** The running service's answer to one admin request, with its command token. */
-async function askService(service: LocalService, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+async function askService(
+  service: LocalService,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: { error?: string } & Record<string, unknown> }> {
   const res = await fetch(`http://127.0.0.1:${service.port}${path}`, {
     method,
     headers: { authorization: `Bearer ${service.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { expect } from 'chai';
-import { CONFIG_VARIABLES, ConfigError, loadConfig } from '../../lib/config.js';
+import { CONFIG_VARIABLES, ConfigError, configTable, loadConfig, readmeConfigTable } from '../../lib/config.js';
 import { repoRoot } from '../helpers.js';
 
 describe('configuration', () => {
@@ -18,6 +18,7 @@ describe('configuration', () => {
       'named twice',
     ).to.deep.equal([]);
     expect([...named].sort()).to.deep.equal([...CONFIG_VARIABLES].sort());
+    expect(readmeConfigTable(readme), 'the README table is generated from lib/config.ts: run node tools/config-table.mjs').to.equal(configTable());
   });
 
   it('runs with no configuration at all: the embedded defaults', () => {

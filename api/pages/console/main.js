@@ -82,10 +82,16 @@ function Shell({ route, onSignOut }) {
   }, [route.hash]);
   useEffect(() => {
     // The queue board link only where there is a queue board (Redis).
-    api('GET', '/v1/admin/stats').then((s) => setBoard(Boolean(s.queues && !s.queues.error)), () => undefined);
+    api('GET', '/v1/admin/stats').then(
+      (s) => setBoard(Boolean(s.queues && !s.queues.error)),
+      () => undefined,
+    );
   }, []);
   const detail = view === 'listings' && route.rest.length === 2;
-  return html`<a class="skip" href="#main" onClick=${(e) => (e.preventDefault(), document.getElementById('main')?.focus())}>Skip to content</a>
+  return html`<a class="skip" href="#main" onClick=${(e) => {
+    e.preventDefault();
+    return document.getElementById('main')?.focus();
+  }}>Skip to content</a>
     <div class="shell">
       <header class="top">
         <span class="brand">Listing service</span>
@@ -97,7 +103,10 @@ function Shell({ route, onSignOut }) {
         <div class="foot">
           <a href="/admin/queues" id="board-link" hidden=${!board}>Queue board ↗</a>
           <a href="/docs/">API reference ↗</a>
-          <a href="#" onClick=${(e) => (e.preventDefault(), onSignOut())}>Sign out</a>
+          <a href="#" onClick=${(e) => {
+            e.preventDefault();
+            return onSignOut();
+          }}>Sign out</a>
         </div>
       </nav>
       <main id="main" tabindex="-1">
@@ -118,7 +127,11 @@ function App() {
     if (!state.asked)
       askOpenTabs().then((found) => {
         if (found) openBoardSession();
-        setState({ signedIn: Boolean(found), asked: true, message: wantsBoard() && !found ? { kind: 'info', text: 'Sign in to open the queue board.' } : null });
+        setState({
+          signedIn: Boolean(found),
+          asked: true,
+          message: wantsBoard() && !found ? { kind: 'info', text: 'Sign in to open the queue board.' } : null,
+        });
       });
   }, []);
   useEffect(() => {

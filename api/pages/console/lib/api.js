@@ -8,6 +8,7 @@ export class ApiError extends Error {
   }
 }
 
+/** @type {(message: string) => void} */
 let sessionEnded = () => {};
 /** Called when the server no longer accepts the token (expired, revoked). */
 export const whenSessionEnds = (callback) => {

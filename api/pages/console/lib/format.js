@@ -5,7 +5,9 @@ export const when = (iso) => (iso ? new Date(iso).toLocaleString() : '—');
 export const text = (map) => (map && typeof map === 'object' ? (Object.values(map)[0] ?? '') : (map ?? ''));
 export const addressLine = (a) =>
   a
-    ? [a.lotNumber ? `Lot ${a.lotNumber}` : null, [a.subNumber, a.streetNumber].filter(Boolean).join('/'), a.street, a.locality, a.region, a.postcode].filter(Boolean).join(' ')
+    ? [a.lotNumber ? `Lot ${a.lotNumber}` : null, [a.subNumber, a.streetNumber].filter(Boolean).join('/'), a.street, a.locality, a.region, a.postcode]
+        .filter(Boolean)
+        .join(' ')
     : '';
 export const words = (code) => String(code).replace(/_/g, ' ');
 export const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;

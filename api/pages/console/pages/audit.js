@@ -32,7 +32,11 @@ const named = (name, id) => (name ? html`${name}<div class="muted small">${id}</
 
 export function Audit() {
   const [form, setForm] = useState({ action: '', actor: '' });
-  const list = useList((p) => api('GET', `/v1/admin/audit?${query({ ...p, action: p.action.trim(), actor: p.actor.trim() })}`), { filters: form, sort: '-at', limit: 100 });
+  const list = useList((p) => api('GET', `/v1/admin/audit?${query({ ...p, action: p.action.trim(), actor: p.actor.trim() })}`), {
+    filters: form,
+    sort: '-at',
+    limit: 100,
+  });
   const data = list.data;
   const columns = [
     {
@@ -46,7 +50,10 @@ export function Audit() {
     // A folded run of sign-ins: only the newest one's details.
     { label: 'Details', cell: (e) => details(e.details) },
   ];
-  return html`<form class="filters" onSubmit=${(e) => (e.preventDefault(), list.apply(form))}>
+  return html`<form class="filters" onSubmit=${(e) => {
+    e.preventDefault();
+    return list.apply(form);
+  }}>
       <label>Action <input name="action" placeholder="e.g. key.approve" value=${form.action} onInput=${(e) => setForm({ ...form, action: e.currentTarget.value })} /></label>
       <label>Actor <input name="actor" placeholder="operator name" value=${form.actor} onInput=${(e) => setForm({ ...form, actor: e.currentTarget.value })} /></label>
       <button type="submit">Filter</button>

@@ -8,7 +8,8 @@ import { html } from '../lib/html.js';
 import { TimeChart } from '../ui/chart.js';
 import { useLoad } from '../ui/use-load.js';
 
-const Card = ({ label, figure, detail }) => html`<div class="card"><div class="label">${label}</div><div class="figure">${figure}</div><div class="detail">${detail ?? ''}</div></div>`;
+const Card = ({ label, figure, detail }) =>
+  html`<div class="card"><div class="label">${label}</div><div class="figure">${figure}</div><div class="detail">${detail ?? ''}</div></div>`;
 const statusLine = (map) =>
   Object.entries(map ?? {})
     .map(([k, v]) => `${words(k)} ${v}`)
@@ -32,16 +33,19 @@ function Charts({ history, alerts }) {
     <${TimeChart} id="chart-applied" title="Listings applied per day" x=${x} series=${[{ label: 'applied', values: history.days.map((d) => d.listingsApplied) }]} />
     <${TimeChart} id="chart-invalid" title="Invalid listings per day (% of those read)" x=${x} series=${[{ label: 'invalid %', values: history.days.map((d) => d.invalidPercent) }]} />
     <${TimeChart} id="chart-leads" title="Lead deliveries per day by outcome" x=${x} series=${LEAD_OUTCOMES.map((o) => ({ label: words(o), values: history.days.map((d) => d.leads[o] ?? 0) }))} />
-    ${alerts
-      ? html`<${TimeChart}
+    ${
+      alerts
+        ? html`<${TimeChart}
           id="chart-alerts"
           title="Saved-search alerts per day"
           x=${alerts.days.map((d) => Date.parse(`${d.day}T00:00:00Z`) / 1000)}
           series=${ALERT_SERIES.map(([key, label]) => ({ label, values: alerts.days.map((d) => d[key]) }))}
         />`
-      : null}
-    ${depth.length
-      ? html`<${TimeChart}
+        : null
+    }
+    ${
+      depth.length
+        ? html`<${TimeChart}
           id="chart-queues"
           minutes=${true}
           title="Queue depth (waiting jobs), sampled each minute"
@@ -52,7 +56,8 @@ function Charts({ history, alerts }) {
             { label: 'webhook delivery', values: depth.map((s) => s.webhookDelivery) },
           ]}
         />`
-      : null}
+        : null
+    }
   </div>`;
 }
 
@@ -61,7 +66,11 @@ export function Dashboard() {
   const { data: history, reload: reloadHistory } = useLoad(() => api('GET', '/v1/admin/stats/history?days=14'), []);
   const { data: alerts, reload: reloadAlerts } = useLoad(() => api('GET', '/v1/admin/alerts?days=14'), []);
   useEffect(() => {
-    const timer = setInterval(() => (reload(), reloadHistory(), reloadAlerts()), 10_000);
+    const timer = setInterval(() => {
+      reload();
+      reloadHistory();
+      reloadAlerts();
+    }, 10_000);
     return () => clearInterval(timer);
   }, []);
   if (!s) return html`<p class="muted">Loading…</p>`;
@@ -77,13 +86,15 @@ export function Dashboard() {
       <${Card} label="Quarantine" figure=${s.quarantine.open} detail="open circuit-breaker trips" />
       <${Card} label="Feed keys" figure=${s.feedKeys.active} detail=${`active · ${s.feedKeys.suspended} waiting for approval`} />
       <${Card} label="Blocklist" figure=${s.blocklist.entries} detail="senders blocked" />
-      ${alerts
-        ? html`<${Card}
+      ${
+        alerts
+          ? html`<${Card}
             label="Alerts"
             figure=${alerts.subscriptions.confirmed}
             detail=${`${alerts.subscriptions.instant} instant · ${alerts.subscriptions.daily} daily · ${alerts.subscriptions.pending} waiting for confirmation`}
           />`
-        : null}
+          : null
+      }
     </div>
     <h2>Listings by status</h2>
     <div class="panel">${statusLine(s.listings.byStatus)}</div>
@@ -91,15 +102,17 @@ export function Dashboard() {
     <div class="panel">${statusLine(s.leads)}</div>
     <h2>Queues</h2>
     <div class="panel">
-      ${s.queues
-        ? s.queues.error
-          ? html`<span class="muted">Queue depths unavailable: ${s.queues.error}</span>`
-          : html`<div>
+      ${
+        s.queues
+          ? s.queues.error
+            ? html`<span class="muted">Queue depths unavailable: ${s.queues.error}</span>`
+            : html`<div>
               <div><strong>ingest: </strong>${queueLine(s.queues.ingest)}</div>
               <div><strong>lead delivery: </strong>${queueLine(s.queues.leadDelivery)}</div>
               ${s.queues.webhookDelivery ? html`<div><strong>webhook delivery: </strong>${queueLine(s.queues.webhookDelivery)}</div>` : null}
             </div>`
-        : html`<span class="muted">In-process queue (no REDIS_URL): no queue board.</span>`}
+          : html`<span class="muted">In-process queue (no REDIS_URL): no queue board.</span>`
+      }
     </div>
     <h2>The last two weeks</h2>
     ${history ? html`<${Charts} history=${history} alerts=${alerts} />` : html`<p class="muted">Loading charts…</p>`}

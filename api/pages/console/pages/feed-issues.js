@@ -16,7 +16,8 @@ export function FeedIssues({ feedId }) {
   if (!page) return html`<span class="muted">Loading issues…</span>`;
   if (page.counts.errors + page.counts.warnings === 0) return html`<span class="muted">No issues.</span>`;
   const pick = (key, value) => list.apply({ [key]: filter[key] === value ? '' : value });
-  const chip = (label, active, onClick) => html`<button type="button" class=${active ? 'chip active' : 'chip'} aria-pressed=${String(active)} onClick=${onClick}>${label}</button>`;
+  const chip = (label, active, onClick) =>
+    html`<button type="button" class=${active ? 'chip active' : 'chip'} aria-pressed=${String(active)} onClick=${onClick}>${label}</button>`;
   // The listings search by its id: it finds the stored listing (an invalid one may never have been stored).
   const listingHref = (uniqueId) => `#/listings?q=${encodeURIComponent(uniqueId)}`;
   const columns = [

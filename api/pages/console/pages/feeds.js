@@ -7,8 +7,8 @@ import { allKeys, api, query } from '../lib/api.js';
 import { when, words } from '../lib/format.js';
 import { html } from '../lib/html.js';
 import { Badge } from '../ui/badge.js';
-import { DataTable, Pager } from '../ui/data-table.js';
 import { confirmFirst } from '../ui/confirm.js';
+import { DataTable, Pager } from '../ui/data-table.js';
 import { act } from '../ui/flash.js';
 import { useList } from '../ui/list-state.js';
 import { useLoad } from '../ui/use-load.js';
@@ -63,13 +63,24 @@ export function Feeds({ params }) {
   const [open, setOpen] = useState(() => new Set());
   const { data: keys } = useLoad(allKeys, []);
   const set = (name) => (e) => setForm({ ...form, [name]: e.currentTarget.value });
-  const toggle = (id) => setOpen((s) => (s.has(id) ? (s.delete(id), new Set(s)) : new Set(s.add(id))));
+  const toggle = (id) =>
+    setOpen((s) => {
+      if (s.has(id)) {
+        s.delete(id);
+        return new Set(s);
+      }
+      return new Set(s.add(id));
+    });
   const retry = async (f) => {
     if (!(await confirmFirst('Run this feed again from its stored body?', { action: 'Run again', danger: false }))) return;
     if (await act(() => api('POST', `/v1/admin/feeds/${f.feedId}/retry`), 'Feed queued again.')) reload();
   };
   const counts = (f) =>
-    f.counts ? `${f.counts.parsed} parsed · ${f.counts.valid} valid · ${f.counts.invalid} invalid` : f.progress ? `so far ${f.progress.parsed} read · ${f.progress.applied} applied` : '—';
+    f.counts
+      ? `${f.counts.parsed} parsed · ${f.counts.valid} valid · ${f.counts.invalid} invalid`
+      : f.progress
+        ? `so far ${f.progress.parsed} read · ${f.progress.applied} applied`
+        : '—';
   const summary = (f) =>
     f.summary
       ? Object.entries(f.summary)
@@ -87,16 +98,19 @@ export function Feeds({ params }) {
       label: 'Outcome',
       sort: 'outcome',
       // A trip already applied or reviewed stays "tripped" (what happened) but needs no more look.
-      cell: (f) => html`<${Badge} status=${f.outcome ?? f.status} />${f.outcome === 'tripped' && !f.needsLook ? html`<div class="muted">resolved</div>` : null}`,
+      cell: (f) =>
+        html`<${Badge} status=${f.outcome ?? f.status} />${f.outcome === 'tripped' && !f.needsLook ? html`<div class="muted">resolved</div>` : null}`,
     },
     { label: 'Offices', cell: (f) => f.officeScope.join(', ') },
     {
       label: 'Counts',
       sort: '-invalid',
       cell: (f) => html`${counts(f)}<div class="muted">${summary(f)}</div>
-        ${f.reconcile
-          ? html`<div>reconcile <${Badge} status=${f.reconcile.status} />${f.reconcile.archived ? ` ${f.reconcile.archived} archived` : ''}${f.reconcile.status === 'tripped' ? html` · <a href="#/quarantine">review</a>` : null}</div>`
-          : null}`,
+        ${
+          f.reconcile
+            ? html`<div>reconcile <${Badge} status=${f.reconcile.status} />${f.reconcile.archived ? ` ${f.reconcile.archived} archived` : ''}${f.reconcile.status === 'tripped' ? html` · <a href="#/quarantine">review</a>` : null}</div>`
+            : null
+        }`,
     },
     {
       label: 'Error',
@@ -113,7 +127,10 @@ export function Feeds({ params }) {
     },
   ];
   return html`
-    <form class="filters" onSubmit=${(e) => (e.preventDefault(), list.apply(form))}>
+    <form class="filters" onSubmit=${(e) => {
+      e.preventDefault();
+      return list.apply(form);
+    }}>
       <label>Outcome <select name="outcome" value=${form.outcome} onChange=${set('outcome')}>${OUTCOMES.map(([v, l]) => html`<option value=${v}>${l}</option>`)}</select></label>
       <label>Received <select name="period" value=${form.period} onChange=${set('period')}>${PERIODS.map(([v, l]) => html`<option value=${v}>${l}</option>`)}</select></label>
       <label>Status <select name="status" value=${form.status} onChange=${set('status')}>${['', 'queued', 'running', 'done', 'failed', 'rejected'].map((s) => html`<option value=${s}>${s || 'any status'}</option>`)}</select></label>

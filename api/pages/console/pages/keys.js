@@ -5,10 +5,10 @@ import { api, query } from '../lib/api.js';
 import { when } from '../lib/format.js';
 import { html } from '../lib/html.js';
 import { Badge } from '../ui/badge.js';
+import { confirmFirst } from '../ui/confirm.js';
 import { CopyButton } from '../ui/copy-button.js';
 import { DataTable, Pager } from '../ui/data-table.js';
 import { Field, fieldErrors, invalidIf } from '../ui/fields.js';
-import { confirmFirst } from '../ui/confirm.js';
 import { act, flash } from '../ui/flash.js';
 import { useList } from '../ui/list-state.js';
 
@@ -42,13 +42,17 @@ function OfficesEditor({ k, onSaved, onCancel }) {
 }
 
 function CreateKey({ onCreated }) {
-  const [errors, setErrors] = useState({});
+  const [errors, setErrors] = useState(/** @type {import('../ui/fields.js').FieldErrors} */ ({}));
   const [created, setCreated] = useState(null);
   const submit = async (event) => {
     event.preventDefault();
     const form = event.currentTarget;
     const data = new FormData(form);
-    const body = { clientName: String(data.get('clientName')), alertEmail: String(data.get('alertEmail')), officeIds: officeList(String(data.get('officeIds'))) };
+    const body = {
+      clientName: String(data.get('clientName')),
+      alertEmail: String(data.get('alertEmail')),
+      officeIds: officeList(String(data.get('officeIds'))),
+    };
     try {
       const key = await api('POST', '/v1/admin/keys', body);
       setErrors({});
@@ -68,9 +72,11 @@ function CreateKey({ onCreated }) {
       <${Field} label="Offices (comma-separated)" name="officeIds" error=${errors.officeIds}><input name="officeIds" required placeholder="OFF1, OFF2" ...${invalidIf(errors.officeIds, 'officeIds')} /><//>
       <button class="primary" type="submit">Create active key</button>
     </form>
-    ${created
-      ? html`<div class="panel created"><strong>The new key, shown only now:</strong><div class="secret">${created.key}</div><${CopyButton} value=${created.key} label="Copy key" /></div>`
-      : null}
+    ${
+      created
+        ? html`<div class="panel created"><strong>The new key, shown only now:</strong><div class="secret">${created.key}</div><${CopyButton} value=${created.key} label="Copy key" /></div>`
+        : null
+    }
   </div>`;
 }
 
@@ -93,7 +99,10 @@ export function Keys() {
     {
       label: 'Newest feed',
       sort: '-lastFeed',
-      cell: (k) => (k.lastFeed ? html`<a href=${`#/feeds?key=${k.id}`}>${when(k.lastFeed.createdAt)} <${Badge} status=${k.lastFeed.outcome} /></a>` : html`<span class="muted">none yet</span>`),
+      cell: (k) =>
+        k.lastFeed
+          ? html`<a href=${`#/feeds?key=${k.id}`}>${when(k.lastFeed.createdAt)} <${Badge} status=${k.lastFeed.outcome} /></a>`
+          : html`<span class="muted">none yet</span>`,
     },
     { label: 'Last used', sort: '-lastUsed', cell: (k) => (k.lastUsedAt ? when(k.lastUsedAt) : html`<span class="muted">never</span>`) },
     {
@@ -106,7 +115,10 @@ export function Keys() {
     },
   ];
   return html`
-    <form class="filters" onSubmit=${(e) => (e.preventDefault(), list.apply({ q: findText.trim() }))}>
+    <form class="filters" onSubmit=${(e) => {
+      e.preventDefault();
+      return list.apply({ q: findText.trim() });
+    }}>
       <${Field} label="Find a key" name="q"><input name="q" placeholder="client, email or office" value=${findText} onInput=${(e) => setFindText(e.currentTarget.value)} /><//>
       <button type="submit">Find</button>
     </form>
@@ -117,7 +129,10 @@ export function Keys() {
       rowAttrs=${(k) => ({ 'data-key': k.id })}
       below=${(k) =>
         editing === k.id
-          ? html`<tr class="below"><td colspan=${columns.length}><${OfficesEditor} k=${k} onCancel=${() => setEditing(null)} onSaved=${() => (setEditing(null), reload())} /></td></tr>`
+          ? html`<tr class="below"><td colspan=${columns.length}><${OfficesEditor} k=${k} onCancel=${() => setEditing(null)} onSaved=${() => {
+              setEditing(null);
+              return reload();
+            }} /></td></tr>`
           : null}
       sort=${list.sort}
       onSort=${list.sortBy}

@@ -7,9 +7,9 @@ import { api, query } from '../lib/api.js';
 import { when, words } from '../lib/format.js';
 import { html } from '../lib/html.js';
 import { Badge } from '../ui/badge.js';
+import { confirmFirst } from '../ui/confirm.js';
 import { DataTable, Pager } from '../ui/data-table.js';
 import { Field, fieldErrors, invalidIf } from '../ui/fields.js';
-import { confirmFirst } from '../ui/confirm.js';
 import { act, flash } from '../ui/flash.js';
 import { useList } from '../ui/list-state.js';
 import { useLoad } from '../ui/use-load.js';
@@ -18,7 +18,7 @@ const STATUSES = ['', 'pending', 'sending', 'delivered', 'failed', 'dead_letter'
 const REFUSALS = { unknown_listing: 'unknown listing', blocked: 'blocked sender', rate_limited: 'rate-limited', bot_check: 'failed the bot check' };
 
 function Blocklist({ version }) {
-  const [errors, setErrors] = useState({});
+  const [errors, setErrors] = useState(/** @type {import('../ui/fields.js').FieldErrors} */ ({}));
   const { data, reload } = useLoad(() => api('GET', '/v1/admin/blocklist'), [version]);
   const remove = async (e) => {
     if (!(await confirmFirst(`Unblock ${e.value}?`, { action: 'Unblock', danger: false }))) return;
@@ -28,7 +28,12 @@ function Blocklist({ version }) {
     event.preventDefault();
     const form = event.currentTarget;
     const d = new FormData(form);
-    const body = { kind: d.get('kind'), value: String(d.get('value')).trim(), ...(String(d.get('reason')).trim() ? { reason: String(d.get('reason')).trim() } : {}), ...(d.get('force') ? { force: true } : {}) };
+    const body = {
+      kind: d.get('kind'),
+      value: String(d.get('value')).trim(),
+      ...(String(d.get('reason')).trim() ? { reason: String(d.get('reason')).trim() } : {}),
+      ...(d.get('force') ? { force: true } : {}),
+    };
     try {
       await api('POST', '/v1/admin/blocklist', body);
       setErrors({});
@@ -96,13 +101,26 @@ export function Leads() {
   };
   const blockSender = async (l) => {
     if (!(await confirmFirst(`Block ${l.contact.email}? Their enquiries are refused from now on.`, { action: 'Block' }))) return;
-    if (await act(() => api('POST', '/v1/admin/blocklist', { kind: 'email', value: l.contact.email, reason: `from lead ${l.id}` }), `${l.contact.email} blocked.`)) setBlockVersion((v) => v + 1);
+    if (
+      await act(() => api('POST', '/v1/admin/blocklist', { kind: 'email', value: l.contact.email, reason: `from lead ${l.id}` }), `${l.contact.email} blocked.`)
+    )
+      setBlockVersion((v) => v + 1);
   };
   const columns = [
     { label: 'Received', sort: '-received', cell: (l) => when(l.createdAt) },
     { label: 'Status', sort: 'status', cell: (l) => html`<${Badge} status=${l.status} />` },
-    { label: 'Sender', cell: (l) => (l.contact?.email ? html`${l.contact.name ?? ''}<div class=${l.contact.name ? 'muted' : undefined}>${l.contact.email}</div>` : html`<span class="muted">erased</span>`) },
-    { label: 'Listing', cell: (l) => html`<a href=${`#/listings/${encodeURIComponent(l.listing.office)}/${encodeURIComponent(l.listing.uniqueId)}`}><code>${l.listing.listingKey}</code></a>` },
+    {
+      label: 'Sender',
+      cell: (l) =>
+        l.contact?.email
+          ? html`${l.contact.name ?? ''}<div class=${l.contact.name ? 'muted' : undefined}>${l.contact.email}</div>`
+          : html`<span class="muted">erased</span>`,
+    },
+    {
+      label: 'Listing',
+      cell: (l) =>
+        html`<a href=${`#/listings/${encodeURIComponent(l.listing.office)}/${encodeURIComponent(l.listing.uniqueId)}`}><code>${l.listing.listingKey}</code></a>`,
+    },
     { label: 'Recipient', cell: (l) => html`${l.recipient ?? '—'}<div class="muted">${l.recipientSource ?? ''}</div>` },
     { label: 'CRM', cell: (l) => html`<${CrmPath} lead=${l} />` },
     { label: 'Attempts', sort: '-attempts', num: true, cell: (l) => l.attempts },
@@ -126,7 +144,10 @@ export function Leads() {
         ].join('\n')}</pre></td></tr>`
       : null;
   return html`<${Refusals} />
-    <form class="filters" onSubmit=${(e) => (e.preventDefault(), list.apply(form))}>
+    <form class="filters" onSubmit=${(e) => {
+      e.preventDefault();
+      return list.apply(form);
+    }}>
       <label>Status <select name="status" value=${form.status} onChange=${(e) => setForm({ ...form, status: e.currentTarget.value })}>${STATUSES.map((s) => html`<option value=${s}>${s ? words(s) : 'any status'}</option>`)}</select></label>
       <label>Sender <input name="sender" placeholder="part of an email" value=${form.sender} onInput=${(e) => setForm({ ...form, sender: e.currentTarget.value })} /></label>
       <button type="submit">Filter</button>

@@ -8,7 +8,8 @@ import { DataTable } from '../ui/data-table.js';
 import { useLoad } from '../ui/use-load.js';
 import { toggleHidden } from './listings.js';
 
-const money = (amount, currency) => (amount === null || amount === undefined ? null : new Intl.NumberFormat(undefined, { style: 'currency', currency, maximumFractionDigits: 0 }).format(amount));
+const money = (amount, currency) =>
+  amount === null || amount === undefined ? null : new Intl.NumberFormat(undefined, { style: 'currency', currency, maximumFractionDigits: 0 }).format(amount);
 
 function priceLine(l) {
   const p = l.saleMode === 'rent' ? l.rent : l.price;

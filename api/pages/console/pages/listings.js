@@ -6,8 +6,8 @@ import { api, query } from '../lib/api.js';
 import { addressLine, text, when } from '../lib/format.js';
 import { html } from '../lib/html.js';
 import { Badge } from '../ui/badge.js';
-import { DataTable, Pager } from '../ui/data-table.js';
 import { confirmFirst } from '../ui/confirm.js';
+import { DataTable, Pager } from '../ui/data-table.js';
 import { act } from '../ui/flash.js';
 import { useList } from '../ui/list-state.js';
 
@@ -19,14 +19,20 @@ export const listingHref = (l) => `#/listings/${encodeURIComponent(l.office)}/${
 export async function toggleHidden(l) {
   if (!l.hidden && !(await confirmFirst(`Hide ${l.listingKey} from every public read?`, { action: 'Hide' }))) return false;
   return Boolean(
-    await act(() => api('POST', '/v1/admin/listings/visibility', { officeId: l.office, uniqueId: l.uniqueId, hidden: !l.hidden }), `${l.listingKey} is ${l.hidden ? 'visible again' : 'hidden'}.`),
+    await act(
+      () => api('POST', '/v1/admin/listings/visibility', { officeId: l.office, uniqueId: l.uniqueId, hidden: !l.hidden }),
+      `${l.listingKey} is ${l.hidden ? 'visible again' : 'hidden'}.`,
+    ),
   );
 }
 
 export function Listings({ params }) {
   const initial = { q: params.get('q') ?? '', office: params.get('office') ?? '', status: '', hidden: '' };
   const [form, setForm] = useState(initial);
-  const list = useList((p) => api('GET', `/v1/admin/listings?${query({ ...p, q: p.q.trim(), office: p.office.trim() })}`), { filters: initial, sort: '-updated' });
+  const list = useList((p) => api('GET', `/v1/admin/listings?${query({ ...p, q: p.q.trim(), office: p.office.trim() })}`), {
+    filters: initial,
+    sort: '-updated',
+  });
   const { data, reload } = list;
   const set = (name) => (e) => setForm({ ...form, [name]: e.currentTarget.value });
   const columns = [
@@ -39,11 +45,15 @@ export function Listings({ params }) {
     {
       label: '',
       className: 'actions',
-      cell: (l) => html`<button class=${l.hidden ? 'primary' : 'danger'} onClick=${async () => (await toggleHidden(l)) && reload()}>${l.hidden ? 'Show' : 'Hide'}</button>`,
+      cell: (l) =>
+        html`<button class=${l.hidden ? 'primary' : 'danger'} onClick=${async () => (await toggleHidden(l)) && reload()}>${l.hidden ? 'Show' : 'Hide'}</button>`,
     },
   ];
   return html`
-    <form class="filters" onSubmit=${(e) => (e.preventDefault(), list.apply(form))}>
+    <form class="filters" onSubmit=${(e) => {
+      e.preventDefault();
+      return list.apply(form);
+    }}>
       <label>Search <input name="q" placeholder="key, address or headline" size="30" value=${form.q} onInput=${set('q')} /></label>
       <label>Office <input name="office" placeholder="office id" value=${form.office} onInput=${set('office')} /></label>
       <label>Status <select name="status" value=${form.status} onChange=${set('status')}>${STATUSES.map((s) => html`<option value=${s}>${s ? s.replace(/_/g, ' ') : 'any status'}</option>`)}</select></label>

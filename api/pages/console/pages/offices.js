@@ -7,12 +7,11 @@ import { api, query } from '../lib/api.js';
 import { when, words } from '../lib/format.js';
 import { html } from '../lib/html.js';
 import { Badge } from '../ui/badge.js';
+import { confirmFirst } from '../ui/confirm.js';
 import { DataTable, Pager } from '../ui/data-table.js';
 import { Field, fieldErrors, invalidIf } from '../ui/fields.js';
-import { confirmFirst } from '../ui/confirm.js';
 import { act, flash } from '../ui/flash.js';
 import { useList } from '../ui/list-state.js';
-import { useLoad } from '../ui/use-load.js';
 
 /** How an office's leads are delivered (the admin API's leadDelivery). */
 const LEAD_DELIVERY = [
@@ -40,10 +39,20 @@ function OfficeList({ onOpen }) {
     { label: 'Lead email', cell: (o) => o.leadEmail ?? html`<span class="muted">none</span>` },
     { label: 'Lead delivery', cell: (o) => LEAD_DELIVERY_SHORT[o.leadDelivery] ?? o.leadDelivery },
     { label: 'SFTP drops', cell: (o) => (o.dropSettings ? 'set' : html`<span class="muted">defaults</span>`) },
-    { label: 'Feed keys', cell: (o) => (o.keys.length ? o.keys.map((k) => `${k.clientName} (${k.status})`).join(', ') : html`<span class="muted">none</span>`) },
-    { label: 'Newest feed', sort: '-lastFeed', cell: (o) => (o.lastFeed ? html`${when(o.lastFeed.createdAt)} <${Badge} status=${o.lastFeed.outcome} />` : html`<span class="muted">never</span>`) },
+    {
+      label: 'Feed keys',
+      cell: (o) => (o.keys.length ? o.keys.map((k) => `${k.clientName} (${k.status})`).join(', ') : html`<span class="muted">none</span>`),
+    },
+    {
+      label: 'Newest feed',
+      sort: '-lastFeed',
+      cell: (o) => (o.lastFeed ? html`${when(o.lastFeed.createdAt)} <${Badge} status=${o.lastFeed.outcome} />` : html`<span class="muted">never</span>`),
+    },
   ];
-  return html`<form class="filters" onSubmit=${(e) => (e.preventDefault(), list.apply({ q: find.trim() }))}>
+  return html`<form class="filters" onSubmit=${(e) => {
+    e.preventDefault();
+    return list.apply({ q: find.trim() });
+  }}>
       <label>Find an office <input name="officeFilter" placeholder="part of an office id" value=${find} onInput=${(e) => setFind(e.currentTarget.value)} /></label>
       <button type="submit">Find</button>
     </form>
@@ -61,7 +70,7 @@ function OfficeList({ onOpen }) {
 
 function OfficeEditors({ id, current }) {
   const [stored, setStored] = useState(current);
-  const [errors, setErrors] = useState({});
+  const [errors, setErrors] = useState(/** @type {import('../ui/fields.js').FieldErrors} */ ({}));
   const saveLeads = async (event) => {
     event.preventDefault();
     const data = new FormData(event.currentTarget);
@@ -72,7 +81,14 @@ function OfficeEditors({ id, current }) {
       ...(delivery !== stored.leadDelivery ? { leadDelivery: delivery } : {}),
     };
     if (Object.keys(body).length === 0) return flash('info', `Nothing to save: the lead settings of ${id} are unchanged.`);
-    if ('leadEmail' in body && !next && !(await confirmFirst(`Clear the lead email of ${id} (${stored.leadEmail})? Enquiries with no agent email will have nowhere to go.`, { action: 'Clear and save' }))) return;
+    if (
+      'leadEmail' in body &&
+      !next &&
+      !(await confirmFirst(`Clear the lead email of ${id} (${stored.leadEmail})? Enquiries with no agent email will have nowhere to go.`, {
+        action: 'Clear and save',
+      }))
+    )
+      return;
     try {
       const saved = await api('PUT', `/v1/admin/offices/${encodeURIComponent(id)}`, body);
       setErrors({});
@@ -88,7 +104,8 @@ function OfficeEditors({ id, current }) {
     const data = new FormData(event.currentTarget);
     const body = Object.fromEntries(DROP_FIELDS.map(([name]) => [name, orNull(data.get(name))]));
     const drop = stored.dropSettings ?? {};
-    if (Object.entries(body).every(([name, value]) => value === (drop[name] ?? null))) return flash('info', `Nothing to save: the SFTP drop settings of ${id} are unchanged.`);
+    if (Object.entries(body).every(([name, value]) => value === (drop[name] ?? null)))
+      return flash('info', `Nothing to save: the SFTP drop settings of ${id} are unchanged.`);
     try {
       const saved = await api('PUT', `/v1/admin/offices/${encodeURIComponent(id)}/drop-settings`, body);
       setErrors({});
@@ -96,7 +113,12 @@ function OfficeEditors({ id, current }) {
       flash('info', `SFTP drop settings of ${id} saved.`);
     } catch (err) {
       flash('error', err.message);
-      setErrors(fieldErrors(err.message, DROP_FIELDS.map(([name]) => name)));
+      setErrors(
+        fieldErrors(
+          err.message,
+          DROP_FIELDS.map(([name]) => name),
+        ),
+      );
     }
   };
   const statuses = Object.entries(stored.listingsByStatus ?? {});
@@ -152,13 +174,18 @@ export function Offices() {
   const setUp = () => setOpened({ id: opened.id, current: { leadEmail: null, leadDelivery: 'both', dropSettings: null, listingsByStatus: {}, keys: [] } });
   return html`<${OfficeList} onOpen=${open} />
     <h2>Open an office</h2>
-    <form class="filters" onSubmit=${(e) => (e.preventDefault(), act(() => open(id)))}>
+    <form class="filters" onSubmit=${(e) => {
+      e.preventDefault();
+      return act(() => open(id));
+    }}>
       <label>Office id <input name="office" required placeholder="OFF1" value=${id} onInput=${(e) => setId(e.currentTarget.value)} /></label>
       <button type="submit">Open</button>
     </form>
-    ${opened?.unknown
-      ? html`<div class="panel"><p>No listing, feed key or setting names office ${opened.id}. Check the id, or set it up as a new office.</p><button onClick=${setUp}>Set up ${opened.id}</button></div>`
-      : opened
-        ? html`<${OfficeEditors} key=${opened.id} id=${opened.id} current=${opened.current} />`
-        : null}`;
+    ${
+      opened?.unknown
+        ? html`<div class="panel"><p>No listing, feed key or setting names office ${opened.id}. Check the id, or set it up as a new office.</p><button onClick=${setUp}>Set up ${opened.id}</button></div>`
+        : opened
+          ? html`<${OfficeEditors} key=${opened.id} id=${opened.id} current=${opened.current} />`
+          : null
+    }`;
 }

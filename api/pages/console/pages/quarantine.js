@@ -5,8 +5,8 @@ import { api, query } from '../lib/api.js';
 import { when } from '../lib/format.js';
 import { html } from '../lib/html.js';
 import { Badge } from '../ui/badge.js';
-import { DataTable, Pager } from '../ui/data-table.js';
 import { confirmFirst } from '../ui/confirm.js';
+import { DataTable, Pager } from '../ui/data-table.js';
 import { act } from '../ui/flash.js';
 import { useList } from '../ui/list-state.js';
 
@@ -40,13 +40,17 @@ export function Quarantine() {
         ? `Archive the ${item.archiveCount} listing(s) of office ${item.office} that the feed no longer carried? Check first that the feed was complete.`
         : `Mark this trip of office ${item.office} reviewed without archiving anything?`;
     if (!(await confirmFirst(question, { action: action === 'apply' ? 'Archive them' : 'Mark reviewed', danger: action === 'apply' }))) return;
-    if (await act(() => api('POST', `/v1/admin/quarantine/${item.id}/resolve`, { action }), action === 'apply' ? 'Archive applied.' : 'Marked reviewed.')) reload();
+    if (await act(() => api('POST', `/v1/admin/quarantine/${item.id}/resolve`, { action }), action === 'apply' ? 'Archive applied.' : 'Marked reviewed.'))
+      reload();
   };
   const columns = [
     { label: 'Tripped', sort: '-tripped', cell: (i) => when(i.createdAt) },
     { label: 'Office', sort: 'office', cell: (i) => i.office },
     { label: 'Would archive', sort: '-archive', num: true, cell: (i) => `${i.archiveCount} of ${i.nonArchivedCount}` },
-    { label: 'Feed', cell: (i) => html`<a href=${`#/feeds?office=${encodeURIComponent(i.office)}`} title=${`feed ${i.feedId}`}><code>${i.feedId.slice(0, 8)}</code></a>` },
+    {
+      label: 'Feed',
+      cell: (i) => html`<a href=${`#/feeds?office=${encodeURIComponent(i.office)}`} title=${`feed ${i.feedId}`}><code>${i.feedId.slice(0, 8)}</code></a>`,
+    },
     {
       label: 'Listings it would archive',
       cell: (i) => {
@@ -67,7 +71,10 @@ export function Quarantine() {
   ];
   return html`
     <div class="filters">
-      <label class="check"><input type="checkbox" name="includeResolved" checked=${includeResolved} onChange=${(e) => (setIncludeResolved(e.currentTarget.checked), list.apply({ includeResolved: String(e.currentTarget.checked) }))} /> Include resolved</label>
+      <label class="check"><input type="checkbox" name="includeResolved" checked=${includeResolved} onChange=${(e) => {
+        setIncludeResolved(e.currentTarget.checked);
+        return list.apply({ includeResolved: String(e.currentTarget.checked) });
+      }} /> Include resolved</label>
     </div>
     <${DataTable} label="Circuit-breaker trips" busy=${list.loading} columns=${columns} rows=${data?.items} rowAttrs=${(i) => ({ 'data-item': i.id })} sort=${list.sort} onSort=${list.sortBy} empty=${list.filters.includeResolved === 'true' ? 'No circuit-breaker trips yet.' : 'No open circuit-breaker trips.'} />
     <${Pager} offset=${list.offset} shown=${data?.items.length ?? 0} total=${data?.total} limit=${list.limit} onPage=${list.page} noun="trip(s)" />

@@ -7,9 +7,9 @@ import { api } from '../lib/api.js';
 import { text, when } from '../lib/format.js';
 import { html } from '../lib/html.js';
 import { Badge } from '../ui/badge.js';
+import { confirmFirst } from '../ui/confirm.js';
 import { DataTable } from '../ui/data-table.js';
 import { Field, fieldErrors, invalidIf } from '../ui/fields.js';
-import { confirmFirst } from '../ui/confirm.js';
 import { act, flash } from '../ui/flash.js';
 import { useLoad } from '../ui/use-load.js';
 
@@ -57,13 +57,17 @@ function SettingForm({ name, value, onSaved }) {
   const isText = (v) => typeof v === 'string';
   const [fields, setFields] = useState(() => Object.fromEntries(named.map(([key]) => [key, isText(value?.[key]) ? value[key] : ''])));
   // A named field holding something other than text (a map by locale, say) stays a raw row, kept as it is.
-  const [rows, setRows] = useState(() => [
-    ...Object.entries(value ?? {})
-      .filter(([k, v]) => !namedKeys.has(k) || !isText(v))
-      .map(([k, v]) => ({ k, v: isText(v) ? v : JSON.stringify(v), raw: !isText(v) })),
-    { k: '', v: '' },
-  ]);
-  const [errors, setErrors] = useState({});
+  /** @typedef {{ k: string, v: string, raw?: boolean }} Row a key, its value as text, raw: the text is JSON */
+  const [rows, setRows] = useState(
+    () =>
+      /** @type {Row[]} */ ([
+        ...Object.entries(value ?? {})
+          .filter(([k, v]) => !namedKeys.has(k) || !isText(v))
+          .map(([k, v]) => ({ k, v: isText(v) ? v : JSON.stringify(v), raw: !isText(v) })),
+        { k: '', v: '' },
+      ]),
+  );
+  const [errors, setErrors] = useState(/** @type {import('../ui/fields.js').FieldErrors} */ ({}));
   const edit = (i, part) => (e) => setRows(rows.map((r, j) => (j === i ? { ...r, [part]: e.currentTarget.value } : r)));
   const save = async (event) => {
     event.preventDefault();
@@ -106,13 +110,21 @@ function SettingForm({ name, value, onSaved }) {
   };
   const input = (key, label, placeholder, kind) => {
     const id = `${name}-${key}`;
-    const attrs = { name: id, value: fields[key], placeholder, onInput: (e) => setFields({ ...fields, [key]: e.currentTarget.value }), ...invalidIf(errors[key], id) };
+    const attrs = {
+      name: id,
+      value: fields[key],
+      placeholder,
+      onInput: (e) => setFields({ ...fields, [key]: e.currentTarget.value }),
+      ...invalidIf(errors[key], id),
+    };
     return html`<${Field} label=${label} name=${id} error=${errors[key]}>
-      ${kind === 'long'
-        ? html`<textarea rows="2" ...${attrs}></textarea>`
-        : kind === 'colour'
-          ? html`<span class="colour-field"><input ...${attrs} size="9" /><span class="swatch" aria-hidden="true" style=${COLOUR.test(fields[key].trim()) ? `background:${fields[key].trim()}` : ''}></span></span>`
-          : html`<input ...${attrs} />`}
+      ${
+        kind === 'long'
+          ? html`<textarea rows="2" ...${attrs}></textarea>`
+          : kind === 'colour'
+            ? html`<span class="colour-field"><input ...${attrs} size="9" /><span class="swatch" aria-hidden="true" style=${COLOUR.test(fields[key].trim()) ? `background:${fields[key].trim()}` : ''}></span></span>`
+            : html`<input ...${attrs} />`
+      }
     <//>`;
   };
   return html`<form class="panel setting" onSubmit=${save} aria-label=${`Setting ${name}`} noValidate>
@@ -136,11 +148,22 @@ function SettingForm({ name, value, onSaved }) {
 function NavigationForm({ links, onSaved }) {
   const blank = { kind: 'builtin', ref: '', label: '', visible: true, newTab: false };
   const [rows, setRows] = useState(() => links.map((l) => ({ ...l, label: text(l.label) })));
-  const [errors, setErrors] = useState({});
-  const edit = (i, part, read = (e) => e.currentTarget.value) => (e) => setRows(rows.map((r, j) => (j === i ? { ...r, [part]: read(e) } : r)));
+  const [errors, setErrors] = useState(/** @type {import('../ui/fields.js').FieldErrors} */ ({}));
+  const edit =
+    (i, part, read = (e) => e.currentTarget.value) =>
+    (e) =>
+      setRows(rows.map((r, j) => (j === i ? { ...r, [part]: read(e) } : r)));
   const save = async (event) => {
     event.preventDefault();
-    const body = { links: rows.map((r) => ({ kind: r.kind, ref: r.ref.trim(), label: r.label.trim() ? { 'en-AU': r.label.trim() } : null, visible: r.visible, newTab: r.newTab })) };
+    const body = {
+      links: rows.map((r) => ({
+        kind: r.kind,
+        ref: r.ref.trim(),
+        label: r.label.trim() ? { 'en-AU': r.label.trim() } : null,
+        visible: r.visible,
+        newTab: r.newTab,
+      })),
+    };
     try {
       await api('PUT', '/v1/admin/site/nav', body);
       setErrors({});
@@ -179,11 +202,13 @@ function PageForm({ editing, onSaved, onCancel }) {
   const locales0 = editing ? Object.keys(editing.title) : ['en-AU'];
   const [slug, setSlug] = useState(editing?.slug ?? '');
   const [texts, setTexts] = useState(() =>
-    Object.fromEntries(locales0.map((l) => [l, { title: editing?.title?.[l] ?? '', body: editing?.body?.[l] ?? '', description: editing?.description?.[l] ?? '' }])),
+    Object.fromEntries(
+      locales0.map((l) => [l, { title: editing?.title?.[l] ?? '', body: editing?.body?.[l] ?? '', description: editing?.description?.[l] ?? '' }]),
+    ),
   );
   const [newLocale, setNewLocale] = useState('');
   const [preview, setPreview] = useState(locales0[0]);
-  const [errors, setErrors] = useState({});
+  const [errors, setErrors] = useState(/** @type {import('../ui/fields.js').FieldErrors} */ ({}));
   const locales = Object.keys(texts);
   const edit = (locale, part) => (e) => setTexts({ ...texts, [locale]: { ...texts[locale], [part]: e.currentTarget.value } });
   const addLocale = () => {
@@ -246,7 +271,13 @@ export function Site() {
   if (!data) return html`<p class="muted">Loading…</p>`;
   const [site, { pages }] = data;
   const publish = async (p) => {
-    if (await act(() => api('PUT', `/v1/admin/site/pages/id/${p.id}`, { published: !p.published }), `${p.slug} ${p.published ? 'is a draft again' : 'published'}.`)) reload();
+    if (
+      await act(
+        () => api('PUT', `/v1/admin/site/pages/id/${p.id}`, { published: !p.published }),
+        `${p.slug} ${p.published ? 'is a draft again' : 'published'}.`,
+      )
+    )
+      reload();
   };
   const remove = async (p) => {
     if (!(await confirmFirst(`Delete the page ${p.slug}?`, { action: 'Delete' }))) return;
@@ -261,7 +292,8 @@ export function Site() {
     {
       label: '',
       className: 'actions',
-      cell: (p) => html`<button onClick=${() => setEditing(p)}>Edit</button><button onClick=${() => publish(p)}>${p.published ? 'Unpublish' : 'Publish'}</button><button class="danger" onClick=${() => remove(p)}>Delete</button>`,
+      cell: (p) =>
+        html`<button onClick=${() => setEditing(p)}>Edit</button><button onClick=${() => publish(p)}>${p.published ? 'Unpublish' : 'Publish'}</button><button class="danger" onClick=${() => remove(p)}>Delete</button>`,
     },
   ];
   const version = JSON.stringify(site.settings) + JSON.stringify(site.navigation);
@@ -271,5 +303,8 @@ export function Site() {
     <${NavigationForm} key=${version} links=${site.navigation ?? []} onSaved=${reload} />
     <h2>Pages</h2>
     <${DataTable} label="Pages" columns=${columns} rows=${pages} rowAttrs=${(p) => ({ 'data-page': p.slug })} empty="No pages yet." />
-    <${PageForm} key=${editing?.id ?? 'new'} editing=${editing} onCancel=${() => setEditing(null)} onSaved=${() => (setEditing(null), reload())} />`;
+    <${PageForm} key=${editing?.id ?? 'new'} editing=${editing} onCancel=${() => setEditing(null)} onSaved=${() => {
+      setEditing(null);
+      return reload();
+    }} />`;
 }

@@ -5,10 +5,10 @@ import { allKeys, api, query } from '../lib/api.js';
 import { when } from '../lib/format.js';
 import { html } from '../lib/html.js';
 import { Badge } from '../ui/badge.js';
+import { confirmFirst } from '../ui/confirm.js';
 import { CopyButton } from '../ui/copy-button.js';
 import { DataTable, Pager } from '../ui/data-table.js';
 import { Field, fieldErrors, invalidIf } from '../ui/fields.js';
-import { confirmFirst } from '../ui/confirm.js';
 import { act, flash } from '../ui/flash.js';
 import { useList } from '../ui/list-state.js';
 import { useLoad } from '../ui/use-load.js';
@@ -37,13 +37,18 @@ function Deliveries({ endpoint }) {
 }
 
 function Register({ keys, onRegistered }) {
-  const [errors, setErrors] = useState({});
+  const [errors, setErrors] = useState(/** @type {import('../ui/fields.js').FieldErrors} */ ({}));
   const [secret, setSecret] = useState(null);
   const submit = async (event) => {
     event.preventDefault();
     const form = event.currentTarget;
     const d = new FormData(form);
-    const body = { keyId: d.get('keyId'), url: String(d.get('url')).trim(), events: d.getAll('events'), description: String(d.get('description')).trim() || null };
+    const body = {
+      keyId: d.get('keyId'),
+      url: String(d.get('url')).trim(),
+      events: d.getAll('events'),
+      description: String(d.get('description')).trim() || null,
+    };
     try {
       const result = await api('POST', '/v1/admin/webhooks', body);
       setErrors({});
@@ -88,16 +93,19 @@ export function Webhooks() {
     { label: 'Events', cell: (w) => w.events.join(', ') },
     {
       label: 'Status',
-      cell: (w) => html`<${Badge} status=${w.status} />${w.failingSince ? html`<div class="muted">failing since ${when(w.failingSince)}</div>` : null}${w.disabledReason ? html`<div class="muted">${w.disabledReason}</div>` : null}`,
+      cell: (w) =>
+        html`<${Badge} status=${w.status} />${w.failingSince ? html`<div class="muted">failing since ${when(w.failingSince)}</div>` : null}${w.disabledReason ? html`<div class="muted">${w.disabledReason}</div>` : null}`,
     },
     { label: 'Created', cell: (w) => when(w.createdAt) },
     {
       label: '',
       className: 'actions',
       cell: (w) => html`<button type="button" onClick=${() => setLog(w)}>Deliveries</button>
-        ${w.status === 'active'
-          ? html`<button type="button" onClick=${() => run(() => api('POST', `/v1/admin/webhooks/${w.id}/test`), 'Test event queued; see its delivery below.')}>Send test</button>`
-          : html`<button type="button" onClick=${() => run(() => api('PATCH', `/v1/admin/webhooks/${w.id}`, { enabled: true }), 'Endpoint enabled.')}>Enable</button>`}
+        ${
+          w.status === 'active'
+            ? html`<button type="button" onClick=${() => run(() => api('POST', `/v1/admin/webhooks/${w.id}/test`), 'Test event queued; see its delivery below.')}>Send test</button>`
+            : html`<button type="button" onClick=${() => run(() => api('PATCH', `/v1/admin/webhooks/${w.id}`, { enabled: true }), 'Endpoint enabled.')}>Enable</button>`
+        }
         <button type="button" class="danger" onClick=${() => remove(w)}>Delete</button>`,
     },
   ];

@@ -38,7 +38,10 @@ export function TimeChart({ title, x, series, height = 180, id, minutes = false 
         cursor: { show: true },
         scales: minutes || x.length === 0 ? {} : { x: { time: true, range: () => [x[0] - 43_200, x[x.length - 1] + 43_200] } },
         axes: [dayAxis, { ...axis, size: 48 }],
-        series: [{ label: minutes ? 'Time' : 'Day', value: (_u, v) => (v === null ? '—' : at(v)) }, ...series.map((s, i) => ({ label: s.label, stroke: css(PALETTE[i % PALETTE.length]), width: 2, points: { show: true, size: 5 } }))],
+        series: [
+          { label: minutes ? 'Time' : 'Day', value: (_u, v) => (v === null ? '—' : at(v)) },
+          ...series.map((s, i) => ({ label: s.label, stroke: css(PALETTE[i % PALETTE.length]), width: 2, points: { show: true, size: 5 } })),
+        ],
       },
       [x, ...series.map((s) => s.values)],
       box.current,

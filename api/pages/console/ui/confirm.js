@@ -37,13 +37,18 @@ export function ConfirmDialog() {
     dialog.current?.close();
     setPending(null);
   };
-  return html`<dialog ref=${dialog} class="confirm" aria-labelledby="confirm-question" onCancel=${(e) => (e.preventDefault(), answer(false))}>
-    ${pending
-      ? html`<p id="confirm-question">${pending.question}</p>
+  return html`<dialog ref=${dialog} class="confirm" aria-labelledby="confirm-question" onCancel=${(e) => {
+    e.preventDefault();
+    return answer(false);
+  }}>
+    ${
+      pending
+        ? html`<p id="confirm-question">${pending.question}</p>
           <div class="buttons">
             <button type="button" ref=${cancel} onClick=${() => answer(false)}>Cancel</button>
             <button type="button" class=${pending.danger ? 'danger solid' : 'primary'} onClick=${() => answer(true)}>${pending.action}</button>
           </div>`
-      : null}
+        : null
+    }
   </dialog>`;
 }

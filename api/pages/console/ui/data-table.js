@@ -7,6 +7,18 @@ import { html } from '../lib/html.js';
  * columns: [{ label, sort?: 'name' (the API's sort key; its natural direction first), cell: (row) => content, num?: true }]
  * rowAttrs(row): attributes of the row (data-*); below(row): a second row under it, or null.
  * sort: the current sort ('name' or '-name'); onSort(next) when a header is chosen.
+ *
+ * @param {{
+ *   columns: { label: string, sort?: string, cell: (row: any) => unknown, num?: boolean, className?: string }[],
+ *   rows: object[] | null | undefined,
+ *   rowAttrs?: (row: any) => Record<string, string>,
+ *   below?: (row: any) => unknown,
+ *   sort?: string,
+ *   onSort?: (next: string) => void,
+ *   empty?: unknown,
+ *   label: string,
+ *   busy?: boolean,
+ * }} props
  */
 export function DataTable({ columns, rows, rowAttrs = () => ({}), below, sort, onSort, empty, label, busy = false }) {
   if (!rows) return html`<p class="muted">Loading…</p>`;

@@ -3,8 +3,16 @@
 // names a field of the form goes under that field and the rest above the form.
 import { html } from '../lib/html.js';
 
-/** Splits a refusal into { field: text } for the named fields, and `form` for the rest. */
+/** @typedef {Record<string, string>} FieldErrors { field: text }, and `form` for the rest */
+
+/**
+ * Splits a refusal into { field: text } for the named fields, and `form` for the rest.
+ * @param {unknown} message
+ * @param {string[]} names
+ * @returns {FieldErrors}
+ */
 export function fieldErrors(message, names, root = 'body') {
+  /** @type {FieldErrors} */
   const errors = {};
   const rest = [];
   for (const part of String(message).split('; ')) {

@@ -32,4 +32,3 @@ export async function act(action, done) {
     return undefined;
   }
 }
-
