@@ -15,8 +15,12 @@ export type AlertFrequency = 'instant' | 'daily';
 
 /** A pending subscription not confirmed within this long expires. */
 export const CONFIRM_WITHIN_HOURS = 48;
-/** Confirmation mails one address is sent in 24 hours, at most; past it a subscription request is answered the same and mails nothing. */
-export const CONFIRM_MAILS_PER_DAY = 3;
+/**
+ * Confirmation mails an address's unconfirmed requests may have had, at most: past it a request is
+ * answered the same and mails nothing, until one is confirmed or expires (CONFIRM_WITHIN_HOURS). So
+ * nobody can make the service mail an address that never asked more than this.
+ */
+export const CONFIRM_MAILS_WAITING = 3;
 /** Subscriptions (pending or confirmed) one address may have. */
 export const SUBSCRIPTIONS_PER_ADDRESS = 25;
 /** The hour of the day (in the subscriber's zone) a daily digest goes. */
@@ -93,7 +97,7 @@ export interface NewSubscription {
  * Stores a subscription request. The same search and frequency already asked for by the address
  * is that subscription again (its confirmation mailed again while pending). Returns what to mail:
  * the subscription and its token when a confirmation should go, null when nothing should (already
- * confirmed, the address at its subscription cap, or at its confirmation mails for the day).
+ * confirmed, the address at its subscription cap, or at CONFIRM_MAILS_WAITING).
  */
 export async function requestSubscription(db: Knex, input: NewSubscription): Promise<{ id: string; token: string } | null> {
   const key = emailKey(input.email);
@@ -104,12 +108,9 @@ export async function requestSubscription(db: Knex, input: NewSubscription): Pro
       .where({ email_key: key, frequency: input.frequency })
       .whereRaw('search = ?::jsonb', [JSON.stringify(input.search)])
       .first('id', 'token', 'status');
-    const recentMails = await trx('alert_subscriptions')
-      .where({ email_key: key })
-      .whereRaw(`created_at > now() - interval '1 day'`)
-      .sum({ n: 'confirm_mails' })
-      .first();
-    const mailsLeft = Number(recentMails?.n ?? 0) < CONFIRM_MAILS_PER_DAY;
+    // Confirmation mails of requests still waiting: they expire, so the allowance comes back.
+    const waitingMails = await trx('alert_subscriptions').where({ email_key: key, status: 'pending' }).sum({ n: 'confirm_mails' }).first();
+    const mailsLeft = Number(waitingMails?.n ?? 0) < CONFIRM_MAILS_WAITING;
     if (existing) {
       if (existing.status !== 'pending' || !mailsLeft) return null;
       await trx('alert_subscriptions').where({ id: existing.id }).increment('confirm_mails', 1);
@@ -204,11 +205,15 @@ export async function deleteBlockedSubscriptions(db: Knex, kind: 'email' | 'doma
 
 /**
  * Purges what has run its time: pending subscriptions past CONFIRM_WITHIN_HOURS, confirmed ones
- * past the retention days since their confirmation (leads' retention), and matches older than the
- * change log's window (its changes can no longer be read again, so nothing needs them to avoid a
- * repeat). Returns how many of each.
+ * past the retention days since their confirmation (leads' retention), and matches and sent alert
+ * mails older than the change log's window (its changes can no longer be read again, so nothing
+ * needs them to avoid a repeat). Returns how many of each.
  */
-export async function purgeAlerts(db: Knex, retentionDays: number, changeLogDays: number): Promise<{ expired: number; ended: number; matches: number }> {
+export async function purgeAlerts(
+  db: Knex,
+  retentionDays: number,
+  changeLogDays: number,
+): Promise<{ expired: number; ended: number; matches: number; mails: number }> {
   const expired = await db('alert_subscriptions')
     .where({ status: 'pending' })
     .whereRaw('created_at < now() - make_interval(hours => ?)', [CONFIRM_WITHIN_HOURS])
@@ -224,7 +229,14 @@ export async function purgeAlerts(db: Knex, retentionDays: number, changeLogDays
     .whereRaw('(notification_id IS NOT NULL OR skipped)')
     .del()
     .returning('seq');
-  return { expired: expired.length, ended: ended.length, matches: matches.length };
+  // An alert mail's outbox row (its address) goes once it is done with, with its matches.
+  const mails = await db('notifications')
+    .whereNotNull('subscription_id')
+    .whereNot({ status: 'pending' })
+    .whereRaw('created_at < now() - make_interval(days => ?)', [changeLogDays])
+    .del()
+    .returning('id');
+  return { expired: expired.length, ended: ended.length, matches: matches.length, mails: mails.length };
 }
 
 /** The dashboard's figures: subscriptions now, and per UTC day over the last `days`. */

@@ -53,7 +53,7 @@ export const alertAcceptedSchema = {
     status: {
       const: 'confirmation_sent',
       description:
-        'The same answer whatever the address: a confirmation link is mailed to it unless it already has this alert, is at its limits (25 alerts; 3 confirmation mails a day), or nothing can be mailed to it. Nothing else is sent before it confirms.',
+        'The same answer whatever the address: a confirmation link is mailed to it unless it already has this alert, is at its limits (25 alerts; 3 confirmation mails for requests not yet confirmed, which expire after 48 hours), or nothing can be mailed to it. Nothing else is sent before it confirms.',
     },
   },
 } as const;

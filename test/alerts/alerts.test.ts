@@ -253,6 +253,25 @@ for (const setup of [
       expect(today.sent).to.equal(alertsTo(buyer).length + alertsTo(`daily.${setup.options.database}@home.example`).length);
     });
 
+    it('never mails an address that did not ask more than 3 confirmations, however often it is subscribed', async () => {
+      const victim = `victim.${setup.options.database}@home.example`;
+      for (let i = 0; i < 8; i += 1) {
+        const res = await subscribe({ email: victim, consent: true, search: { locality: 'Fitzroy', minBedrooms: i % 5 } });
+        expect(res.status).to.equal(202);
+      }
+      await eventually('three confirmations', () => mailsTo(victim).length === 3);
+      await sweep();
+      await sweep();
+      expect(mailsTo(victim)).to.have.length(3);
+      // Purged past their time: the unconfirmed requests go after 48 hours, and the allowance comes back.
+      await svc
+        .db('alert_subscriptions')
+        .where({ email_key: victim })
+        .update({ created_at: svc.db.raw("now() - interval '49 hours'") });
+      await sweep();
+      expect(Number((await svc.db('alert_subscriptions').where({ email_key: victim }).count({ n: '*' }).first())!.n)).to.equal(0);
+    });
+
     it('lets a subscriber list and delete alerts by the token of any, and a blocked address gets none', async () => {
       const who = `many.${setup.options.database}@block.example`;
       for (const locality of ['Fitzroy', 'Carlton']) expect((await subscribe({ email: who, consent: true, search: { locality } })).status).to.equal(202);
