@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { uniqueIdOfKey } from '../pipeline/listing-key.js';
-import { DIGEST_HOUR } from './alert-subscriptions.js';
+import { nextDigestSql } from './alert-subscriptions.js';
 
 /**
  * Alert mails in the outbox (notifications): which subscriptions have a mail due, the outbox rows
@@ -13,10 +13,6 @@ export const LISTINGS_PER_MAIL = 20;
 
 /** Subscriptions composed per statement: what one pass holds in memory is bounded by it. */
 const COMPOSE_PAGE = 500;
-
-const NEXT_DIGEST_SQL = `(CASE WHEN date_trunc('day', now() AT TIME ZONE s.time_zone) + make_interval(hours => ${DIGEST_HOUR}) > now() AT TIME ZONE s.time_zone
-    THEN date_trunc('day', now() AT TIME ZONE s.time_zone) + make_interval(hours => ${DIGEST_HOUR})
-    ELSE date_trunc('day', now() AT TIME ZONE s.time_zone) + make_interval(days => 1, hours => ${DIGEST_HOUR}) END) AT TIME ZONE s.time_zone`;
 
 /**
  * Puts one outbox row per subscription whose mail is due over its waiting matches: instant ones
@@ -57,7 +53,7 @@ export async function composeDueAlerts(db: Knex, holdMs: number): Promise<number
            INSERT INTO notifications (id, recipient, kind, dedupe_key, subject, body, subscription_id)
            SELECT notification_id, email, 'alert', 'alert|' || notification_id, '', '', subscription_id FROM mail RETURNING subscription_id
          ), moved AS (
-           UPDATE alert_subscriptions s SET next_digest_at = CASE WHEN s.frequency = 'daily' THEN ${NEXT_DIGEST_SQL} ELSE s.next_digest_at END,
+           UPDATE alert_subscriptions s SET next_digest_at = CASE WHEN s.frequency = 'daily' THEN ${nextDigestSql('s.time_zone')} ELSE s.next_digest_at END,
                   last_mailed_at = CASE WHEN s.id IN (SELECT subscription_id FROM queued) THEN now() ELSE s.last_mailed_at END
              FROM due WHERE s.id = due.id RETURNING 1
          )

@@ -66,10 +66,13 @@ const toSubscription = (r: SubscriptionRow, retentionDays: number): AlertSubscri
 
 export const emailKey = (email: string) => email.trim().toLowerCase();
 
-/** SQL of the next digest time after now in a zone (the column time_zone): DIGEST_HOUR today if still ahead, else tomorrow. */
-const NEXT_DIGEST_SQL = `(CASE WHEN date_trunc('day', now() AT TIME ZONE time_zone) + make_interval(hours => ${DIGEST_HOUR}) > now() AT TIME ZONE time_zone
-    THEN date_trunc('day', now() AT TIME ZONE time_zone) + make_interval(hours => ${DIGEST_HOUR})
-    ELSE date_trunc('day', now() AT TIME ZONE time_zone) + make_interval(days => 1, hours => ${DIGEST_HOUR}) END) AT TIME ZONE time_zone`;
+/** SQL of the next digest time after now in a subscription's zone (its time_zone column, `col`): DIGEST_HOUR today if still ahead, else tomorrow. */
+export function nextDigestSql(col = 'time_zone'): string {
+  const today = `date_trunc('day', now() AT TIME ZONE ${col})`;
+  return `(CASE WHEN ${today} + make_interval(hours => ${DIGEST_HOUR}) > now() AT TIME ZONE ${col}
+    THEN ${today} + make_interval(hours => ${DIGEST_HOUR})
+    ELSE ${today} + make_interval(days => 1, hours => ${DIGEST_HOUR}) END) AT TIME ZONE ${col}`;
+}
 
 /** Adds to today's (UTC) dashboard counts. */
 export async function countAlertDay(db: Knex, counts: Partial<Record<'subscribed' | 'confirmed' | 'sent' | 'unsubscribed', number>>): Promise<void> {
@@ -147,7 +150,7 @@ export async function confirmSubscription(db: Knex, token: string, retentionDays
   return db.transaction(async (trx) => {
     const [row] = await trx('alert_subscriptions')
       .where({ token, status: 'pending' })
-      .update({ status: 'confirmed', confirmed_at: trx.fn.now(), next_digest_at: trx.raw(`CASE WHEN frequency = 'daily' THEN ${NEXT_DIGEST_SQL} END`) })
+      .update({ status: 'confirmed', confirmed_at: trx.fn.now(), next_digest_at: trx.raw(`CASE WHEN frequency = 'daily' THEN ${nextDigestSql()} END`) })
       .returning('*');
     if (row) await countAlertDay(trx, { confirmed: 1 });
     const current = row ?? (await byToken(trx, token));
