@@ -4,6 +4,7 @@ import { matchChanges, savedSearchColumns } from '../../db/alert-matching.js';
 import { keywordQuery, searchFilters } from '../../db/listing-search.js';
 import { eventually, feed } from '../helpers.js';
 import { activeKey, pushFeed } from '../ingest/client.js';
+import { random } from '../pipeline/varied-listings.js';
 import { startTestService, type TestService } from '../service.js';
 
 /**
@@ -20,17 +21,6 @@ const PLACES = [
   ['Geelong', '3220'],
 ] as const;
 const WORDS = ['sunny terrace', 'quiet garden', 'city views', 'renovated kitchen'];
-
-/** A small deterministic generator (mulberry32), so a failure can be replayed. */
-function random(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function listings(rnd: () => number): string[] {
   const out: string[] = [];
