@@ -1,6 +1,13 @@
 import express, { type Response, Router } from 'express';
 import type { Knex } from 'knex';
-import { confirmSubscription, deleteSubscription, subscriptionOfToken, subscriptionsOfToken, unsubscribe } from '../../db/alert-subscriptions.js';
+import {
+  type AlertSubscription,
+  confirmSubscription,
+  deleteSubscription,
+  subscriptionOfToken,
+  subscriptionsOfToken,
+  unsubscribe,
+} from '../../db/alert-subscriptions.js';
 import { escapeHtml } from '../../lib/html.js';
 import { describeSearch } from '../../workers/alerts/alert-mail.js';
 
@@ -31,6 +38,20 @@ const hidden = (name: string, value: string) => `<input type="hidden" name="${na
 const gone = (res: Response) =>
   page(res, 404, 'This link no longer works', '<p>The alert it was for has been deleted, has ended, or was not confirmed within two days.</p>');
 const badLink = (res: Response) => page(res, 400, 'This link is incomplete', '<p>Open the link from the mail again, whole.</p>');
+
+/** The address's alerts, each with its Delete button. */
+function manageBody(list: AlertSubscription[], token: string): string {
+  if (list.length === 0) return '<p>No alerts left.</p>';
+  const when = (s: AlertSubscription) =>
+    s.status === 'pending'
+      ? 'waiting for confirmation'
+      : `${s.frequency === 'daily' ? 'daily' : 'as they come up'}, until ${escapeHtml((s.endsAt ?? '').slice(0, 10))}`;
+  const items = list.map(
+    (s) => `<li><strong>${escapeHtml(describeSearch(s.search))}</strong><br><span class="muted">${when(s)}</span>
+<form method="post" action="manage/delete">${hidden('token', token)}${hidden('id', s.id)}<button class="quiet" type="submit">Delete</button></form></li>`,
+  );
+  return `<p>Alerts mailed to ${escapeHtml(list[0].email)}:</p><ul>${items.join('')}</ul>`;
+}
 
 export function alertPagesRouter(deps: { db: Knex; retentionDays: number }): Router {
   const router = Router();
@@ -92,13 +113,7 @@ export function alertPagesRouter(deps: { db: Knex; retentionDays: number }): Rou
     if (!token) return badLink(res);
     const list = await subscriptionsOfToken(deps.db, token, deps.retentionDays);
     if (!list) return gone(res);
-    const items = list.map(
-      (
-        s,
-      ) => `<li><strong>${escapeHtml(describeSearch(s.search))}</strong><br><span class="muted">${s.status === 'pending' ? 'waiting for confirmation' : `${s.frequency === 'daily' ? 'daily' : 'as they come up'}, until ${escapeHtml((s.endsAt ?? '').slice(0, 10))}`}</span>
-<form method="post" action="manage/delete">${hidden('token', token)}${hidden('id', s.id)}<button class="quiet" type="submit">Delete</button></form></li>`,
-    );
-    page(res, 200, 'Your alerts', list.length ? `<p>Alerts mailed to ${escapeHtml(list[0].email)}:</p><ul>${items.join('')}</ul>` : '<p>No alerts left.</p>');
+    page(res, 200, 'Your alerts', manageBody(list, token));
   });
 
   router.post('/alerts/manage/delete', form, async (req, res) => {
