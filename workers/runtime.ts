@@ -108,17 +108,41 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
         logger.warn({ err }, 'matching alerts failed; the maintenance task tries again');
         return { matched: 0, mails: 0 };
       });
-  /** The change log's listing events into webhook deliveries and alert matches (never fails the caller: the maintenance task tries again). */
-  const dispatchChanges = async () => {
-    const deliveries = await dispatchChangeWebhooks({ db, logger, queue: () => webhookQueue! }).catch((err) => {
+  /**
+   * A turn of the alerts after each numbering, off the caller's path (a feed's end does not wait
+   * for it): one at a time, and one more when asked during a turn.
+   */
+  let alertTurn: Promise<void> | null = null;
+  let alertAgain = false;
+  let closing = false;
+  const kickAlerts = () => {
+    if (closing) return;
+    if (alertTurn) {
+      alertAgain = true;
+      return;
+    }
+    alertTurn = (async () => {
+      do {
+        alertAgain = false;
+        await alerts();
+      } while (alertAgain && !closing);
+    })().finally(() => {
+      alertTurn = null;
+    });
+  };
+  /** The change log's listing events into webhook deliveries (never fails the caller: the maintenance task tries again). */
+  const dispatchChanges = () =>
+    dispatchChangeWebhooks({ db, logger, queue: () => webhookQueue! }).catch((err) => {
       logger.warn({ err }, 'turning the change log into webhooks failed; the maintenance task tries again');
       return 0;
     });
-    await alerts();
-    return deliveries;
-  };
   // The change log's rows are numbered as their transactions commit (notified), and by the maintenance task.
-  const sequencer = options.consume ? new ChangeSequencer(db, logger, async () => void (await dispatchChanges())) : null;
+  const sequencer = options.consume
+    ? new ChangeSequencer(db, logger, async () => {
+        await dispatchChanges();
+        kickAlerts();
+      })
+    : null;
   void sequencer?.start();
   // The webhook queue is made below; the ingest handler reaches it through this.
   let webhookQueue: JobQueue | null = null;
@@ -254,12 +278,14 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
     webhookQueue,
     sweep,
     async close() {
+      closing = true;
       for (const timer of timers) clearInterval(timer);
       await scheduled?.close();
       await Promise.all(consumers.map((c) => c.close()));
       await Promise.all([ingestQueue.close(), leadQueue.close(), webhookQueue.close()]);
       await directory?.idle();
       await sequencer?.close();
+      await alertTurn;
       mailer.close();
     },
   };
