@@ -4,7 +4,6 @@ import type { Config } from '../lib/config.js';
 import type { Logger } from '../lib/logger.js';
 import { createMailer } from '../lib/mailer.js';
 import type { Metrics } from '../lib/metrics.js';
-import { createBullQueue, startBullWorker, startScheduledTasks } from './bullmq-queue.js';
 import { ChangeSequencer } from './change-log/change-sequencer.js';
 import { InProcessQueue } from './in-process-queue.js';
 import { DirectoryRefresher } from './ingest/directory-refresher.js';
@@ -71,7 +70,9 @@ export interface RuntimeOptions {
  * re-queue feeds and leads whose job was lost, purge leads and feed bodies past their
  * retention, and sends the notification outbox.
  */
-export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, options: RuntimeOptions = { consume: true }): Runtime {
+export async function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, options: RuntimeOptions = { consume: true }): Promise<Runtime> {
+  // BullMQ and ioredis (about 400 modules, 0.2-0.4 s of a start) are loaded only when they are used.
+  const bull = config.redisUrl ? await import('./bullmq-queue.js') : null;
   const mailer = createMailer({ smtpUrl: config.smtpUrl, dataDir: config.dataDir, from: config.mailFrom });
   /** The change log's listing events into webhook deliveries (never fails the caller: the maintenance task tries again). */
   const dispatchChanges = () =>
@@ -81,7 +82,6 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
     });
   // The change log's rows are numbered as their transactions commit (notified), and by the maintenance task.
   const sequencer = options.consume ? new ChangeSequencer(db, logger, async () => void (await dispatchChanges())) : null;
-  void sequencer?.start();
   // The webhook queue is made below; the ingest handler reaches it through this.
   let webhookQueue: JobQueue | null = null;
   const webhookDeps = {
@@ -131,9 +131,9 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
   const consumers: { close(): Promise<void> }[] = [];
   /** One queue: BullMQ with REDIS_URL (consumers only where this process consumes), else in-process. */
   const queue = (name: string, handler: JobHandler, retry: RetryPolicy, concurrency: number, onGiveUp: (id: string, err: Error) => Promise<void>): JobQueue => {
-    if (config.redisUrl) {
-      if (options.consume) consumers.push(startBullWorker(name, config.redisUrl, handler, { concurrency, logger, onGiveUp, prefix: options.queuePrefix }));
-      return createBullQueue(name, config.redisUrl, retry, logger, options.queuePrefix);
+    if (bull && config.redisUrl) {
+      if (options.consume) consumers.push(bull.startBullWorker(name, config.redisUrl, handler, { concurrency, logger, onGiveUp, prefix: options.queuePrefix }));
+      return bull.createBullQueue(name, config.redisUrl, retry, logger, options.queuePrefix);
     }
     return new InProcessQueue(handler, {
       ...retry,
@@ -194,16 +194,15 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
   };
   const timers: NodeJS.Timeout[] = [];
   let scheduled: { close(): Promise<void> } | null = null;
-  if (options.consume && config.redisUrl) {
-    scheduled = startScheduledTasks(
+  if (options.consume && bull && config.redisUrl) {
+    scheduled = bull.startScheduledTasks(
       MAINTENANCE_QUEUE,
       config.redisUrl,
       tasks.map((t) => ({ ...t, everyMs: options.maintenanceEveryMs ?? t.everyMs })),
       { logger, prefix: options.queuePrefix },
     );
   } else if (options.consume) {
-    // The in-process queue keeps its timers: one sweep now (it re-queues what the last run left), then each task on its own.
-    void sweep().catch((err) => logger.warn({ err }, 'sweep failed; will retry'));
+    // The in-process queue keeps its timers: one sweep at once (below: it re-queues what the last run left), then each task on its own.
     for (const task of tasks) {
       const timer = setInterval(
         () => void task.run().catch((err) => logger.warn({ err, task: task.name }, 'periodic task failed; will retry')),
@@ -214,12 +213,23 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
     }
   }
 
+  // The work that starts at once on the database (the change log's numbering; without Redis, the
+  // first sweep) begins at the event loop's next turn, when the process that starts this runtime
+  // has finished starting: on the embedded database every query runs on this thread, and the
+  // sweep's queries, begun here, held up the rest of the start and the server's listening by
+  // 0.1-0.7 s (docs/performance.md, Start).
+  const begin = setImmediate(() => {
+    void sequencer?.start();
+    if (options.consume && !config.redisUrl) void sweep().catch((err) => logger.warn({ err }, 'sweep failed; will retry'));
+  });
+
   return {
     ingestQueue,
     leadQueue,
     webhookQueue,
     sweep,
     async close() {
+      clearImmediate(begin);
       for (const timer of timers) clearInterval(timer);
       await scheduled?.close();
       await Promise.all(consumers.map((c) => c.close()));
