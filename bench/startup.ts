@@ -90,7 +90,7 @@ function report(name: string, times: number[], target?: number): void {
   const median = sorted[Math.floor(sorted.length / 2)];
   const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
   const against = target
-    ? `   target ${s(target)}: ${sorted.at(-1)! <= target ? 'every start within it' : median <= target ? 'median within it, not every start' : 'OVER'}`
+    ? `   target ${s(target)}: ${sorted.at(-1)! <= target ? 'every run within it' : median <= target ? 'median within it, not every run' : 'OVER'}`
     : '';
   console.log(`${name.padEnd(44)} median ${s(median)}   fastest ${s(sorted[0])}   slowest ${s(sorted.at(-1)!)}   (${times.length})${against}`);
 }
