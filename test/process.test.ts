@@ -191,7 +191,7 @@ describe('the operator command npm run operator:token', () => {
 });
 
 describe('what a start loads', () => {
-  it('leaves out BullMQ, ioredis, Bull Board, the SFTP client and nodemailer until a setting or a message needs them (a quicker start)', async () => {
+  it('leaves out BullMQ, ioredis, Bull Board, the SFTP client, nodemailer and the HTML readers until a setting, a message or a feed needs them (a quicker start)', async () => {
     // The modules a start of the all-in-one process imports, with a hook noting every file loaded.
     const entries = ['workers/run-process.js', 'db/knex.js', 'api/server.js', 'workers/runtime.js'].map((entry) =>
       JSON.stringify(pathToFileURL(resolve(repoRoot, 'dist', entry)).href),
@@ -209,6 +209,8 @@ describe('what a start loads', () => {
     expect(await new Promise((r) => child.once('exit', r))).to.equal(0);
     const packages = new Set((JSON.parse(out) as string[]).map((url) => /node_modules\/((@[^/]+\/)?[^/]+)\//.exec(url)?.[1]).filter(Boolean));
     expect(packages, 'the web app and the database are loaded').to.include.members(['express', 'knex', '@electric-sql/pglite']);
-    for (const name of ['bullmq', 'ioredis', '@bull-board/api', 'ssh2-sftp-client', 'ssh2', 'nodemailer']) expect(packages, name).not.to.include(name);
+    for (const name of ['bullmq', 'ioredis', '@bull-board/api', 'ssh2-sftp-client', 'ssh2', 'nodemailer', 'sanitize-html', 'html-to-text']) {
+      expect(packages, name).not.to.include(name);
+    }
   });
 });
