@@ -1,6 +1,5 @@
 import type { Server } from 'node:http';
-import type { Queue } from 'bullmq';
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import type { Db } from '../db/knex.js';
 import type { RefusalCounter } from '../db/lead-refusals.js';
@@ -27,7 +26,6 @@ import { requestLogger } from './middleware/request-logger.js';
 import { sameOriginWrites } from './middleware/same-origin-writes.js';
 import { enquiryCors, PUBLIC_CORS_PATHS, publicCors, securityHeaders } from './middleware/security-headers.js';
 import { buildOpenApi } from './openapi.js';
-import { queueBoard } from './queue-board.js';
 import { adminDropsRouter } from './routes/admin-drops.js';
 import { adminIngestionRouter } from './routes/admin-ingestion.js';
 import { adminLeadsRouter } from './routes/admin-leads.js';
@@ -109,8 +107,11 @@ export interface AppDeps {
   fx?: FxProvider;
   /** The embedded process's local command token (npm run key:create reaches the running service with it). */
   localOperatorToken?: string | null;
-  /** BullMQ queues shown by Bull Board at /admin/queues (REDIS_URL only). */
-  boardQueues?: Queue[];
+  /**
+   * Bull Board for the BullMQ queues (api/queue-board.ts; REDIS_URL only), served at /admin/queues
+   * behind the operator's sign-in. Made by the caller, so that a process without Redis never loads it.
+   */
+  queueBoard?: RequestHandler;
   isShuttingDown?: () => boolean;
   /** Aborted when the process begins to shut down: requests waiting on a feed answer 202 at once. */
   shutdown?: AbortSignal;
@@ -268,9 +269,9 @@ export function createApp(deps: AppDeps): Express {
   app.use(adminDropsRouter({ db }));
   app.use(adminWebhooksRouter(webhooks));
   app.use(operatorSessionRouter({ db, operators, publicBaseUrl: config.publicBaseUrl }));
-  if (deps.boardQueues?.length) {
+  if (deps.queueBoard) {
     const signIn = requireOperator(operators, db, { session: true, signIn: '/console?next=queues' });
-    app.use('/admin/queues', signIn, sameOriginWrites(config.publicBaseUrl), queueBoard(deps.boardQueues, deps.logger));
+    app.use('/admin/queues', signIn, sameOriginWrites(config.publicBaseUrl), deps.queueBoard);
   }
   app.use(methodNotAllowed(apiDocument.paths as Record<string, Record<string, unknown>>));
   app.use(notFoundHandler);

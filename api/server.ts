@@ -1,6 +1,5 @@
 import { setMaxListeners } from 'node:events';
 import type { Server } from 'node:http';
-import { Redis } from 'ioredis';
 import { startFeedDoneListener } from '../db/feed-done.js';
 import { createDb, type Db, migrateToLatest } from '../db/knex.js';
 import { refusalCounter } from '../db/lead-refusals.js';
@@ -13,8 +12,6 @@ import { liveFx, staticFx } from '../lib/fx-rates.js';
 import type { Logger } from '../lib/logger.js';
 import { createMetrics, serveMetrics } from '../lib/metrics.js';
 import { newSecret } from '../lib/secrets.js';
-import { startSftpWatcher } from '../sftp-watcher/start.js';
-import { queueForBoard } from '../workers/bullmq-queue.js';
 import { INGEST_QUEUE, LEAD_QUEUE, MAINTENANCE_QUEUE, startRuntime, WEBHOOK_QUEUE } from '../workers/runtime.js';
 import { createApp } from './app.js';
 import { removeLeftSpools } from './spool-body.js';
@@ -66,10 +63,12 @@ export function startBanner(web: Pick<WebHandle, 'port' | 'firstStartToken'>, pu
 /**
  * Starts the HTTP role: database (migrated), queue runtime, app, listener. `consume` also runs
  * the workers in this process (the all-in-one process; and the web role without REDIS_URL,
- * where nothing else could run its jobs), and the SFTP watcher when SFTP_URL is set.
+ * where nothing else could run its jobs), and the SFTP watcher when SFTP_URL is set. `db`: the
+ * configured database, already made by the caller (main.ts opens it while this module loads);
+ * made here when not given.
  */
-export async function startWeb(config: Readonly<Config>, logger: Logger, options: { consume: boolean }): Promise<WebHandle> {
-  const db = createDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sharedBuffers: config.embeddedSharedBuffers });
+export async function startWeb(config: Readonly<Config>, logger: Logger, options: { consume: boolean; db?: Db }): Promise<WebHandle> {
+  const db = options.db ?? createDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sharedBuffers: config.embeddedSharedBuffers });
   const applied = await migrateToLatest(db);
   const reads = await openPublicReadDb(
     db,
@@ -93,16 +92,20 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
   const localToken = db.embedded ? newSecret('lop') : null;
   const consume = options.consume || !config.redisUrl;
   const metrics = createMetrics();
-  const runtime = startRuntime(config, logger, db, { consume, metrics });
+  const runtime = await startRuntime(config, logger, db, { consume, metrics });
   const metricsServer = config.metricsPort ? await serveMetrics(metrics, config.metricsPort) : null;
   // Requests waiting for a feed hear from workers in other processes through LISTEN (PostgreSQL).
   const feedDone = config.databaseUrl ? startFeedDoneListener(config.databaseUrl, logger) : null;
-  // The all-in-one process (and a lone web role) also watches the SFTP drops when SFTP_URL is set.
-  const watcher = consume && config.sftpUrl ? startSftpWatcher(config, logger, db, runtime.ingestQueue) : null;
+  // The all-in-one process (and a lone web role) also watches the SFTP drops when SFTP_URL is set
+  // (the SFTP client's modules are loaded only then).
+  const watcher = consume && config.sftpUrl ? (await import('../sftp-watcher/start.js')).startSftpWatcher(config, logger, db, runtime.ingestQueue) : null;
   // Rate-limit counters: a command that cannot be answered within 500 ms lets the request pass.
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 500 }) : null;
+  // ioredis, BullMQ and Bull Board are loaded only with REDIS_URL (a start without it skips them).
+  const redis = config.redisUrl ? new (await import('ioredis')).Redis(config.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 500 }) : null;
   redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
-  const boardQueues = config.redisUrl ? [INGEST_QUEUE, LEAD_QUEUE, WEBHOOK_QUEUE, MAINTENANCE_QUEUE].map((name) => queueForBoard(name, config.redisUrl!)) : [];
+  const bull = config.redisUrl ? await import('../workers/bullmq-queue.js') : null;
+  const boardQueues = bull ? [INGEST_QUEUE, LEAD_QUEUE, WEBHOOK_QUEUE, MAINTENANCE_QUEUE].map((name) => bull.queueForBoard(name, config.redisUrl!)) : [];
+  const queueBoard = boardQueues.length ? (await import('./queue-board.js')).queueBoard(boardQueues, logger) : undefined;
   let shuttingDown = false;
   const shutdown = new AbortController();
   // Every request receiving a body or waiting for a feed listens to it: no listener limit.
@@ -130,7 +133,7 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
     leadQueue: runtime.leadQueue,
     webhookQueue: runtime.webhookQueue,
     redis,
-    boardQueues,
+    queueBoard,
     fx,
     isShuttingDown: () => shuttingDown,
     shutdown: shutdown.signal,

@@ -93,7 +93,7 @@ async function main() {
   const db = createDb({ databaseUrl: DATABASE_URL, dataDir: '', schema, statementTimeoutMs: LOAD_TIMEOUT_MS });
   const config = loadConfig({ DATABASE_URL, LOG_LEVEL: 'silent' });
   const logger = createLogger('silent');
-  const runtime = startRuntime(config, logger, db, { consume: false });
+  const runtime = await startRuntime(config, logger, db, { consume: false });
   let readDb: Db | null = null;
   let server: ReturnType<ReturnType<typeof createApp>['listen']> | null = null;
   try {

@@ -94,7 +94,7 @@ async function main() {
   const db = createDb({ databaseUrl: DATABASE_URL, dataDir: '', schema, statementTimeoutMs: LOAD_TIMEOUT_MS });
   const config = loadConfig({ DATABASE_URL, LOG_LEVEL: 'silent', RESO_RATE_LIMIT: '100000000' });
   const logger = createLogger('silent');
-  const runtime = startRuntime(config, logger, db, { consume: false });
+  const runtime = await startRuntime(config, logger, db, { consume: false });
   const servers: Server[] = [];
   try {
     await migrateToLatest(db);

@@ -32,7 +32,7 @@ async function main() {
   const db = createDb({ databaseUrl: null, dataDir });
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
   const logger = createLogger('silent');
-  const runtime = startRuntime(config, logger, db, { consume: false });
+  const runtime = await startRuntime(config, logger, db, { consume: false });
   try {
     await migrateToLatest(db);
     const started = Date.now();

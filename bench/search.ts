@@ -162,7 +162,7 @@ async function main() {
     DB_READ_TIMEOUT_MS: process.env.DB_READ_TIMEOUT_MS,
   });
   const logger = createLogger('silent');
-  const runtime = startRuntime(config, logger, db, { consume: false });
+  const runtime = await startRuntime(config, logger, db, { consume: false });
   const servers: Server[] = [];
   let readDb: Db | null = null;
   try {

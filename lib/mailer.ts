@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 
 export interface Mail {
   to: string;
@@ -28,28 +28,46 @@ function message(from: string, mail: Mail) {
 }
 
 /**
+ * The transport `make` makes from nodemailer, made when the first message is sent: nodemailer's
+ * modules are loaded then, not in every process's start (docs/performance.md, Start).
+ */
+function lazyTransport(make: (mailer: typeof import('nodemailer').default) => Transporter): { get(): Promise<Transporter>; close(): void } {
+  let transport: Promise<Transporter> | null = null;
+  return {
+    get: () => {
+      transport ??= import('nodemailer').then((module) => make(module.default));
+      return transport;
+    },
+    close: () => void transport?.then((t) => t.close()).catch(() => undefined),
+  };
+}
+
+/**
  * SMTP_URL when set (explicit timeouts: nodemailer's defaults run to minutes); otherwise each
  * message is written as an .eml file under DATA_DIR/outbox, for the embedded default.
  */
 export function createMailer(options: { smtpUrl: string | null; dataDir: string; from: string }): Mailer {
   if (options.smtpUrl) {
-    const transport = nodemailer.createTransport(options.smtpUrl, {
-      connectionTimeout: 10_000,
-      greetingTimeout: 10_000,
-      socketTimeout: 30_000,
-    } as object);
+    const smtpUrl = options.smtpUrl;
+    const transport = lazyTransport((nodemailer) =>
+      nodemailer.createTransport(smtpUrl, {
+        connectionTimeout: 10_000,
+        greetingTimeout: 10_000,
+        socketTimeout: 30_000,
+      } as object),
+    );
     return {
       async send(mail) {
-        await transport.sendMail(message(options.from, mail));
+        await (await transport.get()).sendMail(message(options.from, mail));
       },
       close: () => transport.close(),
     };
   }
   const outbox = join(options.dataDir, 'outbox');
-  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  const transport = lazyTransport((nodemailer) => nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }));
   return {
     async send(mail) {
-      const info = await transport.sendMail(message(options.from, mail));
+      const info = await (await transport.get()).sendMail(message(options.from, mail));
       mkdirSync(outbox, { recursive: true });
       const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${info.messageId.replace(/[^A-Za-z0-9._-]/g, '')}.eml`;
       writeFileSync(join(outbox, name), info.message as Buffer);

@@ -1,5 +1,6 @@
-import { convert } from 'html-to-text';
-import sanitizeHtml from 'sanitize-html';
+import { createRequire } from 'node:module';
+import type { convert as Convert } from 'html-to-text';
+import type SanitizeHtml from 'sanitize-html';
 
 /**
  * Headline and description text as the canonical record keeps it: plain text. Feeds send HTML in
@@ -7,6 +8,13 @@ import sanitizeHtml from 'sanitize-html';
  * Plain text has the tags removed, block elements turned into line breaks and entities decoded;
  * the description also keeps a sanitized HTML variant for portals that render formatting.
  */
+
+// html-to-text and sanitize-html (about 80 modules with their HTML and CSS parsers) are loaded when
+// the first text with markup is read, not in every process's start (docs/performance.md, Start).
+// Both publish CommonJS, which require() loads where it is first needed, synchronously.
+const require = createRequire(import.meta.url);
+let toText: typeof Convert | null = null;
+let sanitizer: { sanitize: typeof SanitizeHtml; options: SanitizeHtml.IOptions } | null = null;
 
 /** Markup or an entity: text without either is already plain and is kept as it is. */
 const MARKUP = /<[A-Za-z/!]|&(?:[A-Za-z]+|#\d+|#x[0-9A-Fa-f]+);/;
@@ -52,7 +60,8 @@ export function needsReading(text: string): boolean {
  */
 export function plainText(text: string, tooDeep?: () => void): string {
   if (!MARKUP.test(text)) return text;
-  let plain = convert(undoDoubleEscaping(text), TO_TEXT);
+  toText ??= (require('html-to-text') as { convert: typeof Convert }).convert;
+  let plain = toText(undoDoubleEscaping(text), TO_TEXT);
   if (plain.includes(LEFT_OUT)) {
     plain = plain.replaceAll(LEFT_OUT, '');
     tooDeep?.();
@@ -68,19 +77,25 @@ export function hasMarkup(text: string): boolean {
   return TAG.test(text);
 }
 
-const SANITIZE: sanitizeHtml.IOptions = {
-  allowedTags: ['p', 'br', 'b', 'strong', 'i', 'em', 'u', 'ul', 'ol', 'li', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'a'],
-  allowedAttributes: { a: ['href'] },
-  allowedSchemes: ['http', 'https'],
-  allowedSchemesAppliedToAttributes: ['href'],
-  allowProtocolRelative: false,
-  disallowedTagsMode: 'discard',
-  transformTags: { h1: 'h2', div: 'p', a: sanitizeHtml.simpleTransform('a', { rel: 'nofollow noopener', target: '_blank' }) },
-};
-// rel and target are set by the transform, not taken from the feed.
-SANITIZE.allowedAttributes = { a: ['href', 'rel', 'target'] };
+/** sanitize-html, loaded, with the options of the HTML variant. */
+function loadSanitizer(): { sanitize: typeof SanitizeHtml; options: SanitizeHtml.IOptions } {
+  const sanitize = require('sanitize-html') as typeof SanitizeHtml;
+  const options: SanitizeHtml.IOptions = {
+    allowedTags: ['p', 'br', 'b', 'strong', 'i', 'em', 'u', 'ul', 'ol', 'li', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'a'],
+    allowedAttributes: { a: ['href'] },
+    allowedSchemes: ['http', 'https'],
+    allowedSchemesAppliedToAttributes: ['href'],
+    allowProtocolRelative: false,
+    disallowedTagsMode: 'discard',
+    transformTags: { h1: 'h2', div: 'p', a: sanitize.simpleTransform('a', { rel: 'nofollow noopener', target: '_blank' }) },
+  };
+  // rel and target are set by the transform, not taken from the feed.
+  options.allowedAttributes = { a: ['href', 'rel', 'target'] };
+  return { sanitize, options };
+}
 
 /** The HTML variant: allow-listed formatting tags only; no script, style, event handlers or non-http(s) links. */
 export function sanitizedHtml(text: string): string {
-  return sanitizeHtml(undoDoubleEscaping(text), SANITIZE).trim();
+  sanitizer ??= loadSanitizer();
+  return sanitizer.sanitize(undoDoubleEscaping(text), sanitizer.options).trim();
 }

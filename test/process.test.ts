@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { expect } from 'chai';
 import { createDb } from '../db/knex.js';
 import { EMBEDDED_START_MS, eventually, fixture, repoRoot } from './helpers.js';
@@ -185,6 +186,31 @@ describe('the operator command npm run operator:token', () => {
       await db.destroy();
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('what a start loads', () => {
+  it('leaves out BullMQ, ioredis, Bull Board, the SFTP client, nodemailer and the HTML readers until a setting, a message or a feed needs them (a quicker start)', async () => {
+    // The modules a start of the all-in-one process imports, with a hook noting every file loaded.
+    const entries = ['workers/run-process.js', 'db/knex.js', 'api/server.js', 'workers/runtime.js'].map((entry) =>
+      JSON.stringify(pathToFileURL(resolve(repoRoot, 'dist', entry)).href),
+    );
+    const script = [
+      "import { registerHooks } from 'node:module';",
+      'const loaded = [];',
+      'registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });',
+      ...entries.map((entry) => `await import(${entry});`),
+      'process.stdout.write(JSON.stringify(loaded));',
+    ].join('\n');
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    expect(await new Promise((r) => child.once('exit', r))).to.equal(0);
+    const packages = new Set((JSON.parse(out) as string[]).map((url) => /node_modules\/((@[^/]+\/)?[^/]+)\//.exec(url)?.[1]).filter(Boolean));
+    expect(packages, 'the web app and the database are loaded').to.include.members(['express', 'knex', '@electric-sql/pglite']);
+    for (const name of ['bullmq', 'ioredis', '@bull-board/api', 'ssh2-sftp-client', 'ssh2', 'nodemailer', 'sanitize-html', 'html-to-text']) {
+      expect(packages, name).not.to.include(name);
     }
   });
 });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Express } from 'express';
 import { Redis } from 'ioredis';
 import { createApp } from '../api/app.js';
+import { queueBoard } from '../api/queue-board.js';
 import { createDb, type Db, migrateToLatest } from '../db/knex.js';
 import { refusalCounter } from '../db/lead-refusals.js';
 import { openPublicReadDb } from '../db/read-replica.js';
@@ -135,7 +136,7 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
   const readDb = reads?.readDb ?? db;
   const rateLimitPrefix = options.rateLimitPrefix ?? `rl-${schema}:`;
   const metrics = createMetrics();
-  const runtime = startRuntime(config, silentLogger, db, {
+  const runtime = await startRuntime(config, silentLogger, db, {
     metrics,
     consume: options.consume ?? true,
     queuePrefix: options.queuePrefix ?? `test-${schema}`,
@@ -171,7 +172,7 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
     webhookQueue: runtime.webhookQueue,
     redis,
     rateLimitPrefix,
-    boardQueues,
+    queueBoard: boardQueues.length ? queueBoard(boardQueues, silentLogger) : undefined,
     fx,
     shutdown: shutdown.signal,
     metrics,

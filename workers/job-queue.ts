@@ -31,6 +31,15 @@ export interface JobContext {
   again(ms: number): void;
 }
 
+/**
+ * A failure trying again cannot mend: the job fails at once, without its remaining attempts.
+ * BullMQ and the in-process queue both know it by its name (BullMQ's own class of that name need
+ * not be loaded for it: the in-process queue runs without BullMQ).
+ */
+export class UnrecoverableError extends Error {
+  override name = 'UnrecoverableError';
+}
+
 /** Runs one job; what it returns is the job's return value (BullMQ keeps it with the job). */
 export type JobHandler = (id: string, job?: JobContext) => Promise<unknown>;
 

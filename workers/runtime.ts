@@ -8,7 +8,6 @@ import { createMailer } from '../lib/mailer.js';
 import type { Metrics } from '../lib/metrics.js';
 import { alertLinks, alertMail } from './alerts/alert-mail.js';
 import { runAlerts } from './alerts/match-alerts.js';
-import { createBullQueue, startBullWorker, startScheduledTasks } from './bullmq-queue.js';
 import { ChangeSequencer } from './change-log/change-sequencer.js';
 import { InProcessQueue } from './in-process-queue.js';
 import { DirectoryRefresher } from './ingest/directory-refresher.js';
@@ -21,6 +20,9 @@ import { sendLaneTurn } from './webhooks/endpoint-lane.js';
 import { feedWebhookEvents, queueWebhookEvents } from './webhooks/webhook-events.js';
 
 export const INGEST_QUEUE = 'ingest';
+
+/** How long after the runtime starts the change log's numbering and the first sweep begin. */
+const FIRST_WORK_DELAY_MS = 1000;
 export const LEAD_QUEUE = 'lead-delivery';
 export const WEBHOOK_QUEUE = 'webhook-delivery';
 
@@ -83,7 +85,9 @@ export interface RuntimeOptions {
  * re-queue feeds and leads whose job was lost, purge leads and feed bodies past their
  * retention, and sends the notification outbox.
  */
-export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, options: RuntimeOptions = { consume: true }): Runtime {
+export async function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, options: RuntimeOptions = { consume: true }): Promise<Runtime> {
+  // BullMQ and ioredis (about 400 modules, 0.2-0.4 s of a start) are loaded only when they are used.
+  const bull = config.redisUrl ? await import('./bullmq-queue.js') : null;
   const mailer = createMailer({ smtpUrl: config.smtpUrl, dataDir: config.dataDir, from: config.mailFrom });
   // Alert mails are written as they go (their listings as they are then), with links to this service's pages.
   const links = alertLinks(config.publicBaseUrl ?? `http://localhost:${config.port}`, config.alertListingUrl);
@@ -143,7 +147,6 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
         kickAlerts();
       })
     : null;
-  void sequencer?.start();
   // The webhook queue is made below; the ingest handler reaches it through this.
   let webhookQueue: JobQueue | null = null;
   const webhookDeps = {
@@ -188,9 +191,9 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
   const consumers: { close(): Promise<void> }[] = [];
   /** One queue: BullMQ with REDIS_URL (consumers only where this process consumes), else in-process. */
   const queue = (name: string, handler: JobHandler, retry: RetryPolicy, concurrency: number, onGiveUp: (id: string, err: Error) => Promise<void>): JobQueue => {
-    if (config.redisUrl) {
-      if (options.consume) consumers.push(startBullWorker(name, config.redisUrl, handler, { concurrency, logger, onGiveUp, prefix: options.queuePrefix }));
-      return createBullQueue(name, config.redisUrl, retry, logger, options.queuePrefix);
+    if (bull && config.redisUrl) {
+      if (options.consume) consumers.push(bull.startBullWorker(name, config.redisUrl, handler, { concurrency, logger, onGiveUp, prefix: options.queuePrefix }));
+      return bull.createBullQueue(name, config.redisUrl, retry, logger, options.queuePrefix);
     }
     return new InProcessQueue(handler, {
       ...retry,
@@ -247,21 +250,25 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
   /** Every task once, in order (at start without Redis, and for tests). */
   const sweep = async () => {
     if (!options.consume) return;
-    for (const task of tasks) await task.run();
+    for (const task of tasks) {
+      await task.run();
+      // A turn of the event loop between tasks: on the embedded database a task's queries run on
+      // this thread one after another without one, and requests and log lines would wait for all ten.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     firstSweep = false;
   };
   const timers: NodeJS.Timeout[] = [];
   let scheduled: { close(): Promise<void> } | null = null;
-  if (options.consume && config.redisUrl) {
-    scheduled = startScheduledTasks(
+  if (options.consume && bull && config.redisUrl) {
+    scheduled = bull.startScheduledTasks(
       MAINTENANCE_QUEUE,
       config.redisUrl,
       tasks.map((t) => ({ ...t, everyMs: options.maintenanceEveryMs ?? t.everyMs })),
       { logger, prefix: options.queuePrefix },
     );
   } else if (options.consume) {
-    // The in-process queue keeps its timers: one sweep now (it re-queues what the last run left), then each task on its own.
-    void sweep().catch((err) => logger.warn({ err }, 'sweep failed; will retry'));
+    // The in-process queue keeps its timers: one sweep at once (below: it re-queues what the last run left), then each task on its own.
     for (const task of tasks) {
       const timer = setInterval(
         () => void task.run().catch((err) => logger.warn({ err, task: task.name }, 'periodic task failed; will retry')),
@@ -272,6 +279,17 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
     }
   }
 
+  // The work that starts on the database by itself (the change log's numbering; without Redis, the
+  // first sweep) begins a second after the runtime, when the process that starts it has finished
+  // starting: on the embedded database every query runs on this thread, and the sweep's queries,
+  // begun at once, held up the rest of the start and the server's listening by 0.1-0.7 s, and
+  // then the "listening" line's way out (docs/performance.md, Start).
+  const begin = setTimeout(() => {
+    void sequencer?.start();
+    if (options.consume && !config.redisUrl) void sweep().catch((err) => logger.warn({ err }, 'sweep failed; will retry'));
+  }, FIRST_WORK_DELAY_MS);
+  begin.unref();
+
   return {
     ingestQueue,
     leadQueue,
@@ -279,6 +297,7 @@ export function startRuntime(config: RuntimeConfig, logger: Logger, db: Db, opti
     sweep,
     async close() {
       closing = true;
+      clearTimeout(begin);
       for (const timer of timers) clearInterval(timer);
       await scheduled?.close();
       await Promise.all(consumers.map((c) => c.close()));

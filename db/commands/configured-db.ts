@@ -1,6 +1,6 @@
 import { loadConfigOrReport } from '../../lib/config.js';
 import { EmbeddedDbInUseError } from '../embedded-lock.js';
-import { createDb, type Db, migrateToLatest } from '../knex.js';
+import type { Db } from '../knex.js';
 import { type LocalService, readLocalService } from '../local-service.js';
 
 /**
@@ -19,6 +19,9 @@ export async function withConfiguredDb(
   // that can do its work through the service's API does (whileRunning), with the service's command token.
   const running = !config.databaseUrl && options.whileRunning ? readLocalService(config.dataDir) : null;
   if (running && options.whileRunning) return options.whileRunning(running);
+  // The database's modules (knex, PGlite, pg: about 350) are loaded only when the command opens it,
+  // not when it goes through the running service.
+  const { createDb, migrateToLatest } = await import('../knex.js');
   let db: Db;
   try {
     db = createDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sharedBuffers: config.embeddedSharedBuffers });

@@ -7,6 +7,7 @@ import { readFeedBody } from '../../db/feed-events.js';
 import { databaseAnswers } from '../../db/health.js';
 import { createDb, type Db, migrateDown, migrateToLatest } from '../../db/knex.js';
 import { refreshSourceHashes } from '../../db/listings-store.js';
+import { migrationSource } from '../../db/migration-source.js';
 import { postgresUrl, storeTestFeedEvent } from '../helpers.js';
 import { startTestService } from '../service.js';
 
@@ -86,6 +87,18 @@ for (const backend of backends) {
     it('applies migrations once, idempotently, and rolls them back', async () => {
       expect(await migrateToLatest(db)).to.deep.equal(ALL);
       expect(await migrateToLatest(db)).to.deep.equal([]);
+      // A start finds "nothing to do" with one query; anything else is still the migrator's: a
+      // migration not applied is applied, and one applied that the source does not list is refused.
+      await db.migrate.down({ migrationSource, schemaName: db.schemaName });
+      expect(await migrateToLatest(db)).to.deep.equal([ALL.at(-1)]);
+      const unknown = { name: '29990101000000_not_in_the_source', batch: 99, migration_time: new Date() };
+      await db.withSchema(db.schemaName).table('knex_migrations').insert(unknown);
+      const refused = await migrateToLatest(db).then(
+        () => null,
+        (err: Error) => err.message,
+      );
+      expect(refused).to.match(/corrupt/);
+      await db.withSchema(db.schemaName).table('knex_migrations').where({ name: unknown.name }).delete();
       const columns = await db('information_schema.columns').where({ table_schema: db.schemaName, table_name: 'listings' }).pluck('column_name');
       expect(columns).to.include.members(['listing_key', 'office', 'unique_id', 'mod_time', 'content_hash', 'hidden', 'data']);
       // lz4 for large values where the server has it (PostgreSQL here), pglz (the default) on PGlite.

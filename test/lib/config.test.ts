@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { expect } from 'chai';
-import { CONFIG_VARIABLES, ConfigError, configTable, loadConfig, readmeConfigTable } from '../../lib/config.js';
+import { createAjv } from '../../lib/ajv.js';
+import { CONFIG_VARIABLES, ConfigError, configTable, envSchema, loadConfig, readmeConfigTable } from '../../lib/config.js';
 import { repoRoot } from '../helpers.js';
 
 describe('configuration', () => {
@@ -19,6 +20,11 @@ describe('configuration', () => {
     ).to.deep.equal([]);
     expect([...named].sort()).to.deep.equal([...CONFIG_VARIABLES].sort());
     expect(readmeConfigTable(readme), 'the README table is generated from lib/config.ts: run node tools/config-table.mjs').to.equal(configTable());
+  });
+
+  it('has a schema that is valid JSON Schema (the service compiles it without checking: a start is quicker)', () => {
+    const meta = createAjv();
+    expect(meta.validateSchema(envSchema), JSON.stringify(meta.errors)).to.equal(true);
   });
 
   it('runs with no configuration at all: the embedded defaults', () => {

@@ -1,8 +1,8 @@
-import { UnrecoverableError } from 'bullmq';
 import type { Knex } from 'knex';
 import { claimLead, failLead, finishLead, type LeadContact, leadIdOfJobKey, leadRetriesOfJobKey, reopenFailedLeadForJob } from '../../db/leads.js';
 import type { Logger } from '../../lib/logger.js';
 import type { Mailer } from '../../lib/mailer.js';
+import { UnrecoverableError } from '../job-queue.js';
 import { leadMail } from './lead-mail.js';
 
 export interface LeadDeps {
