@@ -93,7 +93,8 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
   const localToken = db.embedded ? newSecret('lop') : null;
   const consume = options.consume || !config.redisUrl;
   const metrics = createMetrics();
-  const runtime = startRuntime(config, logger, db, { consume, metrics });
+  const queuePrefix = config.redisPrefix ?? undefined;
+  const runtime = startRuntime(config, logger, db, { consume, metrics, queuePrefix });
   const metricsServer = config.metricsPort ? await serveMetrics(metrics, config.metricsPort) : null;
   // Requests waiting for a feed hear from workers in other processes through LISTEN (PostgreSQL).
   const feedDone = config.databaseUrl ? startFeedDoneListener(config.databaseUrl, logger) : null;
@@ -102,7 +103,9 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
   // Rate-limit counters: a command that cannot be answered within 500 ms lets the request pass.
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 500 }) : null;
   redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
-  const boardQueues = config.redisUrl ? [INGEST_QUEUE, LEAD_QUEUE, WEBHOOK_QUEUE, MAINTENANCE_QUEUE].map((name) => queueForBoard(name, config.redisUrl!)) : [];
+  const boardQueues = config.redisUrl
+    ? [INGEST_QUEUE, LEAD_QUEUE, WEBHOOK_QUEUE, MAINTENANCE_QUEUE].map((name) => queueForBoard(name, config.redisUrl!, queuePrefix))
+    : [];
   let shuttingDown = false;
   const shutdown = new AbortController();
   // Every request receiving a body or waiting for a feed listens to it: no listener limit.
@@ -130,6 +133,7 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
     leadQueue: runtime.leadQueue,
     webhookQueue: runtime.webhookQueue,
     redis,
+    rateLimitPrefix: config.redisPrefix ? `${config.redisPrefix}:rl:` : undefined,
     boardQueues,
     fx,
     isShuttingDown: () => shuttingDown,

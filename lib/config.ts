@@ -24,6 +24,8 @@ export interface Config {
   /** The embedded database's shared_buffers (PGlite's PostgreSQL setting), e.g. '16MB'; null keeps PostgreSQL's 128MB. */
   embeddedSharedBuffers: string | null;
   redisUrl: string | null;
+  /** Prefix of every Redis key the service makes (queues, rate-limit counters); null: BullMQ's `bull` and `rl:`. */
+  redisPrefix: string | null;
   operatorToken: string | null;
   smtpUrl: string | null;
   mailFrom: string;
@@ -175,6 +177,7 @@ const envSchema = {
     DATABASE_READ_URL: url(['postgres', 'postgresql']),
     DATA_DIR: { type: 'string', minLength: 1, default: './data' },
     REDIS_URL: url(['redis', 'rediss']),
+    REDIS_PREFIX: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,64}$' },
     OPERATOR_TOKEN: { type: 'string', minLength: 16 },
     SMTP_URL: url(['smtp', 'smtps']),
     MAIL_FROM: { type: 'string', pattern: '^[^\\s@<>]+@[^\\s@<>]+$', default: 'no-reply@localhost' },
@@ -268,6 +271,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     dataDir: e.DATA_DIR,
     embeddedSharedBuffers: e.EMBEDDED_SHARED_BUFFERS ?? null,
     redisUrl: e.REDIS_URL ?? null,
+    redisPrefix: e.REDIS_PREFIX ?? null,
     operatorToken: e.OPERATOR_TOKEN ?? null,
     smtpUrl: e.SMTP_URL ?? null,
     mailFrom: e.MAIL_FROM,
