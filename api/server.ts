@@ -92,7 +92,8 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
   const localToken = db.embedded ? newSecret('lop') : null;
   const consume = options.consume || !config.redisUrl;
   const metrics = createMetrics();
-  const runtime = await startRuntime(config, logger, db, { consume, metrics });
+  const queuePrefix = config.redisPrefix ?? undefined;
+  const runtime = await startRuntime(config, logger, db, { consume, metrics, queuePrefix });
   const metricsServer = config.metricsPort ? await serveMetrics(metrics, config.metricsPort) : null;
   // Requests waiting for a feed hear from workers in other processes through LISTEN (PostgreSQL).
   const feedDone = config.databaseUrl ? startFeedDoneListener(config.databaseUrl, logger) : null;
@@ -104,7 +105,9 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
   const redis = config.redisUrl ? new (await import('ioredis')).Redis(config.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 500 }) : null;
   redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
   const bull = config.redisUrl ? await import('../workers/bullmq-queue.js') : null;
-  const boardQueues = bull ? [INGEST_QUEUE, LEAD_QUEUE, WEBHOOK_QUEUE, MAINTENANCE_QUEUE].map((name) => bull.queueForBoard(name, config.redisUrl!)) : [];
+  const boardQueues = bull
+    ? [INGEST_QUEUE, LEAD_QUEUE, WEBHOOK_QUEUE, MAINTENANCE_QUEUE].map((name) => bull.queueForBoard(name, config.redisUrl!, queuePrefix))
+    : [];
   const queueBoard = boardQueues.length ? (await import('./queue-board.js')).queueBoard(boardQueues, logger) : undefined;
   let shuttingDown = false;
   const shutdown = new AbortController();
@@ -134,6 +137,7 @@ export async function startWeb(config: Readonly<Config>, logger: Logger, options
     webhookQueue: runtime.webhookQueue,
     redis,
     queueBoard,
+    rateLimitPrefix: config.redisPrefix ? `${config.redisPrefix}:rl:` : undefined,
     fx,
     isShuttingDown: () => shuttingDown,
     shutdown: shutdown.signal,

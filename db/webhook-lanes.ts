@@ -119,15 +119,20 @@ export async function laneHasDue(db: Knex, endpointId: string): Promise<boolean>
   return rows.length > 0;
 }
 
-/** Records an acknowledged attempt: the delivery is done, and the lane's failure count and pause are cleared. */
+/**
+ * Records an acknowledged attempt: the delivery is done, and the lane's failure count and pause are
+ * cleared, in one transaction (no one sees the one without the other).
+ */
 export async function recordDelivered(db: Knex, delivery: ClaimedDelivery, log: AttemptLog): Promise<void> {
-  await db('webhook_deliveries')
-    .where({ id: delivery.id })
-    .update({ ...logColumns(delivery, log), status: 'delivered', delivered_at: db.fn.now(), last_error: null });
-  await db('webhook_endpoints')
-    .where({ id: delivery.endpoint_id })
-    .where((q) => q.whereNotNull('failing_since').orWhere('failures_in_row', '>', 0).orWhereNotNull('next_send_at'))
-    .update({ failing_since: null, failures_in_row: 0, next_send_at: null });
+  await db.transaction(async (trx) => {
+    await trx('webhook_deliveries')
+      .where({ id: delivery.id })
+      .update({ ...logColumns(delivery, log), status: 'delivered', delivered_at: trx.fn.now(), last_error: null });
+    await trx('webhook_endpoints')
+      .where({ id: delivery.endpoint_id })
+      .where((q) => q.whereNotNull('failing_since').orWhere('failures_in_row', '>', 0).orWhereNotNull('next_send_at'))
+      .update({ failing_since: null, failures_in_row: 0, next_send_at: null });
+  });
 }
 
 /**
@@ -136,20 +141,24 @@ export async function recordDelivered(db: Knex, delivery: ClaimedDelivery, log: 
  * LANE_PAUSE_MAX_S. The endpoint's failure clock (failing_since) starts if it was not running.
  */
 export async function recordFailed(db: Knex, delivery: ClaimedDelivery, log: AttemptLog & { error: string }, retryInS: number | null): Promise<void> {
-  await db('webhook_deliveries')
-    .where({ id: delivery.id })
-    .update({
-      ...logColumns(delivery, log),
-      last_error: log.error,
-      ...(retryInS === null ? { status: 'abandoned' } : { next_attempt_at: db.raw('now() + make_interval(secs => ?)', [retryInS]) }),
-    });
-  await db('webhook_endpoints')
-    .where({ id: delivery.endpoint_id })
-    .update({
-      failures_in_row: db.raw('failures_in_row + 1'),
-      next_send_at: db.raw('now() + make_interval(secs => least(?, ? * power(2, least(failures_in_row, 20))))', [LANE_PAUSE_MAX_S, LANE_PAUSE_S]),
-      failing_since: db.raw('coalesce(failing_since, now())'),
-    });
+  // One transaction: an attempt recorded without the lane's pause (seen between the two, or left by
+  // a crash) would let the lane send again at once.
+  await db.transaction(async (trx) => {
+    await trx('webhook_deliveries')
+      .where({ id: delivery.id })
+      .update({
+        ...logColumns(delivery, log),
+        last_error: log.error,
+        ...(retryInS === null ? { status: 'abandoned' } : { next_attempt_at: trx.raw('now() + make_interval(secs => ?)', [retryInS]) }),
+      });
+    await trx('webhook_endpoints')
+      .where({ id: delivery.endpoint_id })
+      .update({
+        failures_in_row: trx.raw('failures_in_row + 1'),
+        next_send_at: trx.raw('now() + make_interval(secs => least(?, ? * power(2, least(failures_in_row, 20))))', [LANE_PAUSE_MAX_S, LANE_PAUSE_S]),
+        failing_since: trx.raw('coalesce(failing_since, now())'),
+      });
+  });
 }
 
 /** What one attempt left in the delivery log. */

@@ -181,6 +181,15 @@ const SETTINGS = {
     },
   ),
   redisUrl: optional<string>('REDIS_URL', url(['redis', 'rediss']), { meaning: 'Redis 7+ URL (`maxmemory-policy noeviction`); unset = in-process queue' }),
+  redisPrefix: optional<string>(
+    'REDIS_PREFIX',
+    { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,64}$' },
+    {
+      meaning:
+        'prefix of every key the service makes in Redis (letters, digits, `_.-`): services of different deployments sharing one Redis keep their queues and counters apart; every role of one deployment uses the same',
+      shown: 'unset (`bull` for the queues, `rl:` for the counters)',
+    },
+  ),
   operatorToken: optional<string>(
     'OPERATOR_TOKEN',
     { type: 'string', minLength: 16 },

@@ -7,12 +7,29 @@ import { EMBEDDED_START_MS, postgresUrl, repoRoot } from './helpers.js';
 export { freePort } from '../lib/free-port.js';
 
 /**
+ * The Redis key prefix (REDIS_PREFIX) of the roles this test process starts: the roles of one test
+ * share their queues, and no other test process (a parallel worker, another run of the suite on
+ * the same Redis) can take their jobs. The suite's global teardown removes the keys of the run.
+ */
+export const ROLES_REDIS_PREFIX = `test-roles-${process.env.TEST_RUN_ID ?? 'single'}-${process.pid}`;
+
+/** The environment a role or command is started with: PATH, TMPDIR, and on Redis a prefix of this test process's own. */
+function roleEnv(env: Record<string, string>): Record<string, string | undefined> {
+  return {
+    PATH: process.env.PATH,
+    ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
+    ...(env.REDIS_URL ? { REDIS_PREFIX: ROLES_REDIS_PREFIX } : {}),
+    ...env,
+  };
+}
+
+/**
  * Runs a compiled command (dist/<entry>) to its end with only the given environment; stdout and
  * stderr together, once both are closed.
  */
 export function runCommand(entry: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
   const child = spawn(process.execPath, [resolve(repoRoot, 'dist', entry), ...args], {
-    env: { PATH: process.env.PATH, ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}), ...env },
+    env: roleEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -35,7 +52,7 @@ export interface RoleProcess {
  */
 export function spawnRole(entry: string, env: Record<string, string>, nodeArgs: string[] = []): RoleProcess {
   const child = spawn(process.execPath, [...nodeArgs, resolve(repoRoot, 'dist', entry)], {
-    env: { PATH: process.env.PATH, ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}), ...env },
+    env: roleEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -106,6 +106,26 @@ export function migratedEmbeddedFolder(): Promise<string> {
   return embeddedTemplate;
 }
 
+/**
+ * A migrated embedded database of its own: a copy of the migrated PGlite folder in a new temporary
+ * data folder (what a first start leaves, without paying initdb and every migration again).
+ * `drop()` closes it and removes the folder. Tests about initdb or the migrations themselves open
+ * an empty folder instead.
+ */
+export async function scratchEmbeddedDatabase(options: { sharedBuffers?: string | null } = {}): Promise<{ db: Db; dataDir: string; drop(): Promise<void> }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'scratch-pglite-'));
+  cpSync(await migratedEmbeddedFolder(), join(dataDir, 'pglite'), { recursive: true });
+  const db = createDb({ databaseUrl: null, dataDir, sharedBuffers: options.sharedBuffers });
+  return {
+    db,
+    dataDir,
+    async drop() {
+      await db.destroy();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 /** The service as `npm start` builds it (database, runtime, app), on loopback, configured like production. */
 export async function startTestService(options: TestServiceOptions): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-test-'));

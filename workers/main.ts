@@ -15,7 +15,7 @@ await runProcess('worker', async (config, logger) => {
   const db = createDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sharedBuffers: config.embeddedSharedBuffers });
   await migrateToLatest(db);
   const metrics = createMetrics();
-  const runtime = await startRuntime(config, logger, db, { consume: true, metrics });
+  const runtime = await startRuntime(config, logger, db, { consume: true, metrics, queuePrefix: config.redisPrefix ?? undefined });
   // METRICS_PORT: this role's counters for a scraper on the private network.
   const metricsServer = config.metricsPort ? await serveMetrics(metrics, config.metricsPort) : null;
   logger.info('worker started');

@@ -190,7 +190,7 @@ for (const setup of [
       // (five fail the row), the row is put back to pending once the listing is hidden.
       smtp.failNext(10_000, 451);
       await push(home('HIDEME', { headline: 'Soon hidden', price: 700000 }));
-      const row = await eventually(
+      const row = await eventually<{ id: string }>(
         'the failed attempt',
         async () => (await svc.db('notifications').where({ kind: 'alert' }).where('attempts', '>', 0).whereNot({ status: 'sent' }).first('id')) ?? null,
       );

@@ -1,13 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'chai';
 import pg from 'pg';
 import { copyField, fieldPieces, PIECE_CHARS } from '../../db/copy-from-stdin.js';
 import { FEED_DONE_CHANNEL } from '../../db/feed-done.js';
 import { finishFeedEvent, getFeedEvent, startFeedEvent } from '../../db/feed-events.js';
-import { createDb, type Db, migrateToLatest } from '../../db/knex.js';
+import type { Db } from '../../db/knex.js';
 import { eventually, postgresUrl, scratchDatabase, storeTestFeedEvent } from '../helpers.js';
+import { scratchEmbeddedDatabase } from '../service.js';
 
 /** A result as a large feed's: an upsert and a warning per listing, with text COPY must escape and characters outside the BMP. */
 function largeResult(listings: number): Record<string, unknown> {
@@ -47,16 +45,8 @@ const backends: { name: string; open(): Promise<{ db: Db; close(): Promise<void>
   {
     name: 'PGlite',
     async open() {
-      const dataDir = mkdtempSync(join(tmpdir(), 'feed-result-'));
-      const db = createDb({ databaseUrl: null, dataDir });
-      await migrateToLatest(db);
-      return {
-        db,
-        async close() {
-          await db.destroy();
-          rmSync(dataDir, { recursive: true, force: true });
-        },
-      };
+      const scratch = await scratchEmbeddedDatabase();
+      return { db: scratch.db, close: scratch.drop };
     },
   },
 ];

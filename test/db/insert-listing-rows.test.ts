@@ -1,11 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'chai';
 import { canCopy, copyField, rowPieces } from '../../db/copy-from-stdin.js';
-import { createDb, type Db, migrateToLatest } from '../../db/knex.js';
+import type { Db } from '../../db/knex.js';
 import { insertListingRows, type ListingRow } from '../../db/listings-store.js';
 import { scratchDatabase } from '../helpers.js';
+import { scratchEmbeddedDatabase } from '../service.js';
 
 /** Text that COPY's text format would misread unless every special character is escaped. */
 const AWKWARD = 'tab\there, new\nline, return\r, back\\slash, \\N, \\., "quotes", ünïcödé, 🏠';
@@ -134,16 +132,11 @@ describe('inserting new listing rows', () => {
 
   describe('on PGlite (INSERT)', () => {
     let db: Db;
-    let dataDir: string;
+    let drop: () => Promise<void>;
     before(async () => {
-      dataDir = mkdtempSync(join(tmpdir(), 'insert-rows-'));
-      db = createDb({ databaseUrl: null, dataDir });
-      await migrateToLatest(db);
+      ({ db, drop } = await scratchEmbeddedDatabase());
     });
-    after(async () => {
-      await db.destroy();
-      rmSync(dataDir, { recursive: true, force: true });
-    });
+    after(() => drop());
 
     it('inserts with the statement that skips stored keys', async () => {
       expect(canCopy(db)).to.equal(false);

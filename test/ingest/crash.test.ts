@@ -4,7 +4,12 @@ import { freePort, scratchRoles } from '../processes.js';
 import { redisUrl } from '../service.js';
 import { activeKey, officeListing, pushFeed } from './client.js';
 
-const LISTINGS = 20_000;
+/**
+ * Large enough that the worker is killed with most of the feed still to store (it is killed once
+ * 1,000 are stored, two of the ingest's 500-listing batches; the other 4,000 take seconds more),
+ * small enough that the two ingests (the killed one and the retry) take little of the suite's time.
+ */
+const LISTINGS = 5_000;
 
 describe('A worker killed in the middle of a feed (separate processes, PostgreSQL + Redis)', function () {
   this.timeout(180_000);

@@ -34,6 +34,7 @@ describe('configuration', () => {
       databaseUrl: null,
       dataDir: './data',
       redisUrl: null,
+      redisPrefix: null,
       operatorToken: null,
       smtpUrl: null,
       mailFrom: 'no-reply@localhost',
