@@ -1,4 +1,4 @@
-import { startBanner, startWeb } from './api/server.js';
+import { startBanner, startWeb } from './api/web-role.js';
 import { runProcess } from './workers/run-process.js';
 
 /**
@@ -7,7 +7,7 @@ import { runProcess } from './workers/run-process.js';
  * Once it listens, a few plain lines on stderr tell the person who started it where to go.
  */
 await runProcess('all-in-one', async (config, logger) => {
-  const web = await startWeb(config, logger, { consume: true });
+  const web = await startWeb(config, { logger, consume: true });
   process.stderr.write(startBanner(web, config.publicBaseUrl));
   return web;
 });
