@@ -17,7 +17,7 @@ import { createMetrics, serveMetrics } from '../lib/metrics.js';
 import { newSecret } from '../lib/secrets.js';
 import { startSftpWatcher } from '../sftp-watcher/start.js';
 import { queueForBoard } from '../workers/bullmq-queue.js';
-import { QUEUE_NAMES, type RetryPolicy } from '../workers/job-queue.js';
+import { type JobQueues, QUEUE_NAMES, type RetryPolicy } from '../workers/job-queue.js';
 import { openQueueProducers } from '../workers/producers.js';
 import { type Runtime, startRuntime } from '../workers/runtime.js';
 import { createApp } from './app.js';
@@ -111,6 +111,44 @@ export interface WebRole extends WebHandle {
   stop(): Promise<void>;
 }
 
+/** The public reads' database: the primary's read pool, or the replica while it answers (DATABASE_READ_URL). */
+function openReads(config: Readonly<Config>, logger: Logger, db: Db) {
+  return openPublicReadDb(
+    db,
+    {
+      databaseUrl: config.databaseUrl,
+      databaseReadUrl: config.databaseReadUrl,
+      dataDir: config.dataDir,
+      schema: db.schemaName,
+      readTimeoutMs: config.dbReadTimeoutMs,
+      preparedStatements: config.dbPreparedStatements,
+    },
+    (state) =>
+      state.state === 'ok'
+        ? logger.info('public reads go to the read replica (DATABASE_READ_URL)')
+        : logger.warn('the read replica does not answer: public reads go to the primary until it does'),
+  );
+}
+
+/** Records the queues' waiting jobs each minute, for the console's chart. */
+function sampleQueueDepths(db: Db, queues: JobQueues, logger: Logger): NodeJS.Timeout {
+  return setInterval(() => {
+    Promise.all([queues.ingestQueue.counts(), queues.leadQueue.counts(), queues.webhookQueue.counts()])
+      .then(([ingest, lead, webhook]) =>
+        recordQueueDepth(db, { ingest: ingest.waiting ?? 0, leadDelivery: lead.waiting ?? 0, webhookDelivery: webhook.waiting ?? 0 }),
+      )
+      .catch((err: Error) => logger.warn({ err: err.message }, 'could not sample the queue depths'));
+  }, 60_000).unref();
+}
+
+/** Listens on the port (0: one the system gives), on every interface or the one host. */
+function listen(app: Express, port: number, host: string | undefined): Promise<Server> {
+  return new Promise<Server>((resolve, reject) => {
+    const done = (err?: Error) => (err ? reject(err) : resolve(server));
+    const server = host ? app.listen(port, host, done) : app.listen(port, done);
+  });
+}
+
 /** The queues for a process that runs no jobs: producers on Redis, a sweep that does nothing. */
 function producersOnly(redisUrl: string, logger: Logger, options: WebRoleOptions): Runtime {
   const producers = openQueueProducers(redisUrl, logger, { queuePrefix: options.queuePrefix, ingestRetry: options.ingestRetry });
@@ -127,23 +165,7 @@ export async function startWeb(config: Readonly<Config>, options: WebRoleOptions
   const { logger } = options;
   const ownsProcess = options.ownsProcess ?? true;
   const db = options.db ?? (await openRoleDatabase(config, logger, { schema: options.schema }));
-  const reads = options.db
-    ? null
-    : await openPublicReadDb(
-        db,
-        {
-          databaseUrl: config.databaseUrl,
-          databaseReadUrl: config.databaseReadUrl,
-          dataDir: config.dataDir,
-          schema: db.schemaName,
-          readTimeoutMs: config.dbReadTimeoutMs,
-          preparedStatements: config.dbPreparedStatements,
-        },
-        (state) =>
-          state.state === 'ok'
-            ? logger.info('public reads go to the read replica (DATABASE_READ_URL)')
-            : logger.warn('the read replica does not answer: public reads go to the primary until it does'),
-      );
+  const reads = options.db ? null : await openReads(config, logger, db);
   const readDb = reads?.readDb ?? db;
   // On the embedded database: a first operator token when none exists yet, and a command token for npm run key:create.
   const firstStartToken = db.embedded && !config.operatorToken ? await firstOperatorToken(db, logger) : null;
@@ -184,15 +206,7 @@ export async function startWeb(config: Readonly<Config>, options: WebRoleOptions
     onError: (err) => logger.warn({ err: err.message }, 'could not store refused-enquiry counts'),
   });
   // The queues' depths each minute for the console's chart (Redis only: the in-process queue has no depth to chart).
-  const sampler = config.redisUrl
-    ? setInterval(() => {
-        Promise.all([runtime.ingestQueue.counts(), runtime.leadQueue.counts(), runtime.webhookQueue.counts()])
-          .then(([ingest, lead, webhook]) =>
-            recordQueueDepth(db, { ingest: ingest.waiting ?? 0, leadDelivery: lead.waiting ?? 0, webhookDelivery: webhook.waiting ?? 0 }),
-          )
-          .catch((err: Error) => logger.warn({ err: err.message }, 'could not sample the queue depths'));
-      }, 60_000).unref()
-    : null;
+  const sampler = config.redisUrl ? sampleQueueDepths(db, runtime, logger) : null;
   const app = createApp({
     refusals,
     config,
@@ -212,11 +226,7 @@ export async function startWeb(config: Readonly<Config>, options: WebRoleOptions
     localOperatorToken: localToken,
     readReplica: reads?.replica ?? undefined,
   });
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = options.host
-      ? app.listen(config.port, options.host, (err?: Error) => (err ? reject(err) : resolve(s)))
-      : app.listen(config.port, (err?: Error) => (err ? reject(err) : resolve(s)));
-  });
+  const server = await listen(app, config.port, options.host);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   if (localToken) writeLocalService(config.dataDir, { pid: process.pid, port, token: localToken });
