@@ -4,6 +4,7 @@ import { enableCompileCache, flushCompileCache } from 'node:module';
  * The all-in-one process (`npm start`): web and workers in one process, on the embedded
  * database and in-process queue by default. The SFTP watcher joins it when SFTP_URL is set.
  * Once it listens, a few plain lines on stderr tell the person who started it where to go.
+ * Built by the web role's composition root (api/web-role.ts) with consume.
  *
  * Two things make a start with nothing changed quick (docs/performance.md, Start), which is why
  * this file imports the service's modules itself, with import(), instead of at its top:
@@ -11,15 +12,15 @@ import { enableCompileCache, flushCompileCache } from 'node:module';
  *   off) keeps V8's compiled code of every module, so a start does not parse the same 1,300
  *   modules again. It must be on before they load.
  * - The database is opened (PGlite: 0.5-1 s, part of it off this thread) before the web app's
- *   modules load, which goes on meanwhile.
+ *   modules load, which goes on meanwhile; the composition root migrates and closes it.
  */
 enableCompileCache();
 const { runProcess } = await import('./workers/run-process.js');
 await runProcess('all-in-one', async (config, logger) => {
-  const { createDb } = await import('./db/knex.js');
-  const db = createDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, sharedBuffers: config.embeddedSharedBuffers });
-  const { startBanner, startWeb } = await import('./api/server.js');
-  const web = await startWeb(config, logger, { consume: true, db });
+  const { createRoleDb } = await import('./db/role-database.js');
+  const ownDb = createRoleDb(config);
+  const { startBanner, startWeb } = await import('./api/web-role.js');
+  const web = await startWeb(config, { logger, consume: true, ownDb });
   process.stderr.write(startBanner(web, config.publicBaseUrl));
   // Written now rather than at exit, so that a process that is killed leaves it too.
   flushCompileCache();

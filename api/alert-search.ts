@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { type SavedSearchColumns, savedSearchColumns } from '../db/alert-matching.js';
-import { keywordQuery } from '../db/listing-search.js';
+import { keywordQuery } from '../db/listing-search/filters.js';
 import { badRequest, HttpError } from '../lib/errors.js';
 import { parseListingSearch } from './listing-search-query.js';
 

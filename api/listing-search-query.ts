@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
-import { FACET_NAMES, type FacetName, isSortValue, type ListingSearch, type OpenBound, type SearchStatus, type SortKey } from '../db/listing-search.js';
+import { isSortValue } from '../db/listing-search/order.js';
+import { FACET_NAMES, type FacetName, type ListingSearch, type OpenBound, type SearchStatus, type SortKey } from '../db/listing-search/search.js';
 import { badRequest } from '../lib/errors.js';
 import type { Category } from '../pipeline/types.js';
 import { checkKeywords } from './keyword-limits.js';

@@ -26,7 +26,7 @@ import { promisify } from 'node:util';
 import { createApp } from '../api/app.js';
 import { allOffices, refreshDirectory } from '../db/directory.js';
 import { createDb, createReadDb, type Db, migrateToLatest } from '../db/knex.js';
-import type { ListingSearch } from '../db/listing-search.js';
+import type { ListingSearch } from '../db/listing-search/search.js';
 import { createPublicReads } from '../db/public-reads.js';
 import { loadConfig } from '../lib/config.js';
 import { createLogger } from '../lib/logger.js';

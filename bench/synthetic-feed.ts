@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { SaxesParser } from 'saxes';
-import { storeFeedEvent } from '../db/feed-events.js';
+import { storeFeedEvent } from '../db/feed-bodies.js';
 import type { Db } from '../db/knex.js';
 import { decodeXmlBytes } from '../pipeline/decode.js';
 import { readReaxmlHere } from '../pipeline/reaxml/listing-reader.js';

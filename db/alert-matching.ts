@@ -1,12 +1,13 @@
 import type { Knex } from 'knex';
 import { ON_MARKET_STATUSES } from '../pipeline/listing-statuses.js';
 import type { LoggedChange } from './change-log.js';
-import { circleBox, greatCircleKmSql, type ListingSearch } from './listing-search.js';
+import { circleBox, greatCircleKmSql } from './listing-search/filters.js';
+import type { ListingSearch } from './listing-search/search.js';
 
 /**
  * Saved searches matched against changed listings (docs/alerts.md, Matching). A saved search is
  * kept as columns the matcher compares, each meaning what the same parameter means to
- * GET /v1/listings (db/listing-search.ts, searchFilters: the same generated listing columns, the
+ * GET /v1/listings (db/listing-search/filters.ts, searchFilters: the same generated listing columns, the
  * same public price, the same keyword query), and as `anchors`: place keys of which every listing
  * the search can match has at least one. A changed listing's own keys find its candidate searches
  * through a GIN index, so a batch of changes reads the searches about those places, never every

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { type FeedEvent, type FeedEventInput, type FeedRequest, type RepeatCheck, storeFeedEvent, toEvent } from './feed-events.js';
+import { type RepeatCheck, storeFeedEvent } from './feed-bodies.js';
+import { type FeedEvent, type FeedEventInput, type FeedRequest, toEvent } from './feed-events.js';
 import { isUniqueViolation } from './pg-errors.js';
 
 /** How long an Idempotency-Key stands for its first feed. */

@@ -12,7 +12,7 @@ import { LRUCache } from 'lru-cache';
  * client gives passed as a binding (so the number of texts is that of the shapes, not of the
  * requests); whose best plan is the same whatever those values (PostgreSQL plans a prepared
  * statement for its values five times, then may keep one generic plan for every value: see
- * planStable in db/listing-search.ts); and whose result columns do not depend on a table's
+ * planStable in db/listing-search/plan.ts); and whose result columns do not depend on a table's
  * columns (no `*`), so that a column added by a migration cannot make a prepared statement fail.
  */
 export const PREPARE = { prepare: true } as const;

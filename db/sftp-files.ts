@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { type FeedEvent, type FeedEventInput, storeFeedEvent } from './feed-events.js';
+import { storeFeedEvent } from './feed-bodies.js';
+import type { FeedEvent, FeedEventInput } from './feed-events.js';
 import type { Db } from './knex.js';
 import type * as Row from './rows.js';
 

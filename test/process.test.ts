@@ -193,7 +193,7 @@ describe('the operator command npm run operator:token', () => {
 describe('what a start loads', () => {
   it('leaves out BullMQ, ioredis, Bull Board, the SFTP client, nodemailer and the HTML readers until a setting, a message or a feed needs them (a quicker start)', async () => {
     // The modules a start of the all-in-one process imports, with a hook noting every file loaded.
-    const entries = ['workers/run-process.js', 'db/knex.js', 'api/server.js', 'workers/runtime.js'].map((entry) =>
+    const entries = ['workers/run-process.js', 'db/role-database.js', 'api/web-role.js', 'workers/runtime.js'].map((entry) =>
       JSON.stringify(pathToFileURL(resolve(repoRoot, 'dist', entry)).href),
     );
     const script = [

@@ -1,21 +1,14 @@
-import { setMaxListeners } from 'node:events';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Express } from 'express';
 import { Redis } from 'ioredis';
-import { createApp } from '../api/app.js';
-import { queueBoard } from '../api/queue-board.js';
+import { startWeb } from '../api/web-role.js';
 import { createDb, type Db, migrateToLatest } from '../db/knex.js';
-import { refusalCounter } from '../db/lead-refusals.js';
-import { openPublicReadDb } from '../db/read-replica.js';
 import { type Config, loadConfig } from '../lib/config.js';
-import { liveFx, staticFx } from '../lib/fx-rates.js';
-import { createMetrics } from '../lib/metrics.js';
-import { queueForBoard } from '../workers/bullmq-queue.js';
 import type { RetryPolicy } from '../workers/job-queue.js';
-import { INGEST_QUEUE, LEAD_QUEUE, MAINTENANCE_QUEUE, type Runtime, startRuntime, WEBHOOK_QUEUE } from '../workers/runtime.js';
-import { listen, postgresUrl, silentLogger } from './helpers.js';
+import type { Runtime } from '../workers/runtime.js';
+import { postgresUrl, silentLogger } from './helpers.js';
 
 export const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const OPERATOR = 'operator-token-for-tests-0123456789';
@@ -126,7 +119,12 @@ export async function scratchEmbeddedDatabase(options: { sharedBuffers?: string 
   };
 }
 
-/** The service as `npm start` builds it (database, runtime, app), on loopback, configured like production. */
+/**
+ * The service as `npm start` and the web role build it (api/web-role.ts: database, read pool,
+ * runtime or queue producers, app), on loopback, configured like production. What is left here is
+ * the tests' own: a temp data folder, a schema per service, the embedded template's copy, and
+ * cleaning up after.
+ */
 export async function startTestService(options: TestServiceOptions): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-test-'));
   const schema = `test_${process.pid}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
@@ -134,6 +132,7 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
     DATA_DIR: dataDir,
     OPERATOR_TOKEN: OPERATOR,
     LOG_LEVEL: 'silent',
+    PORT: '0',
     ...(options.database === 'postgres' ? { DATABASE_URL: postgresUrl } : {}),
     ...(options.redis ? { REDIS_URL: redisUrl } : {}),
     ...options.env,
@@ -141,88 +140,41 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
   // Embedded: the database a first start leaves (PostgreSQL's public schema, every migration), copied.
   const embedded = !options.db && !config.databaseUrl;
   if (embedded) cpSync(await migratedEmbeddedFolder(), join(dataDir, 'pglite'), { recursive: true });
-  const db = options.db ?? createDb({ databaseUrl: config.databaseUrl, dataDir, schema: embedded ? 'public' : schema });
-  if (!options.db) await migrateToLatest(db);
-  const reads = options.db
-    ? null
-    : await openPublicReadDb(db, {
-        databaseUrl: config.databaseUrl,
-        databaseReadUrl: config.databaseReadUrl,
-        dataDir,
-        schema: db.schemaName,
-        readTimeoutMs: config.dbReadTimeoutMs,
-        preparedStatements: config.dbPreparedStatements,
-      });
-  const readDb = reads?.readDb ?? db;
   const rateLimitPrefix = options.rateLimitPrefix ?? `rl-${schema}:`;
-  const metrics = createMetrics();
-  const runtime = await startRuntime(config, silentLogger, db, {
-    metrics,
+  const queuePrefix = options.queuePrefix ?? `test-${schema}`;
+  const web = await startWeb(config, {
+    logger: silentLogger,
     consume: options.consume ?? true,
-    queuePrefix: options.queuePrefix ?? `test-${schema}`,
+    // Several services share this process: none writes the local-service file or clears the others' request bodies.
+    ownsProcess: false,
+    db: options.db,
+    schema: embedded ? 'public' : schema,
+    host: '127.0.0.1',
+    queuePrefix,
+    rateLimitPrefix,
+    // Production gives a rate-limit count 500 ms and lets the request through past it (a slow Redis
+    // must not stop the service); tests that count to a limit run on busy machines, so they wait longer.
+    redisCommandTimeoutMs: 5000,
+    // Refused enquiries are written at once here, so a test reads them as soon as it is answered.
+    refusalFlushMs: 0,
+    fxRefreshMs: options.fxRefreshMs,
     ingestRetry: options.ingestRetry,
     maintenanceEveryMs: options.maintenanceEveryMs,
     alertHoldMs: options.alertHoldMs,
   });
-  // Production gives a rate-limit count 500 ms and lets the request through past it (a slow Redis
-  // must not stop the service); tests that count to a limit run on busy machines, so they wait longer.
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 5000 }) : null;
-  redis?.on('error', () => undefined);
-  const queuePrefix = options.queuePrefix ?? `test-${schema}`;
-  const boardQueues = config.redisUrl
-    ? [INGEST_QUEUE, LEAD_QUEUE, WEBHOOK_QUEUE, MAINTENANCE_QUEUE].map((name) => queueForBoard(name, config.redisUrl!, queuePrefix))
-    : [];
-  const fx =
-    config.fxSource === 'live'
-      ? liveFx({ primaryUrl: config.fxPrimaryUrl, backupUrl: config.fxBackupUrl, logger: silentLogger, refreshMs: options.fxRefreshMs })
-      : staticFx();
-  const shutdown = new AbortController();
-  // Every request receiving a body or waiting for a feed listens to it: no listener limit.
-  setMaxListeners(0, shutdown.signal);
-  // Refused enquiries are written at once here, so a test reads them as soon as it is answered.
-  const refusals = refusalCounter(db, { flushMs: 0 });
-  const app = createApp({
-    refusals,
-    config,
-    logger: silentLogger,
-    db,
-    readDb,
-    ingestQueue: runtime.ingestQueue,
-    leadQueue: runtime.leadQueue,
-    webhookQueue: runtime.webhookQueue,
-    redis,
-    rateLimitPrefix,
-    queueBoard: boardQueues.length ? queueBoard(boardQueues, silentLogger) : undefined,
-    fx,
-    shutdown: shutdown.signal,
-    metrics,
-    readReplica: reads?.replica ?? undefined,
-  });
-  const server = await listen(app);
-  let stopped = false;
-  const stop = async () => {
-    if (stopped) return;
-    stopped = true;
-    shutdown.abort();
-    await server.close();
-    await refusals.flush();
-    await reads?.close();
-    await runtime.close();
-    await Promise.all(boardQueues.map((q) => q.close()));
-    redis?.disconnect();
-  };
+  const db = web.db;
   return {
-    url: server.url,
-    app,
+    url: `http://127.0.0.1:${web.port}`,
+    app: web.app,
     db,
-    runtime,
+    runtime: web.runtime,
     queuePrefix,
     rateLimitPrefix,
     config,
     dataDir,
-    stop,
+    stop: web.stop,
     async close() {
-      await stop();
+      await web.stop();
       if (config.redisUrl) {
         await dropRedisKeys(config.redisUrl, [
           ...(options.queuePrefix ? [] : [`${queuePrefix}:*`]),

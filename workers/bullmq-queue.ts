@@ -1,7 +1,7 @@
 import { type ConnectionOptions, DelayedError, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../lib/logger.js';
-import type { JobHandler, JobQueue, RetryPolicy } from './job-queue.js';
+import type { JobHandler, JobPayload, JobQueue, RetryPolicy } from './job-queue.js';
 
 /** BullMQ's own default key prefix; tests give each service its own. */
 export const DEFAULT_PREFIX = 'bull';
@@ -53,7 +53,7 @@ export function createBullQueue(name: string, redisUrl: string, retry: RetryPoli
   });
   queue.on('error', (err) => logger.warn({ err: err.message, queue: name }, 'queue connection error'));
   const add = async (id: string) => {
-    await withTimeout(queue.add(name, { id }, { jobId: jobIdOf(name, id) }), ADD_TIMEOUT_MS, 'the job queue (Redis)');
+    await withTimeout(queue.add(name, { id } satisfies JobPayload, { jobId: jobIdOf(name, id) }), ADD_TIMEOUT_MS, 'the job queue (Redis)');
   };
   return {
     add,
@@ -101,7 +101,7 @@ export function startBullWorker(
     name,
     async (job, token) => {
       let againMs: number | null = null;
-      const result = await handler((job.data as { id: string }).id, {
+      const result = await handler((job.data as JobPayload).id, {
         progress: (data) => job.updateProgress(data),
         again: (ms) => {
           againMs = ms;
@@ -127,7 +127,7 @@ export function startBullWorker(
     if (!job) return;
     const final = job.attemptsMade >= (job.opts.attempts ?? 1);
     options.logger.warn({ queue: name, jobId: job.id, attempt: job.attemptsMade, final, err: err.message }, 'job failed');
-    if (final) void options.onGiveUp((job.data as { id: string }).id, err).catch((e) => options.logger.error({ err: e }, 'recording a failed job failed'));
+    if (final) void options.onGiveUp((job.data as JobPayload).id, err).catch((e) => options.logger.error({ err: e }, 'recording a failed job failed'));
   });
   return { close: () => worker.close() };
 }

@@ -1,3 +1,29 @@
+/**
+ * The queues as every role sees them: their names, what their jobs carry, how often they are
+ * tried, and the producer interface. The web and sftp roles import this (and workers/producers.ts)
+ * to add jobs without starting any worker; workers/runtime.ts consumes the same queues.
+ */
+
+/** Feed ingestion: a job per stored feed event (feed_events.id). */
+export const INGEST_QUEUE = 'ingest';
+/** Lead delivery: a job per lead (its key, db/leads.ts leadJobKey). */
+export const LEAD_QUEUE = 'lead-delivery';
+/** Webhook delivery: a job per endpoint with deliveries due (webhook_endpoints.id: one job per lane). */
+export const WEBHOOK_QUEUE = 'webhook-delivery';
+/** Where the periodic tasks are scheduled (REDIS_URL only; workers/maintenance.ts). */
+export const MAINTENANCE_QUEUE = 'maintenance';
+
+/** Every queue, in the order the operator's queue board shows them. */
+export const QUEUE_NAMES = [INGEST_QUEUE, LEAD_QUEUE, WEBHOOK_QUEUE, MAINTENANCE_QUEUE] as const;
+
+/**
+ * What a job carries: only an id. The data (raw feeds, results, lead contact details, webhook
+ * events) lives in PostgreSQL, never in Redis.
+ */
+export interface JobPayload {
+  id: string;
+}
+
 /** What the web side needs from a queue: add a job by id (idempotent), and close. */
 export interface JobQueue {
   /**
@@ -60,3 +86,13 @@ export const LEAD_RETRY: RetryPolicy = { attempts: 6, backoffMs: 5000 };
 
 /** A webhook lane's job: 3 attempts (2 s, 4 s) for the database being away; receivers' failures are scheduled on the delivery. */
 export const WEBHOOK_JOB_RETRY: RetryPolicy = { attempts: 3, backoffMs: 2000 };
+
+/** The producers of the three job queues (workers/producers.ts, or the runtime's own). */
+export interface JobQueues {
+  /** Where the web side adds ingest jobs. */
+  ingestQueue: JobQueue;
+  /** Where the web side adds lead deliveries (keys from leadJobKey). */
+  leadQueue: JobQueue;
+  /** Where webhook endpoints with deliveries due are queued (by endpoint id: one job per lane). */
+  webhookQueue: JobQueue;
+}

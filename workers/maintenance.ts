@@ -1,7 +1,8 @@
 import { purgeAlerts } from '../db/alert-subscriptions.js';
 import { purgeChangeLog } from '../db/change-log.js';
 import { refreshDirectory, staleDirectoryOffices } from '../db/directory.js';
-import { purgeFeedBodies, staleFeedEventIds } from '../db/feed-events.js';
+import { purgeFeedBodies } from '../db/feed-bodies.js';
+import { staleFeedEventIds } from '../db/feed-events.js';
 import type { Db } from '../db/knex.js';
 import { lostLeads, purgeLeads, releaseUnacknowledgedLeads } from '../db/leads.js';
 import { dueEndpointIds } from '../db/webhook-lanes.js';

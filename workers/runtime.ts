@@ -12,22 +12,28 @@ import { ChangeSequencer } from './change-log/change-sequencer.js';
 import { InProcessQueue } from './in-process-queue.js';
 import { DirectoryRefresher } from './ingest/directory-refresher.js';
 import { giveUpFeed, type IngestDeps, processFeed } from './ingest/process-feed.js';
-import { INGEST_RETRY, type JobContext, type JobHandler, type JobQueue, LEAD_RETRY, type RetryPolicy, WEBHOOK_JOB_RETRY } from './job-queue.js';
+import {
+  INGEST_QUEUE,
+  INGEST_RETRY,
+  type JobContext,
+  type JobHandler,
+  type JobQueue,
+  type JobQueues,
+  LEAD_QUEUE,
+  LEAD_RETRY,
+  MAINTENANCE_QUEUE,
+  type RetryPolicy,
+  WEBHOOK_JOB_RETRY,
+  WEBHOOK_QUEUE,
+} from './job-queue.js';
 import { deliverLead, giveUpLead } from './leads/deliver-lead.js';
 import { maintenanceTasks, STALE_DIRECTORY_MS, STALE_FEED_MS, STALE_LEAD_MS } from './maintenance.js';
 import { dispatchChangeWebhooks } from './webhooks/change-webhooks.js';
 import { sendLaneTurn } from './webhooks/endpoint-lane.js';
 import { feedWebhookEvents, queueWebhookEvents } from './webhooks/webhook-events.js';
 
-export const INGEST_QUEUE = 'ingest';
-
 /** How long after the runtime starts the change log's numbering and the first sweep begin. */
 const FIRST_WORK_DELAY_MS = 1000;
-export const LEAD_QUEUE = 'lead-delivery';
-export const WEBHOOK_QUEUE = 'webhook-delivery';
-
-/** Where the periodic tasks are scheduled (REDIS_URL). */
-export const MAINTENANCE_QUEUE = 'maintenance';
 
 export type RuntimeConfig = Pick<
   Config,
@@ -51,13 +57,7 @@ export type RuntimeConfig = Pick<
 /** How long an instant alert's first match waits for the rest of its feed's changes before its mail is composed. */
 export const ALERT_HOLD_MS = 20_000;
 
-export interface Runtime {
-  /** Where the web side adds ingest jobs. */
-  ingestQueue: JobQueue;
-  /** Where the web side adds lead deliveries (keys from leadJobKey). */
-  leadQueue: JobQueue;
-  /** Where webhook endpoints with deliveries due are queued (by endpoint id: one job per lane). */
-  webhookQueue: JobQueue;
+export interface Runtime extends JobQueues {
   /** Runs one sweep now: lost feeds and leads re-queued, old leads purged, notifications sent (the timer and tests call it). */
   sweep(): Promise<void>;
   close(): Promise<void>;

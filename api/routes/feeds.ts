@@ -1,6 +1,7 @@
 import { type Request, type Response, Router } from 'express';
+import { FeedKeyNotActiveError } from '../../db/feed-bodies.js';
 import { IDEMPOTENCY_WINDOW_HOURS, type StoredPush, storePush } from '../../db/feed-dedupe.js';
-import { type FeedEvent, FeedKeyNotActiveError, failFeedEvent, getFeedEvent } from '../../db/feed-events.js';
+import { type FeedEvent, failFeedEvent, getFeedEvent } from '../../db/feed-events.js';
 import { type FeedHistoryQuery, type FeedIssueQuery, feedIssues, keyFeeds } from '../../db/feed-history.js';
 import type { Db } from '../../db/knex.js';
 import { listingStatus } from '../../db/listing-status.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { parseListingSearch } from '../../api/listing-search-query.js';
 import { matchChanges, savedSearchColumns } from '../../db/alert-matching.js';
-import { keywordQuery, searchFilters } from '../../db/listing-search.js';
+import { keywordQuery, searchFilters } from '../../db/listing-search/filters.js';
 import { eventually, feed } from '../helpers.js';
 import { activeKey, pushFeed } from '../ingest/client.js';
 import { random } from '../pipeline/varied-listings.js';
@@ -10,7 +10,7 @@ import { startTestService, type TestService } from '../service.js';
 /**
  * The matcher answers what GET /v1/listings answers: for many searches drawn at random from the
  * parameters an alert takes, the listings a saved search matches are exactly those the search's
- * own filters (db/listing-search.ts, searchFilters) find among the same listings.
+ * own filters (db/listing-search/filters.ts, searchFilters) find among the same listings.
  */
 
 const PLACES = [

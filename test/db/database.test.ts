@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { readFeedBody } from '../../db/feed-events.js';
+import { readFeedBody } from '../../db/feed-bodies.js';
 import { databaseAnswers } from '../../db/health.js';
 import { createDb, type Db, migrateDown, migrateToLatest } from '../../db/knex.js';
 import { refreshSourceHashes } from '../../db/listings-store.js';

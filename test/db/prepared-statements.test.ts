@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import pg from 'pg';
 import { loadSyntheticListings } from '../../bench/synthetic-listings.js';
 import { createDb, type Db } from '../../db/knex.js';
-import { type ListingSearch, planStable } from '../../db/listing-search.js';
+import { planStable } from '../../db/listing-search/plan.js';
+import type { ListingSearch } from '../../db/listing-search/search.js';
 import { createPublicReads } from '../../db/public-reads.js';
 import { postgresUrl, scratchDatabase } from '../helpers.js';
 

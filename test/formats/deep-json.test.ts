@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { storeFeedEvent } from '../../db/feed-events.js';
+import { storeFeedEvent } from '../../db/feed-bodies.js';
 import { MAX_JSON_DEPTH } from '../../lib/json-depth.js';
 import { AU_CONTEXT } from '../helpers.js';
 import { AUD, activeKey } from '../ingest/client.js';

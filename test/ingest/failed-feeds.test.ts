@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { expect } from 'chai';
-import { purgeFeedBodies } from '../../db/feed-events.js';
+import { purgeFeedBodies } from '../../db/feed-bodies.js';
 import { feed } from '../helpers.js';
 import { OPERATOR, redisUrl, startTestService, type TestService } from '../service.js';
 import { activeKey, admin, officeListing, pushFeed } from './client.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { expect } from 'chai';
-import { readFeedBody } from '../../db/feed-events.js';
+import { readFeedBody } from '../../db/feed-bodies.js';
 import { CREDENTIAL_MASK, scrubCredentials } from '../../pipeline/reaxml/scrub-credentials.js';
 import { validateFeed } from '../../pipeline/validate-feed.js';
 import { AU_CONTEXT } from '../helpers.js';

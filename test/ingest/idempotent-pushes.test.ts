@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import { storeFeedEvent } from '../../db/feed-bodies.js';
 import { storePush } from '../../db/feed-dedupe.js';
-import { type FeedEventInput, storeFeedEvent } from '../../db/feed-events.js';
+import type { FeedEventInput } from '../../db/feed-events.js';
 import { feed } from '../helpers.js';
 import { startTestService, type TestService } from '../service.js';
 import { AUD, activeKey, officeListing } from './client.js';

@@ -2,7 +2,7 @@ import type { Queue } from 'bullmq';
 import { expect } from 'chai';
 import { claimLead, enquirableListing, insertLead, leadRecipient } from '../../db/leads.js';
 import { queueForBoard } from '../../workers/bullmq-queue.js';
-import { LEAD_QUEUE } from '../../workers/runtime.js';
+import { LEAD_QUEUE } from '../../workers/job-queue.js';
 import { feed, postgresUrl } from '../helpers.js';
 import { activeKey, pushFeed } from '../ingest/client.js';
 import { redisUrl, startTestService, type TestService } from '../service.js';

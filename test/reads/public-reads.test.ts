@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { validatorFor } from '../../api/validators.js';
 import { refreshDirectory } from '../../db/directory.js';
-import type { ListingSearch } from '../../db/listing-search.js';
+import type { ListingSearch } from '../../db/listing-search/search.js';
 import { createPublicReads, DIRECTORY_LOCALITIES_SHOWN, type DirectoryQuery } from '../../db/public-reads.js';
 import { feed } from '../helpers.js';
 import { activeKey, directorySettled, pushFeed } from '../ingest/client.js';

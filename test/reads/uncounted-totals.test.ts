@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { validatorFor } from '../../api/validators.js';
-import type { ListingSearch } from '../../db/listing-search.js';
+import type { ListingSearch } from '../../db/listing-search/search.js';
 import { createPublicReads } from '../../db/public-reads.js';
 import { feed } from '../helpers.js';
 import { activeKey, directorySettled, pushFeed } from '../ingest/client.js';

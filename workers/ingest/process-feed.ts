@@ -1,13 +1,5 @@
-import {
-  type ClaimedFeed,
-  type FeedEvent,
-  failFeedEvent,
-  finishFeedEvent,
-  getFeedEvent,
-  readFeedBody,
-  recordFeedProgress,
-  startFeedEvent,
-} from '../../db/feed-events.js';
+import { readFeedBody } from '../../db/feed-bodies.js';
+import { type ClaimedFeed, type FeedEvent, failFeedEvent, finishFeedEvent, getFeedEvent, recordFeedProgress, startFeedEvent } from '../../db/feed-events.js';
 import type { Db } from '../../db/knex.js';
 import type { NotificationKind } from '../../db/notifications.js';
 import type { FeedOutcome } from '../../lib/feed-outcome.js';
