@@ -14,16 +14,17 @@
  *   GET /v1/listings runs it (db/listing-search.ts, searchFilters) over the changed listings must
  *   find exactly the listings matched.
  * - composeDueAlerts over every waiting match (hold 0; the daily searches due): mails queued a
- *   second, and this process's peak RSS while it runs beside before it (bounded: it pages 500
- *   subscriptions at a time).
+ *   second, and this process's peak RSS while it runs beside the peak before it (bounded: it
+ *   pages 500 subscriptions at a time).
  *
  *   npm run bench:alerts                    # 100,000 saved searches, 30,000 changed listings
  *   npm run bench:alerts -- 20000 10000     # a quicker run: searches, changes
  * BENCH_BATCH changes the batch size (default the worker's ROWS_PER_RUN, 2,000).
  * Uses BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), in a scratch schema
  * dropped at the end (kept with BENCH_KEEP=1, to explain statements against it). With the server
- * on this machine it also prints PostgreSQL's own CPU seconds for the matching (from /proc), a
- * figure that other work on a shared machine does not inflate as it does the wall-clock time.
+ * on this machine it also prints PostgreSQL's own CPU seconds for the matching (from /proc, at 100
+ * ticks a second), a figure that other work on a shared machine inflates far less than the
+ * wall-clock time.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -413,7 +414,7 @@ async function main() {
     const [{ n: publicChanged }] = await db('listings').whereIn('listing_key', keys).where('is_public', true).count({ n: '*' });
     const changes: AlertChange[] = keys.map((listingKey, i) => ({ seq: i + 1, listingKey, reason: 'new' }));
     const times: number[] = [];
-    /** PostgreSQL's CPU seconds per batch (its backend's, from /proc): what the machine's other work does not inflate. */
+    /** PostgreSQL's CPU seconds per batch (its backend's, from /proc): what the machine's other work inflates least. */
     const cpu: number[] = [];
     let recorded = 0;
     const run = await measure(async () => {
