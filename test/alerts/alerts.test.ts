@@ -185,9 +185,9 @@ for (const setup of [
     });
 
     it('leaves out a listing that stopped being public before its mail went', async () => {
-      // The mail server refuses every attempt until the operator has hidden the listing; then the
-      // next attempt has nothing left to send. However many attempts a busy machine made meanwhile
-      // (five fail the row), the row is put back to pending once the listing is hidden.
+      // The mail server refuses every attempt until the operator has hidden the listing and an
+      // attempt has ended since; then the next attempt has nothing left to send. However many
+      // attempts a busy machine made meanwhile (five fail the row), the row is put back to pending.
       smtp.failNext(10_000, 451);
       await push(home('HIDEME', { headline: 'Soon hidden', price: 700000 }));
       const row = await eventually<{ id: string }>(
@@ -196,6 +196,13 @@ for (const setup of [
       );
       const hidden = await admin(svc.url, 'POST', '/v1/admin/listings/visibility', { officeId: 'ALR1', uniqueId: 'HIDEME', hidden: true });
       expect(hidden.status).to.equal(200);
+      // An attempt under way may have written the mail before the listing was hidden: let it fail too.
+      const attempts = async () => (await svc.db('notifications').where({ id: row.id }).first('attempts', 'status')) as { attempts: number; status: string };
+      const seen = (await attempts()).attempts;
+      await eventually('an attempt after the hiding', async () => {
+        const now = await attempts();
+        return now.attempts > seen || now.status === 'failed' || now.status === 'skipped';
+      });
       smtp.failNext(0, 250);
       await svc.db('notifications').where({ id: row.id }).whereNot({ status: 'skipped' }).update({ status: 'pending', attempts: 0 });
       await eventually('the row skipped', async () => (await svc.db('notifications').where({ id: row.id, status: 'skipped' }).first()) ?? null);

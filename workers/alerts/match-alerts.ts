@@ -5,8 +5,8 @@ import type { Db } from '../../db/knex.js';
 
 /** The change log reader's name (change_log_cursors). */
 export const ALERT_CURSOR = 'alerts';
-/** Log rows read per transaction: a batch's memory is bounded by it. */
-const ROWS_PER_RUN = 2_000;
+/** Log rows read per transaction: a batch's memory is bounded by it (bench/alerts matches batches of this size). */
+export const ROWS_PER_RUN = 2_000;
 
 /**
  * Matches the change log's new listings, price drops and returns to the market against confirmed
