@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { scratchDatabase as scratchDatabaseBeside } from '../bench/roles.js';
 import { createDb, type Db } from '../db/knex.js';
-import { EMBEDDED_START_MS, postgresUrl, repoRoot } from './helpers.js';
+import { EMBEDDED_START_MS, eventually, postgresUrl, repoRoot } from './helpers.js';
 
 export { freePort } from '../lib/free-port.js';
 
@@ -64,12 +64,16 @@ export function spawnRole(entry: string, env: Record<string, string>, nodeArgs: 
     output: () => output,
     exited,
     async waitFor(text, timeoutMs = EMBEDDED_START_MS) {
-      const deadline = Date.now() + timeoutMs;
-      while (!output.includes(text)) {
-        if (Date.now() > deadline) throw new Error(`${entry} did not print ${text} within ${timeoutMs} ms; output:\n${output}`);
-        if (child.exitCode !== null) throw new Error(`${entry} exited (${child.exitCode}) before printing ${text}; output:\n${output}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await eventually(
+        `${entry} to print ${text}`,
+        () => {
+          if (child.exitCode !== null) throw new Error(`${entry} exited (${child.exitCode}) before printing ${text}; output:\n${output}`);
+          return output.includes(text);
+        },
+        timeoutMs,
+      ).catch((err: Error) => {
+        throw err.message.startsWith('timed out') ? new Error(`${entry} did not print ${text} within ${timeoutMs} ms; output:\n${output}`) : err;
+      });
     },
   };
 }

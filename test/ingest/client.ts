@@ -1,6 +1,7 @@
 import { type FeedSeen, FeedWait } from '../../api/wait-for-feed.js';
 import { createFeedKey } from '../../db/feed-keys.js';
 import type { Db } from '../../db/knex.js';
+import { eventually } from '../helpers.js';
 import { OPERATOR } from '../service.js';
 
 export const AUD = { currency: 'AUD', defaultCountry: 'AU', sourceLocale: 'en-AU' };
@@ -49,13 +50,14 @@ export const listingWithoutAddress = (office: string, uniqueId: string) =>
  * answer by a few milliseconds, so a test reading the directory right after a push waits for it.
  */
 export async function directorySettled(db: Db, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const [{ n }] = await db('directory_stale').count({ n: '*' });
-    if (Number(n) === 0) return;
-    if (Date.now() > deadline) throw new Error(`the directory still has ${n} stale marks after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  await eventually(
+    'the directory without stale marks',
+    async () => {
+      const [{ n }] = await db('directory_stale').count({ n: '*' });
+      return Number(n) === 0;
+    },
+    timeoutMs,
+  );
 }
 
 /** Waits up to waitMs for a feed whose status is not known (it is read first), as a push's wait does. */

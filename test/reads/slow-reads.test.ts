@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Db } from '../../db/knex.js';
-import { feed } from '../helpers.js';
+import { eventually, feed } from '../helpers.js';
 import { activeKey, directorySettled, pushFeed } from '../ingest/client.js';
 import { startTestService, type TestService } from '../service.js';
 
@@ -39,13 +39,7 @@ async function waitingOn(db: Db, table: string): Promise<number> {
   return rows[0].n;
 }
 
-async function until(condition: () => Promise<boolean> | boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+const until = (condition: () => Promise<boolean> | boolean, what: string, timeoutMs = 15_000) => eventually(what, condition, timeoutMs);
 
 interface Answer {
   status: number;

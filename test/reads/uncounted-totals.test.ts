@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { validatorFor } from '../../api/validators.js';
 import type { ListingSearch } from '../../db/listing-search/search.js';
 import { createPublicReads } from '../../db/public-reads.js';
-import { feed } from '../helpers.js';
+import { eventually, feed } from '../helpers.js';
 import { activeKey, directorySettled, pushFeed } from '../ingest/client.js';
 import { startTestService, type TestService } from '../service.js';
 
@@ -12,8 +12,6 @@ const listing = (id: string, day: number, category = 'residential') =>
   `<listingAgent id="1"><name>Ann Smith</name><email>ann@agency.example</email></listingAgent><headline>${id}</headline><price>500000</price>` +
   '<address><streetNumber>1</streetNumber><street>Main Road</street><suburb>Richmond</suburb><state>VIC</state><postcode>3121</postcode></address>' +
   `</${category}>`;
-
-const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Runs `request` while `table` is locked, and cancels (as a statement timeout does: SQLSTATE 57014)
@@ -35,15 +33,11 @@ async function withCountsCancelled<T>(db: Knex, table: string, cancel: RegExp[],
           [table],
         )
       ).rows as { pid: number; query: string }[];
-    const deadline = Date.now() + 20_000;
-    let found: { pid: number; query: string }[] = [];
-    while (Date.now() < deadline) {
+    const found = await eventually(`statements waiting for ${table} matching ${cancel.join(', ')}`, async () => {
       const rows = await waiting();
-      found = cancel.map((pattern) => rows.find((r) => pattern.test(r.query))).filter((r) => r !== undefined);
-      if (found.length === cancel.length) break;
-      await wait(20);
-    }
-    expect(found, `statements waiting for ${table} matching ${cancel.join(', ')}`).to.have.length(cancel.length);
+      const matched = cancel.map((pattern) => rows.find((r) => pattern.test(r.query))).filter((r) => r !== undefined);
+      return matched.length === cancel.length && matched;
+    });
     for (const { pid } of found) await db.raw('SELECT pg_cancel_backend(?)', [pid]);
     await lock.rollback();
     return await answer;
@@ -104,11 +98,6 @@ describe('Public reads: a total or facet count that does not finish (PostgreSQL)
     const search: ListingSearch = { saleMode: 'both', sort: { key: 'newest', reverse: false }, limit: 10, offset: 0 };
     const first = await withCountsCancelled(svc.db, 'listings', [LISTING_COUNT], () => reads.searchListings(search));
     expect([first.total, first.json.length]).to.deep.equal([null, 3]);
-    let total = first.total;
-    for (let i = 0; i < 200 && total !== 3; i += 1) {
-      await wait(20);
-      total = (await reads.searchListings(search)).total;
-    }
-    expect(total, 'counted again after the TTL').to.equal(3);
+    await eventually('the total counted again after the TTL', async () => (await reads.searchListings(search)).total === 3, 4000);
   });
 });

@@ -3,20 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { createDb } from '../../db/knex.js';
-import { EMBEDDED_START_MS, feed } from '../helpers.js';
+import { EMBEDDED_START_MS, eventually, feed } from '../helpers.js';
 import { officeListing } from '../ingest/client.js';
 import { freePort, type RoleProcess, scratchDatabase, spawnRole } from '../processes.js';
 import { redisUrl } from '../service.js';
 import { type SftpServer, startSftpServer } from '../sftp-server.js';
 
-/** Waits until check() is true, polling. */
-async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** Waits until check() is true (the suite's one polling helper). */
+const until = (what: string, check: () => Promise<boolean> | boolean, timeoutMs = 30_000) => eventually(what, check, timeoutMs);
 
 describe('SFTP drops in the real process roles', function () {
   this.timeout(3 * EMBEDDED_START_MS);

@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
+import { eventually } from '../helpers.js';
 import { activeKey } from '../ingest/client.js';
 import { freePort, scratchRoles } from '../processes.js';
 import { redisUrl } from '../service.js';
@@ -31,13 +32,7 @@ describe('A webhook whose sending process is killed in the middle of an attempt 
     await new Promise((resolve) => server.close(resolve));
   });
 
-  const waitUntil = async (what: string, check: () => Promise<boolean> | boolean, timeoutMs = 90_000) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
+  const waitUntil = (what: string, check: () => Promise<boolean> | boolean, timeoutMs = 90_000) => eventually(what, check, timeoutMs);
 
   for (const setup of ['all-in-one with the in-process queue', 'web and worker roles on BullMQ'] as const) {
     it(`${setup}: the event is sent again once the dead sender's claim lapses, and acknowledged once`, async () => {
