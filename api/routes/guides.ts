@@ -15,6 +15,7 @@ export const GUIDES: [name: string, title: string][] = [
   ['reaxml-elements', 'REAXML elements: where each one goes'],
   ['issue-codes', 'Validation issue codes'],
   ['reads', 'Public reads: search and directory'],
+  ['reso', 'RESO Web API: replication for RESO clients'],
   ['leads', 'Leads: enquiries and their delivery'],
   ['alerts', 'Alerts: saved searches mailed to buyers'],
   ['operators', 'Operators: credentials, console, dashboard'],
