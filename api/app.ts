@@ -242,7 +242,7 @@ export function createApp(deps: AppDeps): Express {
       db,
       limit: limit('alert', config.alertRateLimit, { countUnavailable: false }),
       turnstile: config.turnstileSecret ? { secret: config.turnstileSecret, verifyUrl: config.turnstileVerifyUrl } : null,
-      links: alertLinks(config.publicBaseUrl ?? `http://localhost:${config.port}`, config.alertListingUrl),
+      links: alertLinks(config),
       retentionDays: config.leadRetentionDays,
     }),
   );

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { uniqueIdOfKey } from '../pipeline/listing-key.js';
 import { nextDigestSql } from './alert-subscriptions.js';
+import { publicField } from './search-columns.js';
 
 /**
  * Alert mails in the outbox (notifications): which subscriptions have a mail due, the outbox rows
@@ -101,15 +102,13 @@ interface AlertListingRow {
   previous_price: AlertListing['previousPrice'];
 }
 
-const field = (name: string) => `coalesce(l.public_patch->'${name}', l.data->'${name}')`;
-
 /** The content of an alert outbox row as of now; null when its subscription is gone or none of its listings is public any more. */
 export async function alertMailContent(trx: Knex, notificationId: string, subscriptionId: string): Promise<AlertMailContent | null> {
   const sub = await trx('alert_subscriptions').where({ id: subscriptionId }).first('id', 'email', 'token', 'frequency', 'search', 'confirmed_at');
   if (!sub) return null;
   const { rows } = await trx.raw(
-    `SELECT l.listing_key, l.office, ${field('headline')} AS headline, ${field('displayPrice')} #>> '{}' AS display_price,
-            ${field('addressLine')} #>> '{}' AS address_line, ${field('address')}->>'locality' AS locality, ${field('heroImage')}->>'url' AS hero_image,
+    `SELECT l.listing_key, l.office, ${publicField('headline')} AS headline, ${publicField('displayPrice')} #>> '{}' AS display_price,
+            ${publicField('addressLine')} #>> '{}' AS address_line, ${publicField('address')}->>'locality' AS locality, ${publicField('heroImage')}->>'url' AS hero_image,
             array_agg(DISTINCT m.reason) AS reasons,
             (array_agg(c.old_price ORDER BY m.seq) FILTER (WHERE m.reason = 'price_drop' AND c.old_price IS NOT NULL))[1] AS previous_price,
             count(*) OVER () AS total

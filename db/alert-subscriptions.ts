@@ -286,9 +286,13 @@ export async function alertStats(
   };
 }
 
+/** The IANA zone names Node knows, made at the first check. */
+let ianaZones: Set<string> | undefined;
+
 /** Whether a zone name is an IANA zone the database knows too (PostgreSQL and PGlite carry the zone data). */
 export async function knownTimeZone(db: Knex, zone: string): Promise<boolean> {
-  if (zone !== 'UTC' && !Intl.supportedValuesOf('timeZone').includes(zone)) return false;
+  ianaZones ??= new Set(['UTC', ...Intl.supportedValuesOf('timeZone')]);
+  if (!ianaZones.has(zone)) return false;
   return db
     .raw('SELECT now() AT TIME ZONE ?', [zone])
     .then(() => true)

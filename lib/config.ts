@@ -388,11 +388,21 @@ const SETTINGS = {
     { ...int(1), default: 20 },
     { meaning: 'alert subscription requests (`POST /v1/alerts`) one client address may make per hour (429) ([docs/alerts.md](docs/alerts.md))', shown: '20/h' },
   ),
-  alertListingUrl: optional<string>('ALERT_LISTING_URL', url(['http', 'https']), {
+  alertListingUrl: {
+    env: 'ALERT_LISTING_URL',
+    schema: url(['http', 'https']),
     meaning:
       'the public page of a listing, linked from alert mails, with `{office}`, `{uniqueId}` or `{listingKey}` filled in, e.g. `https://portal.example/listings/{office}/{uniqueId}` ([docs/alerts.md](docs/alerts.md))',
     shown: "the service's own `GET /v1/listings/{office}/{uniqueId}`",
-  }),
+    parse: (value, problems) => {
+      if (value === undefined) return null;
+      if (/\{(uniqueId|listingKey)\}/.test(String(value))) return String(value);
+      problems.push(
+        'ALERT_LISTING_URL must name the listing with {uniqueId} (and {office}) or {listingKey}, e.g. https://portal.example/listings/{office}/{uniqueId}',
+      );
+      return null;
+    },
+  } satisfies Setting<string | null>,
   keyRequestRateLimit: given(
     'KEY_REQUEST_RATE_LIMIT',
     { ...int(1), default: 10 },
@@ -544,11 +554,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     problems.push('DATABASE_READ_URL is set but DATABASE_URL is not: a read replica replicates a PostgreSQL primary (the embedded database has none)');
   if (raw.SFTP_URL && !raw.SFTP_HOST_FINGERPRINT && raw.SFTP_INSECURE_ACCEPT_ANY_HOST !== '1') {
     problems.push('SFTP_URL is set but SFTP_HOST_FINGERPRINT is not (set SFTP_INSECURE_ACCEPT_ANY_HOST=1 to skip host-key checks in development)');
-  }
-  if (raw.ALERT_LISTING_URL && !/\{(uniqueId|listingKey)\}/.test(String(raw.ALERT_LISTING_URL))) {
-    problems.push(
-      'ALERT_LISTING_URL must name the listing with {uniqueId} (and {office}) or {listingKey}, e.g. https://portal.example/listings/{office}/{uniqueId}',
-    );
   }
   const config = Object.fromEntries(SETTING_LIST.map(([name, setting]) => [name, setting.parse(raw[setting.env], problems)])) as Config;
   if (problems.length) throw new ConfigError(problems);

@@ -90,7 +90,7 @@ export async function startRuntime(config: RuntimeConfig, logger: Logger, db: Db
   const bull = config.redisUrl ? await import('./bullmq-queue.js') : null;
   const mailer = createMailer({ smtpUrl: config.smtpUrl, dataDir: config.dataDir, from: config.mailFrom });
   // Alert mails are written as they go (their listings as they are then), with links to this service's pages.
-  const links = alertLinks(config.publicBaseUrl ?? `http://localhost:${config.port}`, config.alertListingUrl);
+  const links = alertLinks(config);
   const renderAlert: RenderAtSend = async (trx, row) => {
     const content = row.subscription_id ? await alertMailContent(trx, row.id, row.subscription_id) : null;
     if (!content || (await isBlocked(trx, content.subscription.email))) return null;

@@ -10,6 +10,7 @@ import {
 } from '../../db/alert-subscriptions.js';
 import { escapeHtml } from '../../lib/html.js';
 import { describeSearch } from '../../workers/alerts/alert-mail.js';
+import { isUuid } from '../path-params.js';
 
 /**
  * The pages the links in alert mails open (docs/alerts.md, Links): confirm, unsubscribe and the
@@ -119,7 +120,7 @@ export function alertPagesRouter(deps: { db: Knex; retentionDays: number }): Rou
   router.post('/alerts/manage/delete', form, async (req, res) => {
     const token = tokenOf(req.body?.token);
     const id = typeof req.body?.id === 'string' ? req.body.id : '';
-    if (!token || !/^[0-9a-f-]{36}$/i.test(id)) return badLink(res);
+    if (!token || !isUuid(id)) return badLink(res);
     await deleteSubscription(deps.db, token, id);
     // The token may have been the deleted alert's own: then the list is reached by no link left.
     const left = await subscriptionsOfToken(deps.db, token, deps.retentionDays);

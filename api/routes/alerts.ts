@@ -12,10 +12,11 @@ import {
 } from '../../db/alert-subscriptions.js';
 import { isBlocked } from '../../db/blocklist.js';
 import { badRequest, HttpError, notFound } from '../../lib/errors.js';
-import { verifyTurnstile } from '../../lib/turnstile.js';
 import { type AlertLinks, confirmationMail, describeSearch } from '../../workers/alerts/alert-mail.js';
 import { parseAlertSearch } from '../alert-search.js';
+import { botRejection, REJECTED } from '../bot-check.js';
 import { jsonBody } from '../middleware/json-body.js';
+import { isUuid } from '../path-params.js';
 import { assertValid, assertValidQuery } from '../validators.js';
 
 export interface AlertsDeps {
@@ -41,7 +42,7 @@ const forbidden = (message: string) => new HttpError(403, message);
 const noSuchToken = () => notFound('no alert has this token (it was deleted, expired or never confirmed in time)');
 
 /** A subscription as its subscriber reads it. */
-export const subscriptionView = (s: AlertSubscription) => ({ ...s, description: describeSearch(s.search) });
+const subscriptionView = (s: AlertSubscription) => ({ ...s, description: describeSearch(s.search) });
 
 /**
  * Saved searches and alerts (docs/alerts.md): subscribe (double opt-in: nothing but the
@@ -56,16 +57,12 @@ export function alertsRouter(deps: AlertsDeps): Router {
   router.post('/v1/alerts', deps.limit, jsonBody('32kb'), async (req, res) => {
     const body = assertValid<AlertRequest>('AlertRequest', req.body ?? null, 'body');
     if (body.consent !== true) throw badRequest('body.consent must be true: the address is mailed about listings matching the search');
-    // Anything at all in the honeypot is a bot's doing: a person never sees the field.
-    if (body.website) throw forbidden('the submission was rejected');
-    if (deps.turnstile) {
-      const rejected = await verifyTurnstile(deps.turnstile, body.turnstileToken, req.ip);
-      if (rejected) throw forbidden(rejected);
-    }
+    const bot = await botRejection(deps.turnstile, body, req.ip);
+    if (bot) throw forbidden(bot);
     if (!(await knownTimeZone(deps.db, body.timeZone)))
       throw badRequest(`body.timeZone "${body.timeZone}" is not an IANA time zone (e.g. Australia/Melbourne)`);
     const { params, columns } = await parseAlertSearch(deps.db, body.search);
-    if (await isBlocked(deps.db, body.email)) throw forbidden('the submission was rejected');
+    if (await isBlocked(deps.db, body.email)) throw forbidden(REJECTED);
     const created = await requestSubscription(deps.db, {
       email: body.email,
       frequency: body.frequency,
@@ -96,7 +93,7 @@ export function alertsRouter(deps: AlertsDeps): Router {
 
   router.delete('/v1/alerts/:id', async (req, res) => {
     const id = String(req.params.id);
-    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw badRequest('path.id must be an alert id (a UUID)');
+    if (!isUuid(id)) throw badRequest('path.id must be an alert id (a UUID)');
     if (!(await deleteSubscription(deps.db, token(req), id))) throw notFound('no such alert among the ones of the address this token belongs to');
     res.status(204).end();
   });

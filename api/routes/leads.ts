@@ -4,9 +4,9 @@ import { isBlocked } from '../../db/blocklist.js';
 import type { RefusalCounter, RefusalReason } from '../../db/lead-refusals.js';
 import { enquirableListing, insertLead, leadJobKey, leadRecipient } from '../../db/leads.js';
 import { badRequest, HttpError, notFound } from '../../lib/errors.js';
-import { verifyTurnstile } from '../../lib/turnstile.js';
 import type { JobQueue } from '../../workers/job-queue.js';
 import { webhookPayload } from '../../workers/webhooks/webhook-events.js';
+import { botRejection, REJECTED } from '../bot-check.js';
 import { jsonBody } from '../middleware/json-body.js';
 import type { LeadRequest } from '../schemas/leads.js';
 import { assertValid } from '../validators.js';
@@ -37,21 +37,14 @@ export function leadsRouter(deps: LeadsDeps): Router {
   router.post('/v1/leads', deps.limit, jsonBody('32kb'), async (req, res) => {
     const body = assertValid<LeadRequest>('LeadRequest', req.body ?? null, 'body');
     if (body.consent !== true) throw badRequest('body.consent must be true: the enquiry is shared with the office');
-    // Anything at all in the honeypot is a bot's doing, spaces included: a person never sees the field.
-    if (body.website) {
+    const bot = await botRejection(deps.turnstile, body, req.ip);
+    if (bot) {
       refused('bot_check');
-      throw forbidden('the submission was rejected');
-    }
-    if (deps.turnstile) {
-      const rejected = await verifyTurnstile(deps.turnstile, body.turnstileToken, req.ip);
-      if (rejected) {
-        refused('bot_check');
-        throw forbidden(rejected);
-      }
+      throw forbidden(bot);
     }
     if (await isBlocked(deps.db, body.contact.email)) {
       refused('blocked');
-      throw forbidden('the submission was rejected');
+      throw forbidden(REJECTED);
     }
     const listing = await enquirableListing(deps.db, body.listing.office, body.listing.uniqueId);
     if (!listing) {

@@ -71,6 +71,18 @@ describe('configuration', () => {
       expect(() => loadConfig({ PUBLIC_BASE_URL: bad }), bad).to.throw(ConfigError, /PUBLIC_BASE_URL/);
   });
 
+  it('takes ALERT_LISTING_URL only when it names the listing', () => {
+    expect(loadConfig({}).alertListingUrl).to.equal(null);
+    expect(loadConfig({ ALERT_LISTING_URL: 'https://portal.example/l/{office}/{uniqueId}' }).alertListingUrl).to.equal(
+      'https://portal.example/l/{office}/{uniqueId}',
+    );
+    expect(loadConfig({ ALERT_LISTING_URL: 'https://portal.example/l?key={listingKey}' }).alertListingUrl).to.equal(
+      'https://portal.example/l?key={listingKey}',
+    );
+    expect(() => loadConfig({ ALERT_LISTING_URL: 'https://portal.example/l/{office}' })).to.throw(ConfigError, /ALERT_LISTING_URL must name the listing/);
+    expect(() => loadConfig({ ALERT_LISTING_URL: 'ftp://portal.example/{uniqueId}' })).to.throw(ConfigError, /ALERT_LISTING_URL/);
+  });
+
   it('takes TRUST_PROXY as a number of proxies or their addresses, and refuses true and anything unknown', () => {
     expect(loadConfig({}).trustProxy).to.equal(null);
     expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).to.equal(1);

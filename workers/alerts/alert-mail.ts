@@ -1,4 +1,5 @@
 import type { AlertListing, AlertMailContent } from '../../db/alert-mails.js';
+import type { Config } from '../../lib/config.js';
 import { escapeHtml } from '../../lib/html.js';
 import type { Mail } from '../../lib/mailer.js';
 
@@ -15,9 +16,14 @@ export interface AlertLinks {
   listing(office: string, uniqueId: string, listingKey: string): string;
 }
 
-/** The link maker of a listing URL pattern; the default is the service's own public listing read. */
-export function alertLinks(base: string, listingPattern: string | null): AlertLinks {
-  const pattern = listingPattern ?? `${base}/v1/listings/{office}/{uniqueId}`;
+/**
+ * The links of a configuration: the pages at PUBLIC_BASE_URL, else at http://localhost:PORT (never
+ * the Host header of a request: no request can make the service mail links elsewhere); a listing at
+ * ALERT_LISTING_URL, else the service's own public listing read.
+ */
+export function alertLinks(config: Pick<Config, 'publicBaseUrl' | 'port' | 'alertListingUrl'>): AlertLinks {
+  const base = config.publicBaseUrl ?? `http://localhost:${config.port}`;
+  const pattern = config.alertListingUrl ?? `${base}/v1/listings/{office}/{uniqueId}`;
   return {
     base,
     listing: (office, uniqueId, listingKey) =>
