@@ -7,22 +7,13 @@
  */
 import type { FromSchema } from 'json-schema-to-ts';
 import type { ReplacedField } from './field-rules.js';
-import type {
-  addressSchema,
-  listingAgentSchema,
-  listingSchema,
-  locationSchema,
-  mediaItemSchema,
-  priceSchema,
-  projectSchema,
-  rentSchema,
-} from './listing-schema.js';
+import type * as Schemas from './listing-schema.js';
 import { extraProperties } from './listing-schema.js';
 import type { Status } from './listing-statuses.js';
 
 /** The schemas the listing and project refer to by $id. */
 type References = {
-  references: [typeof priceSchema, typeof rentSchema, typeof addressSchema, typeof locationSchema, typeof mediaItemSchema, typeof listingAgentSchema];
+  references: [typeof Schemas.priceSchema, typeof Schemas.rentSchema, typeof Schemas.addressSchema, typeof Schemas.locationSchema, typeof Schemas.mediaItemSchema, typeof Schemas.listingAgentSchema];
 };
 
 export type IssueLevel = 'error' | 'warning';
@@ -48,21 +39,21 @@ export interface FeedContext {
 
 export type { Status };
 /** The canonical listing's type, derived from its JSON Schema (pipeline/listing-schema.ts). */
-export type CanonicalListing = FromSchema<typeof listingSchema, References>;
+export type CanonicalListing = FromSchema<typeof Schemas.listingSchema, References>;
 /** A new-home development as stored and returned; its child listings are canonical listings with its projectKey. */
-export type CanonicalProject = FromSchema<typeof projectSchema, References>;
+export type CanonicalProject = FromSchema<typeof Schemas.projectSchema, References>;
 
 /** Fields real feeds carry beyond the core model; each present only when the feed gives it. */
 export type ListingExtras = FromSchema<{ type: 'object'; additionalProperties: false; properties: typeof extraProperties }>;
 /** The extra fields, in the schema's order: a delta replaces each whole (merge.ts). */
 export const EXTRA_FIELDS = Object.keys(extraProperties) as readonly (keyof ListingExtras)[];
 
-export type Price = FromSchema<typeof priceSchema>;
-export type Rent = FromSchema<typeof rentSchema>;
-export type Address = FromSchema<typeof addressSchema>;
-export type Location = FromSchema<typeof locationSchema>;
-export type MediaItem = FromSchema<typeof mediaItemSchema>;
-export type Agent = FromSchema<typeof listingAgentSchema>;
+export type Price = FromSchema<typeof Schemas.priceSchema>;
+export type Rent = FromSchema<typeof Schemas.rentSchema>;
+export type Address = FromSchema<typeof Schemas.addressSchema>;
+export type Location = FromSchema<typeof Schemas.locationSchema>;
+export type MediaItem = FromSchema<typeof Schemas.mediaItemSchema>;
+export type Agent = FromSchema<typeof Schemas.listingAgentSchema>;
 /** A lower and upper bound, either of which may be missing. */
 export type Range = NonNullable<Price['range']>;
 /** GST as REAXML states it on a price or rent. */
