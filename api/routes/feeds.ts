@@ -1,22 +1,18 @@
 import { type Request, type Response, Router } from 'express';
-import { FeedKeyNotActiveError } from '../../db/feed-bodies.js';
-import { IDEMPOTENCY_WINDOW_HOURS, type StoredPush, storePush } from '../../db/feed-dedupe.js';
-import { type FeedEvent, failFeedEvent, getFeedEvent } from '../../db/feed-events.js';
+import { type FeedEvent, getFeedEvent } from '../../db/feed-events.js';
 import { type FeedHistoryQuery, type FeedIssueQuery, feedIssues, keyFeeds } from '../../db/feed-history.js';
 import type { Db } from '../../db/knex.js';
 import { listingStatus } from '../../db/listing-status.js';
-import { badRequest, HttpError, notFound, serviceUnavailable } from '../../lib/errors.js';
-import { FeedSyntaxError } from '../../pipeline/feed-syntax-error.js';
+import { badRequest, notFound } from '../../lib/errors.js';
 import type { JobQueue } from '../../workers/job-queue.js';
 import { feedKeyOf, requireFeedKey } from '../auth/feed-key.js';
-import { readFeedInput, refuseTooDeepDocument } from '../feed-input.js';
+import { readFeedInput } from '../feed-input.js';
 import { bodyIdleTimeout } from '../middleware/body-idle-timeout.js';
 import { refuseUnfinishedBodyOnShutdown } from '../middleware/unfinished-body.js';
 import { releaseUploadSlot, uploadSlots } from '../middleware/upload-slots.js';
 import { isUuid } from '../path-params.js';
-import { type SpooledBody, spoolBody } from '../spool-body.js';
+import { type PushOutcome, queueAndWait, storeFeed } from '../services/feed-intake.js';
 import { assertValidQuery } from '../validators.js';
-import { type FeedSeen, FeedWait } from '../wait-for-feed.js';
 
 export interface FeedsDeps {
   db: Db;
@@ -67,6 +63,29 @@ export const feedStatusBody = (event: FeedEvent) => ({
 });
 
 /**
+ * The answer to a push once its feed is stored and queued: 200 with the result when it finished in
+ * time; 400 when the feed was not well-formed (listings before the fault were applied); else 202
+ * with where to poll (and, but for a failed feed, when: Retry-After).
+ */
+function answerPush(res: Response, feedId: string, outcome: PushOutcome): void {
+  const statusUrl = `/v1/feeds/${feedId}`;
+  res.location(statusUrl);
+  if (outcome.state === 'done') {
+    const fault = outcome.result.issues.find((i) => i.code === 'feed_not_well_formed');
+    if (!fault) return void res.json({ feedId, ...outcome.result });
+    return void res.status(400).json({
+      error: `${fault.message}; listings before the fault were applied, nothing was archived (feed ${feedId})`,
+      feedId,
+      statusUrl,
+    });
+  }
+  // Still to finish: poll after POLL_AFTER_S. A failed feed changes only when an operator runs it again.
+  if (outcome.state === 'failed') return void res.status(202).json({ feedId, status: 'failed', statusUrl, error: outcome.error });
+  res.set('Retry-After', String(POLL_AFTER_S));
+  res.status(202).json({ feedId, status: outcome.state, statusUrl, retryAfter: POLL_AFTER_S });
+}
+
+/**
  * POST /v1/feeds, GET /v1/feeds/whoami, a key's own feeds (GET /v1/feeds, /v1/feeds/{feedId} and
  * its issues) and its offices' stored listings (docs/ingestion.md).
  */
@@ -82,107 +101,12 @@ export function feedsRouter(deps: FeedsDeps): Router {
   const uploads = uploadSlots({ perKey: deps.uploadsPerKey, total: deps.uploadsTotal, keyOf: (_req, res) => feedKeyOf(res).id });
 
   router.post('/v1/feeds', ingestKey, uploads, bodyIdleTimeout(deps.feedBodyIdleMs), refuseUnfinishedBodyOnShutdown(deps.shutdown), async (req, res) => {
-    const key = feedKeyOf(res);
     const idempotencyKey = idempotencyKeyOf(req);
-    // The whole body is received into a temporary file before the database is touched: a slow
-    // sender holds no connection, and memory stays flat whatever the body's size.
     const input = await readFeedInput(req, deps.feedMaxBytes);
-    let event: FeedEvent;
-    let repeat: StoredPush['repeat'] = null;
-    // A JSON-carried string is already spooled (input.release() removes it); raw bytes are spooled here.
-    let ownSpool: SpooledBody | null = null;
-    try {
-      const spooled = input.body.kind === 'text' ? input.body.spooled : await spoolBody(input.body.stream);
-      if (input.body.kind === 'bytes') ownSpool = spooled;
-      await refuseTooDeepDocument(input.format, input.body.kind, spooled).catch((err) => {
-        throw err instanceof FeedSyntaxError ? badRequest(`${err.message}; nothing was stored`) : err;
-      });
-      ({ event, repeat } = await storePush(
-        deps.db,
-        {
-          source: 'api',
-          keyId: key.id,
-          officeScope: key.officeIds,
-          alertEmail: key.alertEmail,
-          format: input.format,
-          mode: input.mode,
-          context: { ...input.context },
-          bodyKind: input.body.kind,
-        },
-        () => spooled.read(),
-        idempotencyKey,
-      ));
-    } catch (err) {
-      // The key is checked again as the feed is stored: a key revoked during a long upload lands nothing.
-      if (err instanceof FeedKeyNotActiveError)
-        throw new HttpError(401, 'the feed key was revoked or suspended while the feed was being sent; nothing was stored');
-      throw err;
-    } finally {
-      await Promise.all([input.release(), ownSpool?.remove()]);
-      releaseUploadSlot(res);
-    }
-    if (repeat === 'conflict') {
-      throw new HttpError(
-        409,
-        `Idempotency-Key "${idempotencyKey}" was used in the last ${IDEMPOTENCY_WINDOW_HOURS} hours for a different request (feed ${event.id}); nothing was stored: send a new feed under a new key`,
-      );
-    }
+    const stored = await storeFeed(deps.db, feedKeyOf(res), input, idempotencyKey).finally(() => releaseUploadSlot(res));
     // A repeat is answered as its first feed is: that feed's id, status and result; nothing new is queued.
-    if (repeat) res.set('Idempotent-Replayed', 'true');
-    // A new feed is listened for before it is queued: its announcement cannot be missed, and until
-    // then it is as stored (queued), so the wait need not read it. A repeat's feed is read.
-    const wait = new FeedWait(event.id);
-    try {
-      if (!repeat) await deps.ingestQueue.add(event.id);
-    } catch (err) {
-      wait.close();
-      await failFeedEvent(
-        deps.db,
-        event.id,
-        'rejected',
-        'the ingest queue was unavailable, so the feed was not accepted; send it again',
-        (err as Error).message,
-      ).catch(() => undefined);
-      req.log?.warn({ feedId: event.id, err: (err as Error).message }, 'ingest queue unavailable');
-      throw serviceUnavailable('the ingest queue is unavailable; the feed was not accepted, send it again shortly');
-    }
-    // From here on the feed is stored and queued: whatever happens while waiting, the client is
-    // told where to find the outcome (202), never that nothing was accepted.
-    const statusUrl = `/v1/feeds/${event.id}`;
-    const accepted = (status: 'queued' | 'running' | 'failed', extra: Record<string, unknown> = {}) => {
-      // Still to finish: poll after POLL_AFTER_S. A failed feed changes only when an operator runs it again.
-      if (status !== 'failed') res.set('Retry-After', String(POLL_AFTER_S));
-      res
-        .status(202)
-        .location(statusUrl)
-        .json({ feedId: event.id, status, statusUrl, ...(status === 'failed' ? {} : { retryAfter: POLL_AFTER_S }), ...extra });
-    };
-    let finished: FeedSeen | null = null;
-    try {
-      const seen = await wait.wait(deps.db, deps.feedSyncWaitMs, deps.shutdown, repeat ? undefined : { status: 'queued', result: null, error: null });
-      if (seen?.status === 'done' || seen?.status === 'failed') finished = seen;
-      if (!finished) return accepted(seen?.status === 'running' ? 'running' : 'queued');
-    } catch (err) {
-      req.log?.warn({ feedId: event.id, err: (err as Error).message }, 'waiting for a stored feed failed; answered 202');
-      return accepted('queued');
-    } finally {
-      wait.close();
-    }
-    if (finished.status === 'failed') return accepted('failed', { error: finished.error });
-    const result = finished.result as { issues: { code: string; message: string }[] };
-    const fault = result.issues.find((i) => i.code === 'feed_not_well_formed');
-    if (fault) {
-      res
-        .status(400)
-        .location(statusUrl)
-        .json({
-          error: `${fault.message}; listings before the fault were applied, nothing was archived (feed ${event.id})`,
-          feedId: event.id,
-          statusUrl,
-        });
-      return;
-    }
-    res.location(statusUrl).json({ feedId: event.id, ...result });
+    if (stored.repeat) res.set('Idempotent-Replayed', 'true');
+    answerPush(res, stored.event.id, await queueAndWait(deps, stored, req.log));
   });
 
   router.get('/v1/feeds/listings/:office/:uniqueId', ingestKey, async (req, res) => {
