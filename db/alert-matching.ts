@@ -214,6 +214,8 @@ export function matchChangesStatement(changes: AlertChange[]): { sql: string; bi
        SELECT c.seq, c.reason, c.at, l.listing_key, ${listing.map((c) => `l.${c}`).join(', ')}, ${LISTING_ANCHORS_SQL} AS keys
          FROM unnest(?::text[], ?::bigint[], ?::text[], ?::timestamptz[]) AS c(listing_key, seq, reason, at)
          JOIN listings l ON l.listing_key = c.listing_key AND l.is_public
+        -- Evaluated once: with no confirmed saved search there is nothing to look up.
+        WHERE EXISTS (SELECT 1 FROM alert_subscriptions WHERE status = 'confirmed')
      ), lx AS MATERIALIZED (
        SELECT l.*, k.key, m.mode, g.cat
          FROM l, unnest(l.keys) AS k(key), unnest(ARRAY[l.sale_mode, 'both']) AS m(mode), unnest(ARRAY[l.category, '*']) AS g(cat)

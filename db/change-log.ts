@@ -12,28 +12,17 @@ const SEQUENCE_BATCH = 10_000;
 
 /**
  * Numbers the committed rows that have no position yet (RESO's EntityEventSequence), in the order
- * they were written, after every position given before. Runs take turns on the head row, and each
- * statement sees every row committed before it began, so a row committed later always gets a
+ * they were written, after every position given before, in batches of one round trip each (the
+ * sequence_change_log function). Runs take turns on the head row, and each
+ * batch sees every row committed before it took the head, so a row committed later always gets a
  * higher position than any a reader could have seen: positions follow commit order. Safe to run
  * in any number of processes at once. Returns how many rows were numbered.
  */
 export async function sequenceChanges(db: Knex): Promise<number> {
   let total = 0;
   for (;;) {
-    const numbered = await db.transaction(async (trx) => {
-      const { rows: head } = await trx.raw('SELECT last_seq FROM change_log_head FOR UPDATE');
-      const last = Number(head[0].last_seq);
-      const { rows } = await trx.raw(
-        `WITH pending AS (
-           SELECT id, row_number() OVER (ORDER BY id) AS n FROM change_log WHERE seq IS NULL ORDER BY id LIMIT ?
-         )
-         UPDATE change_log c SET seq = ?::bigint + p.n, sequenced_at = clock_timestamp() FROM pending p WHERE c.id = p.id
-         RETURNING c.seq`,
-        [SEQUENCE_BATCH, last],
-      );
-      if (rows.length > 0) await trx.raw('UPDATE change_log_head SET last_seq = ?', [last + rows.length]);
-      return rows.length as number;
-    });
+    const { rows } = await db.raw('SELECT sequence_change_log(?) AS n', [SEQUENCE_BATCH]);
+    const numbered = Number(rows[0].n);
     total += numbered;
     if (numbered < SEQUENCE_BATCH) return total;
   }
@@ -128,27 +117,17 @@ export interface LoggedChange {
  * is turned into something once, never lost and never twice.
  */
 export async function readAfterCursor(trx: Knex.Transaction, name: string, limit: number): Promise<LoggedChange[]> {
-  await trx.raw('INSERT INTO change_log_cursors (name) VALUES (?) ON CONFLICT (name) DO NOTHING', [name]);
-  const cursor = await trx('change_log_cursors').where({ name }).forUpdate().first('seq');
-  const rows = await trx('change_log')
-    .where('seq', '>', cursor.seq)
-    .orderBy('seq')
-    .limit(limit)
-    .select(
-      'seq',
-      'resource',
-      'record_key',
-      'office',
-      'kind',
-      'old_status',
-      'new_status',
-      'old_price',
-      'new_price',
-      'public_before',
-      'public_after',
-      'source',
-      'sequenced_at',
-    );
+  // One statement: the cursor made or locked (an upsert locks its row as FOR UPDATE would, and
+  // returns it as the last holder left it), then the rows after it.
+  const { rows } = await trx.raw(
+    `WITH cursor AS (
+       INSERT INTO change_log_cursors (name) VALUES (?) ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name RETURNING seq
+     )
+     SELECT l.seq, l.resource, l.record_key, l.office, l.kind, l.old_status, l.new_status, l.old_price, l.new_price,
+            l.public_before, l.public_after, l.source, l.sequenced_at
+       FROM change_log l, cursor WHERE l.seq > cursor.seq ORDER BY l.seq LIMIT ?`,
+    [name, limit],
+  );
   type Logged = Pick<
     Row.ChangeLog,
     | 'seq'

@@ -194,10 +194,20 @@ function changeLogWork(db: Db, logger: Logger, toWebhooks: Parameters<typeof dis
         alerts.kick();
       })
     : null;
-  /** A feed's end: its listing events (from the change log) first, then its own. */
+  /**
+   * A feed's end: its listing events (from the change log) first, then its own. A sequencer's run
+   * numbers the feed's rows and dispatches them (ChangeSequencer.run); without one, or when the
+   * run fails, they are dispatched here.
+   */
   const afterFeed: NonNullable<IngestDeps['onFeedEnded']> = async (event, outcome, result) => {
-    await sequencer?.run().catch((err) => logger.warn({ err }, 'numbering the change log failed; the maintenance task tries again'));
-    await dispatchChanges();
+    const sequenced = await sequencer?.run().then(
+      () => true,
+      (err) => {
+        logger.warn({ err }, 'numbering the change log failed; the maintenance task tries again');
+        return false;
+      },
+    );
+    if (!sequenced) await dispatchChanges();
     await queueWebhookEvents(toWebhooks, event.keyId, event.id, feedWebhookEvents(event, outcome, result));
   };
   return { sequencer, dispatchChanges, afterFeed };

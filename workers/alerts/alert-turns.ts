@@ -19,9 +19,9 @@ export class AlertTurns {
     private readonly logger: Logger,
   ) {}
 
-  /** One turn now, awaited (the maintenance task's). Never fails the caller. */
-  run = (): Promise<{ matched: number; mails: number }> =>
-    runAlerts(this.db, this.holdMs)
+  /** One turn now, awaited (the maintenance task's; afterChanges: one after a numbering of the change log). Never fails the caller. */
+  run = (afterChanges = false): Promise<{ matched: number; mails: number }> =>
+    runAlerts(this.db, this.holdMs, { afterChanges })
       .then(async (turn) => {
         if (turn.mails) await this.sendMail();
         return turn;
@@ -41,7 +41,7 @@ export class AlertTurns {
     this.turn = (async () => {
       do {
         this.again = false;
-        await this.run();
+        await this.run(true);
       } while (this.again && !this.closing);
     })().finally(() => {
       this.turn = null;

@@ -34,9 +34,14 @@ export async function matchAlertChanges(db: Db): Promise<number> {
   }
 }
 
-/** One turn of the alerts: match what changed, then queue the mails that are due. */
-export async function runAlerts(db: Db, holdMs: number): Promise<{ matched: number; mails: number }> {
+/**
+ * One turn of the alerts: match what changed, then queue the mails that are due. `afterChanges`: a
+ * turn that follows a numbering of the change log looks for due mails only when it matched
+ * something that is due at once (no hold): with a hold, nothing it matched is due yet, and what
+ * fell due meanwhile is the maintenance task's (every 5 s), so a push does not pay for the look.
+ */
+export async function runAlerts(db: Db, holdMs: number, options: { afterChanges?: boolean } = {}): Promise<{ matched: number; mails: number }> {
   const matched = await matchAlertChanges(db);
-  const mails = await composeDueAlerts(db, holdMs);
+  const mails = !options.afterChanges || (holdMs === 0 && matched > 0) ? await composeDueAlerts(db, holdMs) : 0;
   return { matched, mails };
 }

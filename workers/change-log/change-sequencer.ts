@@ -48,11 +48,16 @@ export class ChangeSequencer {
     });
   }
 
-  /** One run now (the maintenance task and tests), after any run in progress. */
+  /**
+   * One run now (a feed's end, the maintenance task, tests), after any run in progress. When it
+   * returns, every row committed before it was called is numbered and its `onSequenced` has run,
+   * by this run or by one a notification started meanwhile (which it waits for).
+   */
   async run(): Promise<number> {
     await this.running;
     const numbered = await sequenceChanges(this.db);
     if (numbered > 0) await this.onSequenced();
+    await this.running;
     return numbered;
   }
 
