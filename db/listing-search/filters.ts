@@ -33,7 +33,8 @@ function openHomeWindowSql(from: OpenBound | undefined, to: OpenBound | undefine
 export const NEXT_OPEN_HOME_SQL =
   "(SELECT min(e.starts_at) FROM listing_events e WHERE e.listing_key = listings.listing_key AND e.kind = 'open_home' AND e.ends_at > now())";
 
-const EARTH_KM = 6371.0088;
+/** The Earth's mean radius in km (IUGG), for great-circle distances. */
+export const EARTH_KM = 6371.0088;
 
 /** Great-circle distance in km from a point (SQL expressions of its latitude and longitude) to a listing's public location (geo: x lng, y lat). */
 export const greatCircleKmSql = (lat: string, lng: string) =>
