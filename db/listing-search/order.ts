@@ -83,15 +83,16 @@ export function sortSql(s: ListingSearch): Sql & { type: string; desc: boolean }
  * in a sort's natural order and descending when it is reversed, so that `-x` is exactly `x` read
  * backwards (missing values aside) and one index serves both. The page's keys are found first
  * and only they are joined back for their records, so a search that sorts thousands of matches
- * makes 25 records' JSON, not thousands.
+ * makes 25 records' JSON, not thousands. `crowded`: the search's map area holds more listings
+ * than its total counts exactly (searchFilters).
  */
-export function searchPage(db: Knex, s: ListingSearch, recordJson: string): { page: Knex.QueryBuilder; order: string } {
+export function searchPage(db: Knex, s: ListingSearch, recordJson: string, crowded = false): { page: Knex.QueryBuilder; order: string } {
   const sort = sortSql(s);
   const dir = sort.desc ? 'DESC' : 'ASC';
   const keyDir = s.sort.reverse ? 'DESC' : 'ASC';
   const order = `sort_value ${dir}, listing_key ${keyDir}`;
   const each = perValueScan(s);
-  const keys = (each ? searchFilters(db, { ...s, [each.filter]: undefined }).whereRaw(`${each.column} = wanted.value`) : searchFilters(db, s))
+  const keys = (each ? searchFilters(db, { ...s, [each.filter]: undefined }).whereRaw(`${each.column} = wanted.value`) : searchFilters(db, s, crowded))
     .select(db.raw(`${sort.sql} AS sort_value`, sort.bindings), 'listing_key')
     .orderByRaw(`${sort.sql} ${dir}, listing_key ${keyDir}`, sort.bindings);
   const afterCursor = (q: Knex.QueryBuilder) => {

@@ -5,7 +5,9 @@ import { distanceSql } from '../../db/listing-search/filters.js';
 import { searchPage } from '../../db/listing-search/order.js';
 import type { ListingSearch } from '../../db/listing-search/search.js';
 import { createPublicReads } from '../../db/public-reads.js';
-import { scratchDatabase } from '../helpers.js';
+import { readShares } from '../../db/read-shares.js';
+import type { HttpError } from '../../lib/errors.js';
+import { eventually, scratchDatabase } from '../helpers.js';
 import { scratchEmbeddedDatabase } from '../service.js';
 
 const search = (s: Partial<ListingSearch>): ListingSearch => ({ saleMode: 'both', sort: { key: 'newest', reverse: false }, limit: 24, offset: 0, ...s });
@@ -28,7 +30,7 @@ const CIRCLES = [
 ];
 
 for (const database of ['postgres', 'pglite'] as const) {
-  describe(`Map pages: a radius search nearest first reads a bounded page, the same page as the whole circle sorted (${database === 'postgres' ? 'PostgreSQL' : 'PGlite'})`, function () {
+  describe(`Map pages: bounded pages of a map area (${database === 'postgres' ? 'PostgreSQL' : 'PGlite'})`, function () {
     this.timeout(300_000);
     let db: Db;
     let drop: () => Promise<void>;
@@ -88,6 +90,87 @@ for (const database of ['postgres', 'pglite'] as const) {
         }
       }
       expect(compared).to.be.greaterThan(100);
+    });
+
+    it('gives a map area newest first, crowded or not, as every match in it sorted: a crowded one walked on the newest-first index', async () => {
+      /** Every match of an area newest first, ties by key. */
+      const wholeArea = async (area: string, bindings: number[]): Promise<string[]> => {
+        const { rows } = await db.raw(
+          `SELECT listing_key FROM listings WHERE is_shown AND is_public AND ${area} ORDER BY mod_time DESC, listing_key`,
+          bindings,
+        );
+        return rows.map((r: { listing_key: string }) => r.listing_key);
+      };
+      // Past 50 matches an area counts as crowded here.
+      const reads = createPublicReads(db, { totalTtlMs: 0, exactTotalMax: 50 });
+      const d = distanceSql(-37.8, 144.9);
+      const box = 'geo <@ box(point(?, ?), point(?, ?))';
+      const areas: [Partial<ListingSearch>, string, number[]][] = [
+        [{ bbox: [144.875, -37.825, 144.975, -37.725] }, box, [144.875, -37.825, 144.975, -37.725]],
+        [{ bbox: [144, -38.5, 147, -36] }, box, [144, -38.5, 147, -36]],
+        [{ bbox: [144.9, -37.8, 144.901, -37.799] }, box, [144.9, -37.8, 144.901, -37.799]],
+        [{ near: { lat: -37.8, lng: 144.9, radiusKm: 40 } }, `${d.sql} <= ?`, [...(d.bindings as number[]), 40]],
+        [{ near: { lat: -37.8, lng: 144.9, radiusKm: 1 } }, `${d.sql} <= ?`, [...(d.bindings as number[]), 1]],
+      ];
+      let crowded = 0;
+      for (const [area, sql, bindings] of areas) {
+        const truth = await wholeArea(sql, bindings);
+        const first = await reads.searchListings(search({ ...area, limit: 10 }));
+        if (first.totalIsLowerBound) crowded += 1;
+        expect(keysOf(first.json), JSON.stringify(area)).to.deep.equal(truth.slice(0, 10));
+        const deeper = await reads.searchListings(search({ ...area, offset: 30, limit: 10 }));
+        expect(keysOf(deeper.json), `${JSON.stringify(area)} offset 30`).to.deep.equal(truth.slice(30, 40));
+        let s = search({ ...area, limit: 10 });
+        const walked: string[] = [];
+        for (let i = 0; i < 4; i += 1) {
+          const page = await reads.searchListings(s);
+          walked.push(...keysOf(page.json));
+          if (!page.after) break;
+          s = { ...s, after: page.after };
+        }
+        expect(walked, `${JSON.stringify(area)} by cursor`).to.deep.equal(truth.slice(0, 40));
+      }
+      expect(crowded).to.be.greaterThan(1);
+      if (database === 'postgres') {
+        // The plan, not the time: a crowded box walks the newest-first index; another reads the map index.
+        const plan = async (crowdedArea: boolean) => {
+          const s = search({ bbox: [144, -38.5, 147, -36] });
+          const { sql, bindings } = searchPage(db, s, 'data::text AS json', crowdedArea)
+            .page.limit(s.limit + 1)
+            .toSQL();
+          const { rows } = await db.raw(`EXPLAIN ${sql}`, bindings);
+          return rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n');
+        };
+        expect(await plan(true))
+          .to.match(/listings_public_recent_idx/)
+          .and.not.match(/listings_shown_geo_idx|Sort Key/);
+        expect(await plan(false)).to.match(/listings_shown_geo_idx/);
+      }
+    });
+
+    it('reads a bounded map page as a cheap read while map searches hold their share; one with other filters waits for the share', async function () {
+      if (database === 'pglite') this.skip(); // one connection: costly reads take turns on it
+      const reads = createPublicReads(db, { totalTtlMs: 300_000 });
+      const bounded = [
+        search({ bbox: [144.875, -37.825, 144.975, -37.725] }),
+        search({ near: { lat: -37.8, lng: 144.9, radiusKm: 2 } }),
+        search({ near: { lat: -37.8, lng: 144.9, radiusKm: 2 }, sort: { key: 'distance', reverse: false } }),
+      ];
+      const filtered = search({ bbox: [144.875, -37.825, 144.975, -37.725], minPrice: 500_000 });
+      // Their totals counted first (a total counts against the map share, and is then kept).
+      const first = await Promise.all([...bounded, filtered].map((s) => reads.searchListings(s)));
+      const release: (() => void)[] = [];
+      const holding = [0, 1].map(() => readShares(db).run('map', () => new Promise<void>((resolve) => release.push(resolve))));
+      try {
+        await eventually('the map share to be held', () => release.length === 2);
+        for (const [i, s] of bounded.entries()) expect((await reads.searchListings(s)).json, JSON.stringify(s)).to.deep.equal(first[i].json);
+        const refused = await reads.searchListings(filtered).catch((err: unknown) => err as HttpError);
+        expect((refused as HttpError).status).to.equal(503);
+        expect((refused as HttpError).message).to.match(/too many map searches/);
+      } finally {
+        for (const done of release) done();
+        await Promise.all(holding);
+      }
     });
 
     it('sorts only the matches within the bound, not every match in the circle (the plan, not the time)', async function () {
