@@ -17,7 +17,7 @@
  * kept tables are vacuumed and analysed first, as a load leaves them). DB_PREPARED_STATEMENTS and
  * DB_READ_TIMEOUT_MS as for the service (0: the public reads unprepared). A search whose total
  * could not be counted prints NOT COUNTED, and a target whose runs served no request or had
- * failures prints FAILED, never MET. BENCH_FAMILIES=bbox,price sort (family names, comma-separated)
+ * failures prints FAILED, never MET. BENCH_FAMILIES='bbox;price sort' (family names, separated by ;)
  * measures only those families, without the mixed rounds: a quicker look at one change.
  */
 import { execFile } from 'node:child_process';
@@ -44,7 +44,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const CONNECTIONS = 16;
 const run = promisify(execFile);
 /** The families to measure alone (BENCH_FAMILIES), without the mixed rounds; undefined: all of it. */
-const ONLY = process.env.BENCH_FAMILIES?.split(',').map((name) => name.trim());
+const ONLY = process.env.BENCH_FAMILIES?.split(';').map((name) => name.trim());
 
 /** Five searches a portal makes all day, and the two directory reads. */
 const PATHS = [
