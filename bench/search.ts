@@ -17,7 +17,8 @@
  * kept tables are vacuumed and analysed first, as a load leaves them). DB_PREPARED_STATEMENTS and
  * DB_READ_TIMEOUT_MS as for the service (0: the public reads unprepared). A search whose total
  * could not be counted prints NOT COUNTED, and a target whose runs served no request or had
- * failures prints FAILED, never MET.
+ * failures prints FAILED, never MET. BENCH_FAMILIES='bbox;price sort' (family names, separated by ;)
+ * measures only those families, without the mixed rounds: a quicker look at one change.
  */
 import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
@@ -42,6 +43,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const CONNECTIONS = 16;
 const run = promisify(execFile);
+/** The families to measure alone (BENCH_FAMILIES), without the mixed rounds; undefined: all of it. */
+const ONLY = process.env.BENCH_FAMILIES?.split(';').map((name) => name.trim());
 
 /** Five searches a portal makes all day, and the two directory reads. */
 const PATHS = [
@@ -203,7 +206,7 @@ async function main() {
     servers.push(bare);
     const bareUrl = await listen(bare);
 
-    for (const path of PATHS) {
+    for (const path of ONLY ? [] : PATHS) {
       const res = await fetch(`${serviceUrl}${path}`);
       const body = (await res.json()) as { total?: number };
       if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${JSON.stringify(body)}`);
@@ -212,36 +215,42 @@ async function main() {
     // Warm both (plans, caches, connections), then measure each in turn.
     await drive(bareUrl, 3);
     await drive(serviceUrl, 3);
-    const rounds: { baseline: Driven; service: Driven }[] = [];
-    for (let r = 0; r < ROUNDS; r += 1) rounds.push({ baseline: await drive(bareUrl, SECONDS), service: await drive(serviceUrl, SECONDS) });
     const row = (name: string, r: Driven) =>
       `${name.padEnd(28)} ${(r.requests.total / r.seconds).toFixed(0).padStart(6)} req/s  p50 ${String(r.latency.p50).padStart(3)} ms  p99 ${String(r.latency.p99).padStart(3)} ms  server CPU ${r.cpuUsPerRequest.toFixed(0).padStart(4)} µs/req  non-2xx ${r.non2xx} errors ${r.errors} timeouts ${r.timeouts}`;
-    console.log(`concurrency ${CONNECTIONS}, ${PATHS.length} paths in rotation, ${ROUNDS} rounds of ${SECONDS} s per server, taking turns`);
-    rounds.forEach((r, i) => {
-      console.log(row(`round ${i + 1} bare node:http`, r.baseline));
-      console.log(row(`round ${i + 1} service`, r.service));
-    });
-    const baseline = overRuns(
-      rounds.map((r) => r.baseline),
-      bareUrl,
-    );
-    const measured = overRuns(
-      rounds.map((r) => r.service),
-      serviceUrl,
-    );
-    const failures = baseline.non2xx + baseline.errors + baseline.timeouts + measured.non2xx + measured.errors + measured.timeouts;
-    console.log(row('all rounds bare node:http', baseline));
-    console.log(row('all rounds service', measured));
-    const ratio = perSecond(measured) / perSecond(baseline);
-    console.log(`requests: baseline ${baseline.requests.total}, service ${measured.requests.total}; non-2xx, errors and timeouts ${failures}`);
-    console.log(
-      `throughput service/baseline: ${ratio.toFixed(2)} (target >= 0.80) ${verdict(ratio >= 0.8, ...rounds.flatMap((r) => [r.baseline, r.service]))}`,
-    );
-    const p99Ratio = measured.latency.p99 / Math.max(1, baseline.latency.p99);
+    let closing = '';
+    if (!ONLY) {
+      const rounds: { baseline: Driven; service: Driven }[] = [];
+      for (let r = 0; r < ROUNDS; r += 1) rounds.push({ baseline: await drive(bareUrl, SECONDS), service: await drive(serviceUrl, SECONDS) });
+      console.log(`concurrency ${CONNECTIONS}, ${PATHS.length} paths in rotation, ${ROUNDS} rounds of ${SECONDS} s per server, taking turns`);
+      rounds.forEach((r, i) => {
+        console.log(row(`round ${i + 1} bare node:http`, r.baseline));
+        console.log(row(`round ${i + 1} service`, r.service));
+      });
+      const baseline = overRuns(
+        rounds.map((r) => r.baseline),
+        bareUrl,
+      );
+      const measured = overRuns(
+        rounds.map((r) => r.service),
+        serviceUrl,
+      );
+      const failures = baseline.non2xx + baseline.errors + baseline.timeouts + measured.non2xx + measured.errors + measured.timeouts;
+      console.log(row('all rounds bare node:http', baseline));
+      console.log(row('all rounds service', measured));
+      const ratio = perSecond(measured) / perSecond(baseline);
+      console.log(`requests: baseline ${baseline.requests.total}, service ${measured.requests.total}; non-2xx, errors and timeouts ${failures}`);
+      console.log(
+        `throughput service/baseline: ${ratio.toFixed(2)} (target >= 0.80) ${verdict(ratio >= 0.8, ...rounds.flatMap((r) => [r.baseline, r.service]))}`,
+      );
+      const p99Ratio = measured.latency.p99 / Math.max(1, baseline.latency.p99);
+      closing = `service p99 / baseline p99: ${measured.latency.p99} / ${baseline.latency.p99} ms = ${p99Ratio.toFixed(2)} (target <= 1.25) ${verdict(p99Ratio <= 1.25, ...rounds.flatMap((r) => [r.baseline, r.service]))}; below 50 ms ${verdict(measured.latency.p99 < 50, ...rounds.map((r) => r.service))}`;
+    }
 
     // The search families, each on its own, beside the baseline's cheapest indexed query; each
     // family and the baseline take turns for ROUNDS rounds, so a slow spell lands on both.
-    const families = [...FAMILIES, { name: 'cursor page 50', path: await cursorPage50(serviceUrl), plain: true }];
+    const families = [...FAMILIES, { name: 'cursor page 50', path: await cursorPage50(serviceUrl), plain: true }].filter(
+      (family) => !ONLY || ONLY.includes(family.name),
+    );
     console.log(
       `\nsearch families at concurrency ${CONNECTIONS}, each taking turns with the baseline (bare, newest first) for ${ROUNDS} rounds of ${SECONDS} s (targets: p99 <= 50 ms; plain filters >= 0.80 of the baseline)`,
     );
@@ -267,9 +276,7 @@ async function main() {
       console.log(`${row(family.name, r)}  total ${totalText(body.total)}  beside ${perSecond(base).toFixed(0)} req/s  ${verdicts.join('; ')}`);
     }
     console.log(row('baseline over all its turns', overRuns(baselineRuns, bareUrl)));
-    console.log(
-      `service p99 / baseline p99: ${measured.latency.p99} / ${baseline.latency.p99} ms = ${p99Ratio.toFixed(2)} (target <= 1.25) ${verdict(p99Ratio <= 1.25, ...rounds.flatMap((r) => [r.baseline, r.service]))}; below 50 ms ${verdict(measured.latency.p99 < 50, ...rounds.map((r) => r.service))}`,
-    );
+    if (closing) console.log(closing);
   } finally {
     for (const s of servers) s.close();
     await runtime.close();

@@ -8,6 +8,7 @@ import { type CalendarEvent, calendarEvents } from './listing-calendars.js';
 import { type HistoryPage, listingHistory } from './listing-history.js';
 import { searchFacets } from './listing-search/facets.js';
 import { keywordQuery, searchFilters } from './listing-search/filters.js';
+import { nearestBounded } from './listing-search/nearest.js';
 import { searchPage } from './listing-search/order.js';
 import { planStable } from './listing-search/plan.js';
 import type { FacetName, ListingSearch } from './listing-search/search.js';
@@ -137,6 +138,24 @@ function searchFamily(s: ListingSearch): CostlyFamily | null {
 }
 
 /**
+ * The family a search's page counts against, given its total: that of the search (searchFamily),
+ * except for a map area alone (plan-stable: a box or a circle and nothing else) whose page is
+ * bounded, which is a cheap read. Nearest first by distance such a page reads about twice its
+ * size (db/listing-search/nearest.ts); newest first it reads and sorts the area's matches from the
+ * map index's entries, so it is bounded when its total is exact (at most exactTotalMax matches).
+ * An area holding more is walked newest first (searchFilters, crowded): a page of 25 reads about
+ * 25 x (public listings / the area's), at most 2,500 entries at a million listings when the
+ * area's listings are as new as the rest, but an area of only old listings reads far more, so that
+ * page stays in its family, as does one whose count did not finish.
+ */
+function pageFamily(s: ListingSearch, total: { lowerBound: boolean } | null): CostlyFamily | null {
+  const family = searchFamily(s);
+  if (family !== 'map' || !planStable(s)) return family;
+  if (nearestBounded(s)) return null;
+  return total && !total.lowerBound ? null : family;
+}
+
+/**
  * Counts shared by the requests that ask for the same thing (by key), each made at most once per
  * `ttlMs` by the `count` the first asker passes: its value, or null when it did not finish. An
  * expired value is answered while it is counted again in the background.
@@ -211,10 +230,15 @@ export function createPublicReads(
       const family = searchFamily(asked);
       const search =
         asked.q !== undefined && asked.tsquery === undefined ? { ...asked, tsquery: await shares.run(family, () => keywordQuery(db, asked.q!)) } : asked;
-      const { page, order } = searchPage(db, search, RECORD_JSON);
+      // A map area alone, newest first, learns first how many listings it holds (its total, mostly
+      // cached): a page of a few is sorted from the map index, one of many walks the newest first.
+      const known = family === 'map' && planStable(search) && !nearestBounded(search) ? await listingTotal(search, family) : undefined;
+      const { page, order } = searchPage(db, search, RECORD_JSON, known?.lowerBound === true);
       const [rows, n, facets] = await Promise.all([
-        shares.run(family, () => cappedPage(db, page, order, search.limit, maxBytes, ['sort_value', 'listing_key'], planStable(search))),
-        listingTotal(search, family),
+        shares.run(pageFamily(search, known ?? null), () =>
+          cappedPage(db, page, order, search.limit, maxBytes, ['sort_value', 'listing_key'], planStable(search)),
+        ),
+        known === undefined ? listingTotal(search, family) : known,
         search.facets ? facetCounts(search, search.facets) : undefined,
       ]);
       const after = rows.more && rows.last ? { value: rows.last.sort_value, key: rows.last.listing_key } : null;

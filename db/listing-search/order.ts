@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { LITERAL } from '../prepared-statements.js';
 import { distanceSql, NEXT_OPEN_HOME_SQL, searchFilters } from './filters.js';
+import { boundNearest, nearestBounded } from './nearest.js';
 import type { ListingSearch, SortKey, Sql } from './search.js';
 
 /** The order of a listing search, its cursor (a page's last sort value and key) and its page query. */
@@ -82,24 +83,28 @@ export function sortSql(s: ListingSearch): Sql & { type: string; desc: boolean }
  * in a sort's natural order and descending when it is reversed, so that `-x` is exactly `x` read
  * backwards (missing values aside) and one index serves both. The page's keys are found first
  * and only they are joined back for their records, so a search that sorts thousands of matches
- * makes 25 records' JSON, not thousands.
+ * makes 25 records' JSON, not thousands. `crowded`: the search's map area holds more listings
+ * than its total counts exactly (searchFilters).
  */
-export function searchPage(db: Knex, s: ListingSearch, recordJson: string): { page: Knex.QueryBuilder; order: string } {
+export function searchPage(db: Knex, s: ListingSearch, recordJson: string, crowded = false): { page: Knex.QueryBuilder; order: string } {
   const sort = sortSql(s);
   const dir = sort.desc ? 'DESC' : 'ASC';
   const keyDir = s.sort.reverse ? 'DESC' : 'ASC';
   const order = `sort_value ${dir}, listing_key ${keyDir}`;
   const each = perValueScan(s);
-  const keys = (each ? searchFilters(db, { ...s, [each.filter]: undefined }).whereRaw(`${each.column} = wanted.value`) : searchFilters(db, s))
+  const keys = (each ? searchFilters(db, { ...s, [each.filter]: undefined }).whereRaw(`${each.column} = wanted.value`) : searchFilters(db, s, crowded))
     .select(db.raw(`${sort.sql} AS sort_value`, sort.bindings), 'listing_key')
     .orderByRaw(`${sort.sql} ${dir}, listing_key ${keyDir}`, sort.bindings);
-  if (s.after) {
+  const afterCursor = (q: Knex.QueryBuilder) => {
+    if (!s.after) return;
     const op = sort.desc ? '<' : '>';
     // The first condition bounds an index scan on the sort; the second steps past the tie.
-    keys.whereRaw(`${sort.sql} ${op}= ?::${sort.type}`, [...sort.bindings, s.after.value]);
-    keys.whereRaw(`(${sort.sql} ${op} ?::${sort.type} OR listing_key ${s.sort.reverse ? '<' : '>'} ?)`, [...sort.bindings, s.after.value, s.after.key]);
-  }
+    q.whereRaw(`${sort.sql} ${op}= ?::${sort.type}`, [...sort.bindings, s.after.value]);
+    q.whereRaw(`(${sort.sql} ${op} ?::${sort.type} OR listing_key ${s.sort.reverse ? '<' : '>'} ?)`, [...sort.bindings, s.after.value, s.after.key]);
+  };
+  afterCursor(keys);
   const offset = s.after ? 0 : s.offset;
+  if (nearestBounded(s)) boundNearest(db, s, keys, offset + s.limit + 1, afterCursor);
   let pageKeys: Knex.QueryBuilder;
   if (each) {
     // Each value's first offset + limit + 1 in order, then the page from their union.
