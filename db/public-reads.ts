@@ -170,6 +170,8 @@ export function createPublicReads(
     pageMaxBytes?: number;
     /** Listing search totals are exact up to this many matches, and a lower bound past it. */
     exactTotalMax?: number;
+    /** A relevance search ranks at most this many candidates of each pool (db/listing-search/relevance.ts). */
+    relevanceCandidates?: number;
     /** Told of a total or facet count that did not finish (its answers say null meanwhile). */
     onCountError?: (err: Error, what: string) => void;
   } = {},
@@ -211,7 +213,7 @@ export function createPublicReads(
       const family = searchFamily(asked);
       const search =
         asked.q !== undefined && asked.tsquery === undefined ? { ...asked, tsquery: await shares.run(family, () => keywordQuery(db, asked.q!)) } : asked;
-      const { page, order } = searchPage(db, search, RECORD_JSON);
+      const { page, order } = searchPage(db, search, RECORD_JSON, options.relevanceCandidates);
       const [rows, n, facets] = await Promise.all([
         shares.run(family, () => cappedPage(db, page, order, search.limit, maxBytes, ['sort_value', 'listing_key'], planStable(search))),
         listingTotal(search, family),
