@@ -15,7 +15,9 @@
  * dropped at the end; BENCH_SCHEMA=name keeps the listings in that schema instead, and a later run
  * with the same name and count reuses them without loading again (once a load has finished; the
  * kept tables are vacuumed and analysed first, as a load leaves them). DB_PREPARED_STATEMENTS and
- * DB_READ_TIMEOUT_MS as for the service (0: the public reads unprepared). A search whose total
+ * DB_READ_TIMEOUT_MS as for the service (0: the public reads unprepared). BENCH_CONNECTIONS (default
+ * 16) sets the concurrency, and BENCH_FAMILIES=text runs only the families whose name holds it
+ * (e.g. `keyword`), the five searches still first. A search whose total
  * could not be counted prints NOT COUNTED, and a target whose runs served no request or had
  * failures prints FAILED, never MET.
  */
@@ -40,7 +42,9 @@ const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 /** Baseline and service take turns, so a slow spell on this shared machine lands on both alike. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
-const CONNECTIONS = 16;
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+/** Only the search families whose name holds this text (default: all). */
+const ONLY = process.env.BENCH_FAMILIES;
 const run = promisify(execFile);
 
 /** Five searches a portal makes all day, and the two directory reads. */
@@ -241,7 +245,9 @@ async function main() {
 
     // The search families, each on its own, beside the baseline's cheapest indexed query; each
     // family and the baseline take turns for ROUNDS rounds, so a slow spell lands on both.
-    const families = [...FAMILIES, { name: 'cursor page 50', path: await cursorPage50(serviceUrl), plain: true }];
+    const families = [...FAMILIES, { name: 'cursor page 50', path: await cursorPage50(serviceUrl), plain: true }].filter(
+      (family) => !ONLY || family.name.includes(ONLY),
+    );
     console.log(
       `\nsearch families at concurrency ${CONNECTIONS}, each taking turns with the baseline (bare, newest first) for ${ROUNDS} rounds of ${SECONDS} s (targets: p99 <= 50 ms; plain filters >= 0.80 of the baseline)`,
     );

@@ -203,6 +203,19 @@ export function createPublicReads(
       );
       return Number(n) > exactMax ? { n: exactMax, lowerBound: true } : { n: Number(n), lowerBound: false };
     });
+  /**
+   * The text search query of each q lately asked (keywordQuery's answer depends on q alone), so
+   * that a repeated keyword search waits for the keyword share of the pool once (its page), not
+   * twice: under many keyword searches at once each wait is a place in the same queue.
+   */
+  const tsqueries = new LRUCache<string, string>({ max: 1_000 });
+  const tsqueryOf = async (q: string, family: CostlyFamily | null) => {
+    const known = tsqueries.get(q);
+    if (known !== undefined) return known;
+    const text = await shares.run(family, () => keywordQuery(db, q));
+    tsqueries.set(q, text);
+    return text;
+  };
   /** Facet counts, cached and shared like totals. */
   const facetCache = sharedCounts<Facets>(ttl, 2_000, (err) => options.onCountError?.(err, 'facets'));
   const facetCounts = (search: ListingSearch, facets: FacetName[]) =>
@@ -211,8 +224,7 @@ export function createPublicReads(
   return {
     async searchListings(asked) {
       const family = searchFamily(asked);
-      const search =
-        asked.q !== undefined && asked.tsquery === undefined ? { ...asked, tsquery: await shares.run(family, () => keywordQuery(db, asked.q!)) } : asked;
+      const search = asked.q !== undefined && asked.tsquery === undefined ? { ...asked, tsquery: await tsqueryOf(asked.q, family) } : asked;
       const { page, order } = searchPage(db, search, RECORD_JSON, options.relevanceCandidates);
       const [rows, n, facets] = await Promise.all([
         shares.run(family, () => cappedPage(db, page, order, search.limit, maxBytes, ['sort_value', 'listing_key'], planStable(search))),
