@@ -88,6 +88,7 @@ export interface AppDeps {
     | 'turnstileVerifyUrl'
     | 'publicPageMaxBytes'
     | 'searchExactTotalMax'
+    | 'searchRelevanceCandidates'
     | 'webhookAllowPrivateNetworks'
     | 'webhookTestRateLimit'
   >;
@@ -165,7 +166,8 @@ export function createApp(deps: AppDeps): Express {
   const pageMaxBytes = config.publicPageMaxBytes;
   // A total or facet count that did not finish is answered as null; the operator hears of it here.
   const onCountError = (err: Error, what: string) => deps.logger.warn({ err: err.message, what }, 'a public count did not finish; answered as null');
-  app.use(publicReadsRouter(createPublicReads(readDb, { pageMaxBytes, onCountError, exactTotalMax: config.searchExactTotalMax }), links));
+  const searchBounds = { exactTotalMax: config.searchExactTotalMax, relevanceCandidates: config.searchRelevanceCandidates };
+  app.use(publicReadsRouter(createPublicReads(readDb, { pageMaxBytes, onCountError, ...searchBounds }), links));
   app.use(projectsRouter(createProjectReads(readDb, { pageMaxBytes })));
   app.use(
     resoRouter(

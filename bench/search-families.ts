@@ -12,6 +12,10 @@ export interface SearchFamily {
 export const FAMILIES: readonly SearchFamily[] = [
   { name: 'locality', path: '/v1/listings?locality=Richmond%207,Bondi%2012&limit=24', plain: true },
   { name: 'keyword', path: '/v1/listings?q=L123456%20OR%20L777&limit=24', plain: false },
+  // common words: "home" is in every synthetic headline, "synthetic listing" in every description
+  { name: 'keyword relevance, common', path: '/v1/listings?q=home&sort=relevance&limit=24', plain: false },
+  { name: 'keyword relevance, in text', path: '/v1/listings?q=synthetic%20listing&sort=relevance&limit=24', plain: false },
+  { name: 'keyword newest, common', path: '/v1/listings?q=home&limit=24', plain: false },
   // a map of four suburbs (about 9 x 11 km), and 2 km around one suburb's centre
   { name: 'bbox', path: '/v1/listings?bbox=144.875,-37.825,144.975,-37.725&limit=24', plain: false },
   { name: 'radius, distance sort', path: '/v1/listings?near=-37.80,144.90&radiusKm=2&sort=distance&limit=24', plain: false },

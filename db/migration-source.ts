@@ -35,6 +35,7 @@ import * as leadDeliveryPaths from './migrations/20261128130000_lead_delivery_pa
 import * as listingEvents from './migrations/20261128140000_listing_events.js';
 import * as resoTextIndexes from './migrations/20261128150000_reso_text_indexes.js';
 import * as savedSearchAlerts from './migrations/20261128160000_saved_search_alerts.js';
+import * as strongTextIndex from './migrations/20261128170000_strong_text_index.js';
 import * as sequenceChangeLog from './migrations/20261128200000_sequence_change_log.js';
 
 /** Migrations in order; listed here so they run the same from source, from dist/ and in tests. */
@@ -75,6 +76,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261128140000_listing_events': listingEvents,
   '20261128150000_reso_text_indexes': resoTextIndexes,
   '20261128160000_saved_search_alerts': savedSearchAlerts,
+  '20261128170000_strong_text_index': strongTextIndex,
   '20261128200000_sequence_change_log': sequenceChangeLog,
 };
 

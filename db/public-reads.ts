@@ -189,6 +189,8 @@ export function createPublicReads(
     pageMaxBytes?: number;
     /** Listing search totals are exact up to this many matches, and a lower bound past it. */
     exactTotalMax?: number;
+    /** A relevance search ranks at most this many candidates of each pool (db/listing-search/relevance.ts). */
+    relevanceCandidates?: number;
     /** Told of a total or facet count that did not finish (its answers say null meanwhile). */
     onCountError?: (err: Error, what: string) => void;
   } = {},
@@ -220,6 +222,19 @@ export function createPublicReads(
       );
       return Number(n) > exactMax ? { n: exactMax, lowerBound: true } : { n: Number(n), lowerBound: false };
     });
+  /**
+   * The text search query of each q lately asked (keywordQuery's answer depends on q alone), so
+   * that a repeated keyword search waits for the keyword share of the pool once (its page), not
+   * twice: under many keyword searches at once each wait is a place in the same queue.
+   */
+  const tsqueries = new LRUCache<string, string>({ max: 1_000 });
+  const tsqueryOf = async (q: string, family: CostlyFamily | null) => {
+    const known = tsqueries.get(q);
+    if (known !== undefined) return known;
+    const text = await shares.run(family, () => keywordQuery(db, q));
+    tsqueries.set(q, text);
+    return text;
+  };
   /** Facet counts, cached and shared like totals. */
   const facetCache = sharedCounts<Facets>(ttl, 2_000, (err) => options.onCountError?.(err, 'facets'));
   const facetCounts = (search: ListingSearch, facets: FacetName[]) =>
@@ -228,12 +243,11 @@ export function createPublicReads(
   return {
     async searchListings(asked) {
       const family = searchFamily(asked);
-      const search =
-        asked.q !== undefined && asked.tsquery === undefined ? { ...asked, tsquery: await shares.run(family, () => keywordQuery(db, asked.q!)) } : asked;
+      const search = asked.q !== undefined && asked.tsquery === undefined ? { ...asked, tsquery: await tsqueryOf(asked.q, family) } : asked;
       // A map area alone, newest first, learns first how many listings it holds (its total, mostly
       // cached): a page of a few is sorted from the map index, one of many walks the newest first.
       const known = family === 'map' && planStable(search) && !nearestBounded(search) ? await listingTotal(search, family) : undefined;
-      const { page, order } = searchPage(db, search, RECORD_JSON, known?.lowerBound === true);
+      const { page, order } = searchPage(db, search, RECORD_JSON, { crowded: known?.lowerBound === true, relevanceCandidates: options.relevanceCandidates });
       const [rows, n, facets] = await Promise.all([
         shares.run(pageFamily(search, known ?? null), () =>
           cappedPage(db, page, order, search.limit, maxBytes, ['sort_value', 'listing_key'], planStable(search)),

@@ -162,6 +162,14 @@ const SETTINGS = {
         "a listing search's `total` is counted exactly up to this many matches; past it the count stops and `total` is this bound with `totalIsLowerBound: true`, so a search matching a whole city never waits for a count of every match ([docs/reads.md](docs/reads.md))",
     },
   ),
+  searchRelevanceCandidates: given(
+    'SEARCH_RELEVANCE_CANDIDATES',
+    { ...int(1, 100_000), default: 500 },
+    {
+      meaning:
+        "a keyword search sorted by relevance ranks at most this many of its newest matches in the headline, address or agents' names and this many of its newest matches anywhere, never every match; its pages end after those candidates ([docs/reads.md](docs/reads.md), Relevance)",
+    },
+  ),
   publicPageMaxBytes: given(
     'PUBLIC_PAGE_MAX_BYTES',
     { ...int(1024, 256 * 1024 * 1024), default: 4 * 1024 * 1024 },

@@ -123,7 +123,7 @@ export const listingSearchQuerySchema = {
       ],
       default: 'newest',
       description:
-        "newest (default: modTime, latest first), updated (latest change first), price, bedrooms, landArea and distance (with near) smallest first, relevance (with q) best first, nextOpenHome by the start of the listing's next open home not yet ended, soonest first; a leading - reverses. Listings without an open home to come sort last either way. Listings without a public price (or bedrooms, land area) sort last either way; ties are broken by listingKey, ascending, and descending when the sort is reversed. A price sort is fastest with saleMode sale or rent.",
+        "newest (default: modTime, latest first), updated (latest change first), price, bedrooms, landArea and distance (with near) smallest first, relevance (with q) best first among its candidates (its SEARCH_RELEVANCE_CANDIDATES, 500, newest matches in the headline, address or agents' names and as many newest matches anywhere; its pages end after them, and sort=newest reaches every match), nextOpenHome by the start of the listing's next open home not yet ended, soonest first; a leading - reverses. Listings without an open home to come sort last either way. Listings without a public price (or bedrooms, land area) sort last either way; ties are broken by listingKey, ascending, and descending when the sort is reversed. A price sort is fastest with saleMode sale or rent.",
     },
     facets: {
       type: 'string',
@@ -168,7 +168,7 @@ export const listingPageSchema = {
     totalIsLowerBound: {
       type: 'boolean',
       description:
-        'true: more listings match than total says (the count stopped at SEARCH_EXACT_TOTAL_MAX, as Elasticsearch’s track_total_hits does), so show it as “10,000+”; page on with nextOffset or next to reach them all. false: total is exact (or null, unknown).',
+        'true: more listings match than total says (the count stopped at SEARCH_EXACT_TOTAL_MAX, as Elasticsearch’s track_total_hits does), so show it as “10,000+”; page on with nextOffset or next to reach them all (sort=relevance pages through its ranked candidates only). false: total is exact (or null, unknown).',
     },
     listings: {
       type: 'array',

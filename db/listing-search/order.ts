@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { LITERAL } from '../prepared-statements.js';
 import { distanceSql, NEXT_OPEN_HOME_SQL, searchFilters } from './filters.js';
 import { boundNearest, nearestBounded } from './nearest.js';
+import { RELEVANCE_CANDIDATES, rankedCandidates } from './relevance.js';
 import type { ListingSearch, SortKey, Sql } from './search.js';
 
 /** The order of a listing search, its cursor (a page's last sort value and key) and its page query. */
@@ -84,13 +85,28 @@ export function sortSql(s: ListingSearch): Sql & { type: string; desc: boolean }
  * backwards (missing values aside) and one index serves both. The page's keys are found first
  * and only they are joined back for their records, so a search that sorts thousands of matches
  * makes 25 records' JSON, not thousands. `crowded`: the search's map area holds more listings
- * than its total counts exactly (searchFilters).
+ * than its total counts exactly (searchFilters). A relevance search ranks only its candidates
+ * (relevance.ts): at most relevanceCandidates listings of each of its two pools.
  */
-export function searchPage(db: Knex, s: ListingSearch, recordJson: string, crowded = false): { page: Knex.QueryBuilder; order: string } {
+export function searchPage(
+  db: Knex,
+  s: ListingSearch,
+  recordJson: string,
+  options: { crowded?: boolean; relevanceCandidates?: number } = {},
+): { page: Knex.QueryBuilder; order: string } {
+  const { crowded = false, relevanceCandidates = RELEVANCE_CANDIDATES } = options;
   const sort = sortSql(s);
   const dir = sort.desc ? 'DESC' : 'ASC';
   const keyDir = s.sort.reverse ? 'DESC' : 'ASC';
   const order = `sort_value ${dir}, listing_key ${keyDir}`;
+  const offset = s.after ? 0 : s.offset;
+  if (s.sort.key === 'relevance') {
+    // Ranked over a bounded set of candidates (relevance.ts), never over every match.
+    const ranked = rankedCandidates(db, s, relevanceCandidates)
+      .limit(s.limit + 1, LITERAL)
+      .offset(offset, LITERAL);
+    return { page: recordsOf(db, ranked, recordJson), order };
+  }
   const each = perValueScan(s);
   const keys = (each ? searchFilters(db, { ...s, [each.filter]: undefined }).whereRaw(`${each.column} = wanted.value`) : searchFilters(db, s, crowded))
     .select(db.raw(`${sort.sql} AS sort_value`, sort.bindings), 'listing_key')
@@ -103,7 +119,6 @@ export function searchPage(db: Knex, s: ListingSearch, recordJson: string, crowd
     q.whereRaw(`(${sort.sql} ${op} ?::${sort.type} OR listing_key ${s.sort.reverse ? '<' : '>'} ?)`, [...sort.bindings, s.after.value, s.after.key]);
   };
   afterCursor(keys);
-  const offset = s.after ? 0 : s.offset;
   if (nearestBounded(s)) boundNearest(db, s, keys, offset + s.limit + 1, afterCursor);
   let pageKeys: Knex.QueryBuilder;
   if (each) {
@@ -118,11 +133,15 @@ export function searchPage(db: Knex, s: ListingSearch, recordJson: string, crowd
   } else {
     pageKeys = keys.limit(s.limit + 1, LITERAL).offset(offset, LITERAL);
   }
-  const page = db
+  return { page: recordsOf(db, pageKeys, recordJson), order };
+}
+
+/** A page's keys (sort_value, listing_key) joined back to their records, for the page's JSON. */
+function recordsOf(db: Knex, pageKeys: Knex.QueryBuilder, recordJson: string): Knex.QueryBuilder {
+  return db
     .from(pageKeys.as('page_keys'))
     .join('listings', 'listings.listing_key', 'page_keys.listing_key')
     .select(db.raw(recordJson), 'page_keys.sort_value', 'page_keys.listing_key');
-  return { page, order };
 }
 
 /**

@@ -86,6 +86,7 @@ for (const backend of backends) {
       '20261128140000_listing_events',
       '20261128150000_reso_text_indexes',
       '20261128160000_saved_search_alerts',
+      '20261128170000_strong_text_index',
       '20261128200000_sequence_change_log',
     ];
     it('applies migrations once, idempotently, and rolls them back', async () => {

@@ -135,7 +135,7 @@ for (const database of ['postgres', 'pglite'] as const) {
         // The plan, not the time: a crowded box walks the newest-first index; another reads the map index.
         const plan = async (crowdedArea: boolean) => {
           const s = search({ bbox: [144, -38.5, 147, -36] });
-          const { sql, bindings } = searchPage(db, s, 'data::text AS json', crowdedArea)
+          const { sql, bindings } = searchPage(db, s, 'data::text AS json', { crowded: crowdedArea })
             .page.limit(s.limit + 1)
             .toSQL();
           const { rows } = await db.raw(`EXPLAIN ${sql}`, bindings);
