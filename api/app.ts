@@ -7,31 +7,26 @@ import { createProjectReads } from '../db/project-reads.js';
 import { createPublicReads } from '../db/public-reads.js';
 import type { ReplicaReads } from '../db/read-replica.js';
 import { createResoReads } from '../db/reso-reads.js';
-import type { Config } from '../lib/config.js';
 import { type FxProvider, staticFx } from '../lib/fx-rates.js';
 import type { Logger } from '../lib/logger.js';
 import { createMetrics, type Metrics, queueDepthGauge, replicaGauges } from '../lib/metrics.js';
 import { alertLinks } from '../workers/alerts/alert-mail.js';
 import type { JobQueue } from '../workers/job-queue.js';
-import { feedKeyOf } from './auth/feed-key.js';
 import { requireOperator } from './auth/operator.js';
 import { answerClientErrors } from './client-errors.js';
 import { linkTo, refuseInvalidHost } from './links.js';
 import { errorHandler, notFoundHandler } from './middleware/error-handler.js';
 import { httpMetrics } from './middleware/http-metrics.js';
 import { methodNotAllowed } from './middleware/method-not-allowed.js';
-import { addressLimit, type RateLimitOptions } from './middleware/rate-limit.js';
+import { addressLimit } from './middleware/rate-limit.js';
 import { refuseNulInUrl } from './middleware/refuse-nul.js';
 import { requestLogger } from './middleware/request-logger.js';
 import { sameOriginWrites } from './middleware/same-origin-writes.js';
 import { enquiryCors, PUBLIC_CORS_PATHS, publicCors, securityHeaders } from './middleware/security-headers.js';
 import { buildOpenApi } from './openapi.js';
-import { adminDropsRouter } from './routes/admin-drops.js';
-import { adminIngestionRouter } from './routes/admin-ingestion.js';
-import { adminLeadsRouter } from './routes/admin-leads.js';
-import { adminOfficesRouter } from './routes/admin-offices.js';
-import { adminOperationsRouter } from './routes/admin-operations.js';
-import { adminOperatorTokensRouter } from './routes/admin-operator-tokens.js';
+import type { AppConfig, LimitFactory, RouteDeps } from './route-deps.js';
+import { adminRouter, guardedRouter } from './route-registry.js';
+import { ADMIN_ROUTES, KEY_WEBHOOK_ROUTES } from './route-table.js';
 import { alertPagesRouter } from './routes/alert-pages.js';
 import { alertsRouter } from './routes/alerts.js';
 import { consolePageRouter } from './routes/console-page.js';
@@ -49,48 +44,11 @@ import { operatorSessionRouter } from './routes/operator-session.js';
 import { projectsRouter } from './routes/projects.js';
 import { publicReadsRouter } from './routes/public-reads.js';
 import { odataErrors, RESO_ROOT, resoRouter } from './routes/reso.js';
-import { adminSiteRouter, siteRouter } from './routes/site.js';
+import { siteRouter } from './routes/site.js';
 import { validateRouter } from './routes/validate.js';
-import { adminWebhooksRouter, webhooksRouter } from './routes/webhooks.js';
 
 export interface AppDeps {
-  config: Pick<
-    Config,
-    | 'corsOrigins'
-    | 'port'
-    | 'alertRateLimit'
-    | 'alertListingUrl'
-    | 'leadRetentionDays'
-    | 'publicBaseUrl'
-    | 'trustProxy'
-    | 'feedMaxBytes'
-    | 'feedSyncWaitMs'
-    | 'feedBodyIdleMs'
-    | 'feedUploadsPerKey'
-    | 'feedUploadsTotal'
-    | 'validateConcurrency'
-    | 'validateWaitMs'
-    | 'validateUploadsPerAddress'
-    | 'validateUploads'
-    | 'validateBodyMaxMs'
-    | 'validateMinBytesPerS'
-    | 'validateRateLimit'
-    | 'validateMaxPreviews'
-    | 'validateMaxIssues'
-    | 'operatorToken'
-    | 'keyRequestRateLimit'
-    | 'redisUrl'
-    | 'leadRateLimit'
-    | 'leadCrmWaitMs'
-    | 'resoRateLimit'
-    | 'changeLogDays'
-    | 'turnstileSecret'
-    | 'turnstileVerifyUrl'
-    | 'publicPageMaxBytes'
-    | 'searchExactTotalMax'
-    | 'webhookAllowPrivateNetworks'
-    | 'webhookTestRateLimit'
-  >;
+  config: AppConfig;
   logger: Logger;
   db: Db;
   /** The pool for anonymous public reads (createReadDb); default db. */
@@ -136,8 +94,28 @@ export function createApp(deps: AppDeps): Express {
   const links = linkTo(config.publicBaseUrl);
   const metrics = deps.metrics ?? createMetrics();
   /** A per-address limit (per hour unless windowMs says otherwise), its counts shared through Redis when configured. */
-  const limit = (name: string, allowance: number, options: Pick<RateLimitOptions, 'countUnavailable' | 'windowMs' | 'refuse' | 'onRefused' | 'per'> = {}) =>
+  const limit: LimitFactory = (name, allowance, options = {}) =>
     addressLimit({ name, allowance, redis: deps.redis ?? null, prefix: deps.rateLimitPrefix, logger: deps.logger, ...options });
+  const operators = { operatorToken: config.operatorToken, localToken: deps.localOperatorToken ?? null };
+  // What every router is made from (api/route-deps.ts).
+  const routes: RouteDeps = {
+    config,
+    logger: deps.logger,
+    db,
+    readDb: deps.readDb ?? db,
+    ingestQueue: deps.ingestQueue,
+    leadQueue: deps.leadQueue,
+    webhookQueue: deps.webhookQueue,
+    links,
+    limit,
+    metrics,
+    fx: deps.fx ?? staticFx(),
+    refusals: deps.refusals,
+    redis: deps.redis ?? null,
+    shutdown: deps.shutdown,
+    operators,
+    operator: requireOperator(operators, db),
+  };
   queueDepthGauge(metrics, [
     { name: 'ingest', counts: () => deps.ingestQueue.counts() },
     { name: 'lead-delivery', counts: () => deps.leadQueue.counts() },
@@ -216,14 +194,7 @@ export function createApp(deps: AppDeps): Express {
       shutdown: deps.shutdown,
     }),
   );
-  const webhooks = { db, webhookQueue: deps.webhookQueue, allowPrivateNetworks: config.webhookAllowPrivateNetworks };
-  app.use(
-    webhooksRouter({
-      ...webhooks,
-      // Per feed key (the router has authenticated it before the limit counts).
-      testLimit: limit('webhook test', config.webhookTestRateLimit, { per: { key: (_req, res) => feedKeyOf(res).id, who: 'for this key' } }),
-    }),
-  );
+  app.use(guardedRouter('/v1/webhooks', 'feedKeyOrHeader', KEY_WEBHOOK_ROUTES, routes));
   app.use(developerKeysRouter({ db, limit: limit('key', config.keyRequestRateLimit) }));
   app.use(
     leadsRouter({
@@ -247,27 +218,11 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
   app.use(alertPagesRouter({ db, retentionDays: config.leadRetentionDays }));
-  const operators = { operatorToken: config.operatorToken, localToken: deps.localOperatorToken ?? null };
   app.get('/metrics', requireOperator(operators, db), async (_req, res) => {
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
-  app.use('/v1/admin', requireOperator(operators, db));
-  app.use(adminIngestionRouter({ db }));
-  app.use(
-    adminOperationsRouter({
-      db,
-      ingestQueue: deps.ingestQueue,
-      leadQueue: deps.leadQueue,
-      webhookQueue: deps.webhookQueue,
-      queueIsRedis: config.redisUrl !== null,
-    }),
-  );
-  app.use(adminSiteRouter(db));
-  app.use(adminLeadsRouter({ db, leadQueue: deps.leadQueue }));
-  app.use(adminOfficesRouter({ db }));
-  app.use(adminOperatorTokensRouter({ db }));
-  app.use(adminDropsRouter({ db }));
-  app.use(adminWebhooksRouter(webhooks));
+  // Every /v1/admin route, behind the operator check the router itself carries.
+  app.use(adminRouter(ADMIN_ROUTES, routes));
   app.use(operatorSessionRouter({ db, operators, publicBaseUrl: config.publicBaseUrl }));
   if (deps.queueBoard) {
     const signIn = requireOperator(operators, db, { session: true, signIn: '/console?next=queues' });

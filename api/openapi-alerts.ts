@@ -1,4 +1,4 @@
-import { answer, errorResponse, json, operatorErrors, operatorSecurity, queryParameters, uuidPath } from './openapi-helpers.js';
+import { answer, errorResponse, json, queryParameters, uuidPath } from './openapi-helpers.js';
 
 /** Paths of saved searches and alerts (docs/alerts.md). */
 export function alertPaths(): Record<string, unknown> {
@@ -72,14 +72,6 @@ export function alertPaths(): Record<string, unknown> {
           404: errorResponse('No such alert among those of the address the token belongs to'),
           503: errorResponse('Database unavailable'),
         },
-      },
-    },
-    '/v1/admin/alerts': {
-      get: {
-        summary: 'Alert figures: subscriptions now, and per day requests, confirmations, mails sent and unsubscribes',
-        security: operatorSecurity,
-        parameters: queryParameters('AdminAlertStatsQuery'),
-        responses: { 200: answer('The figures', 'AdminAlertStats'), 400: errorResponse('days is not a whole number from 1 to 366'), ...operatorErrors },
       },
     },
   };

@@ -1,4 +1,4 @@
-import { answer, errorResponse, json, officePath, operatorErrors, operatorSecurity, queryParameters, uuidPath } from './openapi-helpers.js';
+import { answer, errorResponse, json, queryParameters, uuidPath } from './openapi-helpers.js';
 
 /** Paths of leads and their operator routes (docs/architecture.md, Leads). */
 export function leadPaths(): Record<string, unknown> {
@@ -74,93 +74,6 @@ export function leadPaths(): Record<string, unknown> {
           400: errorResponse('Invalid query: a day that is not YYYY-MM-DD, from after to, or a range over 367 days'),
           401: errorResponse('Feed key missing, unknown, revoked or suspended'),
           503: errorResponse('Database unavailable'),
-        },
-      },
-    },
-    '/v1/admin/leads': {
-      get: {
-        summary: 'Leads, newest first',
-        security: operatorSecurity,
-        parameters: queryParameters('AdminLeadsQuery'),
-        responses: { 200: answer('A page of leads and the total', 'AdminLeadPage'), 400: errorResponse('Invalid query'), ...operatorErrors },
-      },
-    },
-    '/v1/admin/leads/refusals': {
-      get: {
-        summary: 'Enquiries refused before they became leads (unknown listing, blocked sender, rate-limited, failed the bot check), counted per day and reason',
-        security: operatorSecurity,
-        parameters: queryParameters('LeadRefusalsQuery'),
-        responses: { 200: answer('The counts', 'LeadRefusals'), 400: errorResponse('Invalid query'), ...operatorErrors },
-      },
-    },
-    '/v1/admin/leads/{id}/retry': {
-      post: {
-        summary: 'Send a failed or undeliverable (dead_letter) lead again, routed afresh (failed or dead_letter -> pending)',
-        description:
-          'The recipient is worked out again from the listing as stored now: the first agent with one valid email, else the office lead email. A lead that had nowhere to go is sent once the office has a lead email.',
-        security: operatorSecurity,
-        parameters: [uuidPath('id', 'Lead id')],
-        responses: {
-          200: answer('Queued again', 'LeadRetried'),
-          404: errorResponse('Unknown lead'),
-          409: errorResponse('The lead is neither failed nor dead_letter, or it still has no recipient'),
-          ...operatorErrors,
-        },
-      },
-    },
-    '/v1/admin/blocklist': {
-      get: { summary: 'Blocked senders', security: operatorSecurity, responses: { 200: answer('Every entry', 'Blocklist'), ...operatorErrors } },
-      post: {
-        summary: 'Block an email address or a domain (force: common mail providers, or replacing an entry)',
-        security: operatorSecurity,
-        requestBody: { required: true, content: json('BlockRequest') },
-        responses: { 200: answer('The entry', 'BlockEntry'), 400: errorResponse('Invalid body'), 409: errorResponse('Already blocked'), ...operatorErrors },
-      },
-      delete: {
-        summary: 'Unblock by id, or by kind and value',
-        security: operatorSecurity,
-        requestBody: { required: true, content: json('UnblockRequest') },
-        responses: {
-          200: answer('The entry removed', 'Unblocked'),
-          400: errorResponse('Invalid body'),
-          404: errorResponse('No such entry'),
-          ...operatorErrors,
-        },
-      },
-    },
-    '/v1/admin/offices': {
-      get: {
-        summary: 'Every office the service knows of: listings, lead email, drop settings, keys and newest feed',
-        description:
-          'An office is known when a listing, a feed key, a lead email or SFTP drop settings name it. Sorted by office id (default), listings or newest feed, paged with limit and offset, filtered by q.',
-        security: operatorSecurity,
-        parameters: queryParameters('AdminOfficesQuery'),
-        responses: { 200: answer('A page of offices and the total', 'AdminOfficePage'), 400: errorResponse('Invalid query'), ...operatorErrors },
-      },
-    },
-    '/v1/admin/offices/{office}': {
-      get: {
-        summary: 'What the service holds about an office: lead email, SFTP drop settings, listings by status, the feed keys that cover it',
-        security: operatorSecurity,
-        parameters: [officePath],
-        responses: {
-          200: answer('The office', 'OfficeOverview'),
-          400: errorResponse('Not an office id'),
-          404: errorResponse('No listing, feed key or setting names the office'),
-          ...operatorErrors,
-        },
-      },
-      put: {
-        summary: "Set an office's lead settings: its lead email (null clears it) and how its leads are delivered (email, crm or both)",
-        description:
-          'Only the settings sent change. On crm delivery a lead is sent to the CRM (lead.created, the key’s lead API) and mailed only when no CRM acknowledged it within LEAD_CRM_WAIT_MS (15 minutes by default), or at once when no active key covers the office; on email delivery no lead.created event is raised; both (the default) mails it and raises the event. Recorded in the audit log.',
-        security: operatorSecurity,
-        parameters: [officePath],
-        requestBody: { required: true, content: json('OfficeSettingsRequest') },
-        responses: {
-          200: answer('The settings after the change', 'OfficeSettings'),
-          400: errorResponse('Invalid body, or a body that sets nothing'),
-          ...operatorErrors,
         },
       },
     },

@@ -11,7 +11,7 @@ export const TAGS = [
   { name: 'system', description: 'Health, readiness and this description.' },
 ] as const;
 
-type Tag = (typeof TAGS)[number]['name'];
+export type Tag = (typeof TAGS)[number]['name'];
 
 /**
  * Every operation's stable operationId (what generated clients name their methods) and its group.
@@ -52,70 +52,14 @@ export const OPERATIONS: Record<string, [operationId: string, tag: Tag]> = {
   'POST /v1/alerts/confirm': ['confirmAlert', 'alerts'],
   'POST /v1/alerts/unsubscribe': ['unsubscribeAlert', 'alerts'],
   'DELETE /v1/alerts/{id}': ['deleteAlert', 'alerts'],
-  'GET /v1/admin/alerts': ['adminAlertStats', 'alerts'],
   'GET /v1/leads': ['listOwnLeads', 'leads'],
   'GET /v1/leads/{id}': ['getOwnLead', 'leads'],
   'POST /v1/leads/{id}/ack': ['acknowledgeLead', 'leads'],
   'GET /v1/feeds/stats': ['getOwnEnquiryStats', 'leads'],
-  'GET /v1/admin/leads': ['adminListLeads', 'leads'],
-  'GET /v1/admin/leads/refusals': ['adminLeadRefusals', 'leads'],
-  'POST /v1/admin/leads/{id}/retry': ['adminRetryLead', 'leads'],
-  'GET /v1/admin/blocklist': ['adminListBlocklist', 'leads'],
-  'POST /v1/admin/blocklist': ['adminAddBlock', 'leads'],
-  'DELETE /v1/admin/blocklist': ['adminRemoveBlock', 'leads'],
-  'GET /v1/admin/offices': ['adminListOffices', 'admin'],
-  'GET /v1/admin/offices/{office}': ['adminGetOffice', 'leads'],
-  'PUT /v1/admin/offices/{office}': ['adminSetOfficeLeadEmail', 'leads'],
   'POST /admin/session': ['openOperatorSession', 'admin'],
   'DELETE /admin/session': ['closeOperatorSession', 'admin'],
-  'GET /v1/admin/stats': ['adminStats', 'admin'],
-  'GET /v1/admin/keys': ['adminListKeys', 'admin'],
-  'POST /v1/admin/keys': ['adminCreateKey', 'admin'],
-  'PUT /v1/admin/keys/{id}': ['adminUpdateKey', 'admin'],
-  'POST /v1/admin/keys/{id}/approve': ['adminApproveKey', 'admin'],
-  'POST /v1/admin/keys/{id}/revoke': ['adminRevokeKey', 'admin'],
-  'GET /v1/admin/quarantine': ['adminListQuarantine', 'admin'],
-  'GET /v1/admin/quarantine/{id}/listings': ['adminListHeldListings', 'admin'],
-  'POST /v1/admin/quarantine/{id}/resolve': ['adminResolveQuarantine', 'admin'],
-  'GET /v1/admin/offices/{office}/drop-settings': ['adminGetDropSettings', 'admin'],
-  'PUT /v1/admin/offices/{office}/drop-settings': ['adminSetDropSettings', 'admin'],
-  'GET /v1/admin/listings': ['adminListListings', 'admin'],
-  'GET /v1/admin/listings/{office}/{uniqueId}': ['adminGetListing', 'admin'],
-  'GET /v1/admin/listings/{office}/{uniqueId}/review': ['adminReviewListing', 'admin'],
-  'GET /v1/admin/stats/history': ['adminStatsHistory', 'admin'],
-  'POST /v1/admin/listings/visibility': ['adminSetListingVisibility', 'admin'],
-  'GET /v1/webhooks': ['listWebhooks', 'webhooks'],
-  'POST /v1/webhooks': ['createWebhook', 'webhooks'],
-  'GET /v1/webhooks/{id}': ['getWebhook', 'webhooks'],
-  'PATCH /v1/webhooks/{id}': ['updateWebhook', 'webhooks'],
-  'DELETE /v1/webhooks/{id}': ['deleteWebhook', 'webhooks'],
-  'POST /v1/webhooks/{id}/rotate-secret': ['rotateWebhookSecret', 'webhooks'],
-  'POST /v1/webhooks/{id}/test': ['testWebhook', 'webhooks'],
-  'GET /v1/webhooks/{id}/deliveries': ['listWebhookDeliveries', 'webhooks'],
-  'GET /v1/admin/webhooks': ['adminListWebhooks', 'admin'],
-  'POST /v1/admin/webhooks': ['adminCreateWebhook', 'admin'],
-  'GET /v1/admin/webhooks/{id}': ['adminGetWebhook', 'admin'],
-  'PATCH /v1/admin/webhooks/{id}': ['adminUpdateWebhook', 'admin'],
-  'DELETE /v1/admin/webhooks/{id}': ['adminDeleteWebhook', 'admin'],
-  'POST /v1/admin/webhooks/{id}/rotate-secret': ['adminRotateWebhookSecret', 'admin'],
-  'POST /v1/admin/webhooks/{id}/test': ['adminTestWebhook', 'admin'],
-  'GET /v1/admin/webhooks/{id}/deliveries': ['adminListWebhookDeliveries', 'admin'],
-  'GET /v1/admin/feeds': ['adminListFeeds', 'admin'],
-  'GET /v1/admin/feeds/{feedId}/issues': ['adminListFeedIssues', 'admin'],
-  'POST /v1/admin/feeds/{feedId}/retry': ['adminRetryFeed', 'admin'],
-  'GET /v1/admin/audit': ['adminAuditLog', 'admin'],
-  'GET /v1/admin/operator-tokens': ['adminListOperatorTokens', 'admin'],
-  'POST /v1/admin/operator-tokens': ['adminCreateOperatorToken', 'admin'],
-  'POST /v1/admin/operator-tokens/{name}/revoke': ['adminRevokeOperatorToken', 'admin'],
   'GET /v1/site': ['getSite', 'site'],
   'GET /v1/site/pages/{slug}': ['getSitePage', 'site'],
-  'PUT /v1/admin/site/settings': ['adminSetSiteSetting', 'site'],
-  'PUT /v1/admin/site/nav': ['adminSetNavigation', 'site'],
-  'GET /v1/admin/site/pages': ['adminListPages', 'site'],
-  'POST /v1/admin/site/pages': ['adminCreatePage', 'site'],
-  'GET /v1/admin/site/pages/{slug}': ['adminGetPage', 'site'],
-  'PUT /v1/admin/site/pages/id/{id}': ['adminUpdatePage', 'site'],
-  'DELETE /v1/admin/site/pages/id/{id}': ['adminDeletePage', 'site'],
 };
 
 /**
@@ -125,6 +69,8 @@ export const OPERATIONS: Record<string, [operationId: string, tag: Tag]> = {
 export function nameOperations(paths: Record<string, Record<string, Record<string, unknown>>>): void {
   for (const [path, operations] of Object.entries(paths)) {
     for (const [method, operation] of Object.entries(operations)) {
+      // A registered route (api/route-registry.ts) names its own operation.
+      if (operation.operationId) continue;
       const entry = OPERATIONS[`${method.toUpperCase()} ${path}`];
       if (!entry) throw new Error(`the API description has no operationId for ${method.toUpperCase()} ${path} (api/openapi-operations.ts)`);
       const [operationId, tag] = entry;

@@ -7,7 +7,9 @@ import { leadPaths } from './openapi-leads.js';
 import { nameOperations, TAGS } from './openapi-operations.js';
 import { readPaths } from './openapi-reads.js';
 import { resoPaths } from './openapi-reso.js';
-import { webhookEvents, webhookPaths } from './openapi-webhooks.js';
+import { webhookEvents } from './openapi-webhooks.js';
+import { describeRoutes } from './route-registry.js';
+import { REGISTERED_ROUTES } from './route-table.js';
 import { GUIDES } from './routes/guides.js';
 import { schemas } from './schemas/index.js';
 
@@ -73,7 +75,6 @@ export function buildOpenApi(): Record<string, unknown> {
       ...adminPaths(),
       ...leadPaths(),
       ...alertPaths(),
-      ...webhookPaths(),
       '/v1/openapi.json': {
         get: { summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1 document' } } },
       },
@@ -93,10 +94,20 @@ export function buildOpenApi(): Record<string, unknown> {
       },
     },
   };
+  addRegisteredRoutes(document.paths as Record<string, Record<string, unknown>>);
   nameOperations(document.paths as Record<string, Record<string, Record<string, unknown>>>);
   describeUrlRefusal(document.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>);
   describeHeaders(document.paths as Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>>);
   return document;
+}
+
+/** The operations of the registered routes (api/route-table.ts), beside those still written out here. */
+function addRegisteredRoutes(paths: Record<string, Record<string, unknown>>): void {
+  for (const [path, operations] of Object.entries(describeRoutes(REGISTERED_ROUTES))) {
+    for (const method of Object.keys(operations))
+      if (paths[path]?.[method]) throw new Error(`${method.toUpperCase()} ${path} is both registered and written out in the API description`);
+    paths[path] = { ...paths[path], ...operations };
+  }
 }
 
 /**

@@ -1,0 +1,121 @@
+import { type RequestHandler, Router } from 'express';
+import { requireFeedKey } from './auth/feed-key.js';
+import { operatorErrors, operatorSecurity } from './openapi-helpers.js';
+import type { Tag } from './openapi-operations.js';
+import type { RouteDeps } from './route-deps.js';
+
+export type Method = 'get' | 'put' | 'post' | 'delete' | 'patch';
+
+/**
+ * Who may call a route, which is both the middleware put in front of its handler and the security
+ * its operation declares: `none` (anyone), `operator` (OPERATOR_TOKEN or a named operator token as
+ * Bearer), `feedKey` (an approved feed key as Bearer), `feedKeyOrHeader` (the same, or in
+ * x-feed-token), `pendingFeedKey` (a feed key as Bearer, approved or still awaiting approval).
+ */
+export type Auth = 'none' | 'operator' | 'feedKey' | 'feedKeyOrHeader' | 'pendingFeedKey';
+
+/** What the API description says of an operation beyond its method, path, name, group and security. */
+export interface OperationDoc {
+  summary: string;
+  description?: string;
+  /** Path and query parameters (queryParameters('SomeQuery') publishes a query schema of api/schemas/). */
+  parameters?: unknown[];
+  /** The body, usually `{ required: true, content: json('SomeRequest') }` naming a schema of api/schemas/. */
+  requestBody?: unknown;
+  /** Answers by status; an operator route's 401 and 503 are added from its auth. */
+  responses: Record<string, unknown>;
+}
+
+/** One route: how it is mounted, what it is called in the API description, who may call it, what it says and does. */
+export interface RouteSpec extends OperationDoc {
+  method: Method;
+  /** The path as the API description writes it: `{name}` for a parameter. */
+  path: string;
+  operationId: string;
+  tag: Tag;
+  auth: Auth;
+  /** The route's own middleware and handler (after the auth check), made from the app's dependencies. */
+  handle: (deps: RouteDeps) => RequestHandler | RequestHandler[];
+}
+
+/** The Express form of a described path: `{name}` becomes `:name`. */
+export const expressPath = (path: string): string => path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
+
+/** The security an operation declares for its auth (`[]`: none needed). */
+function securityOf(auth: Auth): unknown[] {
+  if (auth === 'operator') return operatorSecurity;
+  if (auth === 'feedKeyOrHeader') return [{ feedKey: [] }, { feedToken: [] }];
+  if (auth === 'feedKey' || auth === 'pendingFeedKey') return [{ feedKey: [] }];
+  return [];
+}
+
+/** The middleware that enforces an auth (none for `none`, and none where the router already checks it). */
+function guardOf(auth: Auth, deps: RouteDeps): RequestHandler[] {
+  if (auth === 'operator') return [deps.operator];
+  if (auth === 'feedKey') return [requireFeedKey(deps.db, { allowSuspended: false, allowHeaderToken: false })];
+  if (auth === 'feedKeyOrHeader') return [requireFeedKey(deps.db, { allowSuspended: false, allowHeaderToken: true })];
+  if (auth === 'pendingFeedKey') return [requireFeedKey(deps.db, { allowSuspended: true, allowHeaderToken: false })];
+  return [];
+}
+
+const handlersOf = (spec: RouteSpec, deps: RouteDeps): RequestHandler[] => [spec.handle(deps)].flat();
+
+/** Where the operator routes of the API live: only the admin router mounts them, behind its one check. */
+export const ADMIN_PREFIX = '/v1/admin';
+const isAdminPath = (path: string) => path === ADMIN_PREFIX || path.startsWith(`${ADMIN_PREFIX}/`);
+
+/**
+ * An Express router of routes, in the order given, each behind the check its auth names. A route
+ * under /v1/admin is refused here: those belong to adminRouter, so no admin route can be mounted
+ * without the operator check.
+ */
+export function routerOf(specs: readonly RouteSpec[], deps: RouteDeps): Router {
+  const router = Router();
+  for (const spec of specs) {
+    if (isAdminPath(spec.path)) throw new Error(`${spec.method.toUpperCase()} ${spec.path} is an admin route: register it with adminRouter`);
+    router[spec.method](expressPath(spec.path), ...guardOf(spec.auth, deps), ...handlersOf(spec, deps));
+  }
+  return router;
+}
+
+/**
+ * A router whose first layer is one auth check for everything under `prefix`, then the routes:
+ * every route must be under the prefix and declare that auth, so what the description says and
+ * what the router enforces cannot disagree, and a request under the prefix that no route takes
+ * (a wrong method, a wrong path) is refused by the check before anything else answers it.
+ */
+export function guardedRouter(prefix: string, auth: Exclude<Auth, 'none'>, specs: readonly RouteSpec[], deps: RouteDeps): Router {
+  const router = Router();
+  router.use(prefix, ...guardOf(auth, deps));
+  for (const spec of specs) {
+    if (!(spec.path === prefix || spec.path.startsWith(`${prefix}/`)) || spec.auth !== auth)
+      throw new Error(`${spec.method.toUpperCase()} ${spec.path}: the router of ${prefix} takes only ${auth} routes under it`);
+    router[spec.method](expressPath(spec.path), ...handlersOf(spec, deps));
+  }
+  return router;
+}
+
+/** The operator API: every route under /v1/admin, in one router behind the operator check. */
+export const adminRouter = (specs: readonly RouteSpec[], deps: RouteDeps): Router => guardedRouter(ADMIN_PREFIX, 'operator', specs, deps);
+
+/**
+ * The API description's paths for routes: each operation's name, group and security from the
+ * route, its text, parameters, body and answers as the route states them, and for operator routes
+ * the operator credential's errors after its own.
+ */
+export function describeRoutes(specs: readonly RouteSpec[]): Record<string, Record<string, Record<string, unknown>>> {
+  const paths: Record<string, Record<string, Record<string, unknown>>> = {};
+  for (const { method, path, operationId, tag, auth, handle: _handle, responses, ...doc } of specs) {
+    paths[path] ??= {};
+    if (paths[path][method]) throw new Error(`${method.toUpperCase()} ${path} is registered twice`);
+    const security = securityOf(auth);
+    paths[path][method] = {
+      ...doc,
+      ...(security.length ? { security } : {}),
+      responses: auth === 'operator' ? { ...responses, ...operatorErrors } : { ...responses },
+      operationId,
+      tags: [tag],
+    };
+  }
+  return paths;
+}
