@@ -25,16 +25,14 @@ import { sameOriginWrites } from './middleware/same-origin-writes.js';
 import { enquiryCors, PUBLIC_CORS_PATHS, publicCors, securityHeaders } from './middleware/security-headers.js';
 import { buildOpenApi } from './openapi.js';
 import type { AppConfig, LimitFactory, RouteDeps } from './route-deps.js';
-import { adminRouter, guardedRouter } from './route-registry.js';
-import { ADMIN_ROUTES, KEY_WEBHOOK_ROUTES } from './route-table.js';
+import { adminRouter, guardedRouter, routerOf } from './route-registry.js';
+import { ADMIN_ROUTES, DEVELOPER_KEY_ROUTES, FEED_ROUTES, KEY_WEBHOOK_ROUTES, VALIDATE_ROUTES } from './route-table.js';
 import { alertPagesRouter } from './routes/alert-pages.js';
 import { alertsRouter } from './routes/alerts.js';
 import { consolePageRouter } from './routes/console-page.js';
-import { developerKeysRouter } from './routes/developer-keys.js';
 import { developerPageRouter } from './routes/developer-page.js';
 import { docsRouter } from './routes/docs.js';
 import { feedLeadsRouter } from './routes/feed-leads.js';
-import { feedsRouter } from './routes/feeds.js';
 import { fxRouter } from './routes/fx.js';
 import { guidesRouter } from './routes/guides.js';
 import { healthRouter } from './routes/health.js';
@@ -45,7 +43,6 @@ import { projectsRouter } from './routes/projects.js';
 import { publicReadsRouter } from './routes/public-reads.js';
 import { odataErrors, RESO_ROOT, resoRouter } from './routes/reso.js';
 import { siteRouter } from './routes/site.js';
-import { validateRouter } from './routes/validate.js';
 
 export interface AppDeps {
   config: AppConfig;
@@ -164,38 +161,12 @@ export function createApp(deps: AppDeps): Express {
   app.use(consolePageRouter());
   app.use(guidesRouter());
   app.use(homePageRouter());
-  app.use(
-    validateRouter({
-      feedMaxBytes: config.feedMaxBytes,
-      concurrency: config.validateConcurrency,
-      waitMs: config.validateWaitMs,
-      uploadsPerAddress: config.validateUploadsPerAddress,
-      uploads: config.validateUploads,
-      maxPreviews: config.validateMaxPreviews,
-      maxIssues: config.validateMaxIssues,
-      limit: limit('validate', config.validateRateLimit),
-      idleMs: config.feedBodyIdleMs,
-      bodyMaxMs: config.validateBodyMaxMs,
-      bodyMinBytesPerSecond: config.validateMinBytesPerS,
-      shutdown: deps.shutdown,
-    }),
-  );
+  app.use(routerOf(VALIDATE_ROUTES, routes));
   // Before feedsRouter: GET /v1/feeds/stats is a concrete path beside its /v1/feeds/{feedId}.
   app.use(feedLeadsRouter({ db }));
-  app.use(
-    feedsRouter({
-      db,
-      ingestQueue: deps.ingestQueue,
-      feedMaxBytes: config.feedMaxBytes,
-      feedSyncWaitMs: config.feedSyncWaitMs,
-      feedBodyIdleMs: config.feedBodyIdleMs,
-      uploadsPerKey: config.feedUploadsPerKey,
-      uploadsTotal: config.feedUploadsTotal,
-      shutdown: deps.shutdown,
-    }),
-  );
+  app.use(routerOf(FEED_ROUTES, routes));
   app.use(guardedRouter('/v1/webhooks', 'feedKeyOrHeader', KEY_WEBHOOK_ROUTES, routes));
-  app.use(developerKeysRouter({ db, limit: limit('key', config.keyRequestRateLimit) }));
+  app.use(routerOf(DEVELOPER_KEY_ROUTES, routes));
   app.use(
     leadsRouter({
       db,

@@ -1,8 +1,7 @@
 import { SERVICE_VERSION } from '../lib/version.js';
 import { adminPaths } from './openapi-admin.js';
 import { alertPaths } from './openapi-alerts.js';
-import { errorResponse, feedRequestBody, header, json, operatorErrors, operatorSecurity, queryParameters, toComponent } from './openapi-helpers.js';
-import { ingestionPaths } from './openapi-ingestion.js';
+import { errorResponse, header, json, operatorErrors, operatorSecurity, toComponent } from './openapi-helpers.js';
 import { leadPaths } from './openapi-leads.js';
 import { nameOperations, TAGS } from './openapi-operations.js';
 import { readPaths } from './openapi-reads.js';
@@ -47,29 +46,6 @@ export function buildOpenApi(): Record<string, unknown> {
           },
         },
       },
-      '/v1/validate': {
-        post: {
-          summary: 'Dry-run a feed: parse, map and validate without storing anything',
-          description:
-            'Send either the JSON feed request body (format reaxml, reso or project; the document as text in `xml`), or the raw document with the context in query parameters: REAXML as application/xml or text/xml, a RESO payload or project document (ProjectFeed) as application/json with format=reso or format=project. No key is needed; the answer keeps the first 1,000 previews and 10,000 issues (`truncated` says when more were left out). Limited per client address per hour (VALIDATE_RATE_LIMIT: 429) and in dry runs admitted at once, per address (VALIDATE_UPLOADS_PER_ADDRESS, 2: 429) and in all (VALIDATE_UPLOADS, 8: 503), checked before the body is read. A body is received whole before it is read and checked, a few at a time (VALIDATE_CONCURRENCY, 2): it waits up to VALIDATE_WAIT_MS (10 s) for a turn, then 503. Every 429 and 503 carries Retry-After. The answer streams as it is read; a body that stops arriving, or an answer that stops being read, for FEED_BODY_IDLE_MS (30 s) loses its connection, and so does a body not complete within VALIDATE_BODY_MAX_MS (120 s) or averaging under VALIDATE_MIN_BYTES_PER_S (8,192 bytes/s) after its first 5 s. Bodies may be sent compressed (Content-Encoding gzip, deflate or br).',
-          parameters: queryParameters('FeedQuery'),
-          requestBody: feedRequestBody,
-          responses: {
-            200: { description: 'Validation result with canonical previews', content: json('ValidationResult') },
-            400: errorResponse(
-              'Invalid request, or a feed that is not well-formed, has a wrong root or no listings, or (RESO and project) nests more than 64 levels deep (the error names line and column)',
-            ),
-            408: errorResponse('The request body stopped arriving, arrived too slowly, or was not complete in time'),
-            413: errorResponse('Body (sent or unpacked) larger than FEED_MAX_BYTES'),
-            415: errorResponse('Unsupported Content-Type, Content-Encoding or charset'),
-            429: errorResponse('Too many dry runs from this address this hour, or too many at once'),
-            503: errorResponse(
-              'As many dry runs as the service admits at once are in, none of the running slots came free in time (Retry-After says when to try again), or the service is shutting down',
-            ),
-          },
-        },
-      },
-      ...ingestionPaths(),
       ...readPaths(),
       ...resoPaths(),
       ...adminPaths(),

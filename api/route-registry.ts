@@ -108,10 +108,10 @@ export function describeRoutes(specs: readonly RouteSpec[]): Record<string, Reco
   for (const { method, path, operationId, tag, auth, handle: _handle, responses, ...doc } of specs) {
     paths[path] ??= {};
     if (paths[path][method]) throw new Error(`${method.toUpperCase()} ${path} is registered twice`);
-    const security = securityOf(auth);
     paths[path][method] = {
       ...doc,
-      ...(security.length ? { security } : {}),
+      // Stated even when empty, so clients and linters need not guess that none is needed.
+      security: securityOf(auth),
       responses: auth === 'operator' ? { ...responses, ...operatorErrors } : { ...responses },
       operationId,
       tags: [tag],
