@@ -3,14 +3,10 @@ import express, { type Express, type RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import type { Db } from '../db/knex.js';
 import type { RefusalCounter } from '../db/lead-refusals.js';
-import { createProjectReads } from '../db/project-reads.js';
-import { createPublicReads } from '../db/public-reads.js';
 import type { ReplicaReads } from '../db/read-replica.js';
-import { createResoReads } from '../db/reso-reads.js';
 import { type FxProvider, staticFx } from '../lib/fx-rates.js';
 import type { Logger } from '../lib/logger.js';
 import { createMetrics, type Metrics, queueDepthGauge, replicaGauges } from '../lib/metrics.js';
-import { alertLinks } from '../workers/alerts/alert-mail.js';
 import type { JobQueue } from '../workers/job-queue.js';
 import { requireOperator } from './auth/operator.js';
 import { answerClientErrors } from './client-errors.js';
@@ -24,25 +20,34 @@ import { requestLogger } from './middleware/request-logger.js';
 import { sameOriginWrites } from './middleware/same-origin-writes.js';
 import { enquiryCors, PUBLIC_CORS_PATHS, publicCors, securityHeaders } from './middleware/security-headers.js';
 import { buildOpenApi } from './openapi.js';
+import { odataErrors, RESO_ROOT } from './reso/odata-request.js';
 import type { AppConfig, LimitFactory, RouteDeps } from './route-deps.js';
 import { adminRouter, guardedRouter, routerOf } from './route-registry.js';
-import { ADMIN_ROUTES, DEVELOPER_KEY_ROUTES, FEED_ROUTES, KEY_WEBHOOK_ROUTES, VALIDATE_ROUTES } from './route-table.js';
+import {
+  ADMIN_ROUTES,
+  ALERT_ROUTES,
+  DEVELOPER_KEY_ROUTES,
+  FEED_LEAD_ROUTES,
+  FEED_ROUTES,
+  FX_ROUTES,
+  HEALTH_ROUTES,
+  KEY_WEBHOOK_ROUTES,
+  LEAD_ROUTES,
+  METRICS_ROUTES,
+  OPENAPI_ROUTES,
+  OPERATOR_SESSION_ROUTES,
+  PROJECT_ROUTES,
+  PUBLIC_READ_ROUTES,
+  SITE_ROUTES,
+  VALIDATE_ROUTES,
+} from './route-table.js';
 import { alertPagesRouter } from './routes/alert-pages.js';
-import { alertsRouter } from './routes/alerts.js';
 import { consolePageRouter } from './routes/console-page.js';
 import { developerPageRouter } from './routes/developer-page.js';
 import { docsRouter } from './routes/docs.js';
-import { feedLeadsRouter } from './routes/feed-leads.js';
-import { fxRouter } from './routes/fx.js';
 import { guidesRouter } from './routes/guides.js';
-import { healthRouter } from './routes/health.js';
 import { homePageRouter } from './routes/home-page.js';
-import { leadsRouter } from './routes/leads.js';
-import { operatorSessionRouter } from './routes/operator-session.js';
-import { projectsRouter } from './routes/projects.js';
-import { publicReadsRouter } from './routes/public-reads.js';
-import { odataErrors, RESO_ROOT, resoRouter } from './routes/reso.js';
-import { siteRouter } from './routes/site.js';
+import { resoRouter } from './routes/reso.js';
 
 export interface AppDeps {
   config: AppConfig;
@@ -112,6 +117,10 @@ export function createApp(deps: AppDeps): Express {
     shutdown: deps.shutdown,
     operators,
     operator: requireOperator(operators, db),
+    // Built once: served by the docs, and the source of the 405 answers' Allow lists.
+    apiDocument: buildOpenApi(),
+    isShuttingDown: deps.isShuttingDown ?? (() => false),
+    readReplica: deps.readReplica,
   };
   queueDepthGauge(metrics, [
     { name: 'ingest', counts: () => deps.ingestQueue.counts() },
@@ -124,82 +133,38 @@ export function createApp(deps: AppDeps): Express {
   app.use(enquiryCors(config.corsOrigins));
   app.use(refuseInvalidHost);
   app.use(refuseNulInUrl);
-  app.use(
-    healthRouter({
-      db,
-      redis: deps.redis ?? null,
-      ingestQueue: deps.ingestQueue,
-      isShuttingDown: deps.isShuttingDown ?? (() => false),
-      readReplica: deps.readReplica,
-    }),
-  );
+  app.use(routerOf(HEALTH_ROUTES, routes));
   if (deps.readReplica) replicaGauges(metrics, deps.readReplica);
-  // The busiest routes first.
-  // Public reads use their own pool where there is one (short statement timeout, bounded size).
-  const readDb = deps.readDb ?? db;
-  const pageMaxBytes = config.publicPageMaxBytes;
-  // A total or facet count that did not finish is answered as null; the operator hears of it here.
-  const onCountError = (err: Error, what: string) => deps.logger.warn({ err: err.message, what }, 'a public count did not finish; answered as null');
-  app.use(publicReadsRouter(createPublicReads(readDb, { pageMaxBytes, onCountError, exactTotalMax: config.searchExactTotalMax }), links));
-  app.use(projectsRouter(createProjectReads(readDb, { pageMaxBytes })));
-  app.use(
-    resoRouter(
-      createResoReads(readDb, { changeLogDays: config.changeLogDays }),
-      links,
-      limit('RESO Web API', config.resoRateLimit, {
-        windowMs: 60_000,
-        refuse: (res, message) => res.set('OData-Version', '4.0').json({ error: { code: 'TooManyRequests', message } }),
-      }),
-    ),
-  );
-  app.use(fxRouter(deps.fx ?? staticFx()));
-  app.use(siteRouter(readDb));
-  // Built once: served by the docs, and the source of the 405 answers' Allow lists.
-  const apiDocument = buildOpenApi();
-  app.use(docsRouter(apiDocument));
+  // The busiest routes first, on their own pool where there is one (short statement timeout, bounded size).
+  app.use(routerOf(PUBLIC_READ_ROUTES, routes));
+  app.use(routerOf(PROJECT_ROUTES, routes));
+  app.use(resoRouter(routes));
+  app.use(routerOf(FX_ROUTES, routes));
+  app.use(routerOf(SITE_ROUTES, routes));
+  app.use(routerOf(OPENAPI_ROUTES, routes));
+  app.use(docsRouter(routes));
   app.use(developerPageRouter());
   app.use(consolePageRouter());
   app.use(guidesRouter());
   app.use(homePageRouter());
   app.use(routerOf(VALIDATE_ROUTES, routes));
   // Before feedsRouter: GET /v1/feeds/stats is a concrete path beside its /v1/feeds/{feedId}.
-  app.use(feedLeadsRouter({ db }));
+  app.use(routerOf(FEED_LEAD_ROUTES, routes));
   app.use(routerOf(FEED_ROUTES, routes));
   app.use(guardedRouter('/v1/webhooks', 'feedKeyOrHeader', KEY_WEBHOOK_ROUTES, routes));
   app.use(routerOf(DEVELOPER_KEY_ROUTES, routes));
-  app.use(
-    leadsRouter({
-      db,
-      leadQueue: deps.leadQueue,
-      webhookQueue: deps.webhookQueue,
-      // A 503 (the service unable to take it) does not use up the sender's allowance.
-      limit: limit('lead', config.leadRateLimit, { countUnavailable: false, onRefused: () => deps.refusals?.count('rate_limited') }),
-      turnstile: config.turnstileSecret ? { secret: config.turnstileSecret, verifyUrl: config.turnstileVerifyUrl } : null,
-      refusals: deps.refusals,
-      crmWaitMs: config.leadCrmWaitMs,
-    }),
-  );
-  app.use(
-    alertsRouter({
-      db,
-      limit: limit('alert', config.alertRateLimit, { countUnavailable: false }),
-      turnstile: config.turnstileSecret ? { secret: config.turnstileSecret, verifyUrl: config.turnstileVerifyUrl } : null,
-      links: alertLinks(config),
-      retentionDays: config.leadRetentionDays,
-    }),
-  );
-  app.use(alertPagesRouter({ db, retentionDays: config.leadRetentionDays }));
-  app.get('/metrics', requireOperator(operators, db), async (_req, res) => {
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
-  });
+  app.use(routerOf(LEAD_ROUTES, routes));
+  app.use(routerOf(ALERT_ROUTES, routes));
+  app.use(alertPagesRouter(routes));
+  app.use(routerOf(METRICS_ROUTES, routes));
   // Every /v1/admin route, behind the operator check the router itself carries.
   app.use(adminRouter(ADMIN_ROUTES, routes));
-  app.use(operatorSessionRouter({ db, operators, publicBaseUrl: config.publicBaseUrl }));
+  app.use(routerOf(OPERATOR_SESSION_ROUTES, routes));
   if (deps.queueBoard) {
     const signIn = requireOperator(operators, db, { session: true, signIn: '/console?next=queues' });
     app.use('/admin/queues', signIn, sameOriginWrites(config.publicBaseUrl), deps.queueBoard);
   }
-  app.use(methodNotAllowed(apiDocument.paths as Record<string, Record<string, unknown>>));
+  app.use(methodNotAllowed(routes.apiDocument.paths as Record<string, Record<string, unknown>>));
   app.use(notFoundHandler);
   // Errors raised before the RESO router (a bad Host header, a NUL in the URL) in OData's form there too.
   app.use(RESO_ROOT, odataErrors);

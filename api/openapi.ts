@@ -1,11 +1,6 @@
 import { SERVICE_VERSION } from '../lib/version.js';
-import { adminPaths } from './openapi-admin.js';
-import { alertPaths } from './openapi-alerts.js';
-import { errorResponse, header, json, operatorErrors, operatorSecurity, toComponent } from './openapi-helpers.js';
-import { leadPaths } from './openapi-leads.js';
-import { nameOperations, TAGS } from './openapi-operations.js';
-import { readPaths } from './openapi-reads.js';
-import { resoPaths } from './openapi-reso.js';
+import { errorResponse, header, toComponent } from './openapi-helpers.js';
+import { TAGS } from './openapi-tags.js';
 import { webhookEvents } from './openapi-webhooks.js';
 import { describeRoutes } from './route-registry.js';
 import { REGISTERED_ROUTES } from './route-table.js';
@@ -24,37 +19,8 @@ export function buildOpenApi(): Record<string, unknown> {
     },
     servers: [{ url: '/', description: 'This service (paths are relative to where it answers)' }],
     tags: [...TAGS],
-    paths: {
-      '/healthz': {
-        get: { summary: 'Liveness', responses: { 200: { description: 'The process answers', content: json('Health') } } },
-      },
-      '/readyz': {
-        get: {
-          summary: 'Readiness: whether the database answers',
-          responses: { 200: { description: 'Ready', content: json('Readiness') }, 503: { description: 'Database unavailable', content: json('Readiness') } },
-        },
-      },
-      '/metrics': {
-        get: {
-          summary: 'Prometheus metrics of this process (operators)',
-          description:
-            'The Prometheus text exposition: HTTP requests and their durations by route and status, feeds and listings processed, lead deliveries, queue depths, the read replica’s state and lag when DATABASE_READ_URL is set, and Node.js process figures. METRICS_PORT serves the same on a port of its own without a credential, for a scraper inside the network.',
-          security: operatorSecurity,
-          responses: {
-            200: { description: 'The metrics', content: { 'text/plain': { schema: { type: 'string' } } } },
-            ...operatorErrors,
-          },
-        },
-      },
-      ...readPaths(),
-      ...resoPaths(),
-      ...adminPaths(),
-      ...leadPaths(),
-      ...alertPaths(),
-      '/v1/openapi.json': {
-        get: { summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1 document' } } },
-      },
-    },
+    // Every operation comes from its route (api/route-table.ts): a route is its operation.
+    paths: describeRoutes(REGISTERED_ROUTES),
     webhooks: webhookEvents(),
     components: {
       // Query schemas are published as each operation's parameters, not as components of their own.
@@ -70,20 +36,9 @@ export function buildOpenApi(): Record<string, unknown> {
       },
     },
   };
-  addRegisteredRoutes(document.paths as Record<string, Record<string, unknown>>);
-  nameOperations(document.paths as Record<string, Record<string, Record<string, unknown>>>);
   describeUrlRefusal(document.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>);
   describeHeaders(document.paths as Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>>);
   return document;
-}
-
-/** The operations of the registered routes (api/route-table.ts), beside those still written out here. */
-function addRegisteredRoutes(paths: Record<string, Record<string, unknown>>): void {
-  for (const [path, operations] of Object.entries(describeRoutes(REGISTERED_ROUTES))) {
-    for (const method of Object.keys(operations))
-      if (paths[path]?.[method]) throw new Error(`${method.toUpperCase()} ${path} is both registered and written out in the API description`);
-    paths[path] = { ...paths[path], ...operations };
-  }
 }
 
 /**

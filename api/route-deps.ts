@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import type { Db } from '../db/knex.js';
 import type { RefusalCounter } from '../db/lead-refusals.js';
+import type { ReplicaReads } from '../db/read-replica.js';
 import type { Config } from '../lib/config.js';
 import type { FxProvider } from '../lib/fx-rates.js';
 import type { Logger } from '../lib/logger.js';
@@ -85,4 +86,10 @@ export interface RouteDeps {
   operators: OperatorCredentials;
   /** The operator check (api/auth/operator.ts), made once. */
   operator: RequestHandler;
+  /** The API description, built once (buildOpenApi): served at /v1/openapi.json and /docs. */
+  apiDocument: Record<string, unknown>;
+  /** Whether the process is draining (readiness answers 503). */
+  isShuttingDown: () => boolean;
+  /** The read replica public reads use while it answers (readiness shows it). */
+  readReplica?: Pick<ReplicaReads, 'state'>;
 }

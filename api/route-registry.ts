@@ -1,7 +1,7 @@
 import { type RequestHandler, Router } from 'express';
 import { requireFeedKey } from './auth/feed-key.js';
 import { operatorErrors, operatorSecurity } from './openapi-helpers.js';
-import type { Tag } from './openapi-operations.js';
+import type { Tag } from './openapi-tags.js';
 import type { RouteDeps } from './route-deps.js';
 
 export type Method = 'get' | 'put' | 'post' | 'delete' | 'patch';
@@ -118,4 +118,16 @@ export function describeRoutes(specs: readonly RouteSpec[]): Record<string, Reco
     };
   }
   return paths;
+}
+
+/**
+ * One value per app made from its dependencies, for what the routes of a family share (a read
+ * service, a limiter): made on first use, the same for every route of that app.
+ */
+export function perApp<T>(make: (deps: RouteDeps) => T): (deps: RouteDeps) => T {
+  const made = new WeakMap<RouteDeps, T>();
+  return (deps) => {
+    if (!made.has(deps)) made.set(deps, make(deps));
+    return made.get(deps) as T;
+  };
 }
