@@ -148,7 +148,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(guidesRouter());
   app.use(homePageRouter());
   app.use(routerOf(VALIDATE_ROUTES, routes));
-  // Before feedsRouter: GET /v1/feeds/stats is a concrete path beside its /v1/feeds/{feedId}.
+  // Before the feed routes: GET /v1/feeds/stats is a concrete path beside GET /v1/feeds/{feedId}.
   app.use(routerOf(FEED_LEAD_ROUTES, routes));
   app.use(routerOf(FEED_ROUTES, routes));
   app.use(guardedRouter('/v1/webhooks', 'feedKeyOrHeader', KEY_WEBHOOK_ROUTES, routes));

@@ -1,18 +1,19 @@
 import { type RequestHandler, Router } from 'express';
 import { requireFeedKey } from './auth/feed-key.js';
-import { operatorErrors, operatorSecurity } from './openapi-helpers.js';
+import { operatorErrors, operatorSecurity, queryParameters } from './openapi-helpers.js';
 import type { Tag } from './openapi-tags.js';
 import type { RouteDeps } from './route-deps.js';
+import { assertValidQuery } from './validators.js';
 
 export type Method = 'get' | 'put' | 'post' | 'delete' | 'patch';
 
 /**
  * Who may call a route, which is both the middleware put in front of its handler and the security
  * its operation declares: `none` (anyone), `operator` (OPERATOR_TOKEN or a named operator token as
- * Bearer), `feedKey` (an approved feed key as Bearer), `feedKeyOrHeader` (the same, or in
- * x-feed-token), `pendingFeedKey` (a feed key as Bearer, approved or still awaiting approval).
+ * Bearer), `feedKeyOrHeader` (an approved feed key as Bearer or in x-feed-token), `pendingFeedKey`
+ * (a feed key as Bearer, approved or still awaiting approval: whoami).
  */
-export type Auth = 'none' | 'operator' | 'feedKey' | 'feedKeyOrHeader' | 'pendingFeedKey';
+export type Auth = 'none' | 'operator' | 'feedKeyOrHeader' | 'pendingFeedKey';
 
 /** What the API description says of an operation beyond its method, path, name, group and security. */
 export interface OperationDoc {
@@ -26,6 +27,12 @@ export interface OperationDoc {
   responses: Record<string, unknown>;
 }
 
+/** What a route's handler is given of its own declaration. */
+export interface RouteSelf {
+  /** The request's query checked against the route's query schema (400 naming the parameter otherwise), with its defaults. */
+  validQuery<T = Record<string, unknown>>(req: { query: unknown }): T;
+}
+
 /** One route: how it is mounted, what it is called in the API description, who may call it, what it says and does. */
 export interface RouteSpec extends OperationDoc {
   method: Method;
@@ -34,8 +41,15 @@ export interface RouteSpec extends OperationDoc {
   operationId: string;
   tag: Tag;
   auth: Auth;
+  /**
+   * The query schema of api/schemas/ (an object schema named …Query): published as the operation's
+   * query parameters after `parameters`, and what `validQuery` checks a request's query against.
+   */
+  query?: string;
+  /** Publish the query schema's examples as the parameters' examples (Swagger UI's "Try it out" sends them). */
+  queryExamples?: boolean;
   /** The route's own middleware and handler (after the auth check), made from the app's dependencies. */
-  handle: (deps: RouteDeps) => RequestHandler | RequestHandler[];
+  handle: (deps: RouteDeps, self: RouteSelf) => RequestHandler | RequestHandler[];
 }
 
 /** The Express form of a described path: `{name}` becomes `:name`. */
@@ -45,20 +59,28 @@ export const expressPath = (path: string): string => path.replace(/\{([A-Za-z0-9
 function securityOf(auth: Auth): unknown[] {
   if (auth === 'operator') return operatorSecurity;
   if (auth === 'feedKeyOrHeader') return [{ feedKey: [] }, { feedToken: [] }];
-  if (auth === 'feedKey' || auth === 'pendingFeedKey') return [{ feedKey: [] }];
+  if (auth === 'pendingFeedKey') return [{ feedKey: [] }];
   return [];
 }
 
 /** The middleware that enforces an auth (none for `none`, and none where the router already checks it). */
 function guardOf(auth: Auth, deps: RouteDeps): RequestHandler[] {
   if (auth === 'operator') return [deps.operator];
-  if (auth === 'feedKey') return [requireFeedKey(deps.db, { allowSuspended: false, allowHeaderToken: false })];
   if (auth === 'feedKeyOrHeader') return [requireFeedKey(deps.db, { allowSuspended: false, allowHeaderToken: true })];
   if (auth === 'pendingFeedKey') return [requireFeedKey(deps.db, { allowSuspended: true, allowHeaderToken: false })];
   return [];
 }
 
-const handlersOf = (spec: RouteSpec, deps: RouteDeps): RequestHandler[] => [spec.handle(deps)].flat();
+/** The route's handlers, given its own query check: one schema for what is described and what is checked. */
+function handlersOf(spec: RouteSpec, deps: RouteDeps): RequestHandler[] {
+  const self: RouteSelf = {
+    validQuery: <T>(req: { query: unknown }) => {
+      if (!spec.query) throw new Error(`${spec.method.toUpperCase()} ${spec.path} declares no query schema`);
+      return assertValidQuery<T>(spec.query, req.query as Record<string, unknown>);
+    },
+  };
+  return [spec.handle(deps, self)].flat();
+}
 
 /** Where the operator routes of the API live: only the admin router mounts them, behind its one check. */
 export const ADMIN_PREFIX = '/v1/admin';
@@ -105,11 +127,13 @@ export const adminRouter = (specs: readonly RouteSpec[], deps: RouteDeps): Route
  */
 export function describeRoutes(specs: readonly RouteSpec[]): Record<string, Record<string, Record<string, unknown>>> {
   const paths: Record<string, Record<string, Record<string, unknown>>> = {};
-  for (const { method, path, operationId, tag, auth, handle: _handle, responses, ...doc } of specs) {
+  for (const { method, path, operationId, tag, auth, handle: _handle, responses, query, queryExamples, parameters, ...doc } of specs) {
     paths[path] ??= {};
     if (paths[path][method]) throw new Error(`${method.toUpperCase()} ${path} is registered twice`);
+    const described = [...(parameters ?? []), ...(query ? queryParameters(query, { examples: queryExamples }) : [])];
     paths[path][method] = {
       ...doc,
+      ...(described.length ? { parameters: described } : {}),
       // Stated even when empty, so clients and linters need not guess that none is needed.
       security: securityOf(auth),
       responses: auth === 'operator' ? { ...responses, ...operatorErrors } : { ...responses },

@@ -5,10 +5,10 @@ import { HttpError, notFound } from '../../lib/errors.js';
 import { operatorOf } from '../auth/operator.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { officeIdsOf } from '../office-ids.js';
-import { errorResponse, json, queryParameters, uuidPath } from '../openapi-helpers.js';
+import { errorResponse, json, uuidPath } from '../openapi-helpers.js';
 import { uuidParam } from '../path-params.js';
 import type { RouteSpec } from '../route-registry.js';
-import { assertValid, assertValidQuery } from '../validators.js';
+import { assertValid } from '../validators.js';
 
 /** Operator routes for feed keys and quarantine (mounted behind the operator credential). */
 /** The status a key action leaves a key in. */
@@ -22,15 +22,15 @@ export const adminIngestionRoutes: RouteSpec[] = [
     tag: 'admin',
     auth: 'operator',
     summary: 'Feed keys (never the secrets), found, sorted and paged, each with its newest feed and last use',
-    parameters: queryParameters('AdminKeysQuery'),
+    query: 'AdminKeysQuery',
     responses: {
       200: { description: 'A page of keys and the total', content: json('FeedKeyPage') },
       400: errorResponse('Invalid query'),
     },
     handle:
-      ({ db }) =>
+      ({ db }, { validQuery }) =>
       async (req, res) => {
-        res.json(await listFeedKeys(db, assertValidQuery<KeyListQuery>('AdminKeysQuery', req.query)));
+        res.json(await listFeedKeys(db, validQuery<KeyListQuery>(req)));
       },
   },
   {
@@ -121,7 +121,7 @@ export const adminIngestionRoutes: RouteSpec[] = [
     tag: 'admin',
     auth: 'operator',
     summary: 'Circuit-breaker trips awaiting review',
-    parameters: queryParameters('QuarantineQuery'),
+    query: 'QuarantineQuery',
     responses: {
       200: {
         description: 'A page of items, newest first, and the total',
@@ -130,9 +130,9 @@ export const adminIngestionRoutes: RouteSpec[] = [
       400: errorResponse('Invalid query'),
     },
     handle:
-      ({ db }) =>
+      ({ db }, { validQuery }) =>
       async (req, res) => {
-        const query = assertValidQuery<{ includeResolved?: 'true' | 'false'; sort?: string; limit: number; offset: number }>('QuarantineQuery', req.query);
+        const query = validQuery<{ includeResolved?: 'true' | 'false'; sort?: string; limit: number; offset: number }>(req);
         res.json(await listQuarantine(db, { includeResolved: query.includeResolved === 'true', sort: query.sort, limit: query.limit, offset: query.offset }));
       },
   },
@@ -143,17 +143,18 @@ export const adminIngestionRoutes: RouteSpec[] = [
     tag: 'admin',
     auth: 'operator',
     summary: 'Every listing a circuit-breaker trip would archive, in the order it recorded them, each as it is now',
-    parameters: [uuidPath('id', 'Quarantine item id'), ...queryParameters('PageQuery')],
+    parameters: [uuidPath('id', 'Quarantine item id')],
+    query: 'PageQuery',
     responses: {
       200: { description: 'A page of the held listings', content: json('HeldListingPage') },
       400: errorResponse('Invalid query'),
       404: errorResponse('Unknown item'),
     },
     handle:
-      ({ db }) =>
+      ({ db }, { validQuery }) =>
       async (req, res) => {
         const id = uuidParam(req.params.id, 'quarantine item');
-        const page = assertValidQuery<{ limit: number; offset: number }>('PageQuery', req.query);
+        const page = validQuery<{ limit: number; offset: number }>(req);
         const held = await heldListings(db, id, page);
         if (!held) throw notFound(`no quarantine item ${id}`);
         res.json(held);

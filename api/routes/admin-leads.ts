@@ -6,10 +6,10 @@ import { recordAudit } from '../../db/operators.js';
 import { badRequest, HttpError, notFound } from '../../lib/errors.js';
 import { operatorOf } from '../auth/operator.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { answer, errorResponse, json, queryParameters, uuidPath } from '../openapi-helpers.js';
+import { answer, errorResponse, json, uuidPath } from '../openapi-helpers.js';
 import { uuidParam } from '../path-params.js';
 import type { RouteSpec } from '../route-registry.js';
-import { assertValid, assertValidQuery } from '../validators.js';
+import { assertValid } from '../validators.js';
 
 /** Lead review and retry, and the sender blocklist (behind the operator credential). */
 export const adminLeadRoutes: RouteSpec[] = [
@@ -20,17 +20,12 @@ export const adminLeadRoutes: RouteSpec[] = [
     tag: 'leads',
     auth: 'operator',
     summary: 'Leads, newest first',
-    parameters: queryParameters('AdminLeadsQuery'),
+    query: 'AdminLeadsQuery',
     responses: { 200: answer('A page of leads and the total', 'AdminLeadPage'), 400: errorResponse('Invalid query') },
     handle:
-      ({ db }) =>
+      ({ db }, { validQuery }) =>
       async (req, res) => {
-        res.json(
-          await listLeads(
-            db,
-            assertValidQuery<{ status?: LeadStatus; sender?: string; sort?: string; limit: number; offset: number }>('AdminLeadsQuery', req.query),
-          ),
-        );
+        res.json(await listLeads(db, validQuery<{ status?: LeadStatus; sender?: string; sort?: string; limit: number; offset: number }>(req)));
       },
   },
   {
@@ -40,12 +35,12 @@ export const adminLeadRoutes: RouteSpec[] = [
     tag: 'leads',
     auth: 'operator',
     summary: 'Enquiries refused before they became leads (unknown listing, blocked sender, rate-limited, failed the bot check), counted per day and reason',
-    parameters: queryParameters('LeadRefusalsQuery'),
+    query: 'LeadRefusalsQuery',
     responses: { 200: answer('The counts', 'LeadRefusals'), 400: errorResponse('Invalid query') },
     handle:
-      ({ db }) =>
+      ({ db }, { validQuery }) =>
       async (req, res) => {
-        res.json(await leadRefusals(db, assertValidQuery<{ days: number }>('LeadRefusalsQuery', req.query).days));
+        res.json(await leadRefusals(db, validQuery<{ days: number }>(req).days));
       },
   },
   {
@@ -144,12 +139,12 @@ export const adminLeadRoutes: RouteSpec[] = [
     tag: 'alerts',
     auth: 'operator',
     summary: 'Alert figures: subscriptions now, and per day requests, confirmations, mails sent and unsubscribes',
-    parameters: queryParameters('AdminAlertStatsQuery'),
+    query: 'AdminAlertStatsQuery',
     responses: { 200: answer('The figures', 'AdminAlertStats'), 400: errorResponse('days is not a whole number from 1 to 366') },
     handle:
-      ({ db }) =>
+      ({ db }, { validQuery }) =>
       async (req, res) => {
-        const query = assertValidQuery<{ days: number }>('AdminAlertStatsQuery', req.query as Record<string, unknown>);
+        const query = validQuery<{ days: number }>(req);
         res.json(await alertStats(db, query.days));
       },
   },

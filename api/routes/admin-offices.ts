@@ -7,9 +7,9 @@ import { singleMailbox } from '../../pipeline/email-address.js';
 import { operatorOf } from '../auth/operator.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { officeParam } from '../office-ids.js';
-import { answer, errorResponse, json, officePath, queryParameters } from '../openapi-helpers.js';
+import { answer, errorResponse, json, officePath } from '../openapi-helpers.js';
 import type { RouteSpec } from '../route-registry.js';
-import { assertValid, assertValidQuery } from '../validators.js';
+import { assertValid } from '../validators.js';
 
 /**
  * Offices (behind the operator credential): GET the list of every office the service knows of,
@@ -27,12 +27,12 @@ export const adminOfficeRoutes: RouteSpec[] = [
     summary: 'Every office the service knows of: listings, lead email, drop settings, keys and newest feed',
     description:
       'An office is known when a listing, a feed key, a lead email or SFTP drop settings name it. Sorted by office id (default), listings or newest feed, paged with limit and offset, filtered by q.',
-    parameters: queryParameters('AdminOfficesQuery'),
+    query: 'AdminOfficesQuery',
     responses: { 200: answer('A page of offices and the total', 'AdminOfficePage'), 400: errorResponse('Invalid query') },
     handle:
-      ({ db }) =>
+      ({ db }, { validQuery }) =>
       async (req, res) => {
-        res.json(await listOffices(db, assertValidQuery<{ q?: string; sort: OfficeSort; limit: number; offset: number }>('AdminOfficesQuery', req.query)));
+        res.json(await listOffices(db, validQuery<{ q?: string; sort: OfficeSort; limit: number; offset: number }>(req)));
       },
   },
   {

@@ -8,10 +8,10 @@ import { statsHistory } from '../../db/stats-history.js';
 import { HttpError, notFound } from '../../lib/errors.js';
 import { operatorOf } from '../auth/operator.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { answer, errorResponse, json, queryParameters, uuidPath } from '../openapi-helpers.js';
+import { answer, errorResponse, json, uuidPath } from '../openapi-helpers.js';
 import { uuidParam } from '../path-params.js';
 import type { RouteSpec } from '../route-registry.js';
-import { assertValid, assertValidQuery } from '../validators.js';
+import { assertValid } from '../validators.js';
 
 /** Dashboard, listing review and visibility, feed events and the audit log (behind the operator credential). */
 export const adminOperationRoutes: RouteSpec[] = [
@@ -44,12 +44,12 @@ export const adminOperationRoutes: RouteSpec[] = [
     tag: 'admin',
     auth: 'operator',
     summary: 'Listings for review, hidden and non-public included',
-    parameters: queryParameters('AdminListingsQuery'),
+    query: 'AdminListingsQuery',
     responses: { 200: answer('A page of listings and the total', 'AdminListingPage'), 400: errorResponse('Invalid query') },
     handle:
-      ({ db }) =>
+      ({ db }, { validQuery }) =>
       async (req, res) => {
-        res.json(await adminListings(db, assertValidQuery('AdminListingsQuery', req.query)));
+        res.json(await adminListings(db, validQuery(req)));
       },
   },
   {
@@ -59,12 +59,12 @@ export const adminOperationRoutes: RouteSpec[] = [
     tag: 'admin',
     auth: 'operator',
     summary: 'The dashboard charts: feeds per day by outcome, listings applied, invalid share, leads by outcome, queue depth samples',
-    parameters: queryParameters('StatsHistoryQuery'),
+    query: 'StatsHistoryQuery',
     responses: { 200: answer('One entry per day, and the queue samples', 'StatsHistory'), 400: errorResponse('Invalid query') },
     handle:
-      ({ db }) =>
+      ({ db }, { validQuery }) =>
       async (req, res) => {
-        res.json(await statsHistory(db, assertValidQuery<{ days: number }>('StatsHistoryQuery', req.query).days));
+        res.json(await statsHistory(db, validQuery<{ days: number }>(req).days));
       },
   },
   {
@@ -137,15 +137,15 @@ export const adminOperationRoutes: RouteSpec[] = [
     summary: 'Recent feed events: source, scope, counts, status, outcome, issues',
     description:
       "outcome says what became of each feed: queued or running while it is read; ok (every listing stored), with_invalid (some listings or projects refused), not_well_formed (the feed could not be read; nothing stored), tripped (the circuit breaker held a full feed's archive for review); failed (ingestion gave up) or rejected (refused before it was read).",
-    parameters: queryParameters('AdminFeedsQuery'),
+    query: 'AdminFeedsQuery',
     responses: {
       200: { description: 'A page of feed events and the total', content: json('AdminFeedPage') },
       400: errorResponse('Invalid query'),
     },
     handle:
-      ({ db }) =>
+      ({ db }, { validQuery }) =>
       async (req, res) => {
-        res.json(await adminFeeds(db, assertValidQuery('AdminFeedsQuery', req.query)));
+        res.json(await adminFeeds(db, validQuery(req)));
       },
   },
   {
@@ -156,16 +156,17 @@ export const adminOperationRoutes: RouteSpec[] = [
     auth: 'operator',
     summary: "Any feed's issues in feed order, paged and filtered by level and code, with counts per level and code",
     description: 'Each issue keeps its number among all the feed’s issues (from 1) whatever the filters.',
-    parameters: [uuidPath('feedId', 'Feed id'), ...queryParameters('FeedIssueQuery')],
+    parameters: [uuidPath('feedId', 'Feed id')],
+    query: 'FeedIssueQuery',
     responses: {
       200: answer('A page of issues', 'FeedIssuePage'),
       400: errorResponse('Invalid query'),
       404: errorResponse('Unknown feed'),
     },
     handle:
-      ({ db }) =>
+      ({ db }, { validQuery }) =>
       async (req, res) => {
-        const query = assertValidQuery<FeedIssueQuery>('FeedIssueQuery', req.query);
+        const query = validQuery<FeedIssueQuery>(req);
         const feedId = uuidParam(req.params.feedId, 'feed');
         const event = await getFeedEvent(db, feedId);
         if (!event) throw notFound(`no feed ${feedId}`);
@@ -213,12 +214,12 @@ export const adminOperationRoutes: RouteSpec[] = [
     tag: 'admin',
     auth: 'operator',
     summary: 'Who did what, newest first',
-    parameters: queryParameters('AuditQuery'),
+    query: 'AuditQuery',
     responses: { 200: answer('A page of entries and the total', 'AuditPage'), 400: errorResponse('Invalid query') },
     handle:
-      ({ db }) =>
+      ({ db }, { validQuery }) =>
       async (req, res) => {
-        res.json(await listAudit(db, assertValidQuery('AuditQuery', req.query)));
+        res.json(await listAudit(db, validQuery(req)));
       },
   },
 ];

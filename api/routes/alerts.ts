@@ -15,7 +15,7 @@ import { parseAlertSearch } from '../alert-search.js';
 import { botRejection, REJECTED } from '../bot-check.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { isUuid } from '../path-params.js';
-import { assertValid, assertValidQuery } from '../validators.js';
+import { assertValid } from '../validators.js';
 
 interface AlertRequest {
   email: string;
@@ -31,13 +31,11 @@ const forbidden = (message: string) => new HttpError(403, message);
 const noSuchToken = () => notFound('no alert has this token (it was deleted, expired or never confirmed in time)');
 
 /** A subscription as its subscriber reads it. */
-/** The token of an alert's mailed links, from the query. */
-const token = (req: { query: unknown }) => assertValidQuery<{ token: string }>('AlertTokenQuery', req.query as Record<string, unknown>).token;
 const tokenNotFound = errorResponse('No alert has this token (deleted, ended, or not confirmed within 48 hours)');
 
 const subscriptionView = (s: AlertSubscription) => ({ ...s, description: describeSearch(s.search) });
 
-import { answer, errorResponse, json, queryParameters, uuidPath } from '../openapi-helpers.js';
+import { answer, errorResponse, json, uuidPath } from '../openapi-helpers.js';
 import type { RouteSpec } from '../route-registry.js';
 /**
  * Saved searches and alerts (docs/alerts.md): subscribe (double opt-in: nothing but the
@@ -129,7 +127,7 @@ export const alertRoutes: RouteSpec[] = [
     tag: 'alerts',
     auth: 'none',
     summary: "The alerts of the address a token belongs to (the token from any of its mails' links)",
-    parameters: queryParameters('AlertTokenQuery'),
+    query: 'AlertTokenQuery',
     responses: {
       200: answer('Every alert of the address, oldest first', 'AlertSubscriptionList'),
       400: errorResponse('No token, or not one of this service’s'),
@@ -137,9 +135,9 @@ export const alertRoutes: RouteSpec[] = [
       503: errorResponse('Database unavailable'),
     },
     handle:
-      ({ db, config: { leadRetentionDays: retentionDays } }) =>
+      ({ db, config: { leadRetentionDays: retentionDays } }, { validQuery }) =>
       async (req, res) => {
-        const list = await subscriptionsOfToken(db, token(req), retentionDays);
+        const list = await subscriptionsOfToken(db, validQuery<{ token: string }>(req).token, retentionDays);
         if (!list) throw noSuchToken();
         res.set('Cache-Control', 'no-store').json({ data: list.map(subscriptionView) });
       },
@@ -151,7 +149,8 @@ export const alertRoutes: RouteSpec[] = [
     tag: 'alerts',
     auth: 'none',
     summary: 'Delete one of the address’s alerts, with the token of any of them',
-    parameters: [uuidPath('id', 'Alert id (from GET /v1/alerts)'), ...queryParameters('AlertTokenQuery')],
+    parameters: [uuidPath('id', 'Alert id (from GET /v1/alerts)')],
+    query: 'AlertTokenQuery',
     responses: {
       204: { description: 'Deleted' },
       400: errorResponse('No token, or an id that is not a UUID'),
@@ -159,11 +158,12 @@ export const alertRoutes: RouteSpec[] = [
       503: errorResponse('Database unavailable'),
     },
     handle:
-      ({ db }) =>
+      ({ db }, { validQuery }) =>
       async (req, res) => {
         const id = String(req.params.id);
         if (!isUuid(id)) throw badRequest('path.id must be an alert id (a UUID)');
-        if (!(await deleteSubscription(db, token(req), id))) throw notFound('no such alert among the ones of the address this token belongs to');
+        if (!(await deleteSubscription(db, validQuery<{ token: string }>(req).token, id)))
+          throw notFound('no such alert among the ones of the address this token belongs to');
         res.status(204).end();
       },
   },
@@ -180,7 +180,7 @@ export const alertRoutes: RouteSpec[] = [
     summary: 'Unsubscribe in one click (RFC 8058): the URL of the List-Unsubscribe header of every alert mail',
     description:
       'Mail clients POST `List-Unsubscribe=One-Click` here; the token in the URL decides, the body is not read. The alert is deleted with what it kept about the address.',
-    parameters: queryParameters('AlertTokenQuery'),
+    query: 'AlertTokenQuery',
     responses: {
       200: {
         description: 'Unsubscribed',
@@ -191,9 +191,9 @@ export const alertRoutes: RouteSpec[] = [
       503: errorResponse('Database unavailable'),
     },
     handle:
-      ({ db }) =>
+      ({ db }, { validQuery }) =>
       async (req, res) => {
-        if (!(await unsubscribe(db, token(req)))) throw noSuchToken();
+        if (!(await unsubscribe(db, validQuery<{ token: string }>(req).token))) throw noSuchToken();
         res.json({ status: 'unsubscribed' });
       },
   },

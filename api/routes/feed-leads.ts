@@ -5,12 +5,11 @@ import { recordAudit } from '../../db/operators.js';
 import { badRequest, notFound } from '../../lib/errors.js';
 import { feedKeyOf } from '../auth/feed-key.js';
 import { uuidParam } from '../path-params.js';
-import { assertValidQuery } from '../validators.js';
 
 /** The audit log's actor for a feed key's reads. */
 const keyActor = (res: Response) => `key:${feedKeyOf(res).id}`;
 
-import { answer, errorResponse, queryParameters, uuidPath } from '../openapi-helpers.js';
+import { answer, errorResponse, uuidPath } from '../openapi-helpers.js';
 import type { RouteSpec } from '../route-registry.js';
 /**
  * A key's leads (docs/leads.md, For the CRM): GET /v1/leads and /v1/leads/{id}, and POST
@@ -31,7 +30,7 @@ export const feedLeadRoutes: RouteSpec[] = [
     summary: "This key's offices' leads, newest first, with a since cursor for incremental pulls",
     description:
       'Only leads about listings of the key’s offices; purged leads are gone. Each answer is read in one database snapshot and gives it back as `since`: the next pull with `since` gets exactly the leads committed after it (a lead whose transaction committed late included), so pulls see each lead once. Page on with `cursor` (the `next` of the page before): the pages of one pull stay in its snapshot. Every read is recorded in the audit log against the key, with the ids of the leads shown (docs/security.md).',
-    parameters: queryParameters('FeedLeadsQuery'),
+    query: 'FeedLeadsQuery',
     responses: {
       200: answer('A page of leads, the cursor of the next page, and where the next pull starts', 'FeedLeadPage'),
       400: errorResponse('Invalid query, or a since or cursor this API did not give'),
@@ -39,9 +38,9 @@ export const feedLeadRoutes: RouteSpec[] = [
       503: errorResponse('Database unavailable'),
     },
     handle:
-      ({ db }) =>
+      ({ db }, { validQuery }) =>
       async (req, res) => {
-        const query = assertValidQuery<Omit<KeyLeadsQuery, 'offices'> & { limit: number }>('FeedLeadsQuery', req.query);
+        const query = validQuery<Omit<KeyLeadsQuery, 'offices'> & { limit: number }>(req);
         if (query.since && query.cursor) throw badRequest('query: since and cursor do not go together: the cursor carries its pull’s since');
         const { officeIds, id } = feedKeyOf(res);
         let page: Awaited<ReturnType<typeof keyLeads>>;
@@ -123,7 +122,7 @@ export const feedLeadRoutes: RouteSpec[] = [
     summary: "Enquiry counts per day for this key's offices, per office and per listing",
     description:
       'Every lead consumers sent about the key’s offices’ listings between two UTC days (inclusive; the last 30 days by default, at most 367 days), whatever became of its delivery. Per office every day of the range, zeros included; per listing the days it had enquiries, the busiest listings first. Another office named in `office` has none.',
-    parameters: queryParameters('FeedStatsQuery'),
+    query: 'FeedStatsQuery',
     responses: {
       200: answer('The counts', 'EnquiryStats'),
       400: errorResponse('Invalid query: a day that is not YYYY-MM-DD, from after to, or a range over 367 days'),
@@ -131,9 +130,9 @@ export const feedLeadRoutes: RouteSpec[] = [
       503: errorResponse('Database unavailable'),
     },
     handle:
-      ({ db }) =>
+      ({ db }, { validQuery }) =>
       async (req, res) => {
-        const query = assertValidQuery<{ from?: string; to?: string; office?: string; listings: number }>('FeedStatsQuery', req.query);
+        const query = validQuery<{ from?: string; to?: string; office?: string; listings: number }>(req);
         const { from, to } = statsRange(query.from, query.to);
         const { officeIds } = feedKeyOf(res);
         const offices = query.office ? officeIds.filter((o) => o === query.office) : officeIds;

@@ -16,7 +16,6 @@ import { isUuid } from '../path-params.js';
 import type { RouteDeps } from '../route-deps.js';
 import type { RouteSpec } from '../route-registry.js';
 import { type SpooledBody, spoolBody } from '../spool-body.js';
-import { assertValidQuery } from '../validators.js';
 import { type FeedSeen, FeedWait } from '../wait-for-feed.js';
 
 const unauthorized = errorResponse('Missing, wrong, suspended or revoked key');
@@ -303,7 +302,7 @@ export const feedRoutes: RouteSpec[] = [
     summary: "This key's feeds, newest first: status, outcome, counts and issue counts",
     description:
       'Every feed pushed with this key (never another key’s), paged with limit and offset, filtered by status and outcome. outcome=with_invalid, not_well_formed, tripped or failed picks the feeds that need a look; each feed’s issues are at statusUrl + /issues.',
-    parameters: queryParameters('FeedHistoryQuery'),
+    query: 'FeedHistoryQuery',
     responses: {
       200: { description: 'A page of feeds', content: json('FeedHistoryPage') },
       400: errorResponse('Invalid query parameter'),
@@ -311,9 +310,9 @@ export const feedRoutes: RouteSpec[] = [
       503: unavailable,
     },
     handle:
-      ({ db }) =>
+      ({ db }, { validQuery }) =>
       async (req, res) => {
-        const query = assertValidQuery<FeedHistoryQuery>('FeedHistoryQuery', req.query);
+        const query = validQuery<FeedHistoryQuery>(req);
         res.json(await keyFeeds(db, feedKeyOf(res).id, query));
       },
   },
@@ -344,7 +343,8 @@ export const feedRoutes: RouteSpec[] = [
     summary: 'The issues of a feed sent with this key, in feed order, paged and filtered by level and code',
     description:
       'Each issue keeps its number among all the feed’s issues (from 1) whatever the filters; counts gives errors, warnings and each code’s count over all of them. A feed not yet done has none yet.',
-    parameters: [uuidPath('feedId', 'From the answer to POST /v1/feeds'), ...queryParameters('FeedIssueQuery')],
+    parameters: [uuidPath('feedId', 'From the answer to POST /v1/feeds')],
+    query: 'FeedIssueQuery',
     responses: {
       200: { description: 'A page of issues', content: json('FeedIssuePage') },
       400: errorResponse('Invalid query parameter'),
@@ -353,9 +353,9 @@ export const feedRoutes: RouteSpec[] = [
       503: unavailable,
     },
     handle:
-      ({ db }) =>
+      ({ db }, { validQuery }) =>
       async (req, res) => {
-        const query = assertValidQuery<FeedIssueQuery>('FeedIssueQuery', req.query);
+        const query = validQuery<FeedIssueQuery>(req);
         const event = await ownFeed({ db }, String(req.params.feedId), res);
         res.json({ feedId: event.id, status: event.status, ...(await feedIssues(db, event.id, query)) });
       },

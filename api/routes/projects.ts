@@ -1,10 +1,9 @@
 import { createProjectReads, type ProjectSearch } from '../../db/project-reads.js';
 import { notFound } from '../../lib/errors.js';
 import { sendCacheable } from '../cacheable.js';
-import { errorResponse, queryParameters } from '../openapi-helpers.js';
+import { errorResponse } from '../openapi-helpers.js';
 import { cached, invalid, unavailable } from '../openapi-read-answers.js';
 import { perApp, type RouteSpec } from '../route-registry.js';
-import { assertValidQuery } from '../validators.js';
 import { sendPage } from './public-reads.js';
 
 const projectReadsOf = perApp(({ readDb, config }) => createProjectReads(readDb, { pageMaxBytes: config.publicPageMaxBytes }));
@@ -19,14 +18,16 @@ export const projectRoutes: RouteSpec[] = [
     auth: 'none',
     summary: 'Search projects (new-home developments), newest modTime first, then projectKey',
     description: 'Every project not archived. Pushed with format=project; see the ProjectFeed schema.',
-    parameters: queryParameters('ProjectSearchQuery'),
+    query: 'ProjectSearchQuery',
     responses: { ...cached('A page and the total', 'ProjectPage'), 400: invalid, 503: unavailable },
-    handle: (deps) => async (req, res) => {
-      const reads = projectReadsOf(deps);
-      const search = assertValidQuery<ProjectSearch>('ProjectSearchQuery', req.query);
-      if (search.country) search.country = search.country.toUpperCase();
-      sendPage(req, res, 'projects', await reads.searchProjects(search));
-    },
+    handle:
+      (deps, { validQuery }) =>
+      async (req, res) => {
+        const reads = projectReadsOf(deps);
+        const search = validQuery<ProjectSearch>(req);
+        if (search.country) search.country = search.country.toUpperCase();
+        sendPage(req, res, 'projects', await reads.searchProjects(search));
+      },
   },
   {
     method: 'get',

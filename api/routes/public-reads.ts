@@ -5,10 +5,9 @@ import { sendCacheable } from '../cacheable.js';
 import { calendarText } from '../calendar.js';
 import { type LinkTo, requestPathWith } from '../links.js';
 import { encodeCursor, parseListingSearch } from '../listing-search-query.js';
-import { errorResponse, header, queryParameters } from '../openapi-helpers.js';
+import { errorResponse, header } from '../openapi-helpers.js';
 import { cached, cacheHeaders, invalid, searchUnavailable, unavailable } from '../openapi-read-answers.js';
 import { perApp, type RouteSpec } from '../route-registry.js';
-import { assertValidQuery } from '../validators.js';
 /**
  * Sends a page: the records arrive as JSON text from PostgreSQL and are passed through as they are.
  * nextOffset is where the next page starts (null when none): after `limit` records, or sooner when
@@ -58,7 +57,9 @@ export const publicReadRoutes: RouteSpec[] = [
       'Search listings: where (locality, region, postcode, map area, radius), what (keywords, category, property type, rooms, land, status), how much; sorted, faceted, paged by cursor',
     description:
       "Public listings only: shown (not hidden by an operator nor withheld by their source) and, unless status says otherwise, on the market (active or under offer); sold and leased ones with status (and soldSince). Every filter combines with every other. Prices, places and keywords are those a public answer shows: a withheld price matches no price bound and sorts last, a withheld street is not a keyword, and a withheld address is placed at its locality. Lists are comma separated. Page with next (cursor=, also in the Link header), or with offset as before. Each listing carries displayPrice, addressLine, heroImage and primaryAgent for rendering, and its open homes to come (openHomes). openFrom and openTo find listings open for inspection on a day (in each listing's own time zone) or between two instants; sort=nextOpenHome puts the soonest open home first.",
-    parameters: queryParameters('ListingSearchQuery', { examples: true }),
+    // Checked by parseListingSearch, which reads the same schema (and the cursor's fingerprint).
+    query: 'ListingSearchQuery',
+    queryExamples: true,
     responses: {
       ...cached('A page, the total, the next cursor and the facets asked for', 'ListingPage', {
         Link: header('<the same search with cursor=next>; rel="next", when there is a next page'),
@@ -112,24 +113,24 @@ export const publicReadRoutes: RouteSpec[] = [
     summary: "A listing's public history: listed, price changes, under offer, sold or leased, withdrawn, back on the market",
     description:
       "From the service's change log, newest first, paged by cursor. It honours the agent's display choices at every step: an amount withheld when it applied never appears, and while the agent withholds the price now no asking amount appears at all. Events are kept while the listing is stored and not archived.",
-    parameters: [
-      ...['office', 'uniqueId'].map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
-      ...queryParameters('ListingHistoryQuery'),
-    ],
+    parameters: [...['office', 'uniqueId'].map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }))],
+    query: 'ListingHistoryQuery',
     responses: {
       ...cached('Events, newest first, and the cursor for older ones', 'ListingHistory'),
       400: invalid,
       404: errorResponse('No public listing (never stored, hidden, withheld by its source, or no longer listed): it has no public history'),
       503: unavailable,
     },
-    handle: (deps) => async (req, res) => {
-      const reads = publicReadsOf(deps);
-      const { office, uniqueId } = req.params as { office: string; uniqueId: string };
-      const query = assertValidQuery<{ limit: number; cursor?: string }>('ListingHistoryQuery', req.query);
-      const page = await reads.listingHistory(office, uniqueId, { limit: query.limit, before: query.cursor });
-      if (!page) throw notFound(`no public listing ${office}/${uniqueId}: only a listing the public can see has a public history`);
-      sendCacheable(req, res, JSON.stringify(page));
-    },
+    handle:
+      (deps, { validQuery }) =>
+      async (req, res) => {
+        const reads = publicReadsOf(deps);
+        const { office, uniqueId } = req.params as { office: string; uniqueId: string };
+        const query = validQuery<{ limit: number; cursor?: string }>(req);
+        const page = await reads.listingHistory(office, uniqueId, { limit: query.limit, before: query.cursor });
+        if (!page) throw notFound(`no public listing ${office}/${uniqueId}: only a listing the public can see has a public history`);
+        sendCacheable(req, res, JSON.stringify(page));
+      },
   },
   {
     method: 'get',
@@ -219,14 +220,16 @@ export const publicReadRoutes: RouteSpec[] = [
       tag: 'reads',
       auth: 'none',
       summary,
-      parameters: queryParameters('DirectoryQuery'),
+      query: 'DirectoryQuery',
       responses: { ...cached('A page and the total', page), 400: invalid, 503: unavailable },
-      handle: (deps) => async (req, res) => {
-        const reads = publicReadsOf(deps);
-        const query = assertValidQuery<DirectoryQuery>('DirectoryQuery', req.query);
-        if (query.country) query.country = query.country.toUpperCase();
-        sendPage(req, res, name, await (name === 'agents' ? reads.listAgents(query) : reads.listOffices(query)));
-      },
+      handle:
+        (deps, { validQuery }) =>
+        async (req, res) => {
+          const reads = publicReadsOf(deps);
+          const query = validQuery<DirectoryQuery>(req);
+          if (query.country) query.country = query.country.toUpperCase();
+          sendPage(req, res, name, await (name === 'agents' ? reads.listAgents(query) : reads.listOffices(query)));
+        },
     }),
   ),
   {

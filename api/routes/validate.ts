@@ -7,7 +7,7 @@ import { bodyIdleTimeout } from '../middleware/body-idle-timeout.js';
 import { bodyPace } from '../middleware/body-pace.js';
 import { refuseUnfinishedBodyOnShutdown } from '../middleware/unfinished-body.js';
 import { uploadSlots } from '../middleware/upload-slots.js';
-import { errorResponse, feedRequestBody, json, queryParameters } from '../openapi-helpers.js';
+import { errorResponse, feedRequestBody, json } from '../openapi-helpers.js';
 import { PreviewSpool } from '../preview-spool.js';
 import type { RouteDeps } from '../route-deps.js';
 import type { RouteSpec } from '../route-registry.js';
@@ -87,7 +87,8 @@ export const validateRoutes: RouteSpec[] = [
     summary: 'Dry-run a feed: parse, map and validate without storing anything',
     description:
       'Send either the JSON feed request body (format reaxml, reso or project; the document as text in `xml`), or the raw document with the context in query parameters: REAXML as application/xml or text/xml, a RESO payload or project document (ProjectFeed) as application/json with format=reso or format=project. No key is needed; the answer keeps the first 1,000 previews and 10,000 issues (`truncated` says when more were left out). Limited per client address per hour (VALIDATE_RATE_LIMIT: 429) and in dry runs admitted at once, per address (VALIDATE_UPLOADS_PER_ADDRESS, 2: 429) and in all (VALIDATE_UPLOADS, 8: 503), checked before the body is read. A body is received whole before it is read and checked, a few at a time (VALIDATE_CONCURRENCY, 2): it waits up to VALIDATE_WAIT_MS (10 s) for a turn, then 503. Every 429 and 503 carries Retry-After. The answer streams as it is read; a body that stops arriving, or an answer that stops being read, for FEED_BODY_IDLE_MS (30 s) loses its connection, and so does a body not complete within VALIDATE_BODY_MAX_MS (120 s) or averaging under VALIDATE_MIN_BYTES_PER_S (8,192 bytes/s) after its first 5 s. Bodies may be sent compressed (Content-Encoding gzip, deflate or br).',
-    parameters: queryParameters('FeedQuery'),
+    // Checked by readFeedInput, which reads the same schema (the JSON body form carries it in `context`).
+    query: 'FeedQuery',
     requestBody: feedRequestBody,
     responses: {
       200: { description: 'Validation result with canonical previews', content: json('ValidationResult') },

@@ -17,11 +17,11 @@ import { webhookPayload } from '../../workers/webhooks/webhook-events.js';
 import { feedKeyOf } from '../auth/feed-key.js';
 import { operatorOf } from '../auth/operator.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { errorResponse, json, queryParameters, uuidPath } from '../openapi-helpers.js';
+import { errorResponse, json, uuidPath } from '../openapi-helpers.js';
 import { isUuid } from '../path-params.js';
 import type { RouteDeps } from '../route-deps.js';
 import type { RouteSpec } from '../route-registry.js';
-import { assertValid, assertValidQuery } from '../validators.js';
+import { assertValid } from '../validators.js';
 
 /** Who the endpoint routes serve: a key (its own endpoints, /v1/webhooks) or operators (any key's, /v1/admin/webhooks). */
 export type EndpointUser = 'key' | 'operator';
@@ -252,17 +252,18 @@ function deliveriesRoute(base: string, who: EndpointUser, route: Shared, missing
     path: `${base}/{id}/deliveries`,
     operationId: who === 'key' ? 'listWebhookDeliveries' : 'adminListWebhookDeliveries',
     summary: "The endpoint's deliveries, newest first: status, attempts, last HTTP status, latency and error",
-    parameters: [endpointId, ...queryParameters('WebhookDeliveryQuery')],
+    parameters: [endpointId],
+    query: 'WebhookDeliveryQuery',
     responses: {
       200: { description: 'A page of deliveries', content: json('WebhookDeliveryPage') },
       400: errorResponse('Invalid query'),
       404: missing,
       ...errors,
     },
-    handle: (deps) => {
+    handle: (deps, { validQuery }) => {
       const endpointOf = endpointFinder(who, deps);
       return async (req, res) => {
-        const query = assertValidQuery<{ status?: string; limit: number; offset: number }>('WebhookDeliveryQuery', req.query);
+        const query = validQuery<{ status?: string; limit: number; offset: number }>(req);
         const endpoint = await endpointOf(String(req.params.id), res);
         res.json(await listDeliveries(deps.db, endpoint.id, query));
       };
