@@ -1,9 +1,9 @@
 import { type RequestHandler, Router } from 'express';
 import { requireFeedKey } from './auth/feed-key.js';
-import { operatorErrors, operatorSecurity, queryParameters } from './openapi-helpers.js';
+import { json, operatorErrors, operatorSecurity, queryParameters } from './openapi-helpers.js';
 import type { Tag } from './openapi-tags.js';
 import type { RouteDeps } from './route-deps.js';
-import { assertValidQuery } from './validators.js';
+import { assertValid, assertValidQuery } from './validators.js';
 
 export type Method = 'get' | 'put' | 'post' | 'delete' | 'patch';
 
@@ -31,6 +31,8 @@ export interface OperationDoc {
 export interface RouteSelf {
   /** The request's query checked against the route's query schema (400 naming the parameter otherwise), with its defaults. */
   validQuery<T = Record<string, unknown>>(req: { query: unknown }): T;
+  /** The request's JSON body checked against the route's body schema (400 naming the field otherwise); a missing body is null. */
+  validBody<T = Record<string, unknown>>(req: { body?: unknown }): T;
 }
 
 /** One route: how it is mounted, what it is called in the API description, who may call it, what it says and does. */
@@ -46,6 +48,11 @@ export interface RouteSpec extends OperationDoc {
    * query parameters after `parameters`, and what `validQuery` checks a request's query against.
    */
   query?: string;
+  /**
+   * The body schema of api/schemas/ (a …Request schema): published as the operation's required JSON
+   * body (unless `requestBody` says more), and what `validBody` checks a request's body against.
+   */
+  body?: string;
   /** Publish the query schema's examples as the parameters' examples (Swagger UI's "Try it out" sends them). */
   queryExamples?: boolean;
   /** The route's own middleware and handler (after the auth check), made from the app's dependencies. */
@@ -77,6 +84,10 @@ function handlersOf(spec: RouteSpec, deps: RouteDeps): RequestHandler[] {
     validQuery: <T>(req: { query: unknown }) => {
       if (!spec.query) throw new Error(`${spec.method.toUpperCase()} ${spec.path} declares no query schema`);
       return assertValidQuery<T>(spec.query, req.query as Record<string, unknown>);
+    },
+    validBody: <T>(req: { body?: unknown }) => {
+      if (!spec.body) throw new Error(`${spec.method.toUpperCase()} ${spec.path} declares no body schema`);
+      return assertValid<T>(spec.body, req.body ?? null, 'body');
     },
   };
   return [spec.handle(deps, self)].flat();
@@ -127,13 +138,14 @@ export const adminRouter = (specs: readonly RouteSpec[], deps: RouteDeps): Route
  */
 export function describeRoutes(specs: readonly RouteSpec[]): Record<string, Record<string, Record<string, unknown>>> {
   const paths: Record<string, Record<string, Record<string, unknown>>> = {};
-  for (const { method, path, operationId, tag, auth, handle: _handle, responses, query, queryExamples, parameters, ...doc } of specs) {
+  for (const { method, path, operationId, tag, auth, handle: _handle, responses, query, queryExamples, parameters, body, ...doc } of specs) {
     paths[path] ??= {};
     if (paths[path][method]) throw new Error(`${method.toUpperCase()} ${path} is registered twice`);
     const described = [...(parameters ?? []), ...(query ? queryParameters(query, { examples: queryExamples }) : [])];
     paths[path][method] = {
       ...doc,
       ...(described.length ? { parameters: described } : {}),
+      ...(body && !doc.requestBody ? { requestBody: { required: true, content: json(body) } } : {}),
       // Stated even when empty, so clients and linters need not guess that none is needed.
       security: securityOf(auth),
       responses: auth === 'operator' ? { ...responses, ...operatorErrors } : { ...responses },

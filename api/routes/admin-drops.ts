@@ -5,7 +5,6 @@ import { isCountryCode, isCurrencyCode } from '../../pipeline/countries.js';
 import { operatorOf } from '../auth/operator.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { officeParam } from '../office-ids.js';
-import { assertValid } from '../validators.js';
 
 interface DropSettingsRequest {
   currency?: string | null;
@@ -43,13 +42,13 @@ export const adminDropRoutes: RouteSpec[] = [
     summary: "Set an office's context for SFTP-dropped feeds: currency, country, locale, alert email",
     description: 'Applies to files claimed from now on; see docs/sftp.md.',
     parameters: [officePath],
-    requestBody: { required: true, content: json('DropSettingsRequest') },
+    body: 'DropSettingsRequest',
     responses: { 200: { description: 'The settings as stored', content: json('DropSettings') }, 400: errorResponse('Invalid body') },
-    handle: ({ db }) => [
+    handle: ({ db }, { validBody }) => [
       jsonBody('4kb'),
       async (req, res) => {
         const office = officeParam(req.params.office);
-        const body = assertValid<DropSettingsRequest>('DropSettingsRequest', req.body ?? null, 'body');
+        const body = validBody<DropSettingsRequest>(req);
         const currency = body.currency?.toUpperCase() ?? null;
         const country = body.country?.toUpperCase() ?? null;
         if (currency && !isCurrencyCode(currency)) throw badRequest(`body.currency "${body.currency}" is not an ISO-4217 currency code`);

@@ -41,17 +41,17 @@ export const adminIngestionRoutes: RouteSpec[] = [
     auth: 'operator',
     summary: 'Change the offices a key may write (the list is replaced; listings already stored are kept)',
     parameters: [uuidPath('id', 'Feed key id')],
-    requestBody: { required: true, content: json('KeyUpdate') },
+    body: 'KeyUpdate',
     responses: {
       200: { description: 'The key after the change', content: json('FeedKey') },
       400: errorResponse('Invalid body, or an office id that is not one'),
       404: errorResponse('Unknown key'),
     },
-    handle: ({ db }) => [
+    handle: ({ db }, { validBody }) => [
       jsonBody('16kb'),
       async (req, res) => {
         const id = uuidParam(req.params.id, 'feed key');
-        const body = assertValid<{ officeIds: string[] }>('KeyUpdate', req.body ?? null, 'body');
+        const body = validBody<{ officeIds: string[] }>(req);
         const key = await setFeedKeyOffices(db, id, officeIdsOf(body.officeIds, 'body.officeIds'));
         if (!key) throw notFound(`no feed key ${id}`);
         await recordAudit(db, { actor: operatorOf(res), action: 'key.offices', target: id, details: { officeIds: key.officeIds } });
@@ -68,15 +68,15 @@ export const adminIngestionRoutes: RouteSpec[] = [
     tag: 'admin',
     auth: 'operator',
     summary: "Create an already-active key and show its secret once (the running service's way to do what npm run key:create does)",
-    requestBody: { required: true, content: json('KeyRequest') },
+    body: 'KeyRequest',
     responses: {
       201: { description: 'The key; its secret is shown only here', content: json('KeyCreated') },
       400: errorResponse('Invalid body'),
     },
-    handle: ({ db }) => [
+    handle: ({ db }, { validBody }) => [
       jsonBody('16kb'),
       async (req, res) => {
-        const body = assertValid<{ clientName: string; alertEmail: string; officeIds: string[] }>('KeyRequest', req.body ?? null, 'body');
+        const body = validBody<{ clientName: string; alertEmail: string; officeIds: string[] }>(req);
         const { key, secret } = await createFeedKey(db, {
           clientName: body.clientName.trim(),
           alertEmail: body.alertEmail,

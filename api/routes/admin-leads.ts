@@ -6,10 +6,9 @@ import { recordAudit } from '../../db/operators.js';
 import { badRequest, HttpError, notFound } from '../../lib/errors.js';
 import { operatorOf } from '../auth/operator.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { answer, errorResponse, json, uuidPath } from '../openapi-helpers.js';
+import { answer, errorResponse, uuidPath } from '../openapi-helpers.js';
 import { uuidParam } from '../path-params.js';
 import type { RouteSpec } from '../route-registry.js';
-import { assertValid } from '../validators.js';
 
 /** Lead review and retry, and the sender blocklist (behind the operator credential). */
 export const adminLeadRoutes: RouteSpec[] = [
@@ -105,12 +104,12 @@ export const adminLeadRoutes: RouteSpec[] = [
     tag: 'leads',
     auth: 'operator',
     summary: 'Block an email address or a domain (force: common mail providers, or replacing an entry)',
-    requestBody: { required: true, content: json('BlockRequest') },
+    body: 'BlockRequest',
     responses: { 200: answer('The entry', 'BlockEntry'), 400: errorResponse('Invalid body'), 409: errorResponse('Already blocked') },
-    handle: ({ db }) => [
+    handle: ({ db }, { validBody }) => [
       jsonBody('8kb'),
       async (req, res) => {
-        const body = assertValid<{ kind: 'email' | 'domain'; value: string; reason?: string; force?: boolean }>('BlockRequest', req.body ?? null, 'body');
+        const body = validBody<{ kind: 'email' | 'domain'; value: string; reason?: string; force?: boolean }>(req);
         const value = normaliseBlockValue(body.kind, body.value);
         if (body.kind === 'email' && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value)) throw badRequest('body.value is not an email address');
         if (body.kind === 'domain' && !/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(value)) throw badRequest('body.value is not a domain name');
@@ -155,16 +154,16 @@ export const adminLeadRoutes: RouteSpec[] = [
     tag: 'leads',
     auth: 'operator',
     summary: 'Unblock by id, or by kind and value',
-    requestBody: { required: true, content: json('UnblockRequest') },
+    body: 'UnblockRequest',
     responses: {
       200: answer('The entry removed', 'Unblocked'),
       400: errorResponse('Invalid body'),
       404: errorResponse('No such entry'),
     },
-    handle: ({ db }) => [
+    handle: ({ db }, { validBody }) => [
       jsonBody('8kb'),
       async (req, res) => {
-        const body = assertValid<{ id?: string; kind?: 'email' | 'domain'; value?: string }>('UnblockRequest', req.body ?? null, 'body');
+        const body = validBody<{ id?: string; kind?: 'email' | 'domain'; value?: string }>(req);
         if (!body.id && !(body.kind && body.value)) throw badRequest('body must name the entry: id, or kind and value');
         const row = await removeBlock(db, body.id ? { id: body.id } : { kind: body.kind!, value: normaliseBlockValue(body.kind!, body.value!) });
         if (!row) throw notFound('no such blocklist entry');

@@ -7,9 +7,8 @@ import { singleMailbox } from '../../pipeline/email-address.js';
 import { operatorOf } from '../auth/operator.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { officeParam } from '../office-ids.js';
-import { answer, errorResponse, json, officePath } from '../openapi-helpers.js';
+import { answer, errorResponse, officePath } from '../openapi-helpers.js';
 import type { RouteSpec } from '../route-registry.js';
-import { assertValid } from '../validators.js';
 
 /**
  * Offices (behind the operator credential): GET the list of every office the service knows of,
@@ -67,18 +66,18 @@ export const adminOfficeRoutes: RouteSpec[] = [
     description:
       'Only the settings sent change. On crm delivery a lead is sent to the CRM (lead.created, the key’s lead API) and mailed only when no CRM acknowledged it within LEAD_CRM_WAIT_MS (15 minutes by default), or at once when no active key covers the office; on email delivery no lead.created event is raised; both (the default) mails it and raises the event. Recorded in the audit log.',
     parameters: [officePath],
-    requestBody: { required: true, content: json('OfficeSettingsRequest') },
+    body: 'OfficeSettingsRequest',
     responses: {
       200: answer('The settings after the change', 'OfficeSettings'),
       400: errorResponse('Invalid body, or a body that sets nothing'),
     },
-    handle: ({ db }) => [
+    handle: ({ db }, { validBody }) => [
       jsonBody('8kb'),
       async (req, res) => {
         const office = officeParam(req.params.office);
         if (req.body !== null && typeof req.body === 'object' && !Array.isArray(req.body) && Object.keys(req.body).length === 0)
           throw badRequest('body must set leadEmail or leadDelivery (those left out keep their value)');
-        const body = assertValid<{ leadEmail?: string | null; leadDelivery?: LeadDelivery }>('OfficeSettingsRequest', req.body ?? null, 'body');
+        const body = validBody<{ leadEmail?: string | null; leadDelivery?: LeadDelivery }>(req);
         const leadEmail = body.leadEmail === undefined || body.leadEmail === null ? body.leadEmail : singleMailbox(body.leadEmail);
         if (typeof body.leadEmail === 'string' && !leadEmail)
           throw badRequest('body.leadEmail must be one email address (local@domain, without a list or line breaks)');

@@ -11,7 +11,6 @@ import { jsonBody } from '../middleware/json-body.js';
 import { answer, errorResponse, json, uuidPath } from '../openapi-helpers.js';
 import { uuidParam } from '../path-params.js';
 import type { RouteSpec } from '../route-registry.js';
-import { assertValid } from '../validators.js';
 
 /** Dashboard, listing review and visibility, feed events and the audit log (behind the operator credential). */
 export const adminOperationRoutes: RouteSpec[] = [
@@ -111,16 +110,16 @@ export const adminOperationRoutes: RouteSpec[] = [
     tag: 'admin',
     auth: 'operator',
     summary: 'Hide or show a listing (survives re-ingest; removes it from every public read and the directory)',
-    requestBody: { required: true, content: json('VisibilityRequest') },
+    body: 'VisibilityRequest',
     responses: {
       200: answer('The listing as it now is', 'VisibilityResult'),
       400: errorResponse('Invalid body'),
       404: errorResponse('Unknown listing'),
     },
-    handle: ({ db }) => [
+    handle: ({ db }, { validBody }) => [
       jsonBody('4kb'),
       async (req, res) => {
-        const body = assertValid<{ officeId: string; uniqueId: string; hidden: boolean }>('VisibilityRequest', req.body ?? null, 'body');
+        const body = validBody<{ officeId: string; uniqueId: string; hidden: boolean }>(req);
         const result = await setListingHidden(db, body.officeId, body.uniqueId, body.hidden);
         if (!result) throw notFound(`no listing ${body.officeId}/${body.uniqueId}`);
         await recordAudit(db, { actor: operatorOf(res), action: body.hidden ? 'listing.hide' : 'listing.show', target: result.listingKey });

@@ -2,9 +2,8 @@ import { createNamedOperatorToken, listOperatorTokens, OPERATOR_TOKEN_NAME, revo
 import { badRequest, HttpError, notFound } from '../../lib/errors.js';
 import { operatorOf } from '../auth/operator.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { answer, errorResponse, json } from '../openapi-helpers.js';
+import { answer, errorResponse } from '../openapi-helpers.js';
 import type { RouteSpec } from '../route-registry.js';
-import { assertValid } from '../validators.js';
 
 /**
  * Named operator tokens (behind the operator credential): list them, make one (its secret shown
@@ -33,16 +32,16 @@ export const adminOperatorTokenRoutes: RouteSpec[] = [
     tag: 'admin',
     auth: 'operator',
     summary: "Make a named operator token and show its secret once (the running service's way to do what npm run operator:token -- create does)",
-    requestBody: { required: true, content: json('OperatorTokenRequest') },
+    body: 'OperatorTokenRequest',
     responses: {
       201: answer('The token; its secret is shown only here', 'OperatorTokenCreated'),
       400: errorResponse('Invalid body'),
       409: errorResponse('An active token of that name exists: revoke it first'),
     },
-    handle: ({ db }) => [
+    handle: ({ db }, { validBody }) => [
       jsonBody('4kb'),
       async (req, res) => {
-        const { name } = assertValid<{ name: string }>('OperatorTokenRequest', req.body ?? null, 'body');
+        const { name } = validBody<{ name: string }>(req);
         const created = await createNamedOperatorToken(db, name, operatorOf(res));
         if (!created) throw new HttpError(409, `an active token named ${name} exists; revoke it first`);
         res.status(201).json(created);

@@ -18,7 +18,6 @@ import { cleanUrls } from '../../lib/safe-url.js';
 import { operatorOf } from '../auth/operator.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { uuidParam } from '../path-params.js';
-import { assertValid } from '../validators.js';
 
 const slugInUse = (err: unknown) => (err instanceof SlugInUse ? new HttpError(409, `slug "${err.message}" is already used by another page`) : err);
 
@@ -36,12 +35,12 @@ export const adminSiteRoutes: RouteSpec[] = [
     tag: 'site',
     auth: 'operator',
     summary: 'Set identity, seo or favicon',
-    requestBody: { required: true, content: json('SiteSettingRequest') },
+    body: 'SiteSettingRequest',
     responses: { 200: answer('Every setting after the change', 'SiteSettings'), 400: errorResponse('Invalid body') },
-    handle: ({ db }) => [
+    handle: ({ db }, { validBody }) => [
       jsonBody('512kb'),
       async (req, res) => {
-        const body = assertValid<{ key: SettingKey; value: Record<string, unknown> }>('SiteSettingRequest', req.body ?? null, 'body');
+        const body = validBody<{ key: SettingKey; value: Record<string, unknown> }>(req);
         const { value, refused } = cleanUrls(body.value, 'body.value');
         if (refused.length)
           throw badRequest(`${refused.join(', ')}: an address must be an http(s) URL or a path on this site (javascript:, data: and the like are refused)`);
@@ -58,12 +57,12 @@ export const adminSiteRoutes: RouteSpec[] = [
     tag: 'site',
     auth: 'operator',
     summary: 'Replace the navigation (an empty list restores the default)',
-    requestBody: { required: true, content: json('NavRequest') },
+    body: 'NavRequest',
     responses: { 200: answer('The navigation after the change', 'Navigation'), 400: errorResponse('Invalid body') },
-    handle: ({ db }) => [
+    handle: ({ db }, { validBody }) => [
       jsonBody('512kb'),
       async (req, res) => {
-        const body = assertValid<{ links: NavLink[] }>('NavRequest', req.body ?? null, 'body');
+        const body = validBody<{ links: NavLink[] }>(req);
         const checked = body.links.map((link, i) => {
           const valid = checkedLink(link);
           if (!valid) throw badRequest(`body.links[${i}].ref: a custom link must be an http(s) URL or a path on this site`);
@@ -96,12 +95,12 @@ export const adminSiteRoutes: RouteSpec[] = [
     tag: 'site',
     auth: 'operator',
     summary: 'Create a page',
-    requestBody: { required: true, content: json('PageCreate') },
+    body: 'PageCreate',
     responses: { 200: page('The page'), 400: errorResponse('Invalid body'), 409: errorResponse('Slug in use') },
-    handle: ({ db }) => [
+    handle: ({ db }, { validBody }) => [
       jsonBody('512kb'),
       async (req, res) => {
-        const body = assertValid<Required<Pick<PageInput, 'slug' | 'title' | 'body'>> & PageInput>('PageCreate', req.body ?? null, 'body');
+        const body = validBody<Required<Pick<PageInput, 'slug' | 'title' | 'body'>> & PageInput>(req);
         const page = await createPage(db, body).catch((err) => Promise.reject(slugInUse(err)));
         await recordAudit(db, { actor: operatorOf(res), action: 'page.create', target: page.id, details: { slug: page.slug } });
         res.json(page);
@@ -134,18 +133,18 @@ export const adminSiteRoutes: RouteSpec[] = [
     auth: 'operator',
     summary: 'Update a page (any of its fields)',
     parameters: [uuidPath('id', 'Page id')],
-    requestBody: { required: true, content: json('PageUpdate') },
+    body: 'PageUpdate',
     responses: {
       200: page('The page'),
       400: errorResponse('Invalid body'),
       404: errorResponse('Unknown page'),
       409: errorResponse('Slug in use'),
     },
-    handle: ({ db }) => [
+    handle: ({ db }, { validBody }) => [
       jsonBody('512kb'),
       async (req, res) => {
         const id = uuidParam(req.params.id, 'page');
-        const body = assertValid<PageInput>('PageUpdate', req.body ?? null, 'body');
+        const body = validBody<PageInput>(req);
         const page = await updatePage(db, id, body).catch((err) => Promise.reject(slugInUse(err)));
         if (!page) throw notFound(`no page ${id}`);
         await recordAudit(db, { actor: operatorOf(res), action: 'page.update', target: id, details: { fields: Object.keys(body) } });

@@ -15,7 +15,6 @@ import { parseAlertSearch } from '../alert-search.js';
 import { botRejection, REJECTED } from '../bot-check.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { isUuid } from '../path-params.js';
-import { assertValid } from '../validators.js';
 
 interface AlertRequest {
   email: string;
@@ -53,7 +52,7 @@ export const alertRoutes: RouteSpec[] = [
     summary: 'Save a search and ask for alerts of new listings, price drops and returns to the market',
     description:
       'Checked in this order: schema (400), consent true (400), honeypot `website` empty (403), bot challenge when TURNSTILE_SECRET is set (403), time zone (400), the search (400: the same rules as GET /v1/listings; it must name a place), address not blocked (403). Then a confirmation link is mailed to the address (double opt-in): nothing else is sent to it before it confirms, and an unconfirmed request is deleted after 48 hours. The answer is the same whether the address already has alerts or not. Rate limited per client address (ALERT_RATE_LIMIT per hour, 429); at most 3 confirmation mails to an address for requests it has not confirmed (they expire after 48 hours), and 25 alerts per address.',
-    requestBody: { required: true, content: json('AlertRequest') },
+    body: 'AlertRequest',
     responses: {
       202: { description: 'Accepted: a confirmation link is on its way unless the address is at a limit', content: json('AlertAccepted') },
       400: errorResponse('Invalid request, no consent, a search parameter that is wrong or not for alerts, a search without a place, or an unknown time zone'),
@@ -61,7 +60,7 @@ export const alertRoutes: RouteSpec[] = [
       429: errorResponse('Too many alert requests from this address'),
       503: errorResponse('Database unavailable'),
     },
-    handle: (deps) => {
+    handle: (deps, { validBody }) => {
       const { db, config } = deps;
       const turnstile = config.turnstileSecret ? { secret: config.turnstileSecret, verifyUrl: config.turnstileVerifyUrl } : null;
       const links = alertLinks(config);
@@ -69,7 +68,7 @@ export const alertRoutes: RouteSpec[] = [
         deps.limit('alert', config.alertRateLimit, { countUnavailable: false }),
         jsonBody('32kb'),
         async (req, res) => {
-          const body = assertValid<AlertRequest>('AlertRequest', req.body ?? null, 'body');
+          const body = validBody<AlertRequest>(req);
           if (body.consent !== true) throw badRequest('body.consent must be true: the address is mailed about listings matching the search');
           const bot = await botRejection(turnstile, body, req.ip);
           if (bot) throw forbidden(bot);
@@ -103,17 +102,17 @@ export const alertRoutes: RouteSpec[] = [
     summary: 'Confirm an alert with the token of its confirmation mail',
     description:
       'Confirming again answers the same. From now on, matching listings are mailed: instant ones within a minute, daily ones at 07:00 in the alert’s time zone.',
-    requestBody: { required: true, content: json('AlertTokenRequest') },
+    body: 'AlertTokenRequest',
     responses: {
       200: answer('The alert, confirmed', 'AlertSubscription'),
       400: errorResponse('No token'),
       404: tokenNotFound,
       503: errorResponse('Database unavailable'),
     },
-    handle: ({ db, config: { leadRetentionDays: retentionDays } }) => [
+    handle: ({ db, config: { leadRetentionDays: retentionDays } }, { validBody }) => [
       jsonBody('4kb'),
       async (req, res) => {
-        const body = assertValid<{ token: string }>('AlertTokenRequest', req.body ?? null, 'body');
+        const body = validBody<{ token: string }>(req);
         const confirmed = await confirmSubscription(db, body.token, retentionDays);
         if (!confirmed) throw noSuchToken();
         res.json(subscriptionView(confirmed));

@@ -4,7 +4,6 @@ import { officeIdsOf } from '../office-ids.js';
 import { errorResponse, json } from '../openapi-helpers.js';
 import type { RouteSpec } from '../route-registry.js';
 import type { KeyRequestBody } from '../schemas/ingestion.js';
-import { assertValid } from '../validators.js';
 
 /**
  * POST /v1/developer/keys (public, rate limited): a suspended key scoped to the requested
@@ -20,18 +19,18 @@ export const developerKeyRoutes: RouteSpec[] = [
     summary: 'Request a feed key (created suspended; shown once)',
     description:
       'Public and rate limited per client address (KEY_REQUEST_RATE_LIMIT per hour). An operator approves the key before it can push; poll /v1/feeds/whoami to see when.',
-    requestBody: { required: true, content: json('KeyRequest') },
+    body: 'KeyRequest',
     responses: {
       201: { description: 'The key, shown only now', content: json('KeyCreated') },
       400: errorResponse('Invalid request'),
       429: errorResponse('Too many key requests from this address'),
       503: errorResponse('Database or job queue unavailable; nothing was accepted'),
     },
-    handle: (deps) => [
+    handle: (deps, { validBody }) => [
       deps.limit('key', deps.config.keyRequestRateLimit),
       jsonBody('16kb'),
       async (req, res) => {
-        const body = assertValid<KeyRequestBody>('KeyRequest', req.body ?? null, 'body');
+        const body = validBody<KeyRequestBody>(req);
         const { key, secret } = await createFeedKey(deps.db, {
           clientName: body.clientName.trim(),
           alertEmail: body.alertEmail,

@@ -6,7 +6,6 @@ import { webhookPayload } from '../../workers/webhooks/webhook-events.js';
 import { botRejection, REJECTED } from '../bot-check.js';
 import { jsonBody } from '../middleware/json-body.js';
 import type { LeadRequest } from '../schemas/leads.js';
-import { assertValid } from '../validators.js';
 
 const forbidden = (message: string) => new HttpError(403, message);
 
@@ -27,7 +26,7 @@ export const leadRoutes: RouteSpec[] = [
     summary: 'Send an enquiry about a listing',
     description:
       'Checked in this order: schema (400), consent true (400), honeypot `website` empty (403), bot challenge when TURNSTILE_SECRET is set (403), sender email or domain not blocked (403), listing public or sold/leased (404). Routed to the first listing agent with an email, else the office lead email, else dead-lettered. Rate limited per client address (LEAD_RATE_LIMIT per hour, 429).',
-    requestBody: { required: true, content: json('LeadRequest') },
+    body: 'LeadRequest',
     responses: {
       202: { description: 'Accepted: stored, and delivered by mail in the background', content: json('LeadAccepted') },
       400: errorResponse('Invalid request or no consent'),
@@ -36,7 +35,7 @@ export const leadRoutes: RouteSpec[] = [
       429: errorResponse('Too many enquiries from this address'),
       503: errorResponse('Database unavailable'),
     },
-    handle: (deps) => {
+    handle: (deps, { validBody }) => {
       const { db, leadQueue, webhookQueue, config } = deps;
       const turnstile = config.turnstileSecret ? { secret: config.turnstileSecret, verifyUrl: config.turnstileVerifyUrl } : null;
       const refused = (reason: RefusalReason) => deps.refusals?.count(reason);
@@ -46,7 +45,7 @@ export const leadRoutes: RouteSpec[] = [
         limit,
         jsonBody('32kb'),
         async (req, res) => {
-          const body = assertValid<LeadRequest>('LeadRequest', req.body ?? null, 'body');
+          const body = validBody<LeadRequest>(req);
           if (body.consent !== true) throw badRequest('body.consent must be true: the enquiry is shared with the office');
           const bot = await botRejection(turnstile, body, req.ip);
           if (bot) {

@@ -21,7 +21,6 @@ import { errorResponse, json, uuidPath } from '../openapi-helpers.js';
 import { isUuid } from '../path-params.js';
 import type { RouteDeps } from '../route-deps.js';
 import type { RouteSpec } from '../route-registry.js';
-import { assertValid } from '../validators.js';
 
 /** Who the endpoint routes serve: a key (its own endpoints, /v1/webhooks) or operators (any key's, /v1/admin/webhooks). */
 export type EndpointUser = 'key' | 'operator';
@@ -108,20 +107,20 @@ export function endpointRoutes(base: string, who: EndpointUser): RouteSpec[] {
       operationId: id('updateWebhook'),
       summary: 'Change the URL, events or note, or enable a disabled endpoint again',
       parameters: [endpointId],
-      requestBody: { required: true, content: json('WebhookUpdate') },
+      body: 'WebhookUpdate',
       responses: {
         200: { description: 'The endpoint as changed', content: json('WebhookEndpoint') },
         400: errorResponse('Invalid body or URL'),
         404: missing,
         ...errors,
       },
-      handle: (deps) => {
+      handle: (deps, { validBody }) => {
         const endpointOf = endpointFinder(who, deps);
         const audit = auditEndpoint(who, deps);
         return [
           jsonBody('8kb'),
           async (req, res) => {
-            const body = assertValid<EndpointBody>('WebhookUpdate', req.body ?? null, 'body');
+            const body = validBody<EndpointBody>(req);
             const endpoint = await endpointOf(String(req.params.id), res);
             const updated = await updateEndpoint(deps.db, endpoint.id, endpointScope(who)(res), {
               url: body.url === undefined ? undefined : await checkedUrl(deps, body.url),

@@ -6,7 +6,6 @@ import { operatorOf } from '../auth/operator.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { errorResponse, json, ref } from '../openapi-helpers.js';
 import type { RouteSpec } from '../route-registry.js';
-import { assertValid } from '../validators.js';
 import { checkedUrl, endpointRoutes, keyErrors } from './webhook-endpoint-routes.js';
 
 const endpointList = {
@@ -39,17 +38,17 @@ export const webhookRoutes: RouteSpec[] = [
     summary: 'Register an endpoint for events of this key’s feeds; the signing secret is shown once',
     description:
       'Events are POSTed as JSON { type, timestamp, data } signed the Standard Webhooks way (webhook-id, webhook-timestamp, webhook-signature: v1, HMAC-SHA256 of id.timestamp.body with the secret). Any 2xx within WEBHOOK_TIMEOUT_MS acknowledges; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h. An endpoint failing every delivery for 24 hours is disabled and the key’s alert address told. At most 10 endpoints per key.',
-    requestBody: { required: true, content: json('WebhookRequest') },
+    body: 'WebhookRequest',
     responses: {
       201: { description: 'Registered', content: json('WebhookCreated') },
       400: errorResponse('Invalid body, or a URL that is not https or not a public address'),
       409: errorResponse('The key already has 10 endpoints'),
       ...keyErrors,
     },
-    handle: (deps) => [
+    handle: (deps, { validBody }) => [
       jsonBody('8kb'),
       async (req, res) => {
-        const body = assertValid<{ url: string; events?: string[]; description?: string | null }>('WebhookRequest', req.body ?? null, 'body');
+        const body = validBody<{ url: string; events?: string[]; description?: string | null }>(req);
         const created = await createEndpoint(deps.db, {
           keyId: feedKeyOf(res).id,
           url: await checkedUrl(deps, body.url),
@@ -87,20 +86,16 @@ export const adminWebhookRoutes: RouteSpec[] = [
     tag: 'admin',
     auth: 'operator',
     summary: 'Register an endpoint for a key; the signing secret is shown once (hand it to the integrator)',
-    requestBody: { required: true, content: json('AdminWebhookRequest') },
+    body: 'AdminWebhookRequest',
     responses: {
       201: { description: 'Registered', content: json('WebhookCreated') },
       400: errorResponse('Invalid body, an unknown or revoked key, or a URL that is not https or not a public address'),
       409: errorResponse('The key already has 10 endpoints'),
     },
-    handle: (deps) => [
+    handle: (deps, { validBody }) => [
       jsonBody('8kb'),
       async (req, res) => {
-        const body = assertValid<{ keyId: string; url: string; events?: string[]; description?: string | null }>(
-          'AdminWebhookRequest',
-          req.body ?? null,
-          'body',
-        );
+        const body = validBody<{ keyId: string; url: string; events?: string[]; description?: string | null }>(req);
         const key = await deps.db('feed_keys').where({ id: body.keyId }).whereNot({ status: 'revoked' }).first('id');
         if (!key) throw badRequest(`body.keyId: no feed key ${body.keyId} (or it is revoked)`);
         const created = await createEndpoint(deps.db, {
