@@ -83,34 +83,25 @@ export interface AppDeps {
   refusals?: RefusalCounter;
 }
 
-/** The Express app without listen(), so tests and every process role build it the same way. */
-export function createApp(deps: AppDeps): Express {
+/** What every router is made from (api/route-deps.ts), made once from the app's dependencies. */
+function routeDepsOf(deps: AppDeps): RouteDeps {
   const { config, db } = deps;
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('query parser', 'simple');
-  // Responses are dynamic; hashing every body for an ETag costs more than conditional requests save.
-  app.set('etag', false);
-  // Behind a proxy (TRUST_PROXY), the client's address and scheme come from X-Forwarded-For and -Proto.
-  if (config.trustProxy !== null) app.set('trust proxy', config.trustProxy);
-  const links = linkTo(config.publicBaseUrl);
-  const metrics = deps.metrics ?? createMetrics();
   /** A per-address limit (per hour unless windowMs says otherwise), its counts shared through Redis when configured. */
   const limit: LimitFactory = (name, allowance, options = {}) =>
     addressLimit({ name, allowance, redis: deps.redis ?? null, prefix: deps.rateLimitPrefix, logger: deps.logger, ...options });
   const operators = { operatorToken: config.operatorToken, localToken: deps.localOperatorToken ?? null };
-  // What every router is made from (api/route-deps.ts).
-  const routes: RouteDeps = {
+  return {
     config,
     logger: deps.logger,
     db,
+    // Public reads use their own pool where there is one (short statement timeout, bounded size).
     readDb: deps.readDb ?? db,
     ingestQueue: deps.ingestQueue,
     leadQueue: deps.leadQueue,
     webhookQueue: deps.webhookQueue,
-    links,
+    links: linkTo(config.publicBaseUrl),
     limit,
-    metrics,
+    metrics: deps.metrics ?? createMetrics(),
     fx: deps.fx ?? staticFx(),
     refusals: deps.refusals,
     redis: deps.redis ?? null,
@@ -122,6 +113,20 @@ export function createApp(deps: AppDeps): Express {
     isShuttingDown: deps.isShuttingDown ?? (() => false),
     readReplica: deps.readReplica,
   };
+}
+
+/** The Express app without listen(), so tests and every process role build it the same way. */
+export function createApp(deps: AppDeps): Express {
+  const { config, db } = deps;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+  // Responses are dynamic; hashing every body for an ETag costs more than conditional requests save.
+  app.set('etag', false);
+  // Behind a proxy (TRUST_PROXY), the client's address and scheme come from X-Forwarded-For and -Proto.
+  if (config.trustProxy !== null) app.set('trust proxy', config.trustProxy);
+  const routes = routeDepsOf(deps);
+  const { metrics } = routes;
   queueDepthGauge(metrics, [
     { name: 'ingest', counts: () => deps.ingestQueue.counts() },
     { name: 'lead-delivery', counts: () => deps.leadQueue.counts() },
@@ -135,7 +140,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(refuseNulInUrl);
   app.use(routerOf(HEALTH_ROUTES, routes));
   if (deps.readReplica) replicaGauges(metrics, deps.readReplica);
-  // The busiest routes first, on their own pool where there is one (short statement timeout, bounded size).
+  // The busiest routes first.
   app.use(routerOf(PUBLIC_READ_ROUTES, routes));
   app.use(routerOf(PROJECT_ROUTES, routes));
   app.use(resoRouter(routes));
@@ -161,7 +166,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(adminRouter(ADMIN_ROUTES, routes));
   app.use(routerOf(OPERATOR_SESSION_ROUTES, routes));
   if (deps.queueBoard) {
-    const signIn = requireOperator(operators, db, { session: true, signIn: '/console?next=queues' });
+    const signIn = requireOperator(routes.operators, db, { session: true, signIn: '/console?next=queues' });
     app.use('/admin/queues', signIn, sameOriginWrites(config.publicBaseUrl), deps.queueBoard);
   }
   app.use(methodNotAllowed(routes.apiDocument.paths as Record<string, Record<string, unknown>>));
