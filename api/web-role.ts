@@ -12,7 +12,7 @@ import { recordQueueDepth } from '../db/stats-history.js';
 import type { Config } from '../lib/config.js';
 import { liveFx, staticFx } from '../lib/fx-rates.js';
 import type { Logger } from '../lib/logger.js';
-import { createMetrics, serveMetrics } from '../lib/metrics.js';
+import { createMetrics, type Metrics, serveMetrics } from '../lib/metrics.js';
 import { newSecret } from '../lib/secrets.js';
 import { type JobQueues, QUEUE_NAMES, type RetryPolicy } from '../workers/job-queue.js';
 import { type Runtime, startRuntime } from '../workers/runtime.js';
@@ -160,6 +160,68 @@ async function producersOnly(redisUrl: string, logger: Logger, options: WebRoleO
 }
 
 /**
+ * The queues: the worker runtime where this process consumes or has no Redis (the in-process queue
+ * runs its jobs), else the producers alone.
+ */
+async function queuesFor(config: Readonly<Config>, db: Db, options: WebRoleOptions, metrics: Metrics): Promise<Runtime> {
+  const { logger, consume, queuePrefix } = options;
+  if (!consume && config.redisUrl) return producersOnly(config.redisUrl, logger, options);
+  return startRuntime(config, logger, db, {
+    consume,
+    metrics,
+    queuePrefix,
+    ingestRetry: options.ingestRetry,
+    maintenanceEveryMs: options.maintenanceEveryMs,
+    alertHoldMs: options.alertHoldMs,
+  });
+}
+
+/**
+ * With REDIS_URL: the rate limits' client (a command that cannot be answered in time lets the
+ * request pass) and the queue board's queues. ioredis, BullMQ and Bull Board are loaded only then
+ * (a start without Redis skips them).
+ */
+async function redisClients(config: Readonly<Config>, logger: Logger, queuePrefix: string | undefined, commandTimeoutMs = 500) {
+  if (!config.redisUrl) return { redis: null, boardQueues: [], queueBoard: undefined };
+  const redisUrl = config.redisUrl;
+  const redis = new (await import('ioredis')).Redis(redisUrl, { maxRetriesPerRequest: 1, commandTimeout: commandTimeoutMs });
+  redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
+  const bull = await import('../workers/bullmq-queue.js');
+  const boardQueues = QUEUE_NAMES.map((name) => bull.queueForBoard(name, redisUrl, queuePrefix));
+  const queueBoard = (await import('./queue-board.js')).queueBoard(boardQueues, logger);
+  return { redis, boardQueues, queueBoard };
+}
+
+/**
+ * What runs beside the app: the metrics port (METRICS_PORT), the listener through which requests
+ * waiting for a feed hear from workers in other processes (LISTEN, PostgreSQL), and, where this
+ * process consumes, the SFTP drops' watcher when SFTP_URL is set (its client's modules are loaded
+ * only then). close() stops them, the watcher last.
+ */
+async function besideTheApp(config: Readonly<Config>, logger: Logger, db: Db, runtime: Runtime, metrics: Metrics, consume: boolean) {
+  const metricsServer = config.metricsPort ? await serveMetrics(metrics, config.metricsPort) : null;
+  const feedDone = config.databaseUrl ? startFeedDoneListener(config.databaseUrl, logger) : null;
+  const watcher = consume && config.sftpUrl ? (await import('../sftp-watcher/start.js')).startSftpWatcher(config, logger, db, runtime.ingestQueue) : null;
+  return {
+    async close() {
+      metricsServer?.close();
+      await feedDone?.close();
+      await watcher?.stop();
+    },
+  };
+}
+
+/** Exchange rates from the configured live sources (FX_SOURCE=live), refreshed as they say. */
+function liveRates(config: Readonly<Config>, logger: Logger, refreshMs: number | undefined) {
+  return liveFx({ primaryUrl: config.fxPrimaryUrl, backupUrl: config.fxBackupUrl, logger, refreshMs });
+}
+
+/** Enquiries refused before they became leads, counted for the console (written every few seconds). */
+function refusedEnquiries(db: Db, logger: Logger, flushMs: number | undefined) {
+  return refusalCounter(db, { flushMs, onError: (err) => logger.warn({ err: err.message }, 'could not store refused-enquiry counts') });
+}
+
+/**
  * The web role's composition root (and the all-in-one process's, with consume): database
  * (migrated), public read pool or replica, the queues (the worker runtime where this process
  * consumes or has no Redis, else producers only), metrics, rate-limit Redis, app and listener.
@@ -179,45 +241,15 @@ export async function startWeb(config: Readonly<Config>, options: WebRoleOptions
   const queuePrefix = options.queuePrefix ?? config.redisPrefix ?? undefined;
   const rateLimitPrefix = options.rateLimitPrefix ?? (config.redisPrefix ? `${config.redisPrefix}:rl:` : undefined);
   const metrics = createMetrics();
-  const runtime =
-    consume || !config.redisUrl
-      ? await startRuntime(config, logger, db, {
-          consume,
-          metrics,
-          queuePrefix,
-          ingestRetry: options.ingestRetry,
-          maintenanceEveryMs: options.maintenanceEveryMs,
-          alertHoldMs: options.alertHoldMs,
-        })
-      : await producersOnly(config.redisUrl, logger, { ...options, queuePrefix });
-  const metricsServer = config.metricsPort ? await serveMetrics(metrics, config.metricsPort) : null;
-  // Requests waiting for a feed hear from workers in other processes through LISTEN (PostgreSQL).
-  const feedDone = config.databaseUrl ? startFeedDoneListener(config.databaseUrl, logger) : null;
-  // The all-in-one process (and a lone web role) also watches the SFTP drops when SFTP_URL is set
-  // (the SFTP client's modules are loaded only then).
-  const watcher = consume && config.sftpUrl ? (await import('../sftp-watcher/start.js')).startSftpWatcher(config, logger, db, runtime.ingestQueue) : null;
-  // Rate-limit counters: a command that cannot be answered in time lets the request pass.
-  // ioredis, BullMQ and Bull Board are loaded only with REDIS_URL (a start without it skips them).
-  const redis = config.redisUrl
-    ? new (await import('ioredis')).Redis(config.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: options.redisCommandTimeoutMs ?? 500 })
-    : null;
-  redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
-  const bull = config.redisUrl ? await import('../workers/bullmq-queue.js') : null;
-  const boardQueues = bull ? QUEUE_NAMES.map((name) => bull.queueForBoard(name, config.redisUrl!, queuePrefix)) : [];
-  const queueBoard = boardQueues.length ? (await import('./queue-board.js')).queueBoard(boardQueues, logger) : undefined;
+  const runtime = await queuesFor(config, db, { ...options, queuePrefix }, metrics);
+  const beside = await besideTheApp(config, logger, db, runtime, metrics, consume);
+  const { redis, boardQueues, queueBoard } = await redisClients(config, logger, queuePrefix, options.redisCommandTimeoutMs);
   let shuttingDown = false;
   const shutdown = new AbortController();
   // Every request receiving a body or waiting for a feed listens to it: no listener limit.
   setMaxListeners(0, shutdown.signal);
-  const fx =
-    config.fxSource === 'live'
-      ? liveFx({ primaryUrl: config.fxPrimaryUrl, backupUrl: config.fxBackupUrl, logger, refreshMs: options.fxRefreshMs })
-      : staticFx();
-  // Enquiries refused before they became leads, counted for the console (written every few seconds).
-  const refusals = refusalCounter(db, {
-    flushMs: options.refusalFlushMs,
-    onError: (err) => logger.warn({ err: err.message }, 'could not store refused-enquiry counts'),
-  });
+  const fx = config.fxSource === 'live' ? liveRates(config, logger, options.fxRefreshMs) : staticFx();
+  const refusals = refusedEnquiries(db, logger, options.refusalFlushMs);
   // The queues' depths each minute for the console's chart (Redis only: the in-process queue has no depth to chart).
   const sampler = config.redisUrl ? sampleQueueDepths(db, runtime, logger) : null;
   const app = createApp({
@@ -240,8 +272,7 @@ export async function startWeb(config: Readonly<Config>, options: WebRoleOptions
     readReplica: reads?.replica ?? undefined,
   });
   const server = await listen(app, config.port, options.host);
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
+  const port = (server.address() as { port: number } | null)?.port ?? config.port;
   if (localToken) writeLocalService(config.dataDir, { pid: process.pid, port, token: localToken });
   logger.info({ port, queue: config.redisUrl ? 'bullmq' : 'in-process', workers: consume }, 'listening');
   let stopped: Promise<void> | null = null;
@@ -255,9 +286,7 @@ export async function startWeb(config: Readonly<Config>, options: WebRoleOptions
       await refusals.flush();
       // A body cut off by the shutdown may still be removing its temporary file: none is left.
       if (ownsProcess) removeLeftSpools();
-      metricsServer?.close();
-      await feedDone?.close();
-      await watcher?.stop();
+      await beside.close();
       await runtime.close();
       await Promise.all(boardQueues.map((q) => q.close()));
       redis?.disconnect();

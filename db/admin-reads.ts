@@ -101,74 +101,92 @@ export async function setListingHidden(
 const NEEDS_LOOK_SQL = `(feed_events.outcome IN (${PROBLEM_OUTCOMES.map((o) => `'${o}'`).join(', ')})
   AND (feed_events.outcome <> 'tripped' OR feed_events.id IN (SELECT q.feed_id FROM quarantine_items q WHERE q.resolved_at IS NULL)))`;
 
-/** Recent feed events: source, scope, counts, status and issues (never the body or the per-listing upserts). */
-export async function adminFeeds(
-  db: Knex,
-  query: {
-    status?: string;
-    outcome?: string;
-    needsLook?: 'true' | 'false';
-    feedId?: string;
-    since?: string;
-    keyId?: string;
-    office?: string;
-    sort?: string;
-    limit: number;
-    offset: number;
-  },
-) {
-  const base = () => {
-    const q = db('feed_events');
-    if (query.feedId) q.where('feed_events.id', query.feedId);
-    if (query.status) q.where({ status: query.status });
-    if (query.outcome) q.whereIn('outcome', query.outcome.split(','));
-    if (query.needsLook) q.whereRaw(`${NEEDS_LOOK_SQL} = ?`, [query.needsLook === 'true']);
-    if (query.since) q.where('created_at', '>=', query.since);
-    if (query.keyId) q.where({ key_id: query.keyId });
-    if (query.office) q.whereRaw('? = ANY(office_scope)', [query.office]);
-    return q;
+/** What the operators' feed list filters by (each optional), its order and its page. */
+export interface AdminFeedQuery {
+  status?: string;
+  outcome?: string;
+  needsLook?: 'true' | 'false';
+  feedId?: string;
+  since?: string;
+  keyId?: string;
+  office?: string;
+  sort?: string;
+  limit: number;
+  offset: number;
+}
+
+/** The feed_events columns the list shows as they are (the result is shown without its per-listing upserts). */
+const FEED_COLUMNS = [
+  'id',
+  'source',
+  'key_id',
+  'office_scope',
+  'format',
+  'mode',
+  'status',
+  'outcome',
+  'attempts',
+  'body_bytes',
+  'error',
+  'error_detail',
+  'progress',
+  'created_at',
+  'started_at',
+  'finished_at',
+] as const;
+
+type AdminFeedRow = Pick<Row.FeedEvent, (typeof FEED_COLUMNS)[number] | 'result'> & { needs_look: boolean; client_name: string | null };
+
+/** The feed events the query's filters select (a fresh builder each call). */
+function feedEventsWhere(db: Knex, query: AdminFeedQuery): Knex.QueryBuilder {
+  const q = db('feed_events');
+  if (query.feedId) q.where('feed_events.id', query.feedId);
+  if (query.status) q.where({ status: query.status });
+  if (query.outcome) q.whereIn('outcome', query.outcome.split(','));
+  if (query.needsLook) q.whereRaw(`${NEEDS_LOOK_SQL} = ?`, [query.needsLook === 'true']);
+  if (query.since) q.where('created_at', '>=', query.since);
+  if (query.keyId) q.where({ key_id: query.keyId });
+  if (query.office) q.whereRaw('? = ANY(office_scope)', [query.office]);
+  return q;
+}
+
+/** A feed event as the operators' list shows it. */
+function adminFeedView(r: AdminFeedRow) {
+  return {
+    feedId: r.id,
+    source: r.source,
+    keyId: r.key_id,
+    clientName: r.client_name ?? null,
+    officeScope: r.office_scope,
+    format: r.format,
+    mode: r.mode,
+    status: r.status,
+    outcome: r.outcome,
+    needsLook: r.needs_look,
+    attempts: r.attempts,
+    bodyBytes: Number(r.body_bytes),
+    createdAt: iso(r.created_at),
+    startedAt: isoOrNull(r.started_at),
+    finishedAt: isoOrNull(r.finished_at),
+    error: r.error,
+    errorDetail: r.error_detail ?? null,
+    progress: r.progress ?? null,
+    ok: r.result?.ok ?? null,
+    counts: r.result?.counts ?? null,
+    summary: r.result?.summary ?? null,
+    reconcile: r.result?.reconcile ?? null,
+    issues: r.result?.issues ?? [],
   };
-  type Feed = Pick<
-    Row.FeedEvent,
-    | 'id'
-    | 'source'
-    | 'key_id'
-    | 'office_scope'
-    | 'format'
-    | 'mode'
-    | 'status'
-    | 'outcome'
-    | 'attempts'
-    | 'body_bytes'
-    | 'error'
-    | 'error_detail'
-    | 'progress'
-    | 'created_at'
-    | 'started_at'
-    | 'finished_at'
-    | 'result'
-  > & { needs_look: boolean; client_name: string | null };
-  const { rows, total } = await offsetPage<Feed>(
-    base,
+}
+
+/** Recent feed events: source, scope, counts, status and issues (never the body or the per-listing upserts). */
+export async function adminFeeds(db: Knex, query: AdminFeedQuery) {
+  const { rows, total } = await offsetPage<AdminFeedRow>(
+    () => feedEventsWhere(db, query),
     (q) =>
       q
         .select(
-          'id',
-          'source',
-          'key_id',
-          'office_scope',
-          'format',
-          'mode',
-          'status',
-          'outcome',
-          'attempts',
-          'body_bytes',
-          'error',
-          'error_detail',
-          'progress',
-          'created_at',
-          'started_at',
-          'finished_at',
+          ...FEED_COLUMNS,
           db.raw("result - 'upserts' AS result"),
           db.raw(`${NEEDS_LOOK_SQL} AS needs_look`),
           db.raw('(SELECT k.client_name FROM feed_keys k WHERE k.id = feed_events.key_id) AS client_name'),
@@ -176,34 +194,7 @@ export async function adminFeeds(
         .orderByRaw(orderBySql(query.sort ?? '-received', FEED_SORTS, 'id')),
     query,
   );
-  return {
-    total,
-    feeds: rows.map((r) => ({
-      feedId: r.id,
-      source: r.source,
-      keyId: r.key_id,
-      clientName: r.client_name ?? null,
-      officeScope: r.office_scope,
-      format: r.format,
-      mode: r.mode,
-      status: r.status,
-      outcome: r.outcome,
-      needsLook: r.needs_look,
-      attempts: r.attempts,
-      bodyBytes: Number(r.body_bytes),
-      createdAt: iso(r.created_at),
-      startedAt: isoOrNull(r.started_at),
-      finishedAt: isoOrNull(r.finished_at),
-      error: r.error,
-      errorDetail: r.error_detail ?? null,
-      progress: r.progress ?? null,
-      ok: r.result?.ok ?? null,
-      counts: r.result?.counts ?? null,
-      summary: r.result?.summary ?? null,
-      reconcile: r.result?.reconcile ?? null,
-      issues: r.result?.issues ?? [],
-    })),
-  };
+  return { total, feeds: rows.map(adminFeedView) };
 }
 
 /** The dashboard figures: listings, directory, quarantine, feed keys, leads by status, blocklist size (queue depths are added by the route). */

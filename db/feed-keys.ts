@@ -149,3 +149,8 @@ export async function changeFeedKeyStatus(db: Db, id: string, to: 'active' | 're
   const current = await db('feed_keys').where({ id }).first();
   return current ? { conflict: toKey(current) } : { missing: true };
 }
+
+/** Whether a key with this id exists and is not revoked (an operator may register webhooks for it). */
+export async function isUsableFeedKey(db: Db, id: string): Promise<boolean> {
+  return Boolean(await db('feed_keys').where({ id }).whereNot({ status: 'revoked' }).first('id'));
+}

@@ -204,95 +204,121 @@ const SQL_OPS = { gt: '>', ge: '>=', lt: '<', le: '<=' } as const;
  * true.
  */
 export function filterSql(resource: ResoResource, expr: FilterExpr): Sql {
-  const bindings: Knex.RawBinding[] = [];
+  const writer = new FilterWriter(resource);
+  const sql = writer.walk(expr);
+  return { sql, bindings: writer.bindings };
+}
+
+type Compare = Extract<FilterExpr, { kind: 'compare' }>;
+type LiteralOperand = Extract<Operand, { kind: 'literal' }>;
+
+/** Writes a filter's SQL, its bindings taken in the order their placeholders stand. */
+class FilterWriter {
+  readonly bindings: Knex.RawBinding[] = [];
+
+  constructor(private readonly resource: ResoResource) {}
+
   /** An expression's SQL where it stands, its bindings taken in their place. */
-  const use = (e: Expr): string => {
-    bindings.push(...e.bindings);
+  private use(e: Expr): string {
+    this.bindings.push(...e.bindings);
     return `(${e.sql})`;
-  };
-  const walk = (e: FilterExpr): string => {
+  }
+
+  walk(e: FilterExpr): string {
     switch (e.kind) {
       case 'and':
       case 'or':
-        return `(${walk(e.left)} ${e.kind.toUpperCase()} ${walk(e.right)})`;
+        return `(${this.walk(e.left)} ${e.kind.toUpperCase()} ${this.walk(e.right)})`;
       case 'not':
-        return `(NOT coalesce(${walk(e.expr)}, false))`;
-      case 'value': {
-        if (e.operand.kind === 'literal') {
-          if (e.operand.literal.kind !== 'boolean') throw new ODataSyntaxError('$filter', `the value at position ${e.operand.at + 1} is not a condition`);
-          return e.operand.literal.value ? 'true' : 'false';
-        }
-        const value = expressionOf(resource, e.operand);
-        if (value.type.edm !== 'Edm.Boolean')
-          throw new ODataSyntaxError('$filter', `${value.name} is not a Boolean ${e.operand.kind === 'field' ? 'field' : 'function'}; compare it with a value`);
-        // A function's LIKE stands bare, so an index can answer it: a missing value gives null,
-        // which a WHERE drops as it drops false, and `not` reads as false (coalesce above).
-        return e.operand.kind === 'call' ? use(value) : `${use(value)} IS TRUE`;
-      }
-      case 'compare': {
-        let { left, right, op } = e;
-        if (left.kind === 'literal' && right.kind !== 'literal') {
-          [left, right] = [right, left];
-          op = FLIPPED[op];
-        }
-        let field = expressionOf(resource, left);
-        if (right.kind !== 'literal') {
-          let other = expressionOf(resource, right);
-          if (field.constant && !other.constant) {
-            [field, other] = [other, field];
-            op = FLIPPED[op];
-          }
-          if (!other.constant) throw new ODataSyntaxError('$filter', `compare ${field.name} with a value, not with another field (position ${right.at + 1})`);
-          if (castOf(other) !== castOf(field))
-            throw new ODataSyntaxError('$filter', `${field.name} is ${typeName(field)} and ${other.name} is ${typeName(other)}; they do not compare`);
-          const l = use(field);
-          const r = use(other);
-          if (op === 'eq') return `${l} = ${r}`;
-          if (op === 'ne') return `${l} IS DISTINCT FROM ${r}`;
-          return `${l} ${SQL_OPS[op]} ${r}`;
-        }
-        if (right.literal.kind === 'null') {
-          if (op === 'eq') return `${use(field)} IS NULL`;
-          if (op === 'ne') return `${use(field)} IS NOT NULL`;
-          return 'false';
-        }
-        const binding = bindingFor(field, right.literal, right.at);
-        if (op === 'eq' && field.lowerTrigramIndex && left.kind === 'field') {
-          // As contains: the lowered match, which the trigram index answers, then the exact one.
-          const lowered = `lower(${use(field)}) = lower(?::text)`;
-          bindings.push(binding);
-          const exact = `${use(field)} = ?::text`;
-          bindings.push(binding);
-          return `(${lowered} AND ${exact})`;
-        }
-        const l = use(field);
-        bindings.push(binding);
-        const value = `?::${castOf(field)}`;
-        if (op === 'eq') return `${l} = ${value}`;
-        if (op === 'ne') return `${l} IS DISTINCT FROM ${value}`;
-        return `${l} ${SQL_OPS[op]} ${value}`;
-      }
-      case 'in': {
-        const field = expressionOf(resource, e.left);
-        const values = e.values.map((v) => {
-          if (v.kind !== 'literal') throw new ODataSyntaxError('$filter', `the list after in holds values only (position ${v.at + 1})`);
-          return v;
-        });
-        const given = values.filter((v) => v.literal.kind !== 'null').map((v) => bindingFor(field, v.literal, v.at));
-        const withNull = values.some((v) => v.literal.kind === 'null');
-        const left = use(field);
-        bindings.push(given as string[]);
-        const match = `${left} = ANY(?::${castOf(field)}[])`;
-        return withNull ? `(${match} OR ${use(field)} IS NULL)` : match;
-      }
+        return `(NOT coalesce(${this.walk(e.expr)}, false))`;
+      case 'value':
+        return this.value(e.operand);
+      case 'compare':
+        return this.compare(e);
+      case 'in':
+        return this.in(e.left, e.values);
       case 'has': {
         // Lookups are strings listed by the Lookup resource (docs/reso.md, Lookups): no field is an enumeration.
-        const field = expressionOf(resource, e.left);
+        const field = expressionOf(this.resource, e.left);
         throw new ODataSyntaxError('$filter', `has applies to enumerations, and this service has none; ${field.name} is ${typeName(field)}: use eq or in`);
       }
     }
-  };
-  return { sql: walk(expr), bindings };
+  }
+
+  /** A lone value as a condition: true, false, or a Boolean field or function. */
+  private value(operand: Operand): string {
+    if (operand.kind === 'literal') {
+      if (operand.literal.kind !== 'boolean') throw new ODataSyntaxError('$filter', `the value at position ${operand.at + 1} is not a condition`);
+      return operand.literal.value ? 'true' : 'false';
+    }
+    const value = expressionOf(this.resource, operand);
+    if (value.type.edm !== 'Edm.Boolean')
+      throw new ODataSyntaxError('$filter', `${value.name} is not a Boolean ${operand.kind === 'field' ? 'field' : 'function'}; compare it with a value`);
+    // A function's LIKE stands bare, so an index can answer it: a missing value gives null,
+    // which a WHERE drops as it drops false, and `not` reads as false (coalesce above).
+    return operand.kind === 'call' ? this.use(value) : `${this.use(value)} IS TRUE`;
+  }
+
+  /** A comparison, the field (or function) on the left: with a constant expression, or with a value. */
+  private compare(e: Compare): string {
+    let { left, right, op } = e;
+    if (left.kind === 'literal' && right.kind !== 'literal') {
+      [left, right] = [right, left];
+      op = FLIPPED[op];
+    }
+    let field = expressionOf(this.resource, left);
+    if (right.kind === 'literal') return this.compareValue(field, left, op, right);
+    let other = expressionOf(this.resource, right);
+    if (field.constant && !other.constant) {
+      [field, other] = [other, field];
+      op = FLIPPED[op];
+    }
+    if (!other.constant) throw new ODataSyntaxError('$filter', `compare ${field.name} with a value, not with another field (position ${right.at + 1})`);
+    if (castOf(other) !== castOf(field))
+      throw new ODataSyntaxError('$filter', `${field.name} is ${typeName(field)} and ${other.name} is ${typeName(other)}; they do not compare`);
+    return this.operator(this.use(field), op, this.use(other));
+  }
+
+  private compareValue(field: Expr, left: Operand, op: Compare['op'], right: LiteralOperand): string {
+    if (right.literal.kind === 'null') {
+      if (op === 'eq') return `${this.use(field)} IS NULL`;
+      if (op === 'ne') return `${this.use(field)} IS NOT NULL`;
+      return 'false';
+    }
+    const binding = bindingFor(field, right.literal, right.at);
+    if (op === 'eq' && field.lowerTrigramIndex && left.kind === 'field') {
+      // As contains: the lowered match, which the trigram index answers, then the exact one.
+      const lowered = `lower(${this.use(field)}) = lower(?::text)`;
+      this.bindings.push(binding);
+      const exact = `${this.use(field)} = ?::text`;
+      this.bindings.push(binding);
+      return `(${lowered} AND ${exact})`;
+    }
+    const l = this.use(field);
+    this.bindings.push(binding);
+    return this.operator(l, op, `?::${castOf(field)}`);
+  }
+
+  private operator(l: string, op: Compare['op'], r: string): string {
+    if (op === 'eq') return `${l} = ${r}`;
+    if (op === 'ne') return `${l} IS DISTINCT FROM ${r}`;
+    return `${l} ${SQL_OPS[op]} ${r}`;
+  }
+
+  /** `in` a list of values (null among them matches a missing value). */
+  private in(left: Operand, list: Operand[]): string {
+    const field = expressionOf(this.resource, left);
+    const values = list.map((v) => {
+      if (v.kind !== 'literal') throw new ODataSyntaxError('$filter', `the list after in holds values only (position ${v.at + 1})`);
+      return v;
+    });
+    const given = values.filter((v) => v.literal.kind !== 'null').map((v) => bindingFor(field, v.literal, v.at));
+    const withNull = values.some((v) => v.literal.kind === 'null');
+    const sql = this.use(field);
+    this.bindings.push(given as string[]);
+    const match = `${sql} = ANY(?::${castOf(field)}[])`;
+    return withNull ? `(${match} OR ${this.use(field)} IS NULL)` : match;
+  }
 }
 
 /** One column of the order: its SQL, direction and how its value travels in a skip token. */

@@ -91,6 +91,96 @@ function pageAfterSkip(resource: ResoResource, condition: Sql, order: string, li
   return { sql: `${condition.sql} AND ${onPage}`, bindings: [...condition.bindings, ...condition.bindings, limit, skip] };
 }
 
+/** The records a collection read may return: visible, matching the filter, stamped before the commit horizon. */
+function whereSql(resource: ResoResource, filter: FilterExpr | undefined, horizon: string | null): Sql {
+  const parts = [`(${resource.visible})`];
+  const bindings: Knex.RawBinding[] = [];
+  if (filter) {
+    const f = filterSql(resource, filter);
+    parts.push(f.sql);
+    bindings.push(...f.bindings);
+  }
+  // Whatever the order: a record stamped after the commit horizon is left out until every write
+  // stamped before it has committed, so $orderby never changes which records match.
+  const timestamp = fieldOf(resource, 'ModificationTimestamp');
+  if (timestamp && horizon) {
+    parts.push(`(${timestamp.sql}) < ?::timestamptz`);
+    bindings.push(horizon);
+  }
+  return { sql: parts.join(' AND '), bindings };
+}
+
+/** JSON members by listing key, as expansions add them to the Property records. */
+type Members = Map<string, [string, string][]>;
+
+/** A collection of each listing's records of `resource`, in `order`, as the member `name` (Media, OpenHouse). */
+async function expandCollection(
+  db: Knex,
+  byKey: Members,
+  name: 'Media' | 'OpenHouse',
+  resource: ResoResource,
+  listingKey: string,
+  order: string,
+): Promise<void> {
+  const { rows: found } = await db.raw(
+    `SELECT ${listingKey} AS _key, ${recordColumns(resource.fields).join(', ')} FROM ${resource.from}
+      WHERE ${resource.visible} AND ${listingKey} = ANY(?::text[]) ORDER BY ${listingKey}, ${order}`,
+    [[...byKey.keys()]],
+  );
+  const lists = new Map<string, string[]>();
+  for (const row of found as Record<string, unknown>[]) {
+    const list = lists.get(row._key as string) ?? [];
+    list.push(recordJson(row, 1));
+    lists.set(row._key as string, list);
+  }
+  for (const [key, members] of byKey) members.push([name, `[${(lists.get(key) ?? []).join(',')}]`]);
+}
+
+/** The one record of `resource` each row links to (its `link` column), as the member `name` (ListAgent, ListOffice); null when none. */
+async function expandRelated(
+  db: Knex,
+  rows: Record<string, unknown>[],
+  byKey: Members,
+  name: 'ListAgent' | 'ListOffice',
+  resource: ResoResource,
+  link: string,
+) {
+  const wanted = [...new Set(rows.map((r) => r[link]).filter((v): v is string => typeof v === 'string'))];
+  const { rows: found } = await db.raw(
+    `SELECT ${resource.keySql} AS _key, ${recordColumns(resource.fields).join(', ')} FROM ${resource.from} WHERE ${resource.keySql} = ANY(?::text[])`,
+    [wanted],
+  );
+  const records = new Map((found as Record<string, unknown>[]).map((r) => [r._key as string, recordJson(r, 1)]));
+  for (const row of rows) byKey.get(row._key as string)!.push([name, records.get(row[link] as string) ?? 'null']);
+}
+
+/** Expanded Media, list agent, list office and open houses of the Property rows given, as JSON members by listing key (in PROPERTY_EXPANDS' order). */
+async function expansions(db: Knex, rows: Record<string, unknown>[], expand: PropertyExpand[]): Promise<Members> {
+  const byKey: Members = new Map(rows.map((r) => [r._key as string, []]));
+  if (expand.includes('Media')) await expandCollection(db, byKey, 'Media', RESOURCES.Media, 'l.listing_key', "(m.item->>'order')::int");
+  if (expand.includes('ListAgent')) await expandRelated(db, rows, byKey, 'ListAgent', RESOURCES.Member, '_agent');
+  if (expand.includes('ListOffice')) await expandRelated(db, rows, byKey, 'ListOffice', RESOURCES.Office, '_office');
+  if (expand.includes('OpenHouse')) await expandCollection(db, byKey, 'OpenHouse', RESOURCES.OpenHouse, 'e.listing_key', 'e.starts_at, e.seq');
+  return byKey;
+}
+
+/** The rows of `condition` with the fields' record columns, the key (and a Property's links), `extra` columns, then `tail` (order, limit). */
+async function readRows(db: Knex, resource: ResoResource, fields: ResoField[], condition: Sql, extra: string[], tail: string, tailBindings: Knex.RawBinding[]) {
+  const links = resource.name === 'Property' ? [`${fieldOf(resource, 'ListAgentKey')!.sql} AS _agent`, 'office AS _office'] : [];
+  const columns = [...recordColumns(fields), `${resource.keySql} AS _key`, ...links, ...extra];
+  const { rows } = await db.raw(`SELECT ${columns.join(', ')} FROM ${resource.from} WHERE ${condition.sql} ${tail}`, [...condition.bindings, ...tailBindings]);
+  return rows as Record<string, unknown>[];
+}
+
+/** The rows' records as JSON, with a Property's expansions. */
+async function finish(db: Knex, resource: ResoResource, rows: Record<string, unknown>[], pieces: number, expand: PropertyExpand[]): Promise<string[]> {
+  const members = resource.name === 'Property' && expand.length ? await expansions(db, rows, expand) : null;
+  return rows.map((row) => {
+    const json = recordJson(row, pieces);
+    return members ? withMembers(json, members.get(row._key as string) ?? []) : json;
+  });
+}
+
 /**
  * Reads of the RESO resources (docs/reso.md). A collection read keeps to records stamped before
  * the commit horizon (db/commit-horizon.ts): a write still committing then cannot land behind a
@@ -99,79 +189,6 @@ function pageAfterSkip(resource: ResoResource, condition: Sql, order: string, li
  */
 export function createResoReads(db: Knex, options: { changeLogDays: number }): ResoReads {
   const shares = readShares(db);
-  const where = (resource: ResoResource, filter: FilterExpr | undefined, horizon: string | null): Sql => {
-    const parts = [`(${resource.visible})`];
-    const bindings: Knex.RawBinding[] = [];
-    if (filter) {
-      const f = filterSql(resource, filter);
-      parts.push(f.sql);
-      bindings.push(...f.bindings);
-    }
-    // Whatever the order: a record stamped after the commit horizon is left out until every write
-    // stamped before it has committed, so $orderby never changes which records match.
-    const timestamp = fieldOf(resource, 'ModificationTimestamp');
-    if (timestamp && horizon) {
-      parts.push(`(${timestamp.sql}) < ?::timestamptz`);
-      bindings.push(horizon);
-    }
-    return { sql: parts.join(' AND '), bindings };
-  };
-
-  /** Expanded Media, list agent, list office and open houses of the Property rows given, as JSON members by listing key (in PROPERTY_EXPANDS' order). */
-  const expansions = async (rows: Record<string, unknown>[], expand: PropertyExpand[]): Promise<Map<string, [string, string][]>> => {
-    const byKey = new Map<string, [string, string][]>(rows.map((r) => [r._key as string, []]));
-    const keys = [...byKey.keys()];
-    /** A collection of each listing's records of `resource`, in `order`, as the member `name`. */
-    const collection = async (name: 'Media' | 'OpenHouse', resource: ResoResource, listingKey: string, order: string) => {
-      if (!expand.includes(name)) return;
-      const { rows: found } = await db.raw(
-        `SELECT ${listingKey} AS _key, ${recordColumns(resource.fields).join(', ')} FROM ${resource.from}
-          WHERE ${resource.visible} AND ${listingKey} = ANY(?::text[]) ORDER BY ${listingKey}, ${order}`,
-        [keys],
-      );
-      const lists = new Map<string, string[]>();
-      for (const row of found as Record<string, unknown>[]) {
-        const list = lists.get(row._key as string) ?? [];
-        list.push(recordJson(row, 1));
-        lists.set(row._key as string, list);
-      }
-      for (const [key, members] of byKey) members.push([name, `[${(lists.get(key) ?? []).join(',')}]`]);
-    };
-    await collection('Media', RESOURCES.Media, 'l.listing_key', "(m.item->>'order')::int");
-    const related = async (name: 'ListAgent' | 'ListOffice', resource: ResoResource, link: string) => {
-      if (!expand.includes(name)) return;
-      const wanted = [...new Set(rows.map((r) => r[link]).filter((v): v is string => typeof v === 'string'))];
-      const { rows: found } = await db.raw(
-        `SELECT ${resource.keySql} AS _key, ${recordColumns(resource.fields).join(', ')} FROM ${resource.from} WHERE ${resource.keySql} = ANY(?::text[])`,
-        [wanted],
-      );
-      const records = new Map((found as Record<string, unknown>[]).map((r) => [r._key as string, recordJson(r, 1)]));
-      for (const row of rows) byKey.get(row._key as string)!.push([name, records.get(row[link] as string) ?? 'null']);
-    };
-    await related('ListAgent', RESOURCES.Member, '_agent');
-    await related('ListOffice', RESOURCES.Office, '_office');
-    await collection('OpenHouse', RESOURCES.OpenHouse, 'e.listing_key', 'e.starts_at, e.seq');
-    return byKey;
-  };
-
-  const readRows = async (resource: ResoResource, fields: ResoField[], condition: Sql, extra: string[], tail: string, tailBindings: Knex.RawBinding[]) => {
-    const links = resource.name === 'Property' ? [`${fieldOf(resource, 'ListAgentKey')!.sql} AS _agent`, 'office AS _office'] : [];
-    const columns = [...recordColumns(fields), `${resource.keySql} AS _key`, ...links, ...extra];
-    const { rows } = await db.raw(`SELECT ${columns.join(', ')} FROM ${resource.from} WHERE ${condition.sql} ${tail}`, [
-      ...condition.bindings,
-      ...tailBindings,
-    ]);
-    return rows as Record<string, unknown>[];
-  };
-
-  const finish = async (resource: ResoResource, rows: Record<string, unknown>[], pieces: number, expand: PropertyExpand[]): Promise<string[]> => {
-    const members = resource.name === 'Property' && expand.length ? await expansions(rows, expand) : null;
-    return rows.map((row) => {
-      const json = recordJson(row, pieces);
-      return members ? withMembers(json, members.get(row._key as string) ?? []) : json;
-    });
-  };
-
   return {
     orderOf: (resource, orderby) => orderColumns(resource, orderby),
 
@@ -185,7 +202,7 @@ export function createResoReads(db: Knex, options: { changeLogDays: number }): R
       const columns = orderColumns(resource, query.orderby);
       // The horizon is read before the page's own statement (and so before its snapshot).
       const horizon = fieldOf(resource, 'ModificationTimestamp') ? await commitHorizon(db) : null;
-      const base = where(resource, query.filter, horizon);
+      const base = whereSql(resource, query.filter, horizon);
       const condition = { ...base };
       if (query.after) {
         const after = afterSql(columns, query.after);
@@ -198,8 +215,8 @@ export function createResoReads(db: Knex, options: { changeLogDays: number }): R
       const [rows, count] = await Promise.all([
         shares.run('reso', () =>
           query.skip > 0
-            ? readRows(resource, fields, pageAfterSkip(resource, condition, order, query.limit + 1, query.skip), orderText, order, [])
-            : readRows(resource, fields, condition, orderText, `${order} LIMIT ?`, [query.limit + 1]),
+            ? readRows(db, resource, fields, pageAfterSkip(resource, condition, order, query.limit + 1, query.skip), orderText, order, [])
+            : readRows(db, resource, fields, condition, orderText, `${order} LIMIT ?`, [query.limit + 1]),
         ),
         query.count
           ? shares.run('reso', () =>
@@ -211,7 +228,7 @@ export function createResoReads(db: Knex, options: { changeLogDays: number }): R
       const shown = more ? rows.slice(0, query.limit) : rows;
       const last = shown.at(-1);
       return {
-        records: await finish(resource, shown, pieceCount(fields), query.expand),
+        records: await finish(db, resource, shown, pieceCount(fields), query.expand),
         ...(count !== undefined ? { count } : {}),
         next: more && last ? columns.map((_c, i) => (last[`_o${i}`] as string | null) ?? null) : null,
       };
@@ -219,9 +236,9 @@ export function createResoReads(db: Knex, options: { changeLogDays: number }): R
 
     async byKey(resource, key, select, expand) {
       const fields = selectedFields(resource, select);
-      const rows = await readRows(resource, fields, { sql: `(${resource.visible}) AND ${resource.keySql} = ?`, bindings: [key] }, [], 'LIMIT 1', []);
+      const rows = await readRows(db, resource, fields, { sql: `(${resource.visible}) AND ${resource.keySql} = ?`, bindings: [key] }, [], 'LIMIT 1', []);
       if (rows.length === 0) return null;
-      return (await finish(resource, rows, pieceCount(fields), expand))[0];
+      return (await finish(db, resource, rows, pieceCount(fields), expand))[0];
     },
   };
 }

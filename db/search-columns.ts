@@ -1,3 +1,4 @@
+import type { Address } from '../pipeline/types.js';
 /**
  * SQL of the listing search columns (docs/reads.md): each generated from the stored record and its
  * public patch, so a search matches, sorts and places a listing only by what the public may see of
@@ -66,7 +67,7 @@ const textConfig = `CASE ${textLanguage} ${Object.entries(TEXT_CONFIGS)
   .join(' ')} ELSE 'simple'::regconfig END`;
 
 /** The public address as words (text || text: concat_ws and jsonb_build_array are not immutable). */
-const addressText = ['subNumber', 'streetNumber', 'street', 'locality', 'region', 'postcode']
+const addressText = (['subNumber', 'streetNumber', 'street', 'locality', 'region', 'postcode'] satisfies (keyof Address)[])
   .map((part) => `coalesce(${publicField('address')}->>'${part}', '')`)
   .join(" || ' ' || ");
 

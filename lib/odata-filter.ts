@@ -159,120 +159,131 @@ function tokenize(text: string, option: string): Token[] {
 export function parseFilter(text: string, option = '$filter'): FilterExpr {
   if (text.length > MAX_FILTER_LENGTH) throw new ODataSyntaxError(option, `longer than ${MAX_FILTER_LENGTH} characters`);
   const tokens = tokenize(text, option);
-  let pos = 0;
-  const peek = () => tokens[pos];
-  const describe = (token: Token | undefined) =>
-    !token
+  if (tokens.length === 0) throw new ODataSyntaxError(option, 'is empty');
+  return new FilterParser(tokens, option).expression();
+}
+
+/** A recursive-descent reader of the tokens: or of ands of primaries (not, parentheses, a comparison, has, in, or a lone value). */
+class FilterParser {
+  private pos = 0;
+
+  constructor(
+    private readonly tokens: Token[],
+    private readonly option: string,
+  ) {}
+
+  /** The whole expression; every token must be part of it. */
+  expression(): FilterExpr {
+    const expr = this.or(0);
+    if (this.pos < this.tokens.length) this.fail('"and", "or" or the end of the expression');
+    return expr;
+  }
+
+  private peek(): Token | undefined {
+    return this.tokens[this.pos];
+  }
+
+  /** Steps over the next token when it is a word (and, or, not, has, in). */
+  private takeWord(word: string): boolean {
+    const token = this.peek();
+    if (token?.t !== 'word' || token.text !== word) return false;
+    this.pos += 1;
+    return true;
+  }
+
+  /** Steps over the next token, which must be of kind t (else fails, expecting what `expected` says). */
+  private expect(t: Token['t'], expected: string): void {
+    if (this.peek()?.t !== t) this.fail(expected);
+    this.pos += 1;
+  }
+
+  private fail(expected: string): never {
+    const token = this.peek();
+    const found = !token
       ? 'the end of the expression'
       : `${token.t === 'word' ? `"${token.text}"` : token.t === 'literal' ? 'a value' : `"${token.t === 'open' ? '(' : token.t === 'close' ? ')' : ','}"`} at position ${token.at + 1}`;
-  const fail = (expected: string): never => {
-    throw new ODataSyntaxError(option, `expected ${expected} but found ${describe(peek())}`);
-  };
-  const isWord = (token: Token | undefined, word: string): boolean => token?.t === 'word' && token.text === word;
+    throw new ODataSyntaxError(this.option, `expected ${expected} but found ${found}`);
+  }
 
-  const operand = (): Operand => {
-    const token = peek();
-    if (token?.t === 'word' && !['and', 'or', 'not', ...COMPARISONS, 'in', 'has'].includes(token.text)) {
-      pos += 1;
-      if (peek()?.t === 'open') return call(token.text, token.at);
-      return { kind: 'field', name: token.text, at: token.at };
-    }
-    if (token?.t === 'literal') {
-      pos += 1;
-      return { kind: 'literal', literal: token.literal, at: token.at };
-    }
-    return fail('a field name or a value');
-  };
+  private or(depth: number): FilterExpr {
+    let left = this.and(depth);
+    while (this.takeWord('or')) left = { kind: 'or', left, right: this.and(depth) };
+    return left;
+  }
 
-  /** `name(` read: its arguments to the closing parenthesis, as many as the function takes. */
-  const call = (name: string, at: number): Operand => {
-    if (!Object.hasOwn(FUNCTIONS, name))
-      throw new ODataSyntaxError(
-        option,
-        `function ${name}() at position ${at + 1} is not supported (the functions served are ${Object.keys(FUNCTIONS).join(', ')})`,
-      );
-    const wanted = FUNCTIONS[name as FunctionName];
-    pos += 1;
-    const args: Operand[] = [];
-    if (peek()?.t !== 'close') {
-      args.push(operand());
-      while (peek()?.t === 'comma') {
-        pos += 1;
-        args.push(operand());
-      }
-    }
-    if (peek()?.t !== 'close') fail(`"," or ")" in the arguments of ${name}()`);
-    pos += 1;
-    if (args.length !== wanted)
-      throw new ODataSyntaxError(
-        option,
-        `${name}() at position ${at + 1} takes ${wanted === 0 ? 'no arguments' : wanted === 1 ? 'one argument' : `${wanted} arguments`}, not ${args.length}`,
-      );
-    return { kind: 'call', name: name as FunctionName, args, at };
-  };
+  private and(depth: number): FilterExpr {
+    let left = this.primary(depth);
+    while (this.takeWord('and')) left = { kind: 'and', left, right: this.primary(depth) };
+    return left;
+  }
 
-  const primary = (depth: number): FilterExpr => {
-    if (depth > MAX_DEPTH) throw new ODataSyntaxError(option, `nested more than ${MAX_DEPTH} deep`);
-    const token = peek();
-    if (isWord(token, 'not')) {
-      pos += 1;
-      return { kind: 'not', expr: primary(depth + 1) };
-    }
-    if (token?.t === 'open') {
-      pos += 1;
-      const inner = or(depth + 1);
-      if (peek()?.t !== 'close') fail('")"');
-      pos += 1;
+  private primary(depth: number): FilterExpr {
+    if (depth > MAX_DEPTH) throw new ODataSyntaxError(this.option, `nested more than ${MAX_DEPTH} deep`);
+    if (this.takeWord('not')) return { kind: 'not', expr: this.primary(depth + 1) };
+    if (this.peek()?.t === 'open') {
+      this.pos += 1;
+      const inner = this.or(depth + 1);
+      this.expect('close', '")"');
       return inner;
     }
-    const left = operand();
-    const next = peek();
+    const left = this.operand();
+    const next = this.peek();
     if (next?.t === 'word' && COMPARISONS.has(next.text)) {
-      pos += 1;
-      return { kind: 'compare', op: next.text as Comparison, left, right: operand() };
+      this.pos += 1;
+      return { kind: 'compare', op: next.text as Comparison, left, right: this.operand() };
     }
-    if (isWord(next, 'has')) {
-      pos += 1;
-      return { kind: 'has', left, right: operand() };
-    }
-    if (isWord(next, 'in')) {
-      pos += 1;
-      if (peek()?.t !== 'open') fail('"(" and a list of values after in');
-      pos += 1;
-      const values = [operand()];
-      while (peek()?.t === 'comma') {
-        pos += 1;
-        values.push(operand());
-      }
-      if (peek()?.t !== 'close') fail('"," or ")" in the list after in');
-      pos += 1;
+    if (this.takeWord('has')) return { kind: 'has', left, right: this.operand() };
+    if (this.takeWord('in')) {
+      this.expect('open', '"(" and a list of values after in');
+      const values = this.operands();
+      this.expect('close', '"," or ")" in the list after in');
       return { kind: 'in', left, values };
     }
     return { kind: 'value', operand: left };
-  };
+  }
 
-  const and = (depth: number): FilterExpr => {
-    let left = primary(depth);
-    while (isWord(peek(), 'and')) {
-      pos += 1;
-      left = { kind: 'and', left, right: primary(depth) };
+  /** One or more operands separated by commas. */
+  private operands(): Operand[] {
+    const values = [this.operand()];
+    while (this.peek()?.t === 'comma') {
+      this.pos += 1;
+      values.push(this.operand());
     }
-    return left;
-  };
+    return values;
+  }
 
-  const or = (depth: number): FilterExpr => {
-    let left = and(depth);
-    while (isWord(peek(), 'or')) {
-      pos += 1;
-      left = { kind: 'or', left, right: and(depth) };
+  private operand(): Operand {
+    const token = this.peek();
+    if (token?.t === 'word' && !['and', 'or', 'not', ...COMPARISONS, 'in', 'has'].includes(token.text)) {
+      this.pos += 1;
+      if (this.peek()?.t === 'open') return this.call(token.text, token.at);
+      return { kind: 'field', name: token.text, at: token.at };
     }
-    return left;
-  };
+    if (token?.t === 'literal') {
+      this.pos += 1;
+      return { kind: 'literal', literal: token.literal, at: token.at };
+    }
+    return this.fail('a field name or a value');
+  }
 
-  if (tokens.length === 0) throw new ODataSyntaxError(option, 'is empty');
-  const expr = or(0);
-  if (pos < tokens.length) fail('"and", "or" or the end of the expression');
-  return expr;
+  /** `name(` read: its arguments to the closing parenthesis, as many as the function takes. */
+  private call(name: string, at: number): Operand {
+    if (!Object.hasOwn(FUNCTIONS, name))
+      throw new ODataSyntaxError(
+        this.option,
+        `function ${name}() at position ${at + 1} is not supported (the functions served are ${Object.keys(FUNCTIONS).join(', ')})`,
+      );
+    const wanted = FUNCTIONS[name as FunctionName];
+    this.pos += 1;
+    const args = this.peek()?.t !== 'close' ? this.operands() : [];
+    this.expect('close', `"," or ")" in the arguments of ${name}()`);
+    if (args.length !== wanted)
+      throw new ODataSyntaxError(
+        this.option,
+        `${name}() at position ${at + 1} takes ${wanted === 0 ? 'no arguments' : wanted === 1 ? 'one argument' : `${wanted} arguments`}, not ${args.length}`,
+      );
+    return { kind: 'call', name: name as FunctionName, args, at };
+  }
 }
 
 export interface OrderItem {

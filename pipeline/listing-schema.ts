@@ -7,7 +7,7 @@
 import { legacyODataValues } from '../lib/reso-lookups.js';
 import { LISTING_STATUSES } from './listing-statuses.js';
 
-export const nullable = <T extends object>(schema: T) => ({ oneOf: [{ type: 'null' }, schema] }) as const;
+export const nullable = <const T extends object>(schema: T) => ({ oneOf: [{ type: 'null' }, schema] }) as const;
 export const localeText = {
   type: 'object',
   additionalProperties: { type: 'string' },
@@ -34,7 +34,7 @@ export const priceSchema = {
   $id: 'Price',
   type: 'object',
   additionalProperties: false,
-  required: ['amount', 'currency', 'display'],
+  required: ['amount', 'currency', 'display', 'text'],
   properties: {
     amount: { type: ['number', 'null'], description: 'null: no amount (price on application, or withheld from a public answer).' },
     currency,
@@ -51,7 +51,7 @@ export const rentSchema = {
   $id: 'Rent',
   type: 'object',
   additionalProperties: false,
-  required: ['amount', 'currency', 'period', 'display'],
+  required: ['amount', 'currency', 'period', 'display', 'text'],
   properties: {
     amount: { type: ['number', 'null'] },
     currency,
@@ -141,15 +141,10 @@ export const listingAgentSchema = {
   },
 } as const;
 
-const money = (description: string) =>
-  ({
-    type: 'object',
-    additionalProperties: false,
-    required: ['amount', 'currency', 'period'],
-    properties: { amount: { type: ['number', 'null'] }, currency, period: { enum: ['week', 'month', 'year'] }, tax: taxSchema },
-    description,
-  }) as const;
 const strings = (description: string) => ({ type: 'array', items: { type: 'string' }, description }) as const;
+/** An object schema's properties, each with the same schema. */
+const sameProperties = <const K extends readonly string[], const S extends object>(keys: K, schema: S) =>
+  Object.fromEntries(keys.map((k) => [k, schema])) as { [P in K[number]]: S };
 
 /** Fields beyond the core model, each present only when the feed gives it. */
 export const extraProperties = {
@@ -165,7 +160,13 @@ export const extraProperties = {
     description: 'Commercial terms.',
     properties: {
       categories: strings('Every commercial category, in feed order (subCategory is the first).'),
-      outgoings: money('Annual outgoings.'),
+      outgoings: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['amount', 'currency', 'period'],
+        properties: { amount: { type: ['number', 'null'] }, currency, period: { const: 'year' }, tax: taxSchema },
+        description: 'Annual outgoings.',
+      },
       return: { type: 'number', description: 'Annual return, percent.' },
       currentLeaseEndDate: { type: 'string', description: 'YYYY-MM-DD.' },
       zone: { type: 'string', description: 'Planning zone.' },
@@ -192,7 +193,13 @@ export const extraProperties = {
         },
       },
       takings: { type: 'string' },
-      lease: money("The business premises' lease."),
+      lease: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['amount', 'currency', 'period'],
+        properties: { amount: { type: ['number', 'null'] }, currency, period: { enum: ['week', 'month', 'year'] }, tax: taxSchema },
+        description: "The business premises' lease.",
+      },
       franchise: { type: 'boolean' },
       terms: { type: 'string' },
     },
@@ -201,12 +208,9 @@ export const extraProperties = {
     type: 'object',
     additionalProperties: false,
     description: 'Rural features (descriptive text).',
-    properties: Object.fromEntries(
-      ['fencing', 'annualRainfall', 'soilTypes', 'improvements', 'councilRates', 'irrigation', 'carryingCapacity', 'services'].map((k) => [
-        k,
-        { type: 'string' },
-      ]),
-    ),
+    properties: sameProperties(['fencing', 'annualRainfall', 'soilTypes', 'improvements', 'councilRates', 'irrigation', 'carryingCapacity', 'services'], {
+      type: 'string',
+    }),
   },
   allowances: {
     type: 'object',
@@ -313,7 +317,7 @@ export const extraProperties = {
     additionalProperties: false,
     description:
       'Bathrooms by kind (RESO BathroomsFull, BathroomsThreeQuarter, BathroomsHalf, BathroomsOneQuarter, BathroomsPartial); bathrooms is their count.',
-    properties: Object.fromEntries(['full', 'threeQuarter', 'half', 'oneQuarter', 'partial'].map((k) => [k, { type: 'integer', minimum: 0 }])),
+    properties: sameProperties(['full', 'threeQuarter', 'half', 'oneQuarter', 'partial'], { type: 'integer', minimum: 0 }),
   },
   stories: { type: 'number', minimum: 0, description: 'Storeys of the building (RESO StoriesTotal).' },
   annualTax: {
@@ -465,5 +469,67 @@ export const listingSchema = {
     projectKey: { type: ['string', 'null'], description: 'The project a new-home listing belongs to.' },
     ...extraProperties,
     contentHash: { type: 'string', description: 'Hash of the content (modTime and bookkeeping excluded).' },
+  },
+} as const;
+
+export const projectSchema = {
+  $id: 'Project',
+  type: 'object',
+  description: 'A new-home development as stored and returned; its listings are canonical listings with its projectKey.',
+  additionalProperties: false,
+  required: [
+    'projectKey',
+    'office',
+    'uniqueId',
+    'format',
+    'status',
+    'modTime',
+    'name',
+    'developer',
+    'stage',
+    'priceRange',
+    'completionDate',
+    'address',
+    'location',
+    'headline',
+    'description',
+    'media',
+    'listingKeys',
+    'contentHash',
+  ],
+  properties: {
+    projectKey: { type: 'string' },
+    office: { type: 'string' },
+    uniqueId: { type: 'string' },
+    format: { const: 'project' },
+    status: { enum: ['active', 'archived'] },
+    modTime: isoDateTime,
+    name: { type: 'string' },
+    developer: nullable({
+      type: 'object',
+      additionalProperties: false,
+      required: ['name', 'websiteUrl', 'logoUrl'],
+      properties: { name: { type: 'string' }, websiteUrl: { type: ['string', 'null'] }, logoUrl: { type: ['string', 'null'] } },
+    }),
+    stage: { enum: ['off_the_plan', 'under_construction', 'completed'] },
+    priceRange: nullable({
+      type: 'object',
+      additionalProperties: false,
+      required: ['from', 'to', 'currency', 'derived'],
+      properties: {
+        from: { type: ['number', 'null'] },
+        to: { type: ['number', 'null'] },
+        currency,
+        derived: { type: 'boolean', description: "From its listings' prices, not the document." },
+      },
+    }),
+    completionDate: { type: ['string', 'null'], description: 'YYYY, YYYY-MM or YYYY-MM-DD.' },
+    address: { $ref: 'Address' },
+    location: nullable({ $ref: 'Location' }),
+    headline: nullable(localeText),
+    description: nullable(localeText),
+    media: { type: 'array', items: { $ref: 'MediaItem' } },
+    listingKeys: { type: 'array', items: { type: 'string' }, description: 'Its listings, in document order.' },
+    contentHash: { type: 'string' },
   },
 } as const;

@@ -1,30 +1,9 @@
+import { REPLACED_FIELDS } from './field-rules.js';
 import { contentHash } from './hash.js';
 import { listingKey } from './listing-key.js';
 import { numberMedia } from './number-media.js';
 import { slotRank } from './reaxml/map-media.js';
 import { type Agent, type CanonicalListing, EXTRA_FIELDS, type ListingDelta, type MediaItem, type SlotMap } from './types.js';
-
-/** Plain-value fields a delta replaces whole when it carries them. */
-const REPLACED = [
-  'subCategory',
-  'price',
-  'rent',
-  'sold',
-  'bond',
-  'bedrooms',
-  'bathrooms',
-  'landAreaSqm',
-  'buildingAreaSqm',
-  'address',
-  'location',
-  'headline',
-  'description',
-  'auction',
-  'dateAvailable',
-  'inspections',
-  'links',
-  ...EXTRA_FIELDS,
-] as const;
 
 function mergeSlots<T extends { slot: string }>(stored: T[], delta: SlotMap<T> | undefined): T[] {
   if (!delta) return stored;
@@ -110,11 +89,10 @@ function updatedListing(stored: CanonicalListing, delta: ListingDelta): Record<s
   merged.format = delta.format;
   if (delta.saleMode) merged.saleMode = delta.saleMode;
   if (delta.bothPrices) merged.bothPrices = true;
-  for (const field of REPLACED) if (delta[field] !== undefined) merged[field] = delta[field];
+  for (const field of REPLACED_FIELDS) if (delta[field] !== undefined) merged[field] = delta[field];
   // An extra field set to null by the delta is removed (extras are present only when they hold something).
   for (const field of EXTRA_FIELDS) if (merged[field] === null) delete merged[field];
   if (delta.features) merged.features = delta.replace ? delta.features : { ...stored.features, ...delta.features };
-  if (delta.projectKey !== undefined) merged.projectKey = delta.projectKey;
   merged.media = delta.replace ? delta.replace.media : mergeMedia(stored.media, delta);
   merged.agents = delta.replace ? delta.replace.agents : mergeSlots<Agent>(stored.agents, delta.agents);
   return merged;

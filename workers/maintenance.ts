@@ -66,6 +66,11 @@ export interface MaintenanceDeps {
  * run); without it the in-process runtime runs them on timers.
  */
 export function maintenanceTasks(deps: MaintenanceDeps): MaintenanceTask[] {
+  return [...recoveryTasks(deps), ...changeLogTasks(deps), ...mailTasks(deps), ...retentionTasks(deps)];
+}
+
+/** Work whose job was lost, taken up again: feeds, leads (and leads no CRM acknowledged in time), webhook lanes with a delivery due, directory rows a feed left stale. */
+function recoveryTasks(deps: MaintenanceDeps): MaintenanceTask[] {
   return [
     {
       name: 'requeue-lost-feeds',
@@ -132,6 +137,12 @@ export function maintenanceTasks(deps: MaintenanceDeps): MaintenanceTask[] {
         return { refreshed: offices.length };
       },
     },
+  ];
+}
+
+/** The change log's numbering (with its listing events into webhook deliveries) and its purge past its window. */
+function changeLogTasks(deps: MaintenanceDeps): MaintenanceTask[] {
+  return [
     {
       name: 'sequence-changes',
       everyMs: 5_000,
@@ -149,6 +160,12 @@ export function maintenanceTasks(deps: MaintenanceDeps): MaintenanceTask[] {
         return { purged };
       },
     },
+  ];
+}
+
+/** The notification outbox, the alerts' matching and mails, and alert subscriptions past their time. */
+function mailTasks(deps: MaintenanceDeps): MaintenanceTask[] {
+  return [
     {
       name: 'send-notifications',
       everyMs: MINUTE,
@@ -173,6 +190,12 @@ export function maintenanceTasks(deps: MaintenanceDeps): MaintenanceTask[] {
         return purged;
       },
     },
+  ];
+}
+
+/** Leads and feed bodies past their retention. */
+function retentionTasks(deps: MaintenanceDeps): MaintenanceTask[] {
+  return [
     {
       name: 'purge-leads',
       everyMs: HOUR,

@@ -1,13 +1,10 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { FeedKeyNotActiveError } from '../../db/feed-bodies.js';
-import { IDEMPOTENCY_WINDOW_HOURS, type StoredPush, storePush } from '../../db/feed-dedupe.js';
-import { type FeedEvent, failFeedEvent, getFeedEvent } from '../../db/feed-events.js';
+import { type FeedEvent, getFeedEvent } from '../../db/feed-events.js';
 import { type FeedHistoryQuery, type FeedIssueQuery, feedIssues, keyFeeds } from '../../db/feed-history.js';
 import { listingStatus } from '../../db/listing-status.js';
-import { badRequest, HttpError, notFound, serviceUnavailable } from '../../lib/errors.js';
-import { FeedSyntaxError } from '../../pipeline/feed-syntax-error.js';
+import { badRequest, notFound } from '../../lib/errors.js';
 import { feedKeyOf } from '../auth/feed-key.js';
-import { readFeedInput, refuseTooDeepDocument } from '../feed-input.js';
+import { readFeedInput } from '../feed-input.js';
 import { bodyIdleTimeout } from '../middleware/body-idle-timeout.js';
 import { refuseUnfinishedBodyOnShutdown } from '../middleware/unfinished-body.js';
 import { releaseUploadSlot, uploadSlots } from '../middleware/upload-slots.js';
@@ -15,8 +12,7 @@ import { errorResponse, feedRequestBody, header, json, queryParameters, uuidPath
 import { isUuid } from '../path-params.js';
 import type { RouteDeps } from '../route-deps.js';
 import type { RouteSpec } from '../route-registry.js';
-import { type SpooledBody, spoolBody } from '../spool-body.js';
-import { type FeedSeen, FeedWait } from '../wait-for-feed.js';
+import { type PushOutcome, queueAndWait, storeFeed } from '../services/feed-intake.js';
 
 const unauthorized = errorResponse('Missing, wrong, suspended or revoked key');
 const unavailable = errorResponse('Database or job queue unavailable; nothing was accepted');
@@ -60,135 +56,46 @@ async function ownFeed(deps: Pick<RouteDeps, 'db'>, feedId: string, res: Respons
 }
 
 /**
- * Receives a push whole, checks it is not nested too deep, and stores it as a feed event (or finds
- * the feed it repeats). The key is checked again as the feed is stored: a key revoked during a long
- * upload lands nothing.
+ * The answer to a push once its feed is stored and queued: 200 with the result when it finished in
+ * time; 400 when the feed was not well-formed (listings before the fault were applied); else 202
+ * with where to poll (and, but for a failed feed, when: Retry-After).
  */
-async function storeFeed(
-  deps: RouteDeps,
-  req: Request,
-  res: Response,
-): Promise<{ event: FeedEvent; repeat: StoredPush['repeat']; idempotencyKey: string | null }> {
-  const key = feedKeyOf(res);
-  const idempotencyKey = idempotencyKeyOf(req);
-  // The whole body is received into a temporary file before the database is touched: a slow
-  // sender holds no connection, and memory stays flat whatever the body's size.
-  const input = await readFeedInput(req, deps.config.feedMaxBytes);
-  // A JSON-carried string is already spooled (input.release() removes it); raw bytes are spooled here.
-  let ownSpool: SpooledBody | null = null;
-  try {
-    const spooled = input.body.kind === 'text' ? input.body.spooled : await spoolBody(input.body.stream);
-    if (input.body.kind === 'bytes') ownSpool = spooled;
-    await refuseTooDeepDocument(input.format, input.body.kind, spooled).catch((err) => {
-      throw err instanceof FeedSyntaxError ? badRequest(`${err.message}; nothing was stored`) : err;
+function answerPush(res: Response, feedId: string, outcome: PushOutcome): void {
+  const statusUrl = `/v1/feeds/${feedId}`;
+  res.location(statusUrl);
+  if (outcome.state === 'done') {
+    const fault = outcome.result.issues.find((i) => i.code === 'feed_not_well_formed');
+    if (!fault) return void res.json({ feedId, ...outcome.result });
+    return void res.status(400).json({
+      error: `${fault.message}; listings before the fault were applied, nothing was archived (feed ${feedId})`,
+      feedId,
+      statusUrl,
     });
-    const { event, repeat } = await storePush(
-      deps.db,
-      {
-        source: 'api',
-        keyId: key.id,
-        officeScope: key.officeIds,
-        alertEmail: key.alertEmail,
-        format: input.format,
-        mode: input.mode,
-        context: { ...input.context },
-        bodyKind: input.body.kind,
-      },
-      () => spooled.read(),
-      idempotencyKey,
-    );
-    return { event, repeat, idempotencyKey };
-  } catch (err) {
-    if (err instanceof FeedKeyNotActiveError)
-      throw new HttpError(401, 'the feed key was revoked or suspended while the feed was being sent; nothing was stored');
-    throw err;
-  } finally {
-    await Promise.all([input.release(), ownSpool?.remove()]);
-    releaseUploadSlot(res);
   }
+  // Still to finish: poll after POLL_AFTER_S. A failed feed changes only when an operator runs it again.
+  if (outcome.state === 'failed') return void res.status(202).json({ feedId, status: 'failed', statusUrl, error: outcome.error });
+  res.set('Retry-After', String(POLL_AFTER_S));
+  res.status(202).json({ feedId, status: outcome.state, statusUrl, retryAfter: POLL_AFTER_S });
 }
 
-/** Queues a new stored feed; when the queue is away the feed is marked rejected and the push answered 503. */
-async function queueFeed(deps: RouteDeps, req: Request, event: FeedEvent, wait: FeedWait): Promise<void> {
-  try {
-    await deps.ingestQueue.add(event.id);
-  } catch (err) {
-    wait.close();
-    await failFeedEvent(
-      deps.db,
-      event.id,
-      'rejected',
-      'the ingest queue was unavailable, so the feed was not accepted; send it again',
-      (err as Error).message,
-    ).catch(() => undefined);
-    req.log?.warn({ feedId: event.id, err: (err as Error).message }, 'ingest queue unavailable');
-    throw serviceUnavailable('the ingest queue is unavailable; the feed was not accepted, send it again shortly');
-  }
-}
-
-/** POST /v1/feeds: an upload slot, the body's idle limit and the shutdown check, then store, queue and wait for the outcome. */
+/** POST /v1/feeds: an upload slot, the body's idle limit and the shutdown check, then store, queue and wait for the outcome (services/feed-intake.ts). */
 function pushFeedHandlers(deps: RouteDeps): RequestHandler[] {
   const { config } = deps;
   const uploads = uploadSlots({ perKey: config.feedUploadsPerKey, total: config.feedUploadsTotal, keyOf: (_req, res) => feedKeyOf(res).id });
+  const outcomeDeps = { db: deps.db, ingestQueue: deps.ingestQueue, feedSyncWaitMs: config.feedSyncWaitMs, shutdown: deps.shutdown };
   return [
     uploads,
     bodyIdleTimeout(config.feedBodyIdleMs),
     refuseUnfinishedBodyOnShutdown(deps.shutdown),
     async (req, res) => {
-      const { event, repeat, idempotencyKey } = await storeFeed(deps, req, res);
-      if (repeat === 'conflict') {
-        throw new HttpError(
-          409,
-          `Idempotency-Key "${idempotencyKey}" was used in the last ${IDEMPOTENCY_WINDOW_HOURS} hours for a different request (feed ${event.id}); nothing was stored: send a new feed under a new key`,
-        );
-      }
+      const idempotencyKey = idempotencyKeyOf(req);
+      const input = await readFeedInput(req, config.feedMaxBytes);
+      const stored = await storeFeed(deps.db, feedKeyOf(res), input, idempotencyKey).finally(() => releaseUploadSlot(res));
       // A repeat is answered as its first feed is: that feed's id, status and result; nothing new is queued.
-      if (repeat) res.set('Idempotent-Replayed', 'true');
-      // A new feed is listened for before it is queued: its announcement cannot be missed, and until
-      // then it is as stored (queued), so the wait need not read it. A repeat's feed is read.
-      const wait = new FeedWait(event.id);
-      if (!repeat) await queueFeed(deps, req, event, wait);
-      await answerStoredFeed(deps, req, res, event, wait, repeat !== null);
+      if (stored.repeat) res.set('Idempotent-Replayed', 'true');
+      answerPush(res, stored.event.id, await queueAndWait(outcomeDeps, stored, req.log));
     },
   ];
-}
-
-/**
- * From here on the feed is stored and queued: whatever happens while waiting, the client is told
- * where to find the outcome (202), never that nothing was accepted.
- */
-async function answerStoredFeed(deps: RouteDeps, req: Request, res: Response, event: FeedEvent, wait: FeedWait, repeat: boolean): Promise<void> {
-  const statusUrl = `/v1/feeds/${event.id}`;
-  const accepted = (status: 'queued' | 'running' | 'failed', extra: Record<string, unknown> = {}) => {
-    // Still to finish: poll after POLL_AFTER_S. A failed feed changes only when an operator runs it again.
-    if (status !== 'failed') res.set('Retry-After', String(POLL_AFTER_S));
-    res
-      .status(202)
-      .location(statusUrl)
-      .json({ feedId: event.id, status, statusUrl, ...(status === 'failed' ? {} : { retryAfter: POLL_AFTER_S }), ...extra });
-  };
-  let finished: FeedSeen | null = null;
-  try {
-    const seen = await wait.wait(deps.db, deps.config.feedSyncWaitMs, deps.shutdown, repeat ? undefined : { status: 'queued', result: null, error: null });
-    if (seen?.status === 'done' || seen?.status === 'failed') finished = seen;
-    if (!finished) return accepted(seen?.status === 'running' ? 'running' : 'queued');
-  } catch (err) {
-    req.log?.warn({ feedId: event.id, err: (err as Error).message }, 'waiting for a stored feed failed; answered 202');
-    return accepted('queued');
-  } finally {
-    wait.close();
-  }
-  if (finished.status === 'failed') return accepted('failed', { error: finished.error });
-  const result = finished.result as { issues: { code: string; message: string }[] };
-  const fault = result.issues.find((i) => i.code === 'feed_not_well_formed');
-  if (fault) {
-    res
-      .status(400)
-      .location(statusUrl)
-      .json({ error: `${fault.message}; listings before the fault were applied, nothing was archived (feed ${event.id})`, feedId: event.id, statusUrl });
-    return;
-  }
-  res.location(statusUrl).json({ feedId: event.id, ...result });
 }
 
 /**

@@ -1,20 +1,13 @@
-import { isBlocked } from '../../db/blocklist.js';
-import type { RefusalReason } from '../../db/lead-refusals.js';
-import { enquirableListing, insertLead, leadJobKey, leadRecipient } from '../../db/leads.js';
-import { badRequest, HttpError, notFound } from '../../lib/errors.js';
-import { webhookPayload } from '../../workers/webhooks/webhook-events.js';
-import { botRejection, REJECTED } from '../bot-check.js';
+import { badRequest } from '../../lib/errors.js';
 import { jsonBody } from '../middleware/json-body.js';
-import type { LeadRequest } from '../schemas/leads.js';
-
-const forbidden = (message: string) => new HttpError(403, message);
-
 import { errorResponse, json } from '../openapi-helpers.js';
 import type { RouteSpec } from '../route-registry.js';
+import type { LeadRequest } from '../schemas/leads.js';
+import { acceptEnquiry } from '../services/lead-intake.js';
+
 /**
- * POST /v1/leads with its checks in order (docs/architecture.md, Leads). Once 202 is answered the lead is in the
- * database; queueing its delivery is best effort here, and the sweep queues any pending lead
- * whose job did not make it (Redis away), so an accepted lead is always delivered.
+ * POST /v1/leads (docs/architecture.md, Leads): a valid enquiry with consent, made a lead by
+ * acceptEnquiry. Once 202 is answered the lead is in the database and will be delivered.
  */
 export const leadRoutes: RouteSpec[] = [
   {
@@ -36,9 +29,15 @@ export const leadRoutes: RouteSpec[] = [
       503: errorResponse('Database unavailable'),
     },
     handle: (deps, { validBody }) => {
-      const { db, leadQueue, webhookQueue, config } = deps;
-      const turnstile = config.turnstileSecret ? { secret: config.turnstileSecret, verifyUrl: config.turnstileVerifyUrl } : null;
-      const refused = (reason: RefusalReason) => deps.refusals?.count(reason);
+      const { config } = deps;
+      const intake = {
+        db: deps.db,
+        leadQueue: deps.leadQueue,
+        webhookQueue: deps.webhookQueue,
+        turnstile: config.turnstileSecret ? { secret: config.turnstileSecret, verifyUrl: config.turnstileVerifyUrl } : null,
+        refusals: deps.refusals,
+        crmWaitMs: config.leadCrmWaitMs,
+      };
       // A 503 (the service unable to take it) does not use up the sender's allowance.
       const limit = deps.limit('lead', config.leadRateLimit, { countUnavailable: false, onRefused: () => deps.refusals?.count('rate_limited') });
       return [
@@ -47,41 +46,7 @@ export const leadRoutes: RouteSpec[] = [
         async (req, res) => {
           const body = validBody<LeadRequest>(req);
           if (body.consent !== true) throw badRequest('body.consent must be true: the enquiry is shared with the office');
-          const bot = await botRejection(turnstile, body, req.ip);
-          if (bot) {
-            refused('bot_check');
-            throw forbidden(bot);
-          }
-          if (await isBlocked(db, body.contact.email)) {
-            refused('blocked');
-            throw forbidden(REJECTED);
-          }
-          const listing = await enquirableListing(db, body.listing.office, body.listing.uniqueId);
-          if (!listing) {
-            refused('unknown_listing');
-            throw notFound(`no listing ${body.listing.office}/${body.listing.uniqueId} to enquire about`);
-          }
-          const recipient = await leadRecipient(db, listing);
-          const contact = {
-            email: body.contact.email.trim(),
-            message: body.contact.message,
-            ...(body.contact.name ? { name: body.contact.name } : {}),
-            ...(body.contact.phone ? { phone: body.contact.phone } : {}),
-          };
-          const lead = await insertLead(
-            db,
-            { listing, contact, recipient },
-            (data) => webhookPayload({ type: 'lead.created', data: { ...data } }),
-            config.leadCrmWaitMs,
-          );
-          // The lead.created events are stored with the lead; waking their lanes is best effort (the sweep sends them otherwise).
-          for (const endpointId of lead.endpoints) await webhookQueue?.requeue(endpointId).catch(() => undefined);
-          if (lead.status === 'pending') {
-            await leadQueue
-              .add(leadJobKey(lead.id, 0))
-              .catch((err: Error) => req.log?.warn({ leadId: lead.id, err: err.message }, 'lead queued by the sweep instead'));
-          }
-          res.status(202).json({ id: lead.id, status: lead.status });
+          res.status(202).json(await acceptEnquiry(intake, body, req.ip, req.log));
         },
       ];
     },

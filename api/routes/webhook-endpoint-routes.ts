@@ -1,19 +1,6 @@
 import type { Response } from 'express';
 import { recordAudit } from '../../db/operators.js';
-import {
-  deleteEndpoint,
-  getEndpoint,
-  insertDeliveries,
-  listDeliveries,
-  MAX_PREVIOUS_SECRETS,
-  PREVIOUS_SECRET_HOURS,
-  rotateSecret,
-  updateEndpoint,
-  type WebhookEndpoint,
-} from '../../db/webhooks.js';
-import { badRequest, HttpError, notFound } from '../../lib/errors.js';
-import { checkWebhookUrl, WebhookAddressError } from '../../lib/webhook-address.js';
-import { webhookPayload } from '../../workers/webhooks/webhook-events.js';
+import { deleteEndpoint, listDeliveries, MAX_PREVIOUS_SECRETS, PREVIOUS_SECRET_HOURS } from '../../db/webhooks.js';
 import { feedKeyOf } from '../auth/feed-key.js';
 import { operatorOf } from '../auth/operator.js';
 import { jsonBody } from '../middleware/json-body.js';
@@ -21,6 +8,7 @@ import { errorResponse, json, uuidPath } from '../openapi-helpers.js';
 import { isUuid } from '../path-params.js';
 import type { RouteDeps } from '../route-deps.js';
 import type { RouteSpec } from '../route-registry.js';
+import { changeEndpoint, endpointIn, rotateEndpointSecret, sendTestEvent, type WebhookEndpointDeps } from '../services/webhook-endpoints.js';
 
 /** Who the endpoint routes serve: a key (its own endpoints, /v1/webhooks) or operators (any key's, /v1/admin/webhooks). */
 export type EndpointUser = 'key' | 'operator';
@@ -39,39 +27,17 @@ export const auditEndpoint = (who: EndpointUser, deps: RouteDeps) => async (res:
   if (who === 'operator') await recordAudit(deps.db, { actor: operatorOf(res), action, target });
 };
 
-/** A webhook URL checked by the address rules (https, public unless WEBHOOK_ALLOW_PRIVATE_NETWORKS), or 400. */
-export async function checkedUrl(deps: RouteDeps, raw: string): Promise<string> {
-  try {
-    return await checkWebhookUrl(raw, deps.config.webhookAllowPrivateNetworks);
-  } catch (err) {
-    if (err instanceof WebhookAddressError) throw badRequest(`body.url: ${err.message}`);
-    throw err;
-  }
-}
+/** What the endpoint service (services/webhook-endpoints.ts) needs of the app's dependencies. */
+export const endpointDeps = (deps: RouteDeps): WebhookEndpointDeps => ({
+  db: deps.db,
+  webhookQueue: deps.webhookQueue,
+  allowPrivateNetworks: deps.config.webhookAllowPrivateNetworks,
+});
 
 /** The endpoint of the path's id within the request's scope, or 404. */
 function endpointFinder(who: EndpointUser, deps: RouteDeps) {
   const scope = endpointScope(who);
-  return async (id: string, res: Response): Promise<WebhookEndpoint> => {
-    const endpoint = isUuid(id) ? await getEndpoint(deps.db, id, scope(res)) : null;
-    if (!endpoint) throw notFound(`no webhook endpoint ${id.slice(0, 60)}${scope(res) ? ' for this key' : ''}`);
-    return endpoint;
-  };
-}
-
-/** A webhook.test event to one endpoint, queued at once; returns its delivery id. */
-async function queueTest(deps: RouteDeps, endpoint: WebhookEndpoint, at: string): Promise<string[]> {
-  const ids = await insertDeliveries(deps.db, [
-    {
-      endpointId: endpoint.id,
-      type: 'webhook.test',
-      feedId: null,
-      payload: webhookPayload({ type: 'webhook.test', data: { endpointId: endpoint.id, message: 'a test event: no feed or listing is involved', sentAt: at } }),
-    },
-  ]);
-  // The endpoint's lane sends it (the sweep does, should the queue be away).
-  await deps.webhookQueue?.requeue(endpoint.id).catch(() => undefined);
-  return ids;
+  return (id: string, res: Response) => endpointIn(deps.db, id, scope(res), isUuid(id));
 }
 
 /** A key's test events are limited (WEBHOOK_TEST_RATE_LIMIT per hour, per key); operators' are not. */
@@ -122,12 +88,7 @@ export function endpointRoutes(base: string, who: EndpointUser): RouteSpec[] {
           async (req, res) => {
             const body = validBody<EndpointBody>(req);
             const endpoint = await endpointOf(String(req.params.id), res);
-            const updated = await updateEndpoint(deps.db, endpoint.id, endpointScope(who)(res), {
-              url: body.url === undefined ? undefined : await checkedUrl(deps, body.url),
-              events: body.events,
-              description: body.description,
-              enable: body.enabled,
-            });
+            const updated = await changeEndpoint(endpointDeps(deps), endpoint, endpointScope(who)(res), body);
             await audit(res, 'webhook.update', endpoint.id);
             res.json(updated);
           },
@@ -182,18 +143,9 @@ function rotateRoute(base: string, who: EndpointUser, route: Shared, missing: un
       const audit = auditEndpoint(who, deps);
       return async (req, res) => {
         const endpoint = await endpointOf(String(req.params.id), res);
-        const rotated = await rotateSecret(deps.db, endpoint.id, endpointScope(who)(res));
-        if (!rotated) throw notFound(`no webhook endpoint ${endpoint.id}`);
-        if (rotated.status === 'too_many') {
-          throw new HttpError(
-            429,
-            `this endpoint already has ${MAX_PREVIOUS_SECRETS} earlier secrets signing within their ${PREVIOUS_SECRET_HOURS}-hour grace; ` +
-              `the oldest one's grace ends at ${rotated.oldestUntil}, rotate again after that`,
-            { 'Retry-After': String(rotated.retryAfterS) },
-          );
-        }
+        const rotated = await rotateEndpointSecret(deps.db, endpoint, endpointScope(who)(res));
         await audit(res, 'webhook.rotate_secret', endpoint.id);
-        res.json({ secret: rotated.secret, previousSecretValidHours: PREVIOUS_SECRET_HOURS, previousSecretsValidUntil: rotated.previousSecretsValidUntil });
+        res.json(rotated);
       };
     },
   };
@@ -233,9 +185,7 @@ function testRoute(base: string, who: EndpointUser, route: Shared, missing: unkn
         ...testLimit(who, deps),
         async (req, res) => {
           const endpoint = await endpointOf(String(req.params.id), res);
-          if (endpoint.status !== 'active') throw new HttpError(409, 'the endpoint is disabled: enable it first (PATCH with {"enabled": true})');
-          const at = new Date().toISOString();
-          const [deliveryId] = await queueTest(deps, endpoint, at);
+          const deliveryId = await sendTestEvent(endpointDeps(deps), endpoint);
           res.status(202).json({ deliveryId, statusUrl: `${base}/${endpoint.id}/deliveries` });
         },
       ];

@@ -1,12 +1,14 @@
+import { isUsableFeedKey } from '../../db/feed-keys.js';
 import { recordAudit } from '../../db/operators.js';
-import { createEndpoint, listEndpoints, MAX_ENDPOINTS_PER_KEY, SUBSCRIBABLE_EVENTS } from '../../db/webhooks.js';
-import { badRequest, HttpError } from '../../lib/errors.js';
+import { listEndpoints } from '../../db/webhooks.js';
+import { badRequest } from '../../lib/errors.js';
 import { feedKeyOf } from '../auth/feed-key.js';
 import { operatorOf } from '../auth/operator.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { errorResponse, json, ref } from '../openapi-helpers.js';
 import type { RouteSpec } from '../route-registry.js';
-import { checkedUrl, endpointRoutes, keyErrors } from './webhook-endpoint-routes.js';
+import { registerEndpoint } from '../services/webhook-endpoints.js';
+import { endpointDeps, endpointRoutes, keyErrors } from './webhook-endpoint-routes.js';
 
 const endpointList = {
   'application/json': { schema: { type: 'object', required: ['endpoints'], properties: { endpoints: { type: 'array', items: ref('WebhookEndpoint') } } } },
@@ -49,13 +51,7 @@ export const webhookRoutes: RouteSpec[] = [
       jsonBody('8kb'),
       async (req, res) => {
         const body = validBody<{ url: string; events?: string[]; description?: string | null }>(req);
-        const created = await createEndpoint(deps.db, {
-          keyId: feedKeyOf(res).id,
-          url: await checkedUrl(deps, body.url),
-          events: body.events ?? [...SUBSCRIBABLE_EVENTS],
-          description: body.description ?? null,
-        });
-        if (!created) throw new HttpError(409, `this key already has ${MAX_ENDPOINTS_PER_KEY} webhook endpoints; delete one first`);
+        const created = await registerEndpoint(endpointDeps(deps), feedKeyOf(res).id, body, 'this key');
         res.status(201).location(`/v1/webhooks/${created.endpoint.id}`).json(created);
       },
     ],
@@ -96,15 +92,8 @@ export const adminWebhookRoutes: RouteSpec[] = [
       jsonBody('8kb'),
       async (req, res) => {
         const body = validBody<{ keyId: string; url: string; events?: string[]; description?: string | null }>(req);
-        const key = await deps.db('feed_keys').where({ id: body.keyId }).whereNot({ status: 'revoked' }).first('id');
-        if (!key) throw badRequest(`body.keyId: no feed key ${body.keyId} (or it is revoked)`);
-        const created = await createEndpoint(deps.db, {
-          keyId: body.keyId,
-          url: await checkedUrl(deps, body.url),
-          events: body.events ?? [...SUBSCRIBABLE_EVENTS],
-          description: body.description ?? null,
-        });
-        if (!created) throw new HttpError(409, `that key already has ${MAX_ENDPOINTS_PER_KEY} webhook endpoints; delete one first`);
+        if (!(await isUsableFeedKey(deps.db, body.keyId))) throw badRequest(`body.keyId: no feed key ${body.keyId} (or it is revoked)`);
+        const created = await registerEndpoint(endpointDeps(deps), body.keyId, body, 'that key');
         await recordAudit(deps.db, { actor: operatorOf(res), action: 'webhook.create', target: created.endpoint.id });
         res.status(201).location(`/v1/admin/webhooks/${created.endpoint.id}`).json(created);
       },

@@ -1,87 +1,22 @@
 import {
   addressSchema,
-  currency,
-  isoDateTime,
   listingAgentSchema,
   listingSchema,
-  localeText,
   locationSchema,
   mediaItemSchema,
-  nullable,
   priceSchema,
+  projectSchema,
   rentSchema,
 } from '../../pipeline/listing-schema.js';
 import { PUBLIC_OMITTED, PUBLIC_PROJECT_OMITTED } from '../../pipeline/public-view.js';
 
 /**
- * JSON Schemas of the canonical records as the service stores and returns them (pipeline/types.ts
- * CanonicalListing, whose schemas are pipeline/listing-schema.ts, and CanonicalProject), and of the
+ * JSON Schemas of the canonical records as the service stores and returns them (the listing and the
+ * project are pipeline/listing-schema.ts, from which pipeline/types.ts derives their types), and of the
  * directory's agents and offices. The public reads, the dry run and the API description use them;
  * tests validate every fixture's preview and every read against them, so they say what the records
  * really hold.
  */
-
-export const projectSchema = {
-  $id: 'Project',
-  type: 'object',
-  description: 'A new-home development as stored and returned; its listings are canonical listings with its projectKey.',
-  additionalProperties: false,
-  required: [
-    'projectKey',
-    'office',
-    'uniqueId',
-    'format',
-    'status',
-    'modTime',
-    'name',
-    'developer',
-    'stage',
-    'priceRange',
-    'completionDate',
-    'address',
-    'location',
-    'headline',
-    'description',
-    'media',
-    'listingKeys',
-    'contentHash',
-  ],
-  properties: {
-    projectKey: { type: 'string' },
-    office: { type: 'string' },
-    uniqueId: { type: 'string' },
-    format: { const: 'project' },
-    status: { enum: ['active', 'archived'] },
-    modTime: isoDateTime,
-    name: { type: 'string' },
-    developer: nullable({
-      type: 'object',
-      additionalProperties: false,
-      required: ['name', 'websiteUrl', 'logoUrl'],
-      properties: { name: { type: 'string' }, websiteUrl: { type: ['string', 'null'] }, logoUrl: { type: ['string', 'null'] } },
-    }),
-    stage: { enum: ['off_the_plan', 'under_construction', 'completed'] },
-    priceRange: nullable({
-      type: 'object',
-      additionalProperties: false,
-      required: ['from', 'to', 'currency', 'derived'],
-      properties: {
-        from: { type: ['number', 'null'] },
-        to: { type: ['number', 'null'] },
-        currency,
-        derived: { type: 'boolean', description: "From its listings' prices, not the document." },
-      },
-    }),
-    completionDate: { type: ['string', 'null'], description: 'YYYY, YYYY-MM or YYYY-MM-DD.' },
-    address: { $ref: 'Address' },
-    location: nullable({ $ref: 'Location' }),
-    headline: nullable(localeText),
-    description: nullable(localeText),
-    media: { type: 'array', items: { $ref: 'MediaItem' } },
-    listingKeys: { type: 'array', items: { type: 'string' }, description: 'Its listings, in document order.' },
-    contentHash: { type: 'string' },
-  },
-} as const;
 
 const stringArray = { type: 'array', items: { type: 'string' } } as const;
 

@@ -2,20 +2,21 @@ import { officeIdProblem } from '../../lib/office-id.js';
 import { zoneFor } from '../countries.js';
 import { resolveCurrency } from '../currency.js';
 import { detached } from '../detached-string.js';
-import { type OpenHome, parseInspection, sortedOpenHomes } from '../inspection-times.js';
 import { ListingIssues } from '../issues.js';
 import { hasMarkup, MARKUP_MAX_DEPTH, needsReading, plainText, sanitizedHtml } from '../listing-text.js';
 import { capDeltaText, cut, TEXT_LIMITS } from '../text-limits.js';
-import type { Category, FeedContext, LinkKind, ListingDelta, Status } from '../types.js';
-import { attr, child, childrenNamed, childText, type XmlNode } from '../xml-node.js';
+import type { Category, FeedContext, ListingDelta, Status } from '../types.js';
+import { attr, child, childText, type XmlNode } from '../xml-node.js';
 import { hasExplicitOffset } from './dates.js';
 import { mapAddress, mapLocation } from './map-address.js';
 import { mapAgents } from './map-agents.js';
 import { type MapContext, readDate } from './map-context.js';
 import { mapExtras } from './map-extras.js';
 import { mapAreas, mapFeatures, mapRooms } from './map-features.js';
-import { mapMedia, readUrl } from './map-media.js';
+import { mapLinks } from './map-links.js';
+import { mapMedia } from './map-media.js';
 import { mapBond, mapPrice, mapRent, mapSold } from './map-money.js';
+import { mapTimes } from './map-times.js';
 import { isPlaceholderText, readBoolean } from './values.js';
 
 const STATUSES: Readonly<Record<string, Status>> = {
@@ -32,7 +33,6 @@ const STATUSES: Readonly<Record<string, Status>> = {
 const COMMERCIAL_KINDS: ReadonlySet<string> = new Set(['commercial', 'commercialLand', 'business']);
 
 const SUBCATEGORY_ELEMENTS = ['category', 'ruralCategory', 'landCategory', 'commercialCategory', 'holidayCategory'];
-const LINK_KINDS: ReadonlySet<string> = new Set(['externalLink', 'videoLink', 'availabilityLink']);
 
 export interface MappedListing {
   /** The listing's identity when it has one, even if the record is otherwise unusable. */
@@ -130,19 +130,9 @@ function localisedText(ctx: MapContext, textNode: XmlNode, source: string): Reco
   return localised;
 }
 
-/** Maps one REAXML listing element to a canonical delta (docs/architecture.md, The canonical listing and Formats and mapping). Pure. */
-export function mapReaxmlListing(
-  node: XmlNode,
-  index: number,
-  feed: FeedContext,
-  earlyIssues: ListingIssues = new ListingIssues(index),
-  /** The identity as the reader already read it (readIdentity), so it is not read twice. */
-  read: ReturnType<typeof readIdentity> = readIdentity(node, feed),
-): MappedListing {
-  const issues = earlyIssues;
-  const category = node.name as Category;
-
-  const { uniqueId, office, nested, respelled, identity } = read;
+/** Identity problems as issues: respelled or nested identity elements, a missing uniqueID or agentID, an agentID that is no office id. */
+function reportIdentity(node: XmlNode, read: ReturnType<typeof readIdentity>, issues: ListingIssues): void {
+  const { uniqueId, office, nested, respelled } = read;
   for (const el of respelled) {
     const name = el.name.toLowerCase() === 'agentid' ? 'agentID' : 'uniqueID';
     issues.warning('identity_spelling', `<${el.name}> read as <${name}> (REAXML spells it ${name})`, el.path);
@@ -156,14 +146,10 @@ export function mapReaxmlListing(
   if (!office && !nested.some((el) => el.name.toLowerCase() === 'agentid'))
     issues.error('missing_office_id', 'listing has no agentID and the context gives no sourceOfficeId', `${node.path}/agentID`);
   if (read.officeProblem) issues.error('invalid_office_id', `agentID ${read.officeProblem}; not stored`, officeIdPath(node));
+}
 
-  const addressNode = child(node, 'address');
-  const address = addressNode ? mapAddress({ feed, issues }, addressNode) : undefined;
-  const country = address?.country ?? feed.defaultCountry;
-  const zone = zoneFor(country, address?.region);
-
-  const ctx: MapContext = { feed, currency: resolveCurrency(feed, country, issues, node.path), zone, issues };
-
+/** The status attribute (current under offer when underOffer says yes); undefined, with an error, when missing or unknown. */
+function readStatus(node: XmlNode, issues: ListingIssues): Status | undefined {
   const rawStatus = attr(node, 'status');
   let status: Status | undefined;
   if (rawStatus === undefined || rawStatus.trim() === '') {
@@ -179,43 +165,37 @@ export function mapReaxmlListing(
     if (flag === undefined) issues.warning('invalid_boolean', `underOffer value "${raw}" is not yes or no; ignored`, underOfferNode.path);
     if (flag) status = 'under_offer';
   }
+  return status;
+}
 
-  const rawModTime = attr(node, 'modTime');
-  let modTime: string | null = null;
+/** The modTime attribute as an instant; null, with an error, when missing or not a date (such a listing cannot be ordered against stored versions). */
+function readModTime(ctx: MapContext, node: XmlNode, rawModTime: string | undefined): string | null {
+  const { issues } = ctx;
   if (rawModTime === undefined || rawModTime.trim() === '') {
     issues.error('missing_mod_time', rawModTime === undefined ? 'listing has no modTime attribute' : 'the modTime attribute is empty', `${node.path}/@modTime`);
-  } else {
-    const before = issues.list.length;
-    modTime = readDate(ctx, rawModTime, `${node.path}/@modTime`, 'modTime');
-    if (modTime === null) {
-      // A listing without a usable modTime cannot be ordered against stored versions.
-      const dropped = issues.list.splice(before);
-      issues.error(
-        'invalid_mod_time',
-        dropped[0]?.message.replace('; treated as no date', '') ?? `modTime "${rawModTime}" is not a date`,
-        `${node.path}/@modTime`,
-      );
-    }
+    return null;
   }
-
-  if (!identity || !status || !modTime) return { identity, delta: null, issues };
-
-  const delta: ListingDelta = { office: identity.office, uniqueId: identity.uniqueId, format: 'reaxml', category, modTime, status };
-  if (!addressNode && rawModTime && !hasExplicitOffset(rawModTime)) {
-    // A record without an address (a status change, a price change) is read in the feed's default
-    // zone here; applied to a stored listing, it is read again in that listing's zone.
-    delta.localTimes = { zone, modTime: rawModTime };
-    issues.warning(
-      'local_time_zone',
-      `modTime "${rawModTime.trim()}" has no UTC offset and the record no address: read in ${zone} (the default for ${country}); when it updates a stored listing it is read in that listing's own zone`,
+  const before = issues.list.length;
+  const modTime = readDate(ctx, rawModTime, `${node.path}/@modTime`, 'modTime');
+  if (modTime === null) {
+    const dropped = issues.list.splice(before);
+    issues.error(
+      'invalid_mod_time',
+      dropped[0]?.message.replace('; treated as no date', '') ?? `modTime "${rawModTime}" is not a date`,
       `${node.path}/@modTime`,
     );
   }
-  const commercialKind = COMMERCIAL_KINDS.has(category);
+  return modTime;
+}
+
+/**
+ * Sale or rent, and the sub-category. Rentals rent; commercial, commercialLand and (where a CRM
+ * sends it) business sell, lease or both by commercialListingType (absent leaves the stored sale
+ * mode; a new listing is for sale); everything else sells.
+ */
+function mapKind(node: XmlNode, category: Category, delta: ListingDelta, issues: ListingIssues): void {
   if (category === 'rental' || category === 'holidayRental') delta.saleMode = 'rent';
-  else if (commercialKind) {
-    // commercial, commercialLand and (where a CRM sends it) business: sale, lease or both; absent
-    // leaves the stored sale mode (a new listing is for sale).
+  else if (COMMERCIAL_KINDS.has(category)) {
     const type = child(node, 'commercialListingType');
     const value = type ? (attr(type, 'value') ?? type.text).trim().toLowerCase() : undefined;
     if (value === 'lease') delta.saleMode = 'rent';
@@ -235,12 +215,11 @@ export function mapReaxmlListing(
   }
   const business = child(node, 'businessCategory');
   if (business) delta.subCategory = childText(business, 'name') || null;
+}
 
-  if (address) {
-    delta.address = address;
-    delta.location = mapLocation(ctx, node, addressNode, address);
-  }
-
+/** Price, rent (a rental's price is its weekly rent when it has no rent element), sold price and bond. */
+function mapMoney(ctx: MapContext, node: XmlNode, category: Category, delta: ListingDelta): void {
+  const commercialKind = COMMERCIAL_KINDS.has(category);
   const price = mapPrice(ctx, node);
   if (delta.saleMode === 'rent' && !commercialKind) {
     const rent = mapRent(ctx, node);
@@ -257,7 +236,10 @@ export function mapReaxmlListing(
   if (sold !== undefined) delta.sold = sold;
   const bond = mapBond(ctx, node);
   if (bond !== undefined) delta.bond = bond;
+}
 
+/** Bedrooms and bathrooms, features, land and building areas. */
+function mapSizes(ctx: MapContext, node: XmlNode, delta: ListingDelta): void {
   const rooms = mapRooms(ctx, node);
   if (rooms) {
     delta.bedrooms = rooms.bedrooms;
@@ -268,7 +250,10 @@ export function mapReaxmlListing(
   const areas = mapAreas(ctx, node);
   if (areas.landAreaSqm !== undefined) delta.landAreaSqm = areas.landAreaSqm;
   if (areas.buildingAreaSqm !== undefined) delta.buildingAreaSqm = areas.buildingAreaSqm;
+}
 
+/** Headline and description as plain text in the feed's locale, and the description's sanitized HTML when it had markup. */
+function mapTexts(ctx: MapContext, node: XmlNode, delta: ListingDelta): void {
   const headline = child(node, 'headline');
   if (headline) delta.headline = localisedText(ctx, headline, markupSource(ctx, headline, READ_LIMITS.headline));
   const description = child(node, 'description');
@@ -281,66 +266,54 @@ export function mapReaxmlListing(
     }
     delta.descriptionHtml ??= null;
   }
+}
 
-  const auction = child(node, 'auction');
-  if (auction) {
-    // The date attribute, or (as real feeds also send it) the element's text.
-    const fromAttr = attr(auction, 'date');
-    const raw = fromAttr?.trim() ? fromAttr : auction.text.trim() || undefined;
-    const where = () => (fromAttr?.trim() ? `${auction.path}/@date` : auction.path);
-    if (raw && fromAttr === undefined)
-      issues.warning('nonstandard_auction', `auction date given as the element's text "${raw}", not its date attribute; read`, auction.path);
-    delta.auction = { date: raw ? readDate(ctx, raw, where, 'auction date') : null };
-    if (raw && delta.localTimes && !hasExplicitOffset(raw)) delta.localTimes.auction = raw;
-  }
-  const available = child(node, 'dateAvailable');
-  if (available) {
-    const raw = available.text.trim();
-    delta.dateAvailable = raw ? readDate(ctx, raw, () => available.path, 'dateAvailable', { dateOnly: true }) : null;
-  }
-  const inspectionTimes = child(node, 'inspectionTimes');
-  if (inspectionTimes) {
-    delta.inspections = [];
-    const openHomes: OpenHome[] = [];
-    const monthFirst = country === 'US';
-    for (const insp of childrenNamed(inspectionTimes, 'inspection')) {
-      const text = insp.text.trim().replace(/\s+/g, ' ');
-      if (!text) continue;
-      delta.inspections.push(text);
-      const times = parseInspection(text, zone, { monthFirst });
-      if (times) openHomes.push({ ...times, text });
-      else
-        issues.warning(
-          'invalid_inspection',
-          `inspection "${text.slice(0, 120)}" is not a date with a start and end time; kept as text, not as an open home`,
-          insp.path,
-        );
-    }
-    delta.openHomes = openHomes.length ? sortedOpenHomes(openHomes) : null;
-    if (delta.localTimes && openHomes.length) delta.localTimes.inspections = true;
-  }
-  // The zone the local times were read in, with the times that need it (calendars, search by day).
-  // Never removed once set: a record that carries inspections but no auction keeps the stored
-  // auction, which needs its zone as much.
-  if (delta.openHomes !== undefined || delta.auction !== undefined) {
-    delta.timeZone = zone;
-  }
+/** Maps one REAXML listing element to a canonical delta (docs/architecture.md, The canonical listing and Formats and mapping). Pure. */
+export function mapReaxmlListing(
+  node: XmlNode,
+  index: number,
+  feed: FeedContext,
+  earlyIssues: ListingIssues = new ListingIssues(index),
+  /** The identity as the reader already read it (readIdentity), so it is not read twice. */
+  read: ReturnType<typeof readIdentity> = readIdentity(node, feed),
+): MappedListing {
+  const issues = earlyIssues;
+  const category = node.name as Category;
+  const { identity } = read;
+  reportIdentity(node, read, issues);
 
-  const linkNodes = node.children.filter((c) => LINK_KINDS.has(c.name));
-  const miniweb = child(node, 'miniweb');
-  if (linkNodes.length || miniweb) {
-    delta.links = [];
-    const links = [
-      ...linkNodes.map((link) => ({ kind: link.name as LinkKind, href: attr(link, 'href') ?? '', path: `${link.path}/@href` })),
-      ...(miniweb ? childrenNamed(miniweb, 'uri').map((uri) => ({ kind: 'miniweb' as const, href: uri.text, path: uri.path })) : []),
-    ];
-    for (const link of links) {
-      if (link.href.trim() === '') continue; // an empty href removes the link
-      const url = readUrl(link.href);
-      if (url) delta.links.push({ kind: link.kind, url });
-      else issues.warning('invalid_link_url', `${link.kind} "${link.href}" is not an http(s) URL; skipped`, link.path);
-    }
+  const addressNode = child(node, 'address');
+  const address = addressNode ? mapAddress({ feed, issues }, addressNode) : undefined;
+  const country = address?.country ?? feed.defaultCountry;
+  const zone = zoneFor(country, address?.region);
+  const ctx: MapContext = { feed, currency: resolveCurrency(feed, country, issues, node.path), zone, issues };
+
+  const status = readStatus(node, issues);
+  const rawModTime = attr(node, 'modTime');
+  const modTime = readModTime(ctx, node, rawModTime);
+  if (!identity || !status || !modTime) return { identity, delta: null, issues };
+
+  const delta: ListingDelta = { office: identity.office, uniqueId: identity.uniqueId, format: 'reaxml', category, modTime, status };
+  if (!addressNode && rawModTime && !hasExplicitOffset(rawModTime)) {
+    // A record without an address (a status change, a price change) is read in the feed's default
+    // zone here; applied to a stored listing, it is read again in that listing's zone.
+    delta.localTimes = { zone, modTime: rawModTime };
+    issues.warning(
+      'local_time_zone',
+      `modTime "${rawModTime.trim()}" has no UTC offset and the record no address: read in ${zone} (the default for ${country}); when it updates a stored listing it is read in that listing's own zone`,
+      `${node.path}/@modTime`,
+    );
   }
+  mapKind(node, category, delta, issues);
+  if (address) {
+    delta.address = address;
+    delta.location = mapLocation(ctx, node, addressNode, address);
+  }
+  mapMoney(ctx, node, category, delta);
+  mapSizes(ctx, node, delta);
+  mapTexts(ctx, node, delta);
+  mapTimes(ctx, node, delta, country);
+  mapLinks(ctx, node, delta);
   Object.assign(delta, mapExtras(ctx, node));
 
   const media = mapMedia(ctx, node);

@@ -31,47 +31,20 @@ export async function* readReaxmlSplit(
   const input = typeof source === 'string' ? toAsync(chunkString(source)) : source[Symbol.asyncIterator]();
   let pump: PiecePump | null = null;
   try {
-    let buffered = '';
-    let ended = false;
-    let verdict: HeadVerdict | null = null;
-    while (!ended && (verdict === null || (verdict.split && buffered.length < options.splitFrom))) {
-      const next = await input.next();
-      if (next.done) ended = true;
-      else buffered += next.value;
-      verdict ??= headVerdict(buffered);
-    }
-    if (!verdict?.split || buffered.length < options.splitFrom) {
+    const { buffered, ended, verdict } = await readHead(input, options.splitFrom);
+    const split = verdict?.split && buffered.length >= options.splitFrom ? verdict : null;
+    const root = split ? rootStart(split.head) : null;
+    if (!split || !root) {
       yield* readReaxmlHere(join([buffered], input), feed, feedIssues);
       return;
     }
-    const headIssues: Issue[] = [];
-    const head = new ReaxmlParser({ onIssue: (issue) => headIssues.push(issue), onListing: () => {} });
-    try {
-      head.write(verdict.head);
-    } catch {
-      // The feed's own reader gives the error.
-    }
-    if (!head.insideRoot) {
-      yield* readReaxmlHere(join([buffered], input), feed, feedIssues);
-      return;
-    }
-    feedIssues.push(...headIssues);
-    let start: FeedPosition = head.position;
-
-    // The known sources arrive while the first pieces are read (those are mapped whole): a hint, so
-    // one that cannot be had (the database away) only means every listing is mapped.
-    let known: KnownFingerprints | undefined;
-    options.knownSources?.().then(
-      (set) => {
-        known = set;
-      },
-      () => undefined,
-    );
+    feedIssues.push(...root.issues);
+    let start: FeedPosition = root.position;
+    const known = knownSourcesHint(options.knownSources);
     const splitter = new FeedSplitter(options.pieceSize, options.stuckAfter);
-    pump = new PiecePump(splitter, input, ended, buffered.slice(verdict.head.length), (piece) =>
-      pool.run({ piece, feed, dryRun: options.dryRun, known }).catch((err: Error) => err),
+    pump = new PiecePump(splitter, input, ended, buffered.slice(split.head.length), (piece) =>
+      pool.run({ piece, feed, dryRun: options.dryRun, known: known() }).catch((err: Error) => err),
     );
-    buffered = '';
     pump.start(pool.size * 2);
     for (;;) {
       const first: Dispatched | null = await pump.next();
@@ -102,6 +75,47 @@ export async function* readReaxmlSplit(
     pump?.abandon();
     await input.return?.();
   }
+}
+
+/** The feed's text up to its head's verdict, and on to splitFrom when it is to be split (or to its end, if that comes first). */
+async function readHead(input: AsyncIterator<string>, splitFrom: number): Promise<{ buffered: string; ended: boolean; verdict: HeadVerdict | null }> {
+  let buffered = '';
+  let ended = false;
+  let verdict: HeadVerdict | null = null;
+  while (!ended && (verdict === null || (verdict.split && buffered.length < splitFrom))) {
+    const next = await input.next();
+    if (next.done) ended = true;
+    else buffered += next.value;
+    verdict ??= headVerdict(buffered);
+  }
+  return { buffered, ended, verdict };
+}
+
+/** Where the root's content starts and the head's issues; null when the head does not open the root (the feed's own reader gives the error). */
+function rootStart(headText: string): { position: FeedPosition; issues: Issue[] } | null {
+  const issues: Issue[] = [];
+  const head = new ReaxmlParser({ onIssue: (issue) => issues.push(issue), onListing: () => {} });
+  try {
+    head.write(headText);
+  } catch {
+    // The feed's own reader gives the error.
+  }
+  return head.insideRoot ? { position: head.position, issues } : null;
+}
+
+/**
+ * The known sources as they arrive while the first pieces are read (those are mapped whole): a
+ * hint, so one that cannot be had (the database away) only means every listing is mapped.
+ */
+function knownSourcesHint(load: (() => Promise<KnownFingerprints>) | undefined): () => KnownFingerprints | undefined {
+  let known: KnownFingerprints | undefined;
+  load?.().then(
+    (set) => {
+      known = set;
+    },
+    () => undefined,
+  );
+  return () => known;
 }
 
 /** A feed whose root's start tag has not ended this far in is read on one reader (the head is looked for again as each chunk comes). */

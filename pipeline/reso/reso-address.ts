@@ -58,7 +58,7 @@ export function mapResoAddress(f: ResoFields, feed: FeedContext): Address | unde
     : null;
   const unparsed = f.text('UnparsedAddress');
   const parsed = unparsed ? parseUnparsed(unparsed) : {};
-  const pick = <K extends keyof Address>(own: Address[K] | null, key: K) => own ?? (parsed[key] as Address[K] | undefined) ?? null;
+  const pick = (own: string | null, key: 'region' | 'locality' | 'postcode' | 'street' | 'streetNumber' | 'subNumber') => own ?? parsed[key] ?? null;
   const region = pick(f.text('StateOrProvince')?.toUpperCase() ?? null, 'region');
   return {
     country,

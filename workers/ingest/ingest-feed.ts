@@ -95,7 +95,7 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
  * per office (full feeds) and the projects read.
  */
 async function applyListings(db: Db, input: IngestInput, result: IngestionResult, changedOffices: Set<string>) {
-  const { counts, summary, upserts, issues } = result;
+  const { counts, issues } = result;
   const scope = new Set(input.officeScope);
   const full = input.mode === 'full';
   const present: PresentKeys = new Map();
@@ -112,22 +112,7 @@ async function applyListings(db: Db, input: IngestInput, result: IngestionResult
     map.set(office, keys);
     if (!present.has(office)) present.set(office, new Set());
   };
-  const batches = new BatchPipeline<FeedListing, Awaited<ReturnType<typeof decideBatch>>, BatchOutcome>({
-    decide: (batch) => decideBatch(db, batch),
-    write: (decided) => writeBatch(db, decided, `feed:${input.feedId}`),
-    record: async (batch, outcome) => {
-      for (const item of batch) issues.push(...item.issues.list);
-      counts.invalid += outcome.invalid;
-      counts.valid += outcome.upserts.length;
-      result.statusChanges.push(...outcome.statusChanges);
-      for (const u of outcome.upserts) {
-        upserts.push(u);
-        summary[u.action] += 1;
-        if (u.action === 'inserted' || u.action === 'updated') changedOffices.add(officeOfKey(u.listingKey));
-      }
-      await input.onProgress?.({ parsed: counts.parsed, applied: counts.valid, invalid: counts.invalid });
-    },
-  });
+  const batches = feedBatches(db, input, result, changedOffices);
   let pending: FeedListing[] = [];
   /** The pending batch holds a key an earlier batch carried. */
   let pendingRepeats = false;
@@ -172,18 +157,48 @@ async function applyListings(db: Db, input: IngestInput, result: IngestionResult
       throw err;
     }
     syntaxError = err;
-    issues.push({
-      level: 'error',
-      code: 'feed_not_well_formed',
-      message: err.message,
-      listingIndex: null,
-      uniqueId: null,
-      path: `line ${err.line}, column ${err.column}`,
-    });
+    issues.push(notWellFormed(err));
   }
   if (pending.length) await flush();
   await batches.drain();
   return { syntaxError, present, presentProjects, projectItems };
+}
+
+/**
+ * The feed's batches of listings, decided and written two in flight (BatchPipeline), each counted
+ * into the result as it is written: its issues, valid and invalid listings, status changes and
+ * upserts, and the offices whose stored listings changed; the caller's progress is told after each.
+ */
+function feedBatches(db: Db, input: IngestInput, result: IngestionResult, changedOffices: Set<string>) {
+  const { counts, summary, upserts, issues } = result;
+  return new BatchPipeline<FeedListing, Awaited<ReturnType<typeof decideBatch>>, BatchOutcome>({
+    decide: (batch) => decideBatch(db, batch),
+    write: (decided) => writeBatch(db, decided, `feed:${input.feedId}`),
+    record: async (batch, outcome) => {
+      for (const item of batch) issues.push(...item.issues.list);
+      counts.invalid += outcome.invalid;
+      counts.valid += outcome.upserts.length;
+      result.statusChanges.push(...outcome.statusChanges);
+      for (const u of outcome.upserts) {
+        upserts.push(u);
+        summary[u.action] += 1;
+        if (u.action === 'inserted' || u.action === 'updated') changedOffices.add(officeOfKey(u.listingKey));
+      }
+      await input.onProgress?.({ parsed: counts.parsed, applied: counts.valid, invalid: counts.invalid });
+    },
+  });
+}
+
+/** The feed-level error of a feed that is not well-formed, where the reader stopped. */
+function notWellFormed(err: FeedSyntaxError): Issue {
+  return {
+    level: 'error',
+    code: 'feed_not_well_formed',
+    message: err.message,
+    listingIndex: null,
+    uniqueId: null,
+    path: `line ${err.line}, column ${err.column}`,
+  };
 }
 
 /** The projects of a project feed, applied once its listings are (their issues joined to the feed's). */
