@@ -3,95 +3,54 @@ import express, { type Express, type RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import type { Db } from '../db/knex.js';
 import type { RefusalCounter } from '../db/lead-refusals.js';
-import { createProjectReads } from '../db/project-reads.js';
-import { createPublicReads } from '../db/public-reads.js';
 import type { ReplicaReads } from '../db/read-replica.js';
-import { createResoReads } from '../db/reso-reads.js';
-import type { Config } from '../lib/config.js';
 import { type FxProvider, staticFx } from '../lib/fx-rates.js';
 import type { Logger } from '../lib/logger.js';
 import { createMetrics, type Metrics, queueDepthGauge, replicaGauges } from '../lib/metrics.js';
-import { alertLinks } from '../workers/alerts/alert-mail.js';
 import type { JobQueue } from '../workers/job-queue.js';
-import { feedKeyOf } from './auth/feed-key.js';
 import { requireOperator } from './auth/operator.js';
 import { answerClientErrors } from './client-errors.js';
 import { linkTo, refuseInvalidHost } from './links.js';
 import { errorHandler, notFoundHandler } from './middleware/error-handler.js';
 import { httpMetrics } from './middleware/http-metrics.js';
 import { methodNotAllowed } from './middleware/method-not-allowed.js';
-import { addressLimit, type RateLimitOptions } from './middleware/rate-limit.js';
+import { addressLimit } from './middleware/rate-limit.js';
 import { refuseNulInUrl } from './middleware/refuse-nul.js';
 import { requestLogger } from './middleware/request-logger.js';
 import { sameOriginWrites } from './middleware/same-origin-writes.js';
 import { enquiryCors, PUBLIC_CORS_PATHS, publicCors, securityHeaders } from './middleware/security-headers.js';
 import { buildOpenApi } from './openapi.js';
-import { adminDropsRouter } from './routes/admin-drops.js';
-import { adminIngestionRouter } from './routes/admin-ingestion.js';
-import { adminLeadsRouter } from './routes/admin-leads.js';
-import { adminOfficesRouter } from './routes/admin-offices.js';
-import { adminOperationsRouter } from './routes/admin-operations.js';
-import { adminOperatorTokensRouter } from './routes/admin-operator-tokens.js';
+import { odataErrors, RESO_ROOT } from './reso/odata-request.js';
+import type { AppConfig, LimitFactory, RouteDeps } from './route-deps.js';
+import { adminRouter, guardedRouter, routerOf } from './route-registry.js';
+import {
+  ADMIN_ROUTES,
+  ALERT_ROUTES,
+  DEVELOPER_KEY_ROUTES,
+  FEED_LEAD_ROUTES,
+  FEED_ROUTES,
+  FX_ROUTES,
+  HEALTH_ROUTES,
+  KEY_WEBHOOK_ROUTES,
+  LEAD_ROUTES,
+  METRICS_ROUTES,
+  OPENAPI_ROUTES,
+  OPERATOR_SESSION_ROUTES,
+  PROJECT_ROUTES,
+  PUBLIC_READ_ROUTES,
+  SITE_ROUTES,
+  VALIDATE_ROUTES,
+} from './route-table.js';
 import { alertPagesRouter } from './routes/alert-pages.js';
-import { alertsRouter } from './routes/alerts.js';
 import { consolePageRouter } from './routes/console-page.js';
-import { developerKeysRouter } from './routes/developer-keys.js';
 import { developerPageRouter } from './routes/developer-page.js';
 import { docsRouter } from './routes/docs.js';
-import { feedLeadsRouter } from './routes/feed-leads.js';
-import { feedsRouter } from './routes/feeds.js';
-import { fxRouter } from './routes/fx.js';
 import { guidesRouter } from './routes/guides.js';
-import { healthRouter } from './routes/health.js';
 import { homePageRouter } from './routes/home-page.js';
-import { leadsRouter } from './routes/leads.js';
-import { operatorSessionRouter } from './routes/operator-session.js';
-import { projectsRouter } from './routes/projects.js';
-import { publicReadsRouter } from './routes/public-reads.js';
-import { odataErrors, RESO_ROOT, resoRouter } from './routes/reso.js';
-import { adminSiteRouter, siteRouter } from './routes/site.js';
-import { validateRouter } from './routes/validate.js';
-import { adminWebhooksRouter, webhooksRouter } from './routes/webhooks.js';
+import { resoRouter } from './routes/reso.js';
 
 export interface AppDeps {
-  config: Pick<
-    Config,
-    | 'corsOrigins'
-    | 'port'
-    | 'alertRateLimit'
-    | 'alertListingUrl'
-    | 'leadRetentionDays'
-    | 'publicBaseUrl'
-    | 'trustProxy'
-    | 'feedMaxBytes'
-    | 'feedSyncWaitMs'
-    | 'feedBodyIdleMs'
-    | 'feedUploadsPerKey'
-    | 'feedUploadsTotal'
-    | 'validateConcurrency'
-    | 'validateWaitMs'
-    | 'validateUploadsPerAddress'
-    | 'validateUploads'
-    | 'validateBodyMaxMs'
-    | 'validateMinBytesPerS'
-    | 'validateRateLimit'
-    | 'validateMaxPreviews'
-    | 'validateMaxIssues'
-    | 'operatorToken'
-    | 'keyRequestRateLimit'
-    | 'redisUrl'
-    | 'leadRateLimit'
-    | 'leadCrmWaitMs'
-    | 'resoRateLimit'
-    | 'changeLogDays'
-    | 'turnstileSecret'
-    | 'turnstileVerifyUrl'
-    | 'publicPageMaxBytes'
-    | 'searchExactTotalMax'
-    | 'searchRelevanceCandidates'
-    | 'webhookAllowPrivateNetworks'
-    | 'webhookTestRateLimit'
-  >;
+  config: AppConfig;
   logger: Logger;
   db: Db;
   /** The pool for anonymous public reads (createReadDb); default db. */
@@ -124,6 +83,38 @@ export interface AppDeps {
   refusals?: RefusalCounter;
 }
 
+/** What every router is made from (api/route-deps.ts), made once from the app's dependencies. */
+function routeDepsOf(deps: AppDeps): RouteDeps {
+  const { config, db } = deps;
+  /** A per-address limit (per hour unless windowMs says otherwise), its counts shared through Redis when configured. */
+  const limit: LimitFactory = (name, allowance, options = {}) =>
+    addressLimit({ name, allowance, redis: deps.redis ?? null, prefix: deps.rateLimitPrefix, logger: deps.logger, ...options });
+  const operators = { operatorToken: config.operatorToken, localToken: deps.localOperatorToken ?? null };
+  return {
+    config,
+    logger: deps.logger,
+    db,
+    // Public reads use their own pool where there is one (short statement timeout, bounded size).
+    readDb: deps.readDb ?? db,
+    ingestQueue: deps.ingestQueue,
+    leadQueue: deps.leadQueue,
+    webhookQueue: deps.webhookQueue,
+    links: linkTo(config.publicBaseUrl),
+    limit,
+    metrics: deps.metrics ?? createMetrics(),
+    fx: deps.fx ?? staticFx(),
+    refusals: deps.refusals,
+    redis: deps.redis ?? null,
+    shutdown: deps.shutdown,
+    operators,
+    operator: requireOperator(operators, db),
+    // Built once: served by the docs, and the source of the 405 answers' Allow lists.
+    apiDocument: buildOpenApi(),
+    isShuttingDown: deps.isShuttingDown ?? (() => false),
+    readReplica: deps.readReplica,
+  };
+}
+
 /** The Express app without listen(), so tests and every process role build it the same way. */
 export function createApp(deps: AppDeps): Express {
   const { config, db } = deps;
@@ -134,11 +125,8 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   // Behind a proxy (TRUST_PROXY), the client's address and scheme come from X-Forwarded-For and -Proto.
   if (config.trustProxy !== null) app.set('trust proxy', config.trustProxy);
-  const links = linkTo(config.publicBaseUrl);
-  const metrics = deps.metrics ?? createMetrics();
-  /** A per-address limit (per hour unless windowMs says otherwise), its counts shared through Redis when configured. */
-  const limit = (name: string, allowance: number, options: Pick<RateLimitOptions, 'countUnavailable' | 'windowMs' | 'refuse' | 'onRefused' | 'per'> = {}) =>
-    addressLimit({ name, allowance, redis: deps.redis ?? null, prefix: deps.rateLimitPrefix, logger: deps.logger, ...options });
+  const routes = routeDepsOf(deps);
+  const { metrics } = routes;
   queueDepthGauge(metrics, [
     { name: 'ingest', counts: () => deps.ingestQueue.counts() },
     { name: 'lead-delivery', counts: () => deps.leadQueue.counts() },
@@ -150,132 +138,38 @@ export function createApp(deps: AppDeps): Express {
   app.use(enquiryCors(config.corsOrigins));
   app.use(refuseInvalidHost);
   app.use(refuseNulInUrl);
-  app.use(
-    healthRouter({
-      db,
-      redis: deps.redis ?? null,
-      ingestQueue: deps.ingestQueue,
-      isShuttingDown: deps.isShuttingDown ?? (() => false),
-      readReplica: deps.readReplica,
-    }),
-  );
+  app.use(routerOf(HEALTH_ROUTES, routes));
   if (deps.readReplica) replicaGauges(metrics, deps.readReplica);
   // The busiest routes first.
-  // Public reads use their own pool where there is one (short statement timeout, bounded size).
-  const readDb = deps.readDb ?? db;
-  const pageMaxBytes = config.publicPageMaxBytes;
-  // A total or facet count that did not finish is answered as null; the operator hears of it here.
-  const onCountError = (err: Error, what: string) => deps.logger.warn({ err: err.message, what }, 'a public count did not finish; answered as null');
-  const searchBounds = { exactTotalMax: config.searchExactTotalMax, relevanceCandidates: config.searchRelevanceCandidates };
-  app.use(publicReadsRouter(createPublicReads(readDb, { pageMaxBytes, onCountError, ...searchBounds }), links));
-  app.use(projectsRouter(createProjectReads(readDb, { pageMaxBytes })));
-  app.use(
-    resoRouter(
-      createResoReads(readDb, { changeLogDays: config.changeLogDays }),
-      links,
-      limit('RESO Web API', config.resoRateLimit, {
-        windowMs: 60_000,
-        refuse: (res, message) => res.set('OData-Version', '4.0').json({ error: { code: 'TooManyRequests', message } }),
-      }),
-    ),
-  );
-  app.use(fxRouter(deps.fx ?? staticFx()));
-  app.use(siteRouter(readDb));
-  // Built once: served by the docs, and the source of the 405 answers' Allow lists.
-  const apiDocument = buildOpenApi();
-  app.use(docsRouter(apiDocument));
+  app.use(routerOf(PUBLIC_READ_ROUTES, routes));
+  app.use(routerOf(PROJECT_ROUTES, routes));
+  app.use(resoRouter(routes));
+  app.use(routerOf(FX_ROUTES, routes));
+  app.use(routerOf(SITE_ROUTES, routes));
+  app.use(routerOf(OPENAPI_ROUTES, routes));
+  app.use(docsRouter(routes));
   app.use(developerPageRouter());
   app.use(consolePageRouter());
   app.use(guidesRouter());
   app.use(homePageRouter());
-  app.use(
-    validateRouter({
-      feedMaxBytes: config.feedMaxBytes,
-      concurrency: config.validateConcurrency,
-      waitMs: config.validateWaitMs,
-      uploadsPerAddress: config.validateUploadsPerAddress,
-      uploads: config.validateUploads,
-      maxPreviews: config.validateMaxPreviews,
-      maxIssues: config.validateMaxIssues,
-      limit: limit('validate', config.validateRateLimit),
-      idleMs: config.feedBodyIdleMs,
-      bodyMaxMs: config.validateBodyMaxMs,
-      bodyMinBytesPerSecond: config.validateMinBytesPerS,
-      shutdown: deps.shutdown,
-    }),
-  );
-  // Before feedsRouter: GET /v1/feeds/stats is a concrete path beside its /v1/feeds/{feedId}.
-  app.use(feedLeadsRouter({ db }));
-  app.use(
-    feedsRouter({
-      db,
-      ingestQueue: deps.ingestQueue,
-      feedMaxBytes: config.feedMaxBytes,
-      feedSyncWaitMs: config.feedSyncWaitMs,
-      feedBodyIdleMs: config.feedBodyIdleMs,
-      uploadsPerKey: config.feedUploadsPerKey,
-      uploadsTotal: config.feedUploadsTotal,
-      shutdown: deps.shutdown,
-    }),
-  );
-  const webhooks = { db, webhookQueue: deps.webhookQueue, allowPrivateNetworks: config.webhookAllowPrivateNetworks };
-  app.use(
-    webhooksRouter({
-      ...webhooks,
-      // Per feed key (the router has authenticated it before the limit counts).
-      testLimit: limit('webhook test', config.webhookTestRateLimit, { per: { key: (_req, res) => feedKeyOf(res).id, who: 'for this key' } }),
-    }),
-  );
-  app.use(developerKeysRouter({ db, limit: limit('key', config.keyRequestRateLimit) }));
-  app.use(
-    leadsRouter({
-      db,
-      leadQueue: deps.leadQueue,
-      webhookQueue: deps.webhookQueue,
-      // A 503 (the service unable to take it) does not use up the sender's allowance.
-      limit: limit('lead', config.leadRateLimit, { countUnavailable: false, onRefused: () => deps.refusals?.count('rate_limited') }),
-      turnstile: config.turnstileSecret ? { secret: config.turnstileSecret, verifyUrl: config.turnstileVerifyUrl } : null,
-      refusals: deps.refusals,
-      crmWaitMs: config.leadCrmWaitMs,
-    }),
-  );
-  app.use(
-    alertsRouter({
-      db,
-      limit: limit('alert', config.alertRateLimit, { countUnavailable: false }),
-      turnstile: config.turnstileSecret ? { secret: config.turnstileSecret, verifyUrl: config.turnstileVerifyUrl } : null,
-      links: alertLinks(config),
-      retentionDays: config.leadRetentionDays,
-    }),
-  );
-  app.use(alertPagesRouter({ db, retentionDays: config.leadRetentionDays }));
-  const operators = { operatorToken: config.operatorToken, localToken: deps.localOperatorToken ?? null };
-  app.get('/metrics', requireOperator(operators, db), async (_req, res) => {
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
-  });
-  app.use('/v1/admin', requireOperator(operators, db));
-  app.use(adminIngestionRouter({ db }));
-  app.use(
-    adminOperationsRouter({
-      db,
-      ingestQueue: deps.ingestQueue,
-      leadQueue: deps.leadQueue,
-      webhookQueue: deps.webhookQueue,
-      queueIsRedis: config.redisUrl !== null,
-    }),
-  );
-  app.use(adminSiteRouter(db));
-  app.use(adminLeadsRouter({ db, leadQueue: deps.leadQueue }));
-  app.use(adminOfficesRouter({ db }));
-  app.use(adminOperatorTokensRouter({ db }));
-  app.use(adminDropsRouter({ db }));
-  app.use(adminWebhooksRouter(webhooks));
-  app.use(operatorSessionRouter({ db, operators, publicBaseUrl: config.publicBaseUrl }));
+  app.use(routerOf(VALIDATE_ROUTES, routes));
+  // Before the feed routes: GET /v1/feeds/stats is a concrete path beside GET /v1/feeds/{feedId}.
+  app.use(routerOf(FEED_LEAD_ROUTES, routes));
+  app.use(routerOf(FEED_ROUTES, routes));
+  app.use(guardedRouter('/v1/webhooks', 'feedKeyOrHeader', KEY_WEBHOOK_ROUTES, routes));
+  app.use(routerOf(DEVELOPER_KEY_ROUTES, routes));
+  app.use(routerOf(LEAD_ROUTES, routes));
+  app.use(routerOf(ALERT_ROUTES, routes));
+  app.use(alertPagesRouter(routes));
+  app.use(routerOf(METRICS_ROUTES, routes));
+  // Every /v1/admin route, behind the operator check the router itself carries.
+  app.use(adminRouter(ADMIN_ROUTES, routes));
+  app.use(routerOf(OPERATOR_SESSION_ROUTES, routes));
   if (deps.queueBoard) {
-    const signIn = requireOperator(operators, db, { session: true, signIn: '/console?next=queues' });
+    const signIn = requireOperator(routes.operators, db, { session: true, signIn: '/console?next=queues' });
     app.use('/admin/queues', signIn, sameOriginWrites(config.publicBaseUrl), deps.queueBoard);
   }
-  app.use(methodNotAllowed(apiDocument.paths as Record<string, Record<string, unknown>>));
+  app.use(methodNotAllowed(routes.apiDocument.paths as Record<string, Record<string, unknown>>));
   app.use(notFoundHandler);
   // Errors raised before the RESO router (a bad Host header, a NUL in the URL) in OData's form there too.
   app.use(RESO_ROOT, odataErrors);

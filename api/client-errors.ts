@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { maxHeaderSize } from 'node:http';
 import type { Socket } from 'node:net';
-import { RESO_ROOT } from './routes/reso.js';
+import { RESO_ROOT } from './reso/odata-request.js';
 
 /**
  * Answers for requests Node's HTTP parser refuses before Express sees them (a request line and

@@ -1,13 +1,9 @@
 import { SERVICE_VERSION } from '../lib/version.js';
-import { adminPaths } from './openapi-admin.js';
-import { alertPaths } from './openapi-alerts.js';
-import { errorResponse, feedRequestBody, header, json, operatorErrors, operatorSecurity, queryParameters, toComponent } from './openapi-helpers.js';
-import { ingestionPaths } from './openapi-ingestion.js';
-import { leadPaths } from './openapi-leads.js';
-import { nameOperations, TAGS } from './openapi-operations.js';
-import { readPaths } from './openapi-reads.js';
-import { resoPaths } from './openapi-reso.js';
-import { webhookEvents, webhookPaths } from './openapi-webhooks.js';
+import { errorResponse, header, toComponent } from './openapi-helpers.js';
+import { TAGS } from './openapi-tags.js';
+import { webhookEvents } from './openapi-webhooks.js';
+import { describeRoutes } from './route-registry.js';
+import { REGISTERED_ROUTES } from './route-table.js';
 import { GUIDES } from './routes/guides.js';
 import { schemas } from './schemas/index.js';
 
@@ -23,61 +19,8 @@ export function buildOpenApi(): Record<string, unknown> {
     },
     servers: [{ url: '/', description: 'This service (paths are relative to where it answers)' }],
     tags: [...TAGS],
-    paths: {
-      '/healthz': {
-        get: { summary: 'Liveness', responses: { 200: { description: 'The process answers', content: json('Health') } } },
-      },
-      '/readyz': {
-        get: {
-          summary: 'Readiness: whether the database answers',
-          responses: { 200: { description: 'Ready', content: json('Readiness') }, 503: { description: 'Database unavailable', content: json('Readiness') } },
-        },
-      },
-      '/metrics': {
-        get: {
-          summary: 'Prometheus metrics of this process (operators)',
-          description:
-            'The Prometheus text exposition: HTTP requests and their durations by route and status, feeds and listings processed, lead deliveries, queue depths, the read replica’s state and lag when DATABASE_READ_URL is set, and Node.js process figures. METRICS_PORT serves the same on a port of its own without a credential, for a scraper inside the network.',
-          security: operatorSecurity,
-          responses: {
-            200: { description: 'The metrics', content: { 'text/plain': { schema: { type: 'string' } } } },
-            ...operatorErrors,
-          },
-        },
-      },
-      '/v1/validate': {
-        post: {
-          summary: 'Dry-run a feed: parse, map and validate without storing anything',
-          description:
-            'Send either the JSON feed request body (format reaxml, reso or project; the document as text in `xml`), or the raw document with the context in query parameters: REAXML as application/xml or text/xml, a RESO payload or project document (ProjectFeed) as application/json with format=reso or format=project. No key is needed; the answer keeps the first 1,000 previews and 10,000 issues (`truncated` says when more were left out). Limited per client address per hour (VALIDATE_RATE_LIMIT: 429) and in dry runs admitted at once, per address (VALIDATE_UPLOADS_PER_ADDRESS, 2: 429) and in all (VALIDATE_UPLOADS, 8: 503), checked before the body is read. A body is received whole before it is read and checked, a few at a time (VALIDATE_CONCURRENCY, 2): it waits up to VALIDATE_WAIT_MS (10 s) for a turn, then 503. Every 429 and 503 carries Retry-After. The answer streams as it is read; a body that stops arriving, or an answer that stops being read, for FEED_BODY_IDLE_MS (30 s) loses its connection, and so does a body not complete within VALIDATE_BODY_MAX_MS (120 s) or averaging under VALIDATE_MIN_BYTES_PER_S (8,192 bytes/s) after its first 5 s. Bodies may be sent compressed (Content-Encoding gzip, deflate or br).',
-          parameters: queryParameters('FeedQuery'),
-          requestBody: feedRequestBody,
-          responses: {
-            200: { description: 'Validation result with canonical previews', content: json('ValidationResult') },
-            400: errorResponse(
-              'Invalid request, or a feed that is not well-formed, has a wrong root or no listings, or (RESO and project) nests more than 64 levels deep (the error names line and column)',
-            ),
-            408: errorResponse('The request body stopped arriving, arrived too slowly, or was not complete in time'),
-            413: errorResponse('Body (sent or unpacked) larger than FEED_MAX_BYTES'),
-            415: errorResponse('Unsupported Content-Type, Content-Encoding or charset'),
-            429: errorResponse('Too many dry runs from this address this hour, or too many at once'),
-            503: errorResponse(
-              'As many dry runs as the service admits at once are in, none of the running slots came free in time (Retry-After says when to try again), or the service is shutting down',
-            ),
-          },
-        },
-      },
-      ...ingestionPaths(),
-      ...readPaths(),
-      ...resoPaths(),
-      ...adminPaths(),
-      ...leadPaths(),
-      ...alertPaths(),
-      ...webhookPaths(),
-      '/v1/openapi.json': {
-        get: { summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1 document' } } },
-      },
-    },
+    // Every operation comes from its route (api/route-table.ts): a route is its operation.
+    paths: describeRoutes(REGISTERED_ROUTES),
     webhooks: webhookEvents(),
     components: {
       // Query schemas are published as each operation's parameters, not as components of their own.
@@ -93,7 +36,6 @@ export function buildOpenApi(): Record<string, unknown> {
       },
     },
   };
-  nameOperations(document.paths as Record<string, Record<string, Record<string, unknown>>>);
   describeUrlRefusal(document.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>);
   describeHeaders(document.paths as Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>>);
   return document;

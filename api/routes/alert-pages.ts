@@ -1,5 +1,4 @@
 import express, { type Response, Router } from 'express';
-import type { Knex } from 'knex';
 import {
   type AlertSubscription,
   confirmSubscription,
@@ -11,6 +10,7 @@ import {
 import { escapeHtml } from '../../lib/html.js';
 import { describeSearch } from '../../workers/alerts/alert-mail.js';
 import { isUuid } from '../path-params.js';
+import type { RouteDeps } from '../route-deps.js';
 
 /**
  * The pages the links in alert mails open (docs/alerts.md, Links): confirm, unsubscribe and the
@@ -54,8 +54,9 @@ function manageBody(list: AlertSubscription[], token: string): string {
   return `<p>Alerts mailed to ${escapeHtml(list[0].email)}:</p><ul>${items.join('')}</ul>`;
 }
 
-export function alertPagesRouter(deps: { db: Knex; retentionDays: number }): Router {
+export function alertPagesRouter({ db, config }: Pick<RouteDeps, 'db' | 'config'>): Router {
   const router = Router();
+  const deps = { db, retentionDays: config.leadRetentionDays };
 
   router.get('/alerts/confirm', async (req, res) => {
     const token = tokenOf(req.query.token);

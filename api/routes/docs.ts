@@ -3,6 +3,8 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Router } from 'express';
 import swaggerUi from 'swagger-ui-express';
+import type { RouteDeps } from '../route-deps.js';
+import type { RouteSpec } from '../route-registry.js';
 
 /**
  * Swagger UI's own colours for method badges, version stamps, links and buttons fall below the
@@ -30,18 +32,33 @@ const ACCESSIBLE_CSS = `
 const A11Y_SCRIPT = readFileSync(resolve(dirname(fileURLToPath(import.meta.url)), '../../../api/pages/docs/docs-a11y.js'), 'utf8');
 
 /**
- * /v1/openapi.json for machines, /docs for people (Swagger UI served from local assets); document:
- * the API description, built once by the app (buildOpenApi). The page has no deep links inside
+ * /v1/openapi.json for machines, /docs for people (Swagger UI served from local assets), both the
+ * API description the app built once (buildOpenApi). The page has no deep links inside
  * its operation buttons (a link inside a button cannot be reached by the keyboard), code samples
  * in plain colours (the highlighter's palette is too faint to read), and no server
  * menu (there is one server, the page's own); darker colours and a script that names Swagger
  * UI's unnamed menus and makes its code samples reachable let it pass axe-core's serious checks.
  */
-export function docsRouter(document: Record<string, unknown>): Router {
+export const openApiRoutes: RouteSpec[] = [
+  {
+    method: 'get',
+    path: '/v1/openapi.json',
+    operationId: 'getOpenApi',
+    tag: 'system',
+    auth: 'none',
+    summary: 'This document',
+    responses: { 200: { description: 'OpenAPI 3.1 document' } },
+    handle:
+      ({ apiDocument }) =>
+      (_req, res) => {
+        res.json(apiDocument);
+      },
+  },
+];
+
+/** /docs, Swagger UI over the API description (deps.apiDocument), and its accessibility script. */
+export function docsRouter({ apiDocument: document }: Pick<RouteDeps, 'apiDocument'>): Router {
   const router = Router();
-  router.get('/v1/openapi.json', (_req, res) => {
-    res.json(document);
-  });
   router.get('/docs-a11y.js', (_req, res) => {
     res.type('text/javascript; charset=utf-8').send(A11Y_SCRIPT);
   });

@@ -1,9 +1,8 @@
-import { Router } from 'express';
 import type { Redis } from 'ioredis';
 import { databaseAnswers } from '../../db/health.js';
-import type { Db } from '../../db/knex.js';
-import type { ReplicaState } from '../../db/read-replica.js';
-import type { JobQueue } from '../../workers/job-queue.js';
+
+import { json } from '../openapi-helpers.js';
+import type { RouteSpec } from '../route-registry.js';
 
 type Check = 'ok' | 'unavailable';
 
@@ -30,35 +29,45 @@ async function redisAnswers(redis: Redis, timeoutMs = 1000): Promise<boolean> {
  * (DATABASE_READ_URL) is shown with its lag, and its loss does not make the service unready: the
  * public reads go to the primary meanwhile.
  */
-export function healthRouter(deps: {
-  db: Db;
-  redis?: Redis | null;
-  ingestQueue: JobQueue;
-  isShuttingDown: () => boolean;
-  readReplica?: { state(): ReplicaState };
-}): Router {
-  const router = Router();
-  router.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  router.get('/readyz', async (_req, res) => {
-    const [database, redis] = await Promise.all([
-      databaseAnswers(deps.db).then((ok): Check => (ok ? 'ok' : 'unavailable')),
-      deps.redis ? Promise.all([redisAnswers(deps.redis), deps.ingestQueue.answers()]).then(([a, b]): Check => (a && b ? 'ok' : 'unavailable')) : null,
-    ]);
-    const checks = { database, ...(redis ? { redis } : {}), ...(deps.readReplica ? { readReplica: deps.readReplica.state() } : {}) };
-    const problem = deps.isShuttingDown()
-      ? 'service is shutting down'
-      : database !== 'ok'
-        ? 'database unavailable'
-        : redis === 'unavailable'
-          ? 'redis unavailable'
-          : null;
-    if (!problem) {
-      res.json({ status: 'ready', checks });
-      return;
-    }
-    res.status(503).json({ status: 'unavailable', error: problem, checks });
-  });
-  return router;
-}
+export const healthRoutes: RouteSpec[] = [
+  {
+    method: 'get',
+    path: '/healthz',
+    operationId: 'getHealth',
+    tag: 'system',
+    auth: 'none',
+    summary: 'Liveness',
+    responses: { 200: { description: 'The process answers', content: json('Health') } },
+    handle: () => (_req, res) => {
+      res.json({ status: 'ok' });
+    },
+  },
+  {
+    method: 'get',
+    path: '/readyz',
+    operationId: 'getReadiness',
+    tag: 'system',
+    auth: 'none',
+    summary: 'Readiness: whether the database answers',
+    responses: { 200: { description: 'Ready', content: json('Readiness') }, 503: { description: 'Database unavailable', content: json('Readiness') } },
+    handle: (deps) => async (_req, res) => {
+      const [database, redis] = await Promise.all([
+        databaseAnswers(deps.db).then((ok): Check => (ok ? 'ok' : 'unavailable')),
+        deps.redis ? Promise.all([redisAnswers(deps.redis), deps.ingestQueue.answers()]).then(([a, b]): Check => (a && b ? 'ok' : 'unavailable')) : null,
+      ]);
+      const checks = { database, ...(redis ? { redis } : {}), ...(deps.readReplica ? { readReplica: deps.readReplica.state() } : {}) };
+      const problem = deps.isShuttingDown()
+        ? 'service is shutting down'
+        : database !== 'ok'
+          ? 'database unavailable'
+          : redis === 'unavailable'
+            ? 'redis unavailable'
+            : null;
+      if (!problem) {
+        res.json({ status: 'ready', checks });
+        return;
+      }
+      res.status(503).json({ status: 'unavailable', error: problem, checks });
+    },
+  },
+];

@@ -1,266 +1,155 @@
-import { type ErrorRequestHandler, type Request, type RequestHandler, type Response, Router } from 'express';
-import { isStatementCancelled } from '../../db/pg-errors.js';
-import { isTokenValue } from '../../db/reso-query.js';
-import type { ResoReads } from '../../db/reso-reads.js';
-import { fieldOf, PROPERTY_EXPANDS, type PropertyExpand, RESOURCES, type ResoResource } from '../../db/reso-resources.js';
-import { HttpError } from '../../lib/errors.js';
-import { ODataSyntaxError, type OrderItem, parseFilter, parseNames, parseOrderBy } from '../../lib/odata-filter.js';
-import { type LinkTo, requestPathWith } from '../links.js';
-import { errorResponder } from '../middleware/error-handler.js';
-import { absoluteRecordUrls, expiredCheckpointMessage, firstWantedSequence } from '../reso/entity-events.js';
+import { type RequestHandler, Router } from 'express';
+import { createResoReads } from '../../db/reso-reads.js';
+import { RESOURCES } from '../../db/reso-resources.js';
+import { ODataSyntaxError } from '../../lib/odata-filter.js';
 import { metadataXml } from '../reso/metadata.js';
-import { MAX_OFFSET } from '../schemas/paging.js';
+import {
+  checkMetadataFormat,
+  checkVersion,
+  collection,
+  jsonOnly,
+  odataError,
+  odataErrors,
+  option,
+  parseExpand,
+  parseKeyPath,
+  parseSelect,
+  RESO_DEFAULT_PAGE,
+  RESO_MAX_EXPANDED_PAGE,
+  RESO_MAX_PAGE,
+  RESO_MAX_SKIP,
+  RESO_ROOT,
+  resourceNamed,
+  sendJson,
+} from '../reso/odata-request.js';
+import type { RouteDeps } from '../route-deps.js';
+import { perApp, type RouteSpec, routerOf } from '../route-registry.js';
 
-/** Where the RESO Web API lives (its service root). */
-export const RESO_ROOT = '/v1/reso';
-/** Records in a page when the client sets no $top nor odata.maxpagesize. */
-export const RESO_DEFAULT_PAGE = 100;
-/** The largest page; a larger $top is served in pages of this many (docs/reso.md, Paging). */
-export const RESO_MAX_PAGE = 1000;
-/** The largest page with $expand (each record carries its media, agent and office). */
-export const RESO_MAX_EXPANDED_PAGE = 200;
-/**
- * The largest $skip, the public reads' largest offset (10,000). The database walks every record a
- * skip passes over, so its cost grows with its depth and a skip of millions held a read connection
- * until its statement timeout; @odata.nextLink pages on at any depth for the cost of one page (its
- * $skiptoken starts after the last record sent), so a larger $skip is refused and names it.
- */
-export const RESO_MAX_SKIP = MAX_OFFSET;
+const odataContent = (name: string) => ({ 'application/json;odata.metadata=minimal': { schema: { $ref: `#/components/schemas/${name}` } } });
+const odataAnswer = (description: string) => ({ description, content: odataContent('ResoError') });
+const queryOption = (name: string, description: string, schema: Record<string, unknown> = { type: 'string' }) => ({
+  name,
+  in: 'query',
+  required: false,
+  description,
+  schema,
+});
 
-const SYSTEM_OPTIONS = new Set(['$filter', '$select', '$orderby', '$top', '$skip', '$count', '$expand', '$skiptoken', '$format']);
-const JSON_TYPE = 'application/json;odata.metadata=minimal';
-
-const odataError = (status: number, code: string, message: string) => Object.assign(new HttpError(status, message), { odataCode: code });
-
-/** A system query option's one value (a repeated option is refused). */
-function option(req: Request, name: string): string | undefined {
-  const value = (req.query as Record<string, unknown>)[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string') throw new ODataSyntaxError(name, 'is given more than once');
-  return value;
-}
-
-function nonNegative(req: Request, name: string): number | undefined {
-  const text = option(req, name);
-  if (text === undefined) return undefined;
-  if (!/^\d{1,9}$/.test(text)) throw new ODataSyntaxError(name, `"${text.slice(0, 20)}" is not a whole number of 0 or more`);
-  return Number(text);
-}
-
-/** `$skip`: a whole number up to RESO_MAX_SKIP; larger is a 400 telling the client to follow @odata.nextLink. */
-function skipOption(req: Request): number {
-  const text = option(req, '$skip');
-  if (text === undefined) return 0;
-  if (!/^\d+$/.test(text)) throw new ODataSyntaxError('$skip', `"${text.slice(0, 20)}" is not a whole number of 0 or more`);
-  if (Number(text) > RESO_MAX_SKIP)
-    throw new ODataSyntaxError(
-      '$skip',
-      `${text.length > 20 ? `${text.slice(0, 20)}…` : text} is more than ${RESO_MAX_SKIP}, the most this service skips; to read further, follow @odata.nextLink (its $skiptoken continues after the last record sent, at any depth)`,
-    );
-  return Number(text);
-}
-
-interface SkipToken {
-  /** Order values of the last row sent. */
-  a: (string | null)[];
-  /** The page size the client's $top asked for, when it gave one: every page of the read keeps it. */
-  t?: number;
-}
-
-const encodeToken = (token: SkipToken) => Buffer.from(JSON.stringify(token)).toString('base64url');
-
-function decodeToken(text: string): SkipToken {
-  try {
-    const token = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
-    if (token && Array.isArray(token.a) && (token.t === undefined || (Number.isInteger(token.t) && token.t > 0))) return token;
-  } catch {
-    // answered below
-  }
-  throw new ODataSyntaxError('$skiptoken', 'is not one this service gave');
-}
-
-/** `Prefer: odata.maxpagesize=N` (OData's way to ask for a page size), if given. */
-function preferredPageSize(req: Request): number | undefined {
-  const match = /(?:^|[,;\s])odata\.maxpagesize=(\d{1,9})/.exec(req.get('prefer') ?? '');
-  return match ? Math.max(1, Number(match[1])) : undefined;
-}
-
-function parseSelect(resource: ResoResource, text: string | undefined): string[] | undefined {
-  if (text === undefined) return undefined;
-  const names = parseNames(text, '$select');
-  for (const name of names) if (name !== '*' && !fieldOf(resource, name)) throw new ODataSyntaxError('$select', `${resource.name} has no field ${name}`);
-  return names;
-}
-
-function parseExpand(resource: ResoResource, text: string | undefined): PropertyExpand[] {
-  if (text === undefined) return [];
-  const names = parseNames(text, '$expand');
-  for (const name of names) {
-    if (resource.name !== 'Property' || !(PROPERTY_EXPANDS as readonly string[]).includes(name))
-      throw new ODataSyntaxError(
-        '$expand',
-        `${resource.name} has no navigation property ${name}${resource.name === 'Property' ? ` (it has ${PROPERTY_EXPANDS.join(', ')})` : ''}`,
-      );
-  }
-  return [...new Set(names)] as PropertyExpand[];
-}
-
-/** The same request's URL with the skip token in place of $skip and $top. */
-const nextLink = (req: Request, links: LinkTo, token: SkipToken): string =>
-  links(req, requestPathWith(req, ['$skip', '$top', '$skiptoken'], '$skiptoken', encodeToken(token)));
-
-function sendJson(res: Response, body: string): void {
-  res.type(JSON_TYPE).send(body);
-}
-
-/** A collection read: the query options parsed, bounded and run; a page with its nextLink when more follow. */
-async function collection(req: Request, res: Response, reads: ResoReads, links: LinkTo, resource: ResoResource): Promise<void> {
-  for (const name of Object.keys(req.query)) {
-    if (name.startsWith('$') && !SYSTEM_OPTIONS.has(name)) throw new ODataSyntaxError(name, 'is not a query option this service supports');
-  }
-  const filterText = option(req, '$filter');
-  const filter = filterText === undefined ? undefined : parseFilter(filterText);
-  const orderText = option(req, '$orderby');
-  const orderby: OrderItem[] = orderText === undefined ? [] : parseOrderBy(orderText);
-  const select = parseSelect(resource, option(req, '$select'));
-  const expand = parseExpand(resource, option(req, '$expand'));
-  const countText = option(req, '$count');
-  if (countText !== undefined && countText !== 'true' && countText !== 'false')
-    throw new ODataSyntaxError('$count', `${JSON.stringify(countText.slice(0, 40))} is not true or false`);
-  const tokenText = option(req, '$skiptoken');
-  const token = tokenText === undefined ? undefined : decodeToken(tokenText);
-  const top = token ? token.t : nonNegative(req, '$top');
-  const skip = token ? 0 : skipOption(req);
-  const columns = reads.orderOf(resource, orderby);
-  if (token && (token.a.length !== columns.length || !token.a.every((value, i) => isTokenValue(columns[i], value))))
-    throw new ODataSyntaxError('$skiptoken', 'does not belong to this query (send the nextLink as it was given)');
-
-  if (resource.name === 'EntityEvent') {
-    const wanted = firstWantedSequence(filter);
-    const { completeFrom, windowDays } = await reads.eventWindow();
-    if (wanted !== null && wanted < BigInt(completeFrom))
-      throw odataError(410, 'CheckpointExpired', expiredCheckpointMessage(wanted, completeFrom, windowDays));
-  }
-
-  // $top is the page size, as replication providers use it (docs/reso.md, Paging): the smaller of
-  // it and odata.maxpagesize, at most the largest page; a nextLink follows whenever more match,
-  // except after $top=0 (a count, not a read).
-  const maxPage = expand.length ? RESO_MAX_EXPANDED_PAGE : RESO_MAX_PAGE;
-  const preferred = preferredPageSize(req);
-  const limit = Math.min(top ?? RESO_DEFAULT_PAGE, preferred ?? maxPage, maxPage);
-  const page = await reads.page(resource, { filter, orderby, select, limit, skip, after: token?.a, count: countText === 'true', expand });
-  const next = page.next && limit > 0 ? nextLink(req, links, { a: page.next, ...(top === undefined ? {} : { t: top }) }) : null;
-  if (preferred !== undefined) res.set('Preference-Applied', `odata.maxpagesize=${Math.min(preferred, maxPage)}`);
-  const head = [
-    `"@odata.context":${JSON.stringify(`${links(req, RESO_ROOT)}/$metadata#${resource.name}`)}`,
-    ...(page.count !== undefined ? [`"@odata.count":${page.count}`] : []),
-    ...(next ? [`"@odata.nextLink":${JSON.stringify(next)}`] : []),
-  ];
-  const records = resource.name === 'EntityEvent' ? absoluteRecordUrls(page.records, links(req, RESO_ROOT)) : page.records;
-  sendJson(res, `{${head.join(',')},"value":[${records.join(',')}]}`);
-}
-
-/** A resource by its name (never an Object prototype member). */
-const resourceNamed = (name: string): ResoResource | null => (Object.hasOwn(RESOURCES, name) ? RESOURCES[name as ResoResource['name']] : null);
-
-/** `Property('KEY')`: the key as OData writes a string (single quotes doubled inside). */
-function parseKeyPath(path: string): { resource: string; key: string } | null {
-  const match = /^([A-Za-z]+)\('((?:[^']|'')*)'\)$/.exec(path);
-  return match ? { resource: match[1], key: match[2].replace(/''/g, "'") } : null;
-}
-
-/**
- * The first of `types` the request's Accept header takes (the first when it has none), false when
- * it takes none. Media type parameters other than q are left out before the comparison, so
- * `application/json;odata.metadata=full` takes the service's JSON as `application/json` does.
- */
-function accepted(req: Request, types: string[]): string | false {
-  const header = req.get('accept');
-  if (header === undefined || header.trim() === '') return types[0];
-  const plain = header
-    .split(',')
-    .map((range) =>
-      range
-        .split(';')
-        .filter((part, i) => i === 0 || /^\s*q\s*=/i.test(part))
-        .join(';'),
-    )
-    .join(',');
-  // Express's own negotiation (req.accepts) over the header without parameters.
-  const negotiate = req.accepts as (this: unknown, types: string[]) => string | false;
-  return negotiate.call({ headers: { accept: plain } }, types);
-}
-
-const isJsonFormat = (format: string) => format === 'json' || /^application\/json(;|$)/.test(format);
-
-/** A data request (service document, collection, record) answers JSON only: `$format` or `Accept` that excludes it is a 406. */
-const jsonOnly: RequestHandler = (req, _res, next) => {
-  const format = option(req, '$format');
-  const asked = format !== undefined ? `$format=${format.slice(0, 60)}` : `Accept: ${(req.get('accept') ?? '').slice(0, 100)}`;
-  if (format !== undefined ? !isJsonFormat(format) : !accepted(req, ['application/json']))
-    throw odataError(406, 'NotAcceptable', `this service answers application/json (OData JSON, odata.metadata=minimal); ${asked} does not take it`);
-  next();
+const ERRORS = {
+  400: odataAnswer(
+    `A query it cannot run: the message names the option and the part it could not read. Also an OData-Version it does not speak, and a $skip over ${RESO_MAX_SKIP} (follow @odata.nextLink instead).`,
+  ),
+  406: odataAnswer(
+    'An Accept header or $format the service cannot meet: data requests answer application/json only (media type parameters such as odata.metadata are not held against it), $metadata application/xml only',
+  ),
+  429: odataAnswer('Too many requests from this address this minute (RESO_RATE_LIMIT); Retry-After says when to come back'),
+  431: odataAnswer('The URL and headers are longer than the 16 KB the service reads (a $filter of thousands of values): split the request'),
+  503: odataAnswer(
+    'Database unavailable; the read did not finish within DB_READ_TIMEOUT_MS (code ServiceUnavailable); or too many costly queries are running at once (Retry-After says when to come back)',
+  ),
 };
 
-/** `$metadata` is CSDL XML: a `$format` or `Accept` that excludes XML is a 406 saying so. */
-function checkMetadataFormat(req: Request): void {
-  const format = option(req, '$format');
-  const xml = format !== undefined ? format === 'xml' || /^application\/xml(;|$)/.test(format) : accepted(req, ['application/xml', 'text/xml']);
-  if (!xml) {
-    const asked = format !== undefined ? `$format=${format.slice(0, 60)}` : `Accept: ${(req.get('accept') ?? '').slice(0, 100)}`;
-    throw odataError(406, 'NotAcceptable', `$metadata is served as XML (CSDL, application/xml) only; ${asked} does not take it`);
-  }
-}
+const resoReadsOf = perApp(({ readDb, config }) => createResoReads(readDb, { changeLogDays: config.changeLogDays }));
 
-const checkVersion: RequestHandler = (req, res, next) => {
-  res.set('OData-Version', '4.0');
-  const asked = req.get('odata-version')?.trim();
-  if (asked !== undefined && !['4.0', '4.01'].includes(asked))
-    throw odataError(400, 'UnsupportedVersion', `OData-Version ${asked.slice(0, 10)} is not served; this service speaks 4.0`);
-  next();
-};
-
-/** Errors in OData's JSON form: `{"error":{"code","message"}}`; a query it cannot run is a 400 naming the part. */
-const odataBody = errorResponder((status, message, err) => ({
-  error: {
-    code: (err as { odataCode?: string }).odataCode ?? (status === 404 ? 'NotFound' : status >= 500 ? 'ServiceError' : 'BadRequest'),
-    message,
-    ...(err instanceof ODataSyntaxError ? { target: err.option } : {}),
+/** The RESO Web API's routes (docs/reso.md has the fields, the mapping and examples). */
+export const resoRoutes: RouteSpec[] = [
+  {
+    method: 'get',
+    path: RESO_ROOT,
+    operationId: 'getResoServiceDocument',
+    tag: 'reso',
+    auth: 'none',
+    summary: 'RESO Web API service document: the resources Property, Member, Office, Media, OpenHouse, EntityEvent and Lookup',
+    description: 'The OData service root. No key is needed; answers carry OData-Version: 4.0. Limited per client address per minute (RESO_RATE_LIMIT, 600).',
+    responses: { 200: { description: 'The resources', content: odataContent('ResoServiceDocument') }, ...ERRORS },
+    handle: ({ links }) => [
+      jsonOnly,
+      (req, res) => {
+        const value = Object.keys(RESOURCES).map((name) => ({ name, kind: 'EntitySet', url: name }));
+        sendJson(res, JSON.stringify({ '@odata.context': `${links(req, RESO_ROOT)}/$metadata`, value }));
+      },
+    ],
   },
-}));
-/** A read the database cancelled at its statement timeout (DB_READ_TIMEOUT_MS): the service's to retry, not a fault to hide behind a 500. */
-const tooSlow = () =>
-  odataError(503, 'ServiceUnavailable', 'the query did not finish within the time this service gives one read; try again shortly, or narrow $filter');
-export const odataErrors: ErrorRequestHandler = (err, req, res, next) => {
-  res.set('OData-Version', '4.0');
-  if (isStatementCancelled(err)) {
-    req.log?.warn({ err: (err as Error).message, url: req.originalUrl }, 'a RESO read did not finish within DB_READ_TIMEOUT_MS');
-    odataBody(tooSlow(), req, res, next);
-    return;
-  }
-  odataBody(err, req, res, next);
-};
+  {
+    method: 'get',
+    path: `${RESO_ROOT}/$metadata`,
+    operationId: 'getResoMetadata',
+    tag: 'reso',
+    auth: 'none',
+    summary:
+      'RESO Web API metadata (CSDL XML): every field with its RESO Data Dictionary name and type; lookup fields are Edm.String annotated with their LookupName',
+    description:
+      'CSDL XML only: $format=json or an Accept without application/xml (or text/xml, */*) is a 406 in the OData error form; JSON CSDL is not served.',
+    parameters: [queryOption('$format', 'xml (or application/xml); anything else is a 406.')],
+    responses: { 200: { description: 'EDMX 4.0', content: { 'application/xml': { schema: { type: 'string' } } } }, ...ERRORS },
+    handle: () => {
+      let metadata: string | undefined;
+      return (req, res) => {
+        checkMetadataFormat(req);
+        metadata ??= metadataXml();
+        res.type('application/xml').send(metadata);
+      };
+    },
+  },
+  {
+    method: 'get',
+    path: `${RESO_ROOT}/{resourcePath}`,
+    operationId: 'getResoRecords',
+    tag: 'reso',
+    auth: 'none',
+    summary: 'RESO Web API records: a collection (Property, Member, Office, Media, OpenHouse, EntityEvent, Lookup) or one record by key',
+    description: [
+      "`Property` (and Member, Office, Media, OpenHouse: the open homes not yet ended) answers a page of records; `Property('OFF1%2FL1')` one record by its key (a / in a key is sent as %2F; a ' as '').",
+      'Only public listings, as the public sees them: a withheld price is null, a withheld street and number are null, and hidden, withdrawn, off-market and archived listings are absent.',
+      `$top is the page size, as MLS replication providers use it (not the total, as plain OData has it): a page holds $top records (${RESO_DEFAULT_PAGE} without it; Prefer: odata.maxpagesize=N asks too, the smaller wins), at most ${RESO_MAX_PAGE} (${RESO_MAX_EXPANDED_PAGE} with $expand), a larger $top served in pages of that maximum, never refused. @odata.nextLink is present whenever more records match (never after $top=0); it pages on after the last record sent in pages of the same size, so writes between pages neither repeat nor skip a record.`,
+      'A collection read leaves out records stamped after the commit horizon: the start of the oldest write still open (milliseconds, while a feed batch or a directory refresh commits), whatever the order asked for. So replication by ModificationTimestamp (Property, Member, Office and Media all carry it) never skips a record still being written, and $orderby never changes which records match or @odata.count.',
+      "`EntityEvent` (RESO RCP-027) is the service's ordered change log: EntityEventSequence (Edm.Int64, the key; it only grows, in the order changes committed), ResourceName (Property, Member or Office), ResourceRecordKey and ResourceRecordUrl (the record's URL). Read the events after your checkpoint (`$filter=EntityEventSequence gt N&$orderby=EntityEventSequence`) and fetch each record named: a 404 means delete your copy. A Property event also stands for its Media (read them again with $expand=Media). Events are kept CHANGE_LOG_DAYS (30) days: a checkpoint older than the oldest event kept is a 410 (code CheckpointExpired) telling the client to replicate from scratch.",
+      "Lookup fields (StandardStatus, PropertyType, City, MlsStatus, …) are strings holding the Data Dictionary's display names (`Active Under Contract`), as Data Dictionary 2.0 recommends; `Lookup` (LookupKey `LookupName:LookupValue`, LookupName, LookupValue, StandardLookupValue, LegacyODataValue, ModificationTimestamp) lists every value a lookup field can hold. A filter takes a Data Dictionary value by its display name or its legacy OData value (`ActiveUnderContract`, or `org.reso.metadata.StandardStatus'ActiveUnderContract'`).",
+    ].join('\n\n'),
+    parameters: [
+      {
+        name: 'resourcePath',
+        in: 'path',
+        required: true,
+        description: "Property, Member, Office, Media, OpenHouse, EntityEvent or Lookup; or Resource('key') for one record",
+        schema: { type: 'string' },
+        examples: { collection: { value: 'Property' }, byKey: { value: "Property('OFF1%2FL1')" } },
+      },
+      queryOption(
+        '$filter',
+        "Comparisons (eq, ne, gt, ge, lt, le), in, and, or, not and parentheses over the fields $metadata declares, and the functions now(), contains, startswith, endswith, tolower, toupper (text fields), year, month, day, date (dates and timestamps), e.g. `ListPrice ge 500000 and StandardStatus eq 'Active Under Contract'` or `contains(tolower(City),'rich') and ModificationTimestamp lt now()`. A number out of range (1e999999) is a 400 naming it.",
+      ),
+      queryOption('$select', 'Fields to answer with, separated by commas.'),
+      queryOption('$orderby', 'Fields, each optionally followed by asc or desc, separated by commas; ties go by the key. Missing values sort last.'),
+      queryOption(
+        '$top',
+        `The page size (at most ${RESO_MAX_PAGE}; a larger one is served in pages of ${RESO_MAX_PAGE}); @odata.nextLink follows while more records match.`,
+        { type: 'integer', minimum: 0 },
+      ),
+      queryOption(
+        '$skip',
+        `Records to leave out before the first one, at most ${RESO_MAX_SKIP} (more is a 400): to read further, follow @odata.nextLink, which pages on at any depth.`,
+        { type: 'integer', minimum: 0, maximum: RESO_MAX_SKIP },
+      ),
+      queryOption('$count', 'true: the answer carries @odata.count, how many records match.', { type: 'boolean' }),
+      queryOption('$expand', 'On Property: Media (hero photo first), ListAgent, ListOffice, OpenHouse (soonest first).'),
+      queryOption('$skiptoken', 'Set by @odata.nextLink; send it back as it is.'),
+    ],
+    responses: {
+      200: { description: 'A page of records, or one record by key', content: odataContent('ResoCollection') },
+      404: odataAnswer('No such resource, or no public record with that key'),
+      410: odataAnswer('EntityEvent: the checkpoint in $filter is older than the oldest event kept; replicate from scratch'),
+      ...ERRORS,
+    },
+    handle: (deps) => [jsonOnly, resoRecords(deps)],
+  },
+];
 
-/**
- * The RESO Web API (OData 4.0) over the public listings, their agents, offices and media:
- * service document, $metadata, collections with $filter, $select, $orderby, $top, $skip, $count
- * and $expand, and fetch by key. No key needed; a per-address rate limit applies.
- */
-export function resoRouter(reads: ResoReads, links: LinkTo, limit: RequestHandler): Router {
-  const router = Router();
-  router.use(RESO_ROOT, limit, checkVersion);
-
-  router.get(RESO_ROOT, jsonOnly, (req, res) => {
-    const value = Object.keys(RESOURCES).map((name) => ({ name, kind: 'EntitySet', url: name }));
-    sendJson(res, JSON.stringify({ '@odata.context': `${links(req, RESO_ROOT)}/$metadata`, value }));
-  });
-  let metadata: string | undefined;
-  router.get(`${RESO_ROOT}/$metadata`, (req, res) => {
-    checkMetadataFormat(req);
-    metadata ??= metadataXml();
-    res.type('application/xml').send(metadata);
-  });
-  router.get(`${RESO_ROOT}/:resourcePath`, jsonOnly, async (req, res) => {
+/** A collection, or one record by key (`Property('OFF1%2FL1')`), with the query options each takes. */
+function resoRecords(deps: RouteDeps): RequestHandler {
+  const { links } = deps;
+  return async (req, res) => {
+    const reads = resoReadsOf(deps);
     const path = String(req.params.resourcePath);
     const resource = resourceNamed(path);
     if (resource) {
@@ -278,7 +167,23 @@ export function resoRouter(reads: ResoReads, links: LinkTo, limit: RequestHandle
     if (!json) throw odataError(404, 'NotFound', `no ${byKey.name} with ${byKey.key} '${keyed.key.slice(0, 200)}'`);
     const context = `"@odata.context":${JSON.stringify(`${links(req, RESO_ROOT)}/$metadata#${byKey.name}/$entity`)}`;
     sendJson(res, json.length > 2 ? `{${context},${json.slice(1)}` : `{${context}}`);
+  };
+}
+
+/**
+ * The RESO Web API (OData 4.0) over the public listings, their agents, offices and media:
+ * service document, $metadata, collections with $filter, $select, $orderby, $top, $skip, $count
+ * and $expand, and fetch by key. No key needed; a per-address rate limit applies. Everything
+ * under its root is limited, checked for its OData-Version, answered 404 and errors in OData's form.
+ */
+export function resoRouter(deps: RouteDeps): Router {
+  const router = Router();
+  const limit = deps.limit('RESO Web API', deps.config.resoRateLimit, {
+    windowMs: 60_000,
+    refuse: (res, message) => res.set('OData-Version', '4.0').json({ error: { code: 'TooManyRequests', message } }),
   });
+  router.use(RESO_ROOT, limit, checkVersion);
+  router.use(routerOf(resoRoutes, deps));
   router.use(RESO_ROOT, (req) => {
     throw odataError(404, 'NotFound', `no route for ${req.method} ${req.path}`);
   });

@@ -1,115 +1,102 @@
-import { type RequestHandler, type Response, Router } from 'express';
 import { isUsableFeedKey } from '../../db/feed-keys.js';
 import { recordAudit } from '../../db/operators.js';
-import { deleteEndpoint, listDeliveries, listEndpoints } from '../../db/webhooks.js';
+import { listEndpoints } from '../../db/webhooks.js';
 import { badRequest } from '../../lib/errors.js';
-import { feedKeyOf, requireFeedKey } from '../auth/feed-key.js';
+import { feedKeyOf } from '../auth/feed-key.js';
 import { operatorOf } from '../auth/operator.js';
 import { jsonBody } from '../middleware/json-body.js';
-import { isUuid } from '../path-params.js';
-import { changeEndpoint, endpointIn, registerEndpoint, rotateEndpointSecret, sendTestEvent, type WebhookEndpointDeps } from '../services/webhook-endpoints.js';
-import { assertValid, assertValidQuery } from '../validators.js';
+import { errorResponse, json, ref } from '../openapi-helpers.js';
+import type { RouteSpec } from '../route-registry.js';
+import { registerEndpoint } from '../services/webhook-endpoints.js';
+import { endpointDeps, endpointRoutes, keyErrors } from './webhook-endpoint-routes.js';
 
-export interface WebhooksDeps extends WebhookEndpointDeps {
-  /** Limits a key's test events (WEBHOOK_TEST_RATE_LIMIT per hour); operators' are not limited. */
-  testLimit?: RequestHandler;
-}
+const endpointList = {
+  'application/json': { schema: { type: 'object', required: ['endpoints'], properties: { endpoints: { type: 'array', items: ref('WebhookEndpoint') } } } },
+};
 
-type EndpointBody = { url?: string; events?: string[]; description?: string | null; enabled?: true };
+/** A key's own webhook endpoints: /v1/webhooks (docs/ingestion.md, Webhooks), all behind the key's check. */
+export const webhookRoutes: RouteSpec[] = [
+  {
+    method: 'get',
+    path: '/v1/webhooks',
+    operationId: 'listWebhooks',
+    tag: 'webhooks',
+    auth: 'feedKeyOrHeader',
+    summary: "This key's webhook endpoints",
+    responses: { 200: { description: 'Newest first', content: endpointList }, ...keyErrors },
+    handle:
+      ({ db }) =>
+      async (_req, res) => {
+        res.json({ endpoints: await listEndpoints(db, feedKeyOf(res).id) });
+      },
+  },
+  ...endpointRoutes('/v1/webhooks', 'key'),
+  {
+    method: 'post',
+    path: '/v1/webhooks',
+    operationId: 'createWebhook',
+    tag: 'webhooks',
+    auth: 'feedKeyOrHeader',
+    summary: 'Register an endpoint for events of this key’s feeds; the signing secret is shown once',
+    description:
+      'Events are POSTed as JSON { type, timestamp, data } signed the Standard Webhooks way (webhook-id, webhook-timestamp, webhook-signature: v1, HMAC-SHA256 of id.timestamp.body with the secret). Any 2xx within WEBHOOK_TIMEOUT_MS acknowledges; anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h. An endpoint failing every delivery for 24 hours is disabled and the key’s alert address told. At most 10 endpoints per key.',
+    body: 'WebhookRequest',
+    responses: {
+      201: { description: 'Registered', content: json('WebhookCreated') },
+      400: errorResponse('Invalid body, or a URL that is not https or not a public address'),
+      409: errorResponse('The key already has 10 endpoints'),
+      ...keyErrors,
+    },
+    handle: (deps, { validBody }) => [
+      jsonBody('8kb'),
+      async (req, res) => {
+        const body = validBody<{ url: string; events?: string[]; description?: string | null }>(req);
+        const created = await registerEndpoint(endpointDeps(deps), feedKeyOf(res).id, body, 'this key');
+        res.status(201).location(`/v1/webhooks/${created.endpoint.id}`).json(created);
+      },
+    ],
+  },
+];
 
-/**
- * The routes both a key (its own endpoints) and operators (any key's) use: `scope` is the key id
- * whose endpoints may be touched, null for operators.
- */
-function endpointRoutes(
-  router: Router,
-  base: string,
-  deps: WebhooksDeps,
-  scope: (res: Response) => string | null,
-  audit: (res: Response, action: string, target: string) => Promise<void>,
-  testLimit: RequestHandler[],
-): void {
-  const { db } = deps;
-  const endpointOf = (id: string, res: Response) => endpointIn(db, id, scope(res), isUuid(id));
-
-  router.get(`${base}/:id`, async (req, res) => {
-    res.json(await endpointOf(String(req.params.id), res));
-  });
-
-  router.patch(`${base}/:id`, jsonBody('8kb'), async (req, res) => {
-    const body = assertValid<EndpointBody>('WebhookUpdate', req.body ?? null, 'body');
-    const endpoint = await endpointOf(String(req.params.id), res);
-    const updated = await changeEndpoint(deps, endpoint, scope(res), body);
-    await audit(res, 'webhook.update', endpoint.id);
-    res.json(updated);
-  });
-
-  router.delete(`${base}/:id`, async (req, res) => {
-    const endpoint = await endpointOf(String(req.params.id), res);
-    await deleteEndpoint(db, endpoint.id, scope(res));
-    await audit(res, 'webhook.delete', endpoint.id);
-    res.status(204).end();
-  });
-
-  router.post(`${base}/:id/rotate-secret`, async (req, res) => {
-    const endpoint = await endpointOf(String(req.params.id), res);
-    const rotated = await rotateEndpointSecret(db, endpoint, scope(res));
-    await audit(res, 'webhook.rotate_secret', endpoint.id);
-    res.json(rotated);
-  });
-
-  router.post(`${base}/:id/test`, ...testLimit, async (req, res) => {
-    const endpoint = await endpointOf(String(req.params.id), res);
-    const deliveryId = await sendTestEvent(deps, endpoint);
-    res.status(202).json({ deliveryId, statusUrl: `${base}/${endpoint.id}/deliveries` });
-  });
-
-  router.get(`${base}/:id/deliveries`, async (req, res) => {
-    const query = assertValidQuery<{ status?: string; limit: number; offset: number }>('WebhookDeliveryQuery', req.query);
-    const endpoint = await endpointOf(String(req.params.id), res);
-    res.json(await listDeliveries(db, endpoint.id, query));
-  });
-}
-
-/** A key's own webhook endpoints: /v1/webhooks (docs/ingestion.md, Webhooks). */
-export function webhooksRouter(deps: WebhooksDeps): Router {
-  const router = Router();
-  router.use('/v1/webhooks', requireFeedKey(deps.db, { allowSuspended: false, allowHeaderToken: true }));
-  const keyScope = (res: Response) => feedKeyOf(res).id;
-
-  router.get('/v1/webhooks', async (_req, res) => {
-    res.json({ endpoints: await listEndpoints(deps.db, keyScope(res)) });
-  });
-
-  endpointRoutes(router, '/v1/webhooks', deps, keyScope, async () => undefined, deps.testLimit ? [deps.testLimit] : []);
-
-  router.post('/v1/webhooks', jsonBody('8kb'), async (req, res) => {
-    const body = assertValid<{ url: string; events?: string[]; description?: string | null }>('WebhookRequest', req.body ?? null, 'body');
-    const created = await registerEndpoint(deps, keyScope(res), body, 'this key');
-    res.status(201).location(`/v1/webhooks/${created.endpoint.id}`).json(created);
-  });
-
-  return router;
-}
-
-/** Every key's webhook endpoints, for operators: /v1/admin/webhooks (mounted behind the operator credential). */
-export function adminWebhooksRouter(deps: WebhooksDeps): Router {
-  const router = Router();
-  const audit = (res: Response, action: string, target: string) => recordAudit(deps.db, { actor: operatorOf(res), action, target });
-
-  router.get('/v1/admin/webhooks', async (_req, res) => {
-    res.json({ endpoints: await listEndpoints(deps.db, null) });
-  });
-
-  endpointRoutes(router, '/v1/admin/webhooks', deps, () => null, audit, []);
-
-  router.post('/v1/admin/webhooks', jsonBody('8kb'), async (req, res) => {
-    const body = assertValid<{ keyId: string; url: string; events?: string[]; description?: string | null }>('AdminWebhookRequest', req.body ?? null, 'body');
-    if (!(await isUsableFeedKey(deps.db, body.keyId))) throw badRequest(`body.keyId: no feed key ${body.keyId} (or it is revoked)`);
-    const created = await registerEndpoint(deps, body.keyId, body, 'that key');
-    await audit(res, 'webhook.create', created.endpoint.id);
-    res.status(201).location(`/v1/admin/webhooks/${created.endpoint.id}`).json(created);
-  });
-
-  return router;
-}
+/** Every key's webhook endpoints, for operators: /v1/admin/webhooks. */
+export const adminWebhookRoutes: RouteSpec[] = [
+  {
+    method: 'get',
+    path: '/v1/admin/webhooks',
+    operationId: 'adminListWebhooks',
+    tag: 'admin',
+    auth: 'operator',
+    summary: "Every key's webhook endpoints",
+    responses: { 200: { description: 'Newest first', content: endpointList } },
+    handle:
+      ({ db }) =>
+      async (_req, res) => {
+        res.json({ endpoints: await listEndpoints(db, null) });
+      },
+  },
+  ...endpointRoutes('/v1/admin/webhooks', 'operator'),
+  {
+    method: 'post',
+    path: '/v1/admin/webhooks',
+    operationId: 'adminCreateWebhook',
+    tag: 'admin',
+    auth: 'operator',
+    summary: 'Register an endpoint for a key; the signing secret is shown once (hand it to the integrator)',
+    body: 'AdminWebhookRequest',
+    responses: {
+      201: { description: 'Registered', content: json('WebhookCreated') },
+      400: errorResponse('Invalid body, an unknown or revoked key, or a URL that is not https or not a public address'),
+      409: errorResponse('The key already has 10 endpoints'),
+    },
+    handle: (deps, { validBody }) => [
+      jsonBody('8kb'),
+      async (req, res) => {
+        const body = validBody<{ keyId: string; url: string; events?: string[]; description?: string | null }>(req);
+        if (!(await isUsableFeedKey(deps.db, body.keyId))) throw badRequest(`body.keyId: no feed key ${body.keyId} (or it is revoked)`);
+        const created = await registerEndpoint(endpointDeps(deps), body.keyId, body, 'that key');
+        await recordAudit(deps.db, { actor: operatorOf(res), action: 'webhook.create', target: created.endpoint.id });
+        res.status(201).location(`/v1/admin/webhooks/${created.endpoint.id}`).json(created);
+      },
+    ],
+  },
+];
