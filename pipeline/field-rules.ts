@@ -1,5 +1,7 @@
-import { extraProperties } from './listing-schema.js';
-import type { CanonicalListing, ListingExtras } from './types.js';
+import { extraProperties, type listingSchema } from './listing-schema.js';
+
+/** A field of the canonical listing: a property of its schema (the types in types.ts are derived from the same). */
+type ListingField = keyof (typeof listingSchema)['properties'];
 
 /**
  * How a delta changes each field of the stored listing, one rule per field of the schema (the
@@ -41,9 +43,9 @@ export const FIELD_RULES = {
   links: 'replaced',
   hidden: 'service',
   projectKey: 'replaced',
-  ...(Object.fromEntries(Object.keys(extraProperties).map((field) => [field, 'replaced'])) as Record<keyof ListingExtras, 'replaced'>),
+  ...(Object.fromEntries(Object.keys(extraProperties).map((field) => [field, 'replaced'])) as Record<keyof typeof extraProperties, 'replaced'>),
   contentHash: 'service',
-} as const satisfies Record<keyof CanonicalListing, 'identity' | 'record' | 'replaced' | 'slots' | 'features' | 'service'>;
+} as const satisfies Record<ListingField, 'identity' | 'record' | 'replaced' | 'slots' | 'features' | 'service'>;
 
 /** The fields a delta replaces whole when it carries them. */
 export type ReplacedField = { [K in keyof typeof FIELD_RULES]: (typeof FIELD_RULES)[K] extends 'replaced' ? K : never }[keyof typeof FIELD_RULES];
