@@ -13,7 +13,14 @@ import type { Status } from './listing-statuses.js';
 
 /** The schemas the listing and project refer to by $id. */
 type References = {
-  references: [typeof Schemas.priceSchema, typeof Schemas.rentSchema, typeof Schemas.addressSchema, typeof Schemas.locationSchema, typeof Schemas.mediaItemSchema, typeof Schemas.listingAgentSchema];
+  references: [
+    typeof Schemas.priceSchema,
+    typeof Schemas.rentSchema,
+    typeof Schemas.addressSchema,
+    typeof Schemas.locationSchema,
+    typeof Schemas.mediaItemSchema,
+    typeof Schemas.listingAgentSchema,
+  ];
 };
 
 export type IssueLevel = 'error' | 'warning';
