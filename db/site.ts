@@ -14,14 +14,11 @@ export interface NavLink {
   newTab: boolean;
 }
 
-/** A page as written (schema PageInput). */
-export interface PageInput {
-  slug?: string;
-  title?: Record<string, string>;
-  body?: Record<string, string>;
-  description?: Record<string, string> | null;
-  published?: boolean;
-}
+/** What an editor writes of a page, as site_pages stores it. */
+type PageContent = Pick<Row.SitePage, 'slug' | 'title' | 'body' | 'description' | 'published'>;
+
+/** A page as written (schema PageInput): any of its content. */
+export type PageInput = Partial<PageContent>;
 
 /** Shown when no navigation was set, and restored by an empty list (docs/architecture.md, Site content and FX). */
 export const DEFAULT_NAVIGATION: NavLink[] = (['listings', 'agents', 'offices'] as const).map((ref) => ({
@@ -34,13 +31,9 @@ export const DEFAULT_NAVIGATION: NavLink[] = (['listings', 'agents', 'offices'] 
 
 export type SettingKey = 'identity' | 'seo' | 'favicon';
 
-export interface Page {
+/** A page as the API shows it (schema Page): its row with the times as ISO strings. */
+export interface Page extends PageContent {
   id: string;
-  slug: string;
-  title: Record<string, string>;
-  body: Record<string, string>;
-  description: Record<string, string> | null;
-  published: boolean;
   createdAt: string;
   updatedAt: string;
 }

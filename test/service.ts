@@ -120,6 +120,20 @@ export async function scratchEmbeddedDatabase(options: { sharedBuffers?: string 
 }
 
 /**
+ * Registers, in the calling describe, a before hook that starts a test service with `options` and
+ * an after hook that closes it. Read `svc` inside tests and hooks, not at describe time: it is set
+ * once the before hook has run.
+ */
+export function useTestService(options: TestServiceOptions): { svc: TestService } {
+  const rig = {} as { svc: TestService };
+  before(async () => {
+    rig.svc = await startTestService(options);
+  });
+  after(() => rig.svc?.close());
+  return rig;
+}
+
+/**
  * The service as `npm start` and the web role build it (api/web-role.ts: database, read pool,
  * runtime or queue producers, app), on loopback, configured like production. What is left here is
  * the tests' own: a temp data folder, a schema per service, the embedded template's copy, and

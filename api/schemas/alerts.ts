@@ -1,5 +1,7 @@
 /** Schemas of saved searches and alerts (docs/alerts.md). */
 
+import { botCheckProperties } from './bot-check.js';
+
 const token = {
   type: 'string',
   minLength: 10,
@@ -36,12 +38,7 @@ export const alertRequestSchema = {
     },
     timeZone: { type: 'string', minLength: 1, maxLength: 64, default: 'UTC', description: 'An IANA time zone (Australia/Melbourne): when a daily alert goes.' },
     consent: { type: 'boolean', description: 'Must be true: the consumer agrees to be mailed about listings matching the search.' },
-    turnstileToken: { type: 'string', maxLength: 4096 },
-    website: {
-      type: 'string',
-      maxLength: 2000,
-      description: 'Honeypot: leave empty (or leave out). Any character in it, a space included, rejects the request.',
-    },
+    ...botCheckProperties('request'),
   },
 } as const;
 

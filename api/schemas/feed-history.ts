@@ -1,6 +1,7 @@
 /** Schemas of a key's own feed history: GET /v1/feeds and GET /v1/feeds/{feedId}/issues (docs/ingestion.md). */
 
 import { FEED_OUTCOMES } from '../../lib/feed-outcome.js';
+import { feedErrorProperty, feedHeadProperties, feedHeadRequired, feedRunProperties, feedRunRequired } from './feed-fields.js';
 import { summary } from './ingestion.js';
 import { adminLimitParam as limit, limitParam, offsetParam as offset, offsetPageSchema } from './paging.js';
 import { countsSchema } from './validation-result.js';
@@ -35,37 +36,10 @@ export const feedHistoryQuerySchema = {
 export const feedSummarySchema = {
   $id: 'FeedSummary',
   type: 'object',
-  required: [
-    'feedId',
-    'status',
-    'outcome',
-    'source',
-    'format',
-    'mode',
-    'officeScope',
-    'bodyBytes',
-    'attempts',
-    'createdAt',
-    'finishedAt',
-    'counts',
-    'summary',
-    'reconcile',
-    'issueCounts',
-    'error',
-    'statusUrl',
-  ],
+  required: [...feedHeadRequired, ...feedRunRequired, 'counts', 'summary', 'reconcile', 'issueCounts', 'error', 'statusUrl'],
   properties: {
-    feedId: { type: 'string', format: 'uuid' },
-    status: { ...status },
-    outcome,
-    source: { enum: ['api', 'sftp'] },
-    format: { enum: ['reaxml', 'reso', 'project'] },
-    mode: { enum: ['full', 'incremental'] },
-    officeScope: { type: 'array', items: { type: 'string' } },
-    bodyBytes: { type: 'integer' },
-    attempts: { type: 'integer' },
-    createdAt: { type: 'string', format: 'date-time' },
-    finishedAt: { type: ['string', 'null'], format: 'date-time' },
+    ...feedHeadProperties({ status: { ...status }, outcome, format: { enum: ['reaxml', 'reso', 'project'] } as const }),
+    ...feedRunProperties,
     counts: { oneOf: [countsSchema, { type: 'null' }], description: 'Listings read, valid and invalid (null until done).' },
     summary: { oneOf: [summary, { type: 'null' }], description: 'What became of the valid listings (null until done).' },
     reconcile: { enum: ['applied', 'tripped', 'skipped', null], description: 'mode=full: whether the archive of what the feed no longer carries was applied.' },
@@ -75,7 +49,7 @@ export const feedSummarySchema = {
       properties: { errors: { type: 'integer' }, warnings: { type: 'integer' } },
       description: 'The feed’s issues by level; list them at statusUrl + /issues.',
     },
-    error: { type: ['string', 'null'], description: 'failed or rejected: why, in a plain sentence.' },
+    error: feedErrorProperty,
     statusUrl: { type: 'string', description: 'The feed’s own status: GET /v1/feeds/{feedId}.' },
   },
 } as const;

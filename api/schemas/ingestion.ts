@@ -2,6 +2,7 @@
 
 import { QUARANTINE_SORTS } from '../../db/sort-order.js';
 import { FEED_OUTCOMES } from '../../lib/feed-outcome.js';
+import { feedErrorProperty, feedHeadProperties, feedHeadRequired, feedRunProperties, feedRunRequired } from './feed-fields.js';
 import { adminLimitParam, offsetPageSchema, offsetParam, sortParam } from './paging.js';
 import { countsSchema } from './validation-result.js';
 
@@ -205,43 +206,22 @@ export const feedErrorSchema = {
 export const feedStatusSchema = {
   $id: 'FeedStatus',
   type: 'object',
-  required: [
-    'feedId',
-    'status',
-    'outcome',
-    'source',
-    'format',
-    'mode',
-    'officeScope',
-    'bodyBytes',
-    'bodySha256',
-    'attempts',
-    'createdAt',
-    'finishedAt',
-    'progress',
-    'result',
-    'error',
-  ],
+  required: [...feedHeadRequired, 'bodySha256', ...feedRunRequired, 'progress', 'result', 'error'],
   properties: {
-    feedId: uuid,
-    status: {
-      enum: ['queued', 'running', 'done', 'failed', 'rejected'],
-      description: 'done: result holds the ingestion result; failed: processing gave up (error says why); rejected: never queued.',
-    },
-    outcome: {
-      enum: [...FEED_OUTCOMES],
-      description:
-        "What became of the feed, in one word, as the feed list and the webhooks say it: queued or running while it is read; then ok (every listing stored), with_invalid (some refused), not_well_formed (unreadable past a point; what came before was applied), tripped (a full feed's archive held for review), failed (ingestion gave up) or rejected (refused before it was read).",
-    },
-    source: { enum: ['api', 'sftp'] },
-    format: { type: 'string' },
-    mode: { enum: ['full', 'incremental'] },
-    officeScope: { type: 'array', items: { type: 'string' } },
-    bodyBytes: { type: 'integer' },
+    ...feedHeadProperties({
+      status: {
+        enum: ['queued', 'running', 'done', 'failed', 'rejected'],
+        description: 'done: result holds the ingestion result; failed: processing gave up (error says why); rejected: never queued.',
+      } as const,
+      outcome: {
+        enum: [...FEED_OUTCOMES],
+        description:
+          "What became of the feed, in one word, as the feed list and the webhooks say it: queued or running while it is read; then ok (every listing stored), with_invalid (some refused), not_well_formed (unreadable past a point; what came before was applied), tripped (a full feed's archive held for review), failed (ingestion gave up) or rejected (refused before it was read).",
+      } as const,
+      format: { type: 'string' } as const,
+    }),
     bodySha256: { type: 'string' },
-    attempts: { type: 'integer' },
-    createdAt: { type: 'string', format: 'date-time' },
-    finishedAt: { type: ['string', 'null'], format: 'date-time' },
+    ...feedRunProperties,
     progress: {
       type: ['object', 'null'],
       description: 'While running: listings read so far, applied (valid, decided) and invalid.',
@@ -249,7 +229,7 @@ export const feedStatusSchema = {
       properties: { parsed: { type: 'integer' }, applied: { type: 'integer' }, invalid: { type: 'integer' } },
     },
     result: { oneOf: [{ $ref: 'IngestionResult' }, { type: 'null' }] },
-    error: { type: ['string', 'null'], description: 'failed or rejected: why, in a plain sentence.' },
+    error: feedErrorProperty,
   },
 } as const;
 

@@ -2,6 +2,7 @@
 
 import { LEAD_DELIVERY_MODES, LEAD_STATUSES } from '../../db/leads.js';
 import { LEAD_SORTS } from '../../db/sort-order.js';
+import { botCheckProperties } from './bot-check.js';
 import { adminLimitParam, offsetParam, sortParam } from './paging.js';
 
 export const leadRequestSchema = {
@@ -28,12 +29,7 @@ export const leadRequestSchema = {
       },
     },
     consent: { type: 'boolean', description: 'Must be true: the consumer agrees to share their details with the office.' },
-    turnstileToken: { type: 'string', maxLength: 4096 },
-    website: {
-      type: 'string',
-      maxLength: 2000,
-      description: 'Honeypot: leave empty (or leave out). Any character in it, a space included, rejects the submission.',
-    },
+    ...botCheckProperties('submission'),
   },
 } as const;
 

@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
 import { createFeedKey } from '../../db/feed-keys.js';
-import { launchBrowser } from '../browser.js';
+import { launchBrowser, useServiceAndBrowser } from '../browser.js';
 import { eventually, feed, repoRoot } from '../helpers.js';
 import { activeKey, admin, pushFeed } from '../ingest/client.js';
 import { OPERATOR, startTestService, type TestService } from '../service.js';
@@ -501,26 +501,17 @@ describe('Browser: the operator console at /console (PostgreSQL + Redis + SMTP)'
 
 describe('Browser: the operator console without Redis (embedded)', function () {
   this.timeout(60_000);
-  let svc: TestService;
-  let browser: Browser;
-  before(async () => {
-    svc = await startTestService({ database: 'pglite' });
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await svc?.close();
-  });
+  const rig = useServiceAndBrowser();
 
   it('offers no queue board link where there is no queue board', async () => {
-    const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
-    await page.goto(`${svc.url}/console`);
+    const page = await rig.browser.newPage({ viewport: { width: 1360, height: 900 } });
+    await page.goto(`${rig.svc.url}/console`);
     await page.getByLabel('Operator token').fill(OPERATOR);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
     await page.getByText('API reference').waitFor();
     expect(await page.locator('#board-link').isVisible(), 'no Redis, no board').to.equal(false);
-    expect((await fetch(`${svc.url}/admin/queues`)).status).to.equal(404);
+    expect((await fetch(`${rig.svc.url}/admin/queues`)).status).to.equal(404);
     await page.screenshot({ path: resolve(SCREENSHOTS, '10-dashboard-embedded.png'), fullPage: true });
   });
 });

@@ -1,28 +1,17 @@
 import { expect } from 'chai';
-import type { Browser } from 'playwright-core';
-import { launchBrowser } from '../browser.js';
+import { useServiceAndBrowser } from '../browser.js';
 import { ADDRESS, feed, listingXml } from '../helpers.js';
-import { startTestService, type TestService } from '../service.js';
 
 describe('Browser: the /developer page requests a key and dry-runs a feed', function () {
   this.timeout(60_000);
-  let svc: TestService;
-  let browser: Browser;
-  before(async () => {
-    svc = await startTestService({ database: 'pglite' });
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await svc?.close();
-  });
+  const rig = useServiceAndBrowser();
 
   it('creates a suspended key for the offices typed in, and shows it once', async () => {
-    const page = await browser.newPage();
+    const page = await rig.browser.newPage();
     const errors: string[] = [];
     page.on('pageerror', (err) => errors.push(err.message));
     page.on('console', (msg) => msg.type() === 'error' && errors.push(msg.text()));
-    await page.goto(`${svc.url}/developer`);
+    await page.goto(`${rig.svc.url}/developer`);
     await page.getByLabel('Client or CRM name').fill('Browser CRM');
     await page.getByLabel('Alert email').fill('dev@crm.example');
     await page.getByLabel('Office ids').fill('OFF1\nOFF2, OFF3');
@@ -32,7 +21,7 @@ describe('Browser: the /developer page requests a key and dry-runs a feed', func
     expect(await page.locator('#key-result').innerText())
       .to.contain('OFF1, OFF2, OFF3')
       .and.contain('suspended');
-    const stored = await svc.db('feed_keys').where({ client_name: 'Browser CRM' }).first();
+    const stored = await rig.svc.db('feed_keys').where({ client_name: 'Browser CRM' }).first();
     expect(stored.office_ids).to.deep.equal(['OFF1', 'OFF2', 'OFF3']);
     expect(stored.status).to.equal('suspended');
 
@@ -50,8 +39,8 @@ describe('Browser: the /developer page requests a key and dry-runs a feed', func
   });
 
   it('dry-runs a pasted feed and lists its issues', async () => {
-    const page = await browser.newPage();
-    await page.goto(`${svc.url}/developer`);
+    const page = await rig.browser.newPage();
+    await page.goto(`${rig.svc.url}/developer`);
     await page
       .getByLabel('REAXML', { exact: true })
       .fill(

@@ -1,28 +1,16 @@
 import { expect } from 'chai';
-import type { Browser } from 'playwright-core';
-import { launchBrowser } from '../browser.js';
-import { startTestService, type TestService } from '../service.js';
+import { useServiceAndBrowser } from '../browser.js';
 
 describe('Browser: /docs renders the OpenAPI document in Chromium', function () {
   this.timeout(60_000);
-  let server: TestService;
-  let browser: Browser;
-
-  before(async () => {
-    server = await startTestService({ database: 'pglite' });
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const rig = useServiceAndBrowser();
 
   it('shows the API title and version, lists POST /v1/validate and expands it with its request body', async () => {
-    const page = await browser.newPage();
+    const page = await rig.browser.newPage();
     const offsite: string[] = [];
     const errors: string[] = [];
     page.on('request', (req) => {
-      if (!req.url().startsWith(server.url) && !req.url().startsWith('data:')) offsite.push(req.url());
+      if (!req.url().startsWith(rig.svc.url) && !req.url().startsWith('data:')) offsite.push(req.url());
     });
     page.on('pageerror', (err) => errors.push(err.message));
     // The Content-Security-Policy holds: the browser refuses nothing the page needs.
@@ -30,7 +18,7 @@ describe('Browser: /docs renders the OpenAPI document in Chromium', function () 
       if (msg.type() === 'error') errors.push(msg.text());
     });
 
-    await page.goto(`${server.url}/docs/`);
+    await page.goto(`${rig.svc.url}/docs/`);
     await page.locator('.info .title').waitFor();
     expect(await page.locator('.info .title').innerText()).to.contain('0.1.0');
 
@@ -52,23 +40,23 @@ describe('Browser: /docs renders the OpenAPI document in Chromium', function () 
   });
 
   it('groups the operations by tag and links the guides, which open as pages of their own', async () => {
-    const page = await browser.newPage();
+    const page = await rig.browser.newPage();
     const errors: string[] = [];
     page.on('pageerror', (err) => errors.push(err.message));
     page.on('console', (msg) => {
       if (msg.type() === 'error') errors.push(msg.text());
     });
-    await page.goto(`${server.url}/docs/`);
+    await page.goto(`${rig.svc.url}/docs/`);
     await page.locator('.info .title').waitFor();
     for (const tag of ['ingestion', 'reads', 'leads', 'admin', 'site', 'system']) await page.locator(`h3#operations-tag-${tag}`).waitFor();
     // Swagger UI opens description links in a new tab: follow the link's own address.
     const href = await page.getByRole('link', { name: 'Validation issue codes' }).getAttribute('href');
     expect(href).to.equal('/guides/issue-codes');
-    await page.goto(`${server.url}${href}`);
+    await page.goto(`${rig.svc.url}${href}`);
     await page.getByRole('heading', { name: 'Validation issue codes', level: 1 }).waitFor();
     expect(await page.locator('table').first().innerText()).to.contain('missing_unique_id');
     await page.getByRole('link', { name: 'API reference' }).waitFor();
-    const missing = await fetch(`${server.url}/guides/nope`);
+    const missing = await fetch(`${rig.svc.url}/guides/nope`);
     expect(missing.status).to.equal(404);
     expect((await missing.json()).error).to.match(/no guide nope; the guides are ingestion, formats/);
     expect(errors, 'page errors').to.deep.equal([]);

@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { expect } from 'chai';
 import { validatorFor } from '../../api/validators.js';
 import { feed, leftTempDirs, listingXml, tempDirs } from '../helpers.js';
-import { startTestService, type TestService } from '../service.js';
+import { useTestService } from '../service.js';
 
 /** A raw dry run whose body arrives in two parts; the second is sent when finish() is called. From localAddress when given (another loopback address: another client). */
 function heldDryRun(url: string, localAddress?: string): { finish(): void; done: Promise<{ status: number; error?: string }> } {
@@ -51,39 +51,35 @@ const bigFeed = (n: number) =>
 
 describe('POST /v1/validate is bounded: dry runs at once, answer size, requests per address', function () {
   this.timeout(30_000);
-  let svc: TestService;
-  before(async () => {
-    svc = await startTestService({
-      database: 'pglite',
-      env: {
-        VALIDATE_CONCURRENCY: '1',
-        VALIDATE_WAIT_MS: '0',
-        VALIDATE_UPLOADS_PER_ADDRESS: '2',
-        VALIDATE_UPLOADS: '4',
-        VALIDATE_MAX_PREVIEWS: '2',
-        VALIDATE_MAX_ISSUES: '3',
-        VALIDATE_RATE_LIMIT: '12',
-      },
-    });
+  const rig = useTestService({
+    database: 'pglite',
+    env: {
+      VALIDATE_CONCURRENCY: '1',
+      VALIDATE_WAIT_MS: '0',
+      VALIDATE_UPLOADS_PER_ADDRESS: '2',
+      VALIDATE_UPLOADS: '4',
+      VALIDATE_MAX_PREVIEWS: '2',
+      VALIDATE_MAX_ISSUES: '3',
+      VALIDATE_RATE_LIMIT: '12',
+    },
   });
-  after(() => svc.close());
 
   const dryRun = (xml: string) =>
-    fetch(`${svc.url}/v1/validate`, {
+    fetch(`${rig.svc.url}/v1/validate`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ xml, context: { currency: 'AUD' } }),
     });
 
   it("runs a whole dry run at once while slow senders' bodies are still arriving, and admits a few at once, per address and in all", async () => {
-    const held = [heldDryRun(svc.url), heldDryRun(svc.url, '127.0.0.2')];
+    const held = [heldDryRun(rig.svc.url), heldDryRun(rig.svc.url, '127.0.0.2')];
     await new Promise((r) => setTimeout(r, 200));
     // Two bodies still arriving hold no running slot: a whole one runs at once (before: 503).
     const whole = await dryRun(feed(listingXml('')));
     await whole.text();
     expect(whole.status, 'a whole body is not kept waiting by slow ones').to.equal(200);
     // A third at once from the same address is past its share; from another address, past the total.
-    held.push(heldDryRun(svc.url));
+    held.push(heldDryRun(rig.svc.url));
     await new Promise((r) => setTimeout(r, 200));
     const mine = await dryRun(feed(listingXml('')));
     expect([mine.status, mine.headers.get('retry-after'), (await mine.json()).error]).to.deep.equal([
@@ -91,11 +87,11 @@ describe('POST /v1/validate is bounded: dry runs at once, answer size, requests 
       '5',
       'this address already has 2 dry runs uploading, its limit; send this one when one of them has been answered',
     ]);
-    held.push(heldDryRun(svc.url, '127.0.0.2'));
+    held.push(heldDryRun(rig.svc.url, '127.0.0.2'));
     await new Promise((r) => setTimeout(r, 200));
     const beyond = await new Promise<{ status: number; error: string }>((resolve, reject) => {
       const req = request(
-        `${svc.url}/v1/validate?currency=AUD`,
+        `${rig.svc.url}/v1/validate?currency=AUD`,
         { method: 'POST', localAddress: '127.0.0.3', headers: { 'content-type': 'application/xml' } },
         (res) => {
           let text = '';
@@ -117,13 +113,13 @@ describe('POST /v1/validate is bounded: dry runs at once, answer size, requests 
   it('answers 503 with Retry-After to a whole body that finds no running slot free within VALIDATE_WAIT_MS', async () => {
     // A dry run of 30,000 listings (about a second of work). Small ones probe, each from an address of
     // its own (the per-address allowance), until one finds the big one in the running slot.
-    const big = wholeDryRun(svc.url, bigFeed(30_000));
+    const big = wholeDryRun(rig.svc.url, bigFeed(30_000));
     await big.sent;
     let busy: { status: number; retryAfter: string | undefined; error: string } | null = null;
     for (let i = 0; i < 40 && !busy; i += 1) {
       const probe = await new Promise<{ status: number; retryAfter: string | undefined; error: string }>((resolve, reject) => {
         const req = request(
-          `${svc.url}/v1/validate?currency=AUD`,
+          `${rig.svc.url}/v1/validate?currency=AUD`,
           { method: 'POST', localAddress: `127.0.0.${20 + i}`, headers: { 'content-type': 'application/xml' } },
           (res) => {
             let text = '';
@@ -182,24 +178,20 @@ describe('POST /v1/validate is bounded: dry runs at once, answer size, requests 
 
 describe('POST /v1/validate holds its slot only while the client keeps up', function () {
   this.timeout(30_000);
-  let svc: TestService;
-  before(async () => {
-    svc = await startTestService({
-      database: 'pglite',
-      env: {
-        VALIDATE_CONCURRENCY: '1',
-        FEED_BODY_IDLE_MS: '1000',
-        VALIDATE_MAX_PREVIEWS: '100000',
-        VALIDATE_RATE_LIMIT: '100',
-        VALIDATE_BODY_MAX_MS: '4000',
-        VALIDATE_MIN_BYTES_PER_S: '2000',
-      },
-    });
+  const rig = useTestService({
+    database: 'pglite',
+    env: {
+      VALIDATE_CONCURRENCY: '1',
+      FEED_BODY_IDLE_MS: '1000',
+      VALIDATE_MAX_PREVIEWS: '100000',
+      VALIDATE_RATE_LIMIT: '100',
+      VALIDATE_BODY_MAX_MS: '4000',
+      VALIDATE_MIN_BYTES_PER_S: '2000',
+    },
   });
-  after(() => svc.close());
 
   const slotIsFree = async () => {
-    const res = await fetch(`${svc.url}/v1/validate`, {
+    const res = await fetch(`${rig.svc.url}/v1/validate`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ xml: feed(listingXml('')), context: { currency: 'AUD' } }),
@@ -210,7 +202,7 @@ describe('POST /v1/validate holds its slot only while the client keeps up', func
 
   it('answers 408 to a body that stops arriving, frees the slot, and removes what the dry run had spooled', async () => {
     const before = tempDirs('dry-run-');
-    const held = heldDryRun(svc.url);
+    const held = heldDryRun(rig.svc.url);
     expect((await held.done).status).to.equal(408);
     expect(await slotIsFree()).to.equal(200);
     // The handler reading the body must end too (not wait forever on a body that will never come).
@@ -223,7 +215,7 @@ describe('POST /v1/validate holds its slot only while the client keeps up', func
       const started = Date.now();
       let timer: NodeJS.Timeout | undefined;
       const req = request(
-        `${svc.url}/v1/validate`,
+        `${rig.svc.url}/v1/validate`,
         { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(10 << 20) } },
         (res) => {
           clearInterval(timer);
@@ -259,7 +251,7 @@ describe('POST /v1/validate holds its slot only while the client keeps up', func
     // it is running, and it keeps the slot until the idle limit (1 s here) drops its connection.
     let held: import('node:net').Socket | undefined;
     const heldAt = await new Promise<number>((resolve, reject) => {
-      const req = request(`${svc.url}/v1/validate?currency=AUD`, { method: 'POST', headers: { 'content-type': 'application/xml' } }, (res) => {
+      const req = request(`${rig.svc.url}/v1/validate?currency=AUD`, { method: 'POST', headers: { 'content-type': 'application/xml' } }, (res) => {
         res.pause();
         held = res.socket;
         resolve(Date.now());
@@ -268,7 +260,7 @@ describe('POST /v1/validate holds its slot only while the client keeps up', func
       req.end(bigFeed(8000));
     });
     try {
-      const small = await wholeDryRun(svc.url, feed(listingXml(''))).done;
+      const small = await wholeDryRun(rig.svc.url, feed(listingXml(''))).done;
       expect(small.status, 'a whole body waits for the slot instead of a 503').to.equal(200);
       expect(small.at - heldAt, 'answered only once the idle limit had freed the slot').to.be.at.least(950);
     } finally {
@@ -280,7 +272,7 @@ describe('POST /v1/validate holds its slot only while the client keeps up', func
     const body = bigFeed(8000);
     let socket: import('node:net').Socket | undefined;
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(`${svc.url}/v1/validate?currency=AUD`, { method: 'POST', headers: { 'content-type': 'application/xml' } }, (res) => {
+      const req = request(`${rig.svc.url}/v1/validate?currency=AUD`, { method: 'POST', headers: { 'content-type': 'application/xml' } }, (res) => {
         res.pause(); // an answer of several MB, never read
         socket = res.socket;
         resolve(res.statusCode!);

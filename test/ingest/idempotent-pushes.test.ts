@@ -29,6 +29,17 @@ for (const setup of [
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
         body: JSON.stringify({ xml, mode: options.mode, context: AUD }),
       });
+    /** What POST /v1/feeds stores for an incremental REAXML push of IDEM1's key. */
+    const apiFeedInput = (): FeedEventInput => ({
+      source: 'api',
+      keyId,
+      officeScope: ['IDEM1'],
+      alertEmail: null,
+      format: 'reaxml',
+      mode: 'incremental',
+      context: { ...AUD },
+      bodyKind: 'text',
+    });
     const feedCount = async () => Number((await svc.db('feed_events').where({ key_id: keyId }).count({ n: '*' }))[0].n);
 
     it('answers the same key and body with the first feed (same feedId and result), never a second feed event', async () => {
@@ -74,16 +85,7 @@ for (const setup of [
     });
 
     it('stores one feed for identical pushes without the header checked at the same moment (one chunk or several)', async () => {
-      const input: FeedEventInput = {
-        source: 'api',
-        keyId,
-        officeScope: ['IDEM1'],
-        alertEmail: null,
-        format: 'reaxml',
-        mode: 'incremental',
-        context: { ...AUD },
-        bodyKind: 'text',
-      };
+      const input = apiFeedInput();
       // Bodies of one chunk (most pushes) and of two (over 1 MB): each stored by its own path.
       const bodies = [
         feed(officeListing('IDEM1', 'F1')),
@@ -163,16 +165,7 @@ for (const setup of [
       // A feed stored and queued but not yet run, exactly as POST /v1/feeds stores it.
       const open = await storeFeedEvent(
         svc.db,
-        {
-          source: 'api',
-          keyId,
-          officeScope: ['IDEM1'],
-          alertEmail: null,
-          format: 'reaxml',
-          mode: 'incremental',
-          context: { ...AUD },
-          bodyKind: 'text',
-        },
+        apiFeedInput(),
         (async function* () {
           yield Buffer.from(xml);
         })(),

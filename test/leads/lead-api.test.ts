@@ -6,9 +6,10 @@ import { enquirableListing, insertLead, leadRecipient, purgeLeads } from '../../
 import { webhookPayload } from '../../workers/webhooks/webhook-events.js';
 import { feed, eventually as waitFor } from '../helpers.js';
 import { activeKey, admin, officeListing, pushFeed } from '../ingest/client.js';
-import { startTestService, type TestService } from '../service.js';
-import { type SmtpSink, startSmtpSink } from '../smtp-sink.js';
-import { Receiver } from '../webhooks/receiver.js';
+import type { TestService } from '../service.js';
+import type { SmtpSink } from '../smtp-sink.js';
+import type { Receiver } from '../webhooks/receiver.js';
+import { type LeadRig, startLeadRig } from './lead-rig.js';
 
 for (const setup of [
   { name: 'PostgreSQL with BullMQ workers', options: { database: 'postgres', redis: true } },
@@ -16,6 +17,7 @@ for (const setup of [
 ] as const) {
   describe(`Leads for the CRM: lead.created and the key's lead API (${setup.name})`, function () {
     this.timeout(90_000);
+    let rig: LeadRig;
     let svc: TestService;
     let smtp: SmtpSink;
     let receiver: Receiver;
@@ -55,14 +57,8 @@ for (const setup of [
     const keyIdOf = async (as: string) => (await call('/v1/feeds/whoami', as)).body.keyId as string;
 
     before(async () => {
-      receiver = new Receiver();
-      await receiver.start();
-      smtp = await startSmtpSink();
-      svc = await startTestService({
-        ...setup.options,
-        maintenanceEveryMs: 200,
-        env: { SMTP_URL: smtp.url, MAIL_FROM: 'leads@service.example', LEAD_RATE_LIMIT: '1000', WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1' },
-      });
+      rig = await startLeadRig(setup.options);
+      ({ svc, smtp, receiver } = rig);
       keyA = await activeKey(svc.db, ['OFFA', 'OFFA2']);
       keyA2 = await activeKey(svc.db, ['OFFA']);
       keyB = await activeKey(svc.db, ['OFFB']);
@@ -73,11 +69,7 @@ for (const setup of [
       for (const office of ['OFFA', 'OFFA2', 'OFFB'])
         expect((await admin(svc.url, 'PUT', `/v1/admin/offices/${office}`, { leadEmail: `leads@${office.toLowerCase()}.example` })).status).to.equal(200);
     });
-    after(async () => {
-      await svc.close();
-      await smtp.close();
-      await receiver.close();
-    });
+    after(() => rig.close());
 
     it("sends lead.created, signed, with ids only, to every subscribed endpoint of every active key of the lead's office; its keys read and acknowledge it", async () => {
       const a = await register(keyA, '/a', ['lead.created']);

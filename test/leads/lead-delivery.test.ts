@@ -2,9 +2,10 @@ import { expect } from 'chai';
 import { validatorFor } from '../../api/validators.js';
 import { feed, eventually as waitFor } from '../helpers.js';
 import { activeKey, admin, officeListing, pushFeed } from '../ingest/client.js';
-import { startTestService, type TestService } from '../service.js';
-import { type SmtpSink, startSmtpSink } from '../smtp-sink.js';
-import { Receiver } from '../webhooks/receiver.js';
+import type { TestService } from '../service.js';
+import type { SmtpSink } from '../smtp-sink.js';
+import type { Receiver } from '../webhooks/receiver.js';
+import { type LeadRig, startLeadRig } from './lead-rig.js';
 
 /** The wait for a CRM's acknowledgement in these tests; the clock is moved past it rather than waited out. */
 const WAIT_MS = 120_000;
@@ -15,6 +16,7 @@ for (const setup of [
 ] as const) {
   describe(`Lead delivery by office: email, CRM or both, with the mail as fallback (${setup.name})`, function () {
     this.timeout(90_000);
+    let rig: LeadRig;
     let svc: TestService;
     let smtp: SmtpSink;
     let receiver: Receiver;
@@ -51,20 +53,8 @@ for (const setup of [
     };
 
     before(async () => {
-      receiver = new Receiver();
-      await receiver.start();
-      smtp = await startSmtpSink();
-      svc = await startTestService({
-        ...setup.options,
-        maintenanceEveryMs: 200,
-        env: {
-          SMTP_URL: smtp.url,
-          MAIL_FROM: 'leads@service.example',
-          LEAD_RATE_LIMIT: '1000',
-          WEBHOOK_ALLOW_PRIVATE_NETWORKS: '1',
-          LEAD_CRM_WAIT_MS: String(WAIT_MS),
-        },
-      });
+      rig = await startLeadRig(setup.options, { LEAD_CRM_WAIT_MS: String(WAIT_MS) });
+      ({ svc, smtp, receiver } = rig);
       key = await activeKey(svc.db, ['CRM1', 'EMAIL1', 'BARE1']);
       const keyless = await activeKey(svc.db, ['NOKEY1']);
       const pushed = await pushFeed(svc.url, key, feed(officeListing('CRM1', 'C1'), officeListing('EMAIL1', 'E1'), officeListing('BARE1', 'B1')));
@@ -88,11 +78,7 @@ for (const setup of [
       });
       expect(endpoint.status).to.equal(201);
     });
-    after(async () => {
-      await svc?.close();
-      await smtp?.close();
-      await receiver?.close();
-    });
+    after(() => rig?.close());
 
     it('sets an office’s delivery through the admin API, keeping what was not sent, and refuses what is not a choice', async () => {
       const office = await operator('GET', '/v1/admin/offices/CRM1');

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { text } from 'node:stream/consumers';
 import { expect } from 'chai';
 import { claimLead } from '../../db/leads.js';
 import { createMailer } from '../../lib/mailer.js';
@@ -22,17 +23,13 @@ const listing = (id: string, opts: { status?: string; agentEmail?: string | null
 /** A local siteverify stand-in: answers what the test sets. */
 async function siteverify(): Promise<{ url: string; answer: { status: number; body: unknown }; close(): Promise<void> }> {
   const state = { url: '', answer: { status: 200, body: { success: true } as unknown }, close: async (): Promise<void> => undefined };
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      const parsed = JSON.parse(body);
-      const answer =
-        parsed.secret === 'turnstile-secret' && parsed.response === 'good-token'
-          ? state.answer
-          : { status: 200, body: { success: false, 'error-codes': ['invalid-input-response'] } };
-      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
-    });
+  const server: Server = createServer(async (req, res) => {
+    const parsed = JSON.parse(await text(req));
+    const answer =
+      parsed.secret === 'turnstile-secret' && parsed.response === 'good-token'
+        ? state.answer
+        : { status: 200, body: { success: false, 'error-codes': ['invalid-input-response'] } };
+    res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/siteverify`;

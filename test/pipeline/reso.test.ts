@@ -116,41 +116,18 @@ describe('RESO mapping (format=reso)', () => {
     const { result } = await reso({ value });
     expect(result.listings.map((l) => [l.category, l.saleMode])).to.deep.equal(types.map(([, c, m]) => [c, m]));
 
+    // biome-ignore format: a row a rent (what the record gives, what the listing gets), read as a table
     const rents: [Record<string, unknown>, unknown][] = [
-      [
-        { LeaseAmount: 650, LeaseAmountFrequency: 'Weekly' },
-        { amount: 650, period: 'week' },
-      ],
-      [
-        { LeaseAmount: 1300, LeaseAmountFrequency: 'Bi-Weekly' },
-        { amount: 650, period: 'week' },
-      ],
-      [
-        { LeaseAmount: 2800, LeaseAmountFrequency: 'Monthly' },
-        { amount: 2800, period: 'month' },
-      ],
-      [
-        { LeaseAmount: 1400, LeaseAmountFrequency: 'SemiMonthly' },
-        { amount: 2800, period: 'month' },
-      ],
-      [
-        { LeaseAmount: 9000, LeaseAmountFrequency: 'Quarterly' },
-        { amount: 3000, period: 'month' },
-      ],
-      [
-        { LeaseAmount: 52000, LeaseAmountFrequency: 'Annually' },
-        { amount: 52000, period: 'year' },
-      ],
+      [{ LeaseAmount: 650, LeaseAmountFrequency: 'Weekly' }, { amount: 650, period: 'week' }],
+      [{ LeaseAmount: 1300, LeaseAmountFrequency: 'Bi-Weekly' }, { amount: 650, period: 'week' }],
+      [{ LeaseAmount: 2800, LeaseAmountFrequency: 'Monthly' }, { amount: 2800, period: 'month' }],
+      [{ LeaseAmount: 1400, LeaseAmountFrequency: 'SemiMonthly' }, { amount: 2800, period: 'month' }],
+      [{ LeaseAmount: 9000, LeaseAmountFrequency: 'Quarterly' }, { amount: 3000, period: 'month' }],
+      [{ LeaseAmount: 52000, LeaseAmountFrequency: 'Annually' }, { amount: 52000, period: 'year' }],
       [{ ListPrice: 2500 }, { amount: 2500, period: 'month' }],
       // A rent given as ListPrice keeps its frequency.
-      [
-        { ListPrice: 2250, LeaseAmountFrequency: 'Weekly' },
-        { amount: 2250, period: 'week' },
-      ],
-      [
-        { ListPrice: 4680, LeaseAmountFrequency: 'Biweekly' },
-        { amount: 2340, period: 'week' },
-      ],
+      [{ ListPrice: 2250, LeaseAmountFrequency: 'Weekly' }, { amount: 2250, period: 'week' }],
+      [{ ListPrice: 4680, LeaseAmountFrequency: 'Biweekly' }, { amount: 2340, period: 'week' }],
     ];
     const leases = await reso({
       value: rents.map(([f], i) => resoRecord({ ListingKey: `r${i}`, PropertyType: 'Residential Lease', ListPrice: undefined, ...f })),

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { text } from 'node:stream/consumers';
 import { expect } from 'chai';
 import { eventually, feed } from '../helpers.js';
 import { activeKey, officeListing, pushFeed } from '../ingest/client.js';
@@ -19,21 +20,15 @@ class Receiver {
   constructor(private readonly delayMs: number | null) {}
 
   async start(): Promise<void> {
-    this.server = createServer((req, res) => {
-      let body = '';
-      req.setEncoding('utf8');
-      req.on('data', (c: string) => {
-        body += c;
+    this.server = createServer(async (req, res) => {
+      const body = await text(req);
+      this.received.push({ path: req.url!, id: String(req.headers['webhook-id']), body });
+      this.held += 1;
+      this.mostHeld = Math.max(this.mostHeld, this.held);
+      res.on('close', () => {
+        this.held -= 1;
       });
-      req.on('end', () => {
-        this.received.push({ path: req.url!, id: String(req.headers['webhook-id']), body });
-        this.held += 1;
-        this.mostHeld = Math.max(this.mostHeld, this.held);
-        res.on('close', () => {
-          this.held -= 1;
-        });
-        if (this.delayMs !== null) setTimeout(() => res.writeHead(204).end(), this.delayMs);
-      });
+      if (this.delayMs !== null) setTimeout(() => res.writeHead(204).end(), this.delayMs);
     });
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;

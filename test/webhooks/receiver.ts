@@ -1,6 +1,7 @@
 // A webhook receiver on loopback for the tests that register endpoints (webhooks, leads).
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { text } from 'node:stream/consumers';
 
 /** One request the receiver got. */
 export interface Received {
@@ -21,18 +22,12 @@ export class Receiver {
   url = '';
 
   async start(): Promise<void> {
-    this.server = createServer((req, res) => {
-      let body = '';
-      req.setEncoding('utf8');
-      req.on('data', (c: string) => {
-        body += c;
-      });
-      req.on('end', () => {
-        this.received.push({ path: req.url!, headers: req.headers, body, at: Date.now() });
-        const step = this.plans.get(req.url!)?.shift();
-        if (step && 'delayMs' in step) setTimeout(() => res.writeHead(200).end('late'), step.delayMs);
-        else res.writeHead(step?.status ?? 200).end(step ? 'planned failure' : 'ok');
-      });
+    this.server = createServer(async (req, res) => {
+      const body = await text(req);
+      this.received.push({ path: req.url!, headers: req.headers, body, at: Date.now() });
+      const step = this.plans.get(req.url!)?.shift();
+      if (step && 'delayMs' in step) setTimeout(() => res.writeHead(200).end('late'), step.delayMs);
+      else res.writeHead(step?.status ?? 200).end(step ? 'planned failure' : 'ok');
     });
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;

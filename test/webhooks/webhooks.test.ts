@@ -32,6 +32,21 @@ for (const setup of [
       return res.body as { endpoint: { id: string }; secret: string };
     };
     const delivery = (id: string) => svc.db('webhook_deliveries').where({ id }).first();
+    /**
+     * Waits for the endpoint at `path` to have three deliveries (a first feed's feed.completed, then
+     * the change and the second feed's feed.completed) and checks that the change, of `type`, carries
+     * `data` and comes before its feed.completed.
+     */
+    const expectChangeThenCompleted = async (path: string, change: string, type: string, data: unknown) => {
+      await waitFor(`${change} and feed.completed`, () => receiver.on(path).length === 3);
+      const [changed, completed] = receiver
+        .on(path)
+        .slice(1)
+        .map((r) => JSON.parse(r.body));
+      expect(changed.type).to.equal(type);
+      expect(changed.data).to.deep.equal(data);
+      expect(completed.type).to.equal('feed.completed');
+    };
 
     before(async () => {
       receiver = new Receiver();
@@ -208,20 +223,13 @@ for (const setup of [
         { listingKey: 'HOOK1/S1', from: 'active', to: 'sold' },
         { listingKey: 'HOOK1/S2', from: 'active', to: 'withdrawn' },
       ]);
-      await waitFor('the status change and feed.completed', () => receiver.on('/status').length === 3);
-      const [changed, completed] = receiver
-        .on('/status')
-        .slice(1)
-        .map((r) => JSON.parse(r.body));
-      expect(changed.type).to.equal('listing.status_changed');
-      expect(changed.data).to.deep.equal({
+      await expectChangeThenCompleted('/status', 'the status change', 'listing.status_changed', {
         feedId: result.feedId,
         changes: [
           { listingKey: 'HOOK1/S1', office: 'HOOK1', uniqueId: 'S1', from: 'active', to: 'sold' },
           { listingKey: 'HOOK1/S2', office: 'HOOK1', uniqueId: 'S2', from: 'active', to: 'withdrawn' },
         ],
       });
-      expect(completed.type).to.equal('feed.completed');
       await call('DELETE', `/v1/webhooks/${created.endpoint.id}`);
     });
 
@@ -232,19 +240,12 @@ for (const setup of [
       const result = (await (
         await pushFeed(svc.url, key, feed(officeListing('HOOK1', 'P1', { price: 480_000, modTime: '2024-03-02-10:00:00' })))
       ).json()) as any;
-      await waitFor('the price change and feed.completed', () => receiver.on('/price').length === 3);
-      const [changed, completed] = receiver
-        .on('/price')
-        .slice(1)
-        .map((r) => JSON.parse(r.body));
-      expect(changed.type).to.equal('listing.price_changed');
-      expect(changed.data).to.deep.equal({
+      await expectChangeThenCompleted('/price', 'the price change', 'listing.price_changed', {
         feedId: result.feedId,
         changes: [
           { listingKey: 'HOOK1/P1', office: 'HOOK1', uniqueId: 'P1', from: { amount: 500_000, currency: 'AUD' }, to: { amount: 480_000, currency: 'AUD' } },
         ],
       });
-      expect(completed.type).to.equal('feed.completed');
       await call('DELETE', `/v1/webhooks/${created.endpoint.id}`);
     });
 
