@@ -112,14 +112,8 @@ function decodeCursor(text: string, fingerprint: string, sort: SortKey): { value
   return { value: c.v, key: c.k };
 }
 
-/**
- * A listing search from its query string: the schema first (400 naming each parameter), then
- * what a schema cannot say (lists, points, real dates, bounds, what needs what). Returns the search
- * and its fingerprint, which cursors carry.
- */
-export function parseListingSearch(query: Record<string, unknown>): { search: ListingSearch; fingerprint: string } {
-  const raw = assertValidQuery<RawSearch>('ListingSearchQuery', query);
-  const fingerprint = searchFingerprint(raw);
+/** The lists of named values (category, status, facets), each value one of those the search knows (400 naming it otherwise). */
+function namedValues(raw: RawSearch) {
   const category = values('category', raw.category, (v) => {
     const found = CATEGORIES.find((c) => c.toLowerCase() === v.toLowerCase());
     if (!found) throw badRequest(`query.category "${v}" is not one of ${CATEGORIES.join(', ')}`);
@@ -134,10 +128,11 @@ export function parseListingSearch(query: Record<string, unknown>): { search: Li
     if (!FACET_NAMES.includes(v as FacetName)) throw badRequest(`query.facets "${v}" is not one of ${FACET_NAMES.join(', ')}`);
     return v;
   }) as FacetName[] | undefined;
-  bound(raw.minPrice, raw.maxPrice, 'minPrice', 'maxPrice');
-  bound(raw.minBedrooms, raw.maxBedrooms, 'minBedrooms', 'maxBedrooms');
-  bound(raw.minLandArea, raw.maxLandArea, 'minLandArea', 'maxLandArea');
+  return { category, status, facets };
+}
 
+/** The map area: a bbox (minLng,minLat,maxLng,maxLat) and a point with its radius, each checked; a radius needs a point. */
+function mapArea(raw: RawSearch, radiusGiven: boolean): Pick<ListingSearch, 'bbox' | 'near'> {
   let bbox: ListingSearch['bbox'];
   if (raw.bbox !== undefined) {
     const [minLng, minLat, maxLng, maxLat] = numbers('bbox', raw.bbox, 4);
@@ -148,9 +143,26 @@ export function parseListingSearch(query: Record<string, unknown>): { search: Li
   if (raw.near !== undefined) {
     const [lat, lng] = numbers('near', raw.near, 2);
     near = { lat: latitude('near', lat), lng: longitude('near', lng), radiusKm: raw.radiusKm };
-  } else if (query.radiusKm !== undefined) {
+  } else if (radiusGiven) {
     throw badRequest('query.radiusKm needs query.near (lat,lng)');
   }
+  return { bbox, near };
+}
+
+/**
+ * A listing search from its query string: the schema first (400 naming each parameter), then
+ * what a schema cannot say (lists, points, real dates, bounds, what needs what). Returns the search
+ * and its fingerprint, which cursors carry.
+ */
+export function parseListingSearch(query: Record<string, unknown>): { search: ListingSearch; fingerprint: string } {
+  const raw = assertValidQuery<RawSearch>('ListingSearchQuery', query);
+  const fingerprint = searchFingerprint(raw);
+  const { category, status, facets } = namedValues(raw);
+  bound(raw.minPrice, raw.maxPrice, 'minPrice', 'maxPrice');
+  bound(raw.minBedrooms, raw.maxBedrooms, 'minBedrooms', 'maxBedrooms');
+  bound(raw.minLandArea, raw.maxLandArea, 'minLandArea', 'maxLandArea');
+
+  const { bbox, near } = mapArea(raw, query.radiusKm !== undefined);
 
   const reverse = raw.sort.startsWith('-');
   const key = raw.sort.replace(/^-/, '') as SortKey;

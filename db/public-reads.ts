@@ -181,23 +181,25 @@ function sharedCounts<V extends {}>(ttlMs: number, max: number, onError: (err: E
   return async (key: string, count: () => Promise<V>): Promise<V | null> => (await cache.fetch(key, { context: count }))?.value ?? null;
 }
 
-/** Data access for the public read routes (docs/architecture.md, The canonical listing and Reads). */
-export function createPublicReads(
-  db: Knex,
-  options: {
-    totalTtlMs?: number;
-    pageMaxBytes?: number;
-    /** Listing search totals are exact up to this many matches, and a lower bound past it. */
-    exactTotalMax?: number;
-    /** A relevance search ranks at most this many candidates of each pool (db/listing-search/relevance.ts). */
-    relevanceCandidates?: number;
-    /** Told of a total or facet count that did not finish (its answers say null meanwhile). */
-    onCountError?: (err: Error, what: string) => void;
-  } = {},
-): PublicReads {
-  const maxBytes = options.pageMaxBytes ?? PUBLIC_PAGE_MAX_BYTES;
+export interface PublicReadOptions {
+  totalTtlMs?: number;
+  pageMaxBytes?: number;
+  /** Listing search totals are exact up to this many matches, and a lower bound past it. */
+  exactTotalMax?: number;
+  /** A relevance search ranks at most this many candidates of each pool (db/listing-search/relevance.ts). */
+  relevanceCandidates?: number;
+  /** Told of a total or facet count that did not finish (its answers say null meanwhile). */
+  onCountError?: (err: Error, what: string) => void;
+}
+
+/**
+ * What the public reads count and keep: totals (directory lists; a listing search's, exact up to
+ * exactTotalMax and a lower bound past it), facet counts, each cached and shared by concurrent
+ * askers (sharedCounts) and run within its family's share of the read pool; and the text search
+ * query of each q lately asked.
+ */
+function cachedCounts(db: Knex, shares: ReturnType<typeof readShares>, options: PublicReadOptions) {
   const ttl = options.totalTtlMs ?? TOTAL_TTL_MS;
-  const shares = readShares(db);
   /** Totals by what is counted and the filters (paging excluded), within the search family's share of the read pool. */
   const totals = sharedCounts<number>(ttl, 10_000, (err) => options.onCountError?.(err, 'total'));
   const total = (what: string, filters: object, filtered: () => Knex.QueryBuilder, family: CostlyFamily | null = null) =>
@@ -240,32 +242,50 @@ export function createPublicReads(
   const facetCounts = (search: ListingSearch, facets: FacetName[]) =>
     facetCache(totalKey(`facets:${facets.join(',')}`, search), () => shares.run('facets', () => searchFacets(db, search, facets)));
 
+  return { total, listingTotal, tsqueryOf, facetCounts };
+}
+
+/** A listing search's page, its total (or a lower bound of it) and its facets; its words are read once per q. */
+async function searchListings(
+  db: Knex,
+  shares: ReturnType<typeof readShares>,
+  counts: ReturnType<typeof cachedCounts>,
+  limits: { maxBytes: number; relevanceCandidates?: number },
+  asked: ListingSearch,
+): Promise<ListingJsonPage> {
+  const family = searchFamily(asked);
+  const search = asked.q !== undefined && asked.tsquery === undefined ? { ...asked, tsquery: await counts.tsqueryOf(asked.q, family) } : asked;
+  // A map area alone, newest first, learns first how many listings it holds (its total, mostly
+  // cached): a page of a few is sorted from the map index, one of many walks the newest first.
+  const known = family === 'map' && planStable(search) && !nearestBounded(search) ? await counts.listingTotal(search, family) : undefined;
+  const { page, order } = searchPage(db, search, RECORD_JSON, { crowded: known?.lowerBound === true, relevanceCandidates: limits.relevanceCandidates });
+  const [rows, n, facets] = await Promise.all([
+    shares.run(pageFamily(search, known ?? null), () =>
+      cappedPage(db, page, order, search.limit, limits.maxBytes, ['sort_value', 'listing_key'], planStable(search)),
+    ),
+    known === undefined ? counts.listingTotal(search, family) : known,
+    search.facets ? counts.facetCounts(search, search.facets) : undefined,
+  ]);
+  const after = rows.more && rows.last ? { value: rows.last.sort_value, key: rows.last.listing_key } : null;
+  // After a cursor there is no offset to give: the cursor pages on.
+  const paged = jsonPage(n?.n ?? null, rows, search.offset);
   return {
-    async searchListings(asked) {
-      const family = searchFamily(asked);
-      const search = asked.q !== undefined && asked.tsquery === undefined ? { ...asked, tsquery: await tsqueryOf(asked.q, family) } : asked;
-      // A map area alone, newest first, learns first how many listings it holds (its total, mostly
-      // cached): a page of a few is sorted from the map index, one of many walks the newest first.
-      const known = family === 'map' && planStable(search) && !nearestBounded(search) ? await listingTotal(search, family) : undefined;
-      const { page, order } = searchPage(db, search, RECORD_JSON, { crowded: known?.lowerBound === true, relevanceCandidates: options.relevanceCandidates });
-      const [rows, n, facets] = await Promise.all([
-        shares.run(pageFamily(search, known ?? null), () =>
-          cappedPage(db, page, order, search.limit, maxBytes, ['sort_value', 'listing_key'], planStable(search)),
-        ),
-        known === undefined ? listingTotal(search, family) : known,
-        search.facets ? facetCounts(search, search.facets) : undefined,
-      ]);
-      const after = rows.more && rows.last ? { value: rows.last.sort_value, key: rows.last.listing_key } : null;
-      // After a cursor there is no offset to give: the cursor pages on.
-      const paged = jsonPage(n?.n ?? null, rows, search.offset);
-      return {
-        ...paged,
-        totalIsLowerBound: n?.lowerBound ?? false,
-        nextOffset: search.after ? null : paged.nextOffset,
-        after,
-        ...(search.facets ? { facets } : {}),
-      };
-    },
+    ...paged,
+    totalIsLowerBound: n?.lowerBound ?? false,
+    nextOffset: search.after ? null : paged.nextOffset,
+    after,
+    ...(search.facets ? { facets } : {}),
+  };
+}
+
+/** Data access for the public read routes (docs/architecture.md, The canonical listing and Reads). */
+export function createPublicReads(db: Knex, options: PublicReadOptions = {}): PublicReads {
+  const maxBytes = options.pageMaxBytes ?? PUBLIC_PAGE_MAX_BYTES;
+  const shares = readShares(db);
+  const counts = cachedCounts(db, shares, options);
+  const { total } = counts;
+  return {
+    searchListings: (asked) => searchListings(db, shares, counts, { maxBytes, relevanceCandidates: options.relevanceCandidates }, asked),
 
     async getListingJson(office, uniqueId) {
       const row = await db('listings')
