@@ -11,6 +11,7 @@ const keyActor = (res: Response) => `key:${feedKeyOf(res).id}`;
 
 import { answer, errorResponse, uuidPath } from '../openapi-helpers.js';
 import type { RouteSpec } from '../route-registry.js';
+
 /**
  * A key's leads (docs/leads.md, For the CRM): GET /v1/leads and /v1/leads/{id}, and POST
  * /v1/leads/{id}/ack. Only the key's offices' leads exist for it: another office's lead is a 404
@@ -20,6 +21,14 @@ import type { RouteSpec } from '../route-registry.js';
  * be ambiguous paths.) POST /v1/leads, the consumer's enquiry, is routes/leads.ts. GET
  * /v1/feeds/stats: the enquiry counts of the key's offices.
  */
+/** The answers of a route about one of the key's leads, beside its own 200. */
+const oneLeadResponses = (ok: ReturnType<typeof answer>) => ({
+  200: ok,
+  401: errorResponse('Feed key missing, unknown, revoked or suspended'),
+  404: errorResponse("No such lead among this key's offices (or it was purged)"),
+  503: errorResponse('Database unavailable'),
+});
+
 export const feedLeadRoutes: RouteSpec[] = [
   {
     method: 'get',
@@ -69,12 +78,7 @@ export const feedLeadRoutes: RouteSpec[] = [
     description:
       'The consumer’s name, email, phone and message; the listing’s office, uniqueId and headline; its mail delivery and its lead.created event to each of this key’s endpoints. Another office’s lead is a 404 like a missing one, as is a purged lead. The read is recorded in the audit log against the key.',
     parameters: [uuidPath('id', 'Lead id')],
-    responses: {
-      200: answer('The lead', 'FeedLead'),
-      401: errorResponse('Feed key missing, unknown, revoked or suspended'),
-      404: errorResponse("No such lead among this key's offices (or it was purged)"),
-      503: errorResponse('Database unavailable'),
-    },
+    responses: oneLeadResponses(answer('The lead', 'FeedLead')),
     handle:
       ({ db }) =>
       async (req, res) => {
@@ -96,12 +100,7 @@ export const feedLeadRoutes: RouteSpec[] = [
     description:
       'The first acknowledgement is kept (when, and whether this key made it); acknowledging again answers it with alreadyAcknowledged true. Shown in the lead’s delivery.crm. Another office’s lead, or a purged one, is a 404. Recorded in the audit log against the key.',
     parameters: [uuidPath('id', 'Lead id')],
-    responses: {
-      200: answer('The acknowledgement', 'FeedLeadAck'),
-      401: errorResponse('Feed key missing, unknown, revoked or suspended'),
-      404: errorResponse("No such lead among this key's offices (or it was purged)"),
-      503: errorResponse('Database unavailable'),
-    },
+    responses: oneLeadResponses(answer('The acknowledgement', 'FeedLeadAck')),
     handle:
       ({ db }) =>
       async (req, res) => {
