@@ -2,6 +2,8 @@ import { hash } from 'node:crypto';
 import { isSortValue } from '../db/listing-search/order.js';
 import { FACET_NAMES, type FacetName, type ListingSearch, type OpenBound, type SearchStatus, type SortKey } from '../db/listing-search/search.js';
 import { badRequest } from '../lib/errors.js';
+import { listingSchema } from '../pipeline/listing-schema.js';
+import { READABLE_STATUSES } from '../pipeline/listing-statuses.js';
 import type { Category } from '../pipeline/types.js';
 import { checkKeywords } from './keyword-limits.js';
 import { assertValidQuery } from './validators.js';
@@ -19,8 +21,10 @@ type RawSearch = Omit<
     sort: string;
   };
 
-const CATEGORIES: Category[] = ['residential', 'rental', 'land', 'rural', 'commercial', 'commercialLand', 'business', 'holidayRental'];
-const STATUSES: Record<string, SearchStatus> = { active: 'active', underoffer: 'under_offer', sold: 'sold', leased: 'leased' };
+const CATEGORIES: readonly Category[] = listingSchema.properties.category.enum;
+/** The statuses a search may ask for, by their names in a query (camelCase: underOffer), read without case, _, - or spaces. */
+const STATUS_NAMES = READABLE_STATUSES.map((status) => status.replace(/_(.)/g, (_m, c: string) => c.toUpperCase()));
+const STATUSES: Record<string, SearchStatus> = Object.fromEntries(READABLE_STATUSES.map((status, i) => [STATUS_NAMES[i].toLowerCase(), status]));
 /** Most values one list parameter takes. */
 const MAX_VALUES = 20;
 
@@ -121,7 +125,7 @@ function namedValues(raw: RawSearch) {
   });
   const status = values('status', raw.status, (v) => {
     const found = STATUSES[v.toLowerCase().replace(/[_\s-]/g, '')];
-    if (!found) throw badRequest(`query.status "${v}" is not one of active, underOffer, sold, leased`);
+    if (!found) throw badRequest(`query.status "${v}" is not one of ${STATUS_NAMES.join(', ')}`);
     return found;
   }) as SearchStatus[] | undefined;
   const facets = values('facets', raw.facets, (v) => {

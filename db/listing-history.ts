@@ -13,7 +13,9 @@ export interface HistoryAmount {
   period?: string;
 }
 
-export type HistoryEventType = 'listed' | 'price_changed' | 'under_offer' | 'sold' | 'leased' | 'withdrawn' | 'back_on_market';
+/** The kinds of event a listing's public history is made of. */
+export const HISTORY_EVENT_TYPES = ['listed', 'price_changed', 'under_offer', 'sold', 'leased', 'withdrawn', 'back_on_market'] as const;
+export type HistoryEventType = (typeof HISTORY_EVENT_TYPES)[number];
 
 export interface HistoryEvent {
   type: HistoryEventType;

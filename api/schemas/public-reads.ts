@@ -1,3 +1,4 @@
+import { HISTORY_EVENT_TYPES } from '../../db/listing-history.js';
 import { publicProjectSchema } from './canonical.js';
 /** Query schemas and answers of the public reads (docs/reads.md; docs/architecture.md, The canonical listing and Reads). */
 
@@ -247,7 +248,7 @@ export const listingHistorySchema = {
         properties: {
           type: {
             type: 'string',
-            enum: ['listed', 'price_changed', 'under_offer', 'sold', 'leased', 'withdrawn', 'back_on_market'],
+            enum: [...HISTORY_EVENT_TYPES],
             description:
               'listed: first shown to the public; price_changed: the asking price (or rent) changed; under_offer, sold, leased: its status became that; withdrawn: it left the market (withdrawn or taken off it); back_on_market: on the market again.',
           },
