@@ -13,13 +13,13 @@
  * with the same name and count reuses them. BENCH_SECONDS (default 20): how long the ten keyword
  * clients run.
  */
-import type { AddressInfo } from 'node:net';
-import { createApp } from '../api/app.js';
+import type { Server } from 'node:http';
 import { allOffices, refreshDirectory } from '../db/directory.js';
-import { createDb, createReadDb, type Db, migrateToLatest } from '../db/knex.js';
+import { createDb, type Db, migrateToLatest } from '../db/knex.js';
 import { loadConfig } from '../lib/config.js';
 import { createLogger } from '../lib/logger.js';
 import { startRuntime } from '../workers/runtime.js';
+import { serveReads } from './serve-reads.js';
 import { LOAD_TIMEOUT_MS, loadSyntheticListings } from './synthetic-listings.js';
 
 const LISTINGS = Number(process.argv[2] ?? 284_665);
@@ -95,7 +95,7 @@ async function main() {
   const logger = createLogger('silent');
   const runtime = await startRuntime(config, logger, db, { consume: false });
   let readDb: Db | null = null;
-  let server: ReturnType<ReturnType<typeof createApp>['listen']> | null = null;
+  let server: Server | null = null;
   try {
     await migrateToLatest(db);
     const [{ n: present }] = await db('listings').count({ n: '*' });
@@ -109,17 +109,9 @@ async function main() {
       await refreshDirectory(db, await allOffices(db));
       console.log(`loaded, described and indexed ${LISTINGS} listings in ${((Date.now() - started) / 1000).toFixed(0)} s`);
     }
-    readDb = createReadDb(db, {
-      databaseUrl: DATABASE_URL,
-      dataDir: '',
-      schema,
-      readTimeoutMs: config.dbReadTimeoutMs,
-      preparedStatements: config.dbPreparedStatements,
-    });
-    const app = createApp({ config, logger, db, readDb, ingestQueue: runtime.ingestQueue, leadQueue: runtime.leadQueue });
-    server = app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server!.once('listening', resolve));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const served = await serveReads(db, { databaseUrl: DATABASE_URL, schema, config, logger, queues: runtime });
+    ({ readDb, server } = served);
+    const base = served.url;
 
     const first = await fetch(`${base}${KEYWORD}`);
     const body = (await first.json()) as { total?: number; error?: string };

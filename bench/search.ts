@@ -25,9 +25,8 @@ import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
-import { createApp } from '../api/app.js';
 import { allOffices, refreshDirectory } from '../db/directory.js';
-import { createDb, createReadDb, type Db, migrateToLatest } from '../db/knex.js';
+import { createDb, type Db, migrateToLatest } from '../db/knex.js';
 import type { ListingSearch } from '../db/listing-search/search.js';
 import { createPublicReads } from '../db/public-reads.js';
 import { loadConfig } from '../lib/config.js';
@@ -35,6 +34,7 @@ import { createLogger } from '../lib/logger.js';
 import { startRuntime } from '../workers/runtime.js';
 import { aggregate, type LoadResult } from './load.js';
 import { cursorPage50, FAMILIES } from './search-families.js';
+import { serveReads } from './serve-reads.js';
 import { LOAD_TIMEOUT_MS, loadSyntheticListings as load } from './synthetic-listings.js';
 
 const LISTINGS = Number(process.argv[2] ?? 1_000_000);
@@ -191,18 +191,10 @@ async function main() {
 
     // Public reads go through the read pool, as in the service (its own connections, prepared
     // page queries); the baseline uses the same pool.
-    readDb = createReadDb(db, {
-      databaseUrl: DATABASE_URL,
-      dataDir: '',
-      schema,
-      readTimeoutMs: config.dbReadTimeoutMs,
-      preparedStatements: config.dbPreparedStatements,
-    });
-    const service = createApp({ config, logger, db, readDb, ingestQueue: runtime.ingestQueue, leadQueue: runtime.leadQueue });
-    const serviceServer = service.listen(0, '127.0.0.1');
-    await new Promise((resolve) => serviceServer.once('listening', resolve));
-    servers.push(serviceServer);
-    const serviceUrl = `http://127.0.0.1:${(serviceServer.address() as AddressInfo).port}`;
+    const served = await serveReads(db, { databaseUrl: DATABASE_URL, schema, config, logger, queues: runtime });
+    readDb = served.readDb;
+    servers.push(served.server);
+    const serviceUrl = served.url;
     const bare = bareServer(readDb);
     servers.push(bare);
     const bareUrl = await listen(bare);
