@@ -89,6 +89,15 @@ export function wallTimeAt(ts: number, offset: number): WallTime {
 
 /** An instant as ISO 8601 UTC without milliseconds when it has none, as luxon's toUTC().toISO({ suppressMilliseconds: true }) writes it. */
 export function isoUtcOf(ts: number): string {
-  const iso = new Date(ts).toISOString();
-  return ts % 1000 === 0 ? `${iso.slice(0, -5)}Z` : iso;
+  let iso = written.get(ts);
+  if (iso === undefined) {
+    iso = new Date(ts).toISOString();
+    if (ts % 1000 === 0) iso = `${iso.slice(0, -5)}Z`;
+    if (written.size >= OFFSETS_KEPT) written.clear();
+    written.set(ts, iso);
+  }
+  return iso;
 }
+
+/** Instants already written by isoUtcOf (a feed's times fall on few of them). */
+const written = new Map<number, string>();
