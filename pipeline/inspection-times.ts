@@ -1,4 +1,5 @@
-import { DateTime } from 'luxon';
+import type { DateTime } from 'luxon';
+import { isoUtcOf, localInstant, wallTimeAt } from './local-instant.js';
 
 /** An open home (a REAXML inspection, a RESO OpenHouse) as stored: its instants (ISO 8601 UTC) and the source's text, when it has one. */
 export interface OpenHome {
@@ -74,12 +75,14 @@ export function parseInspection(raw: string, zone: string, options: { monthFirst
   let start = hourOf(h1, m1, ap1 ?? ap2);
   if (!ap1 && ap2 && start && start.hour * 60 + start.minute >= end.hour * 60 + end.minute) start = hourOf(h1, m1, 'a');
   if (!start) return null;
-  const at = (t: { hour: number; minute: number }) => DateTime.fromObject({ year, month, day, hour: t.hour, minute: t.minute }, { zone });
-  const from = at(start);
-  const to = at(end);
-  if (!from.isValid || !to.isValid || from.day !== day || from.month !== month) return null;
-  if (to <= from) return null;
-  return { start: isoUtc(from), end: isoUtc(to) };
+  // As DateTime.fromObject in the zone would read them (localInstant), without a DateTime each.
+  const from = localInstant({ year, month, day, ...start }, zone);
+  const to = localInstant({ year, month, day, ...end }, zone);
+  if (!from || !to) return null;
+  const fromWall = wallTimeAt(from.ts, from.offset);
+  if (fromWall.day !== day || fromWall.month !== month) return null;
+  if (to.ts <= from.ts) return null;
+  return { start: isoUtcOf(from.ts), end: isoUtcOf(to.ts) };
 }
 
 /** An instant as ISO 8601 UTC without milliseconds (as modTime is stored). */

@@ -9,6 +9,9 @@ export interface XmlNode {
   readonly path: string;
 }
 
+/** An element with this many children or more is looked up by name through a map (fewer are scanned). */
+const INDEX_FROM = 8;
+
 /**
  * The parser's node: the path is only needed when an issue is reported, so it is built from the
  * parent on first use rather than for every element of every listing (and the position among
@@ -26,6 +29,27 @@ export class ElementNode implements XmlNode {
     private cachedPath: string | null = null,
   ) {}
 
+  /** Each name's first child, once asked for on an element with many children (the mapping asks a listing for dozens of names). */
+  private firstByName: Map<string, XmlNode> | null = null;
+  /** How many children firstByName was built over: the reader adds children while the element is open. */
+  private indexedChildren = 0;
+
+  /** The first child of this name (see child()). */
+  firstChild(name: string): XmlNode | undefined {
+    const children = this.children;
+    if (children.length < INDEX_FROM) {
+      for (let i = 0; i < children.length; i += 1) if (children[i].name === name) return children[i];
+      return undefined;
+    }
+    if (this.firstByName === null || this.indexedChildren !== children.length) {
+      const index = new Map<string, XmlNode>();
+      for (let i = children.length - 1; i >= 0; i -= 1) index.set(children[i].name, children[i]);
+      this.firstByName = index;
+      this.indexedChildren = children.length;
+    }
+    return this.firstByName.get(name);
+  }
+
   get path(): string {
     this.cachedPath ??= `${this.parent!.path}/${this.name}[${this.countPosition()}]`;
     return this.cachedPath;
@@ -42,7 +66,9 @@ export class ElementNode implements XmlNode {
   }
 }
 
+/** The first child of this name. */
 export function child(node: XmlNode, name: string): XmlNode | undefined {
+  if (node instanceof ElementNode) return node.firstChild(name);
   for (const c of node.children) if (c.name === name) return c;
   return undefined;
 }
@@ -61,10 +87,9 @@ export function childText(node: XmlNode, name: string): string | undefined {
 export function attr(node: XmlNode, name: string): string | undefined {
   const direct = node.attrs[name];
   if (direct !== undefined) return direct;
-  const keys = Object.keys(node.attrs);
-  for (let i = 0; i < keys.length; i += 1) {
-    const k = keys[i];
-    if (k.length === name.length && k.toLowerCase() === name.toLowerCase()) return node.attrs[k];
+  let lower: string | undefined;
+  for (const k of Object.keys(node.attrs)) {
+    if (k.length === name.length && k.toLowerCase() === (lower ??= name.toLowerCase())) return node.attrs[k];
   }
   return undefined;
 }
