@@ -81,7 +81,11 @@ for (const setup of [
       expect(got.headers['content-type']).to.equal('application/json');
       // A forged or altered body fails verification.
       expect(() => new Webhook(created.secret).verify(got.body.replace('ok', 'no'), got.headers as Record<string, string>)).to.throw();
-      const log = await call('GET', `/v1/webhooks/${created.endpoint.id}/deliveries`);
+      // The receiver has the event before the sender has recorded its answer: the log is read once it has.
+      const log = await waitFor('the delivery recorded', async () => {
+        const page = await call('GET', `/v1/webhooks/${created.endpoint.id}/deliveries`);
+        return page.body.deliveries[0]?.status !== 'pending' && page;
+      });
       expect(validatorFor('WebhookDeliveryPage')(log.body)).to.equal(true);
       expect(log.body.deliveries[0]).to.include({
         id: got.headers['webhook-id'],
