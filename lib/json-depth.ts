@@ -1,3 +1,5 @@
+import { CHAR } from './char-codes.js';
+
 /**
  * The deepest nesting of arrays and objects a JSON text the service reads may have: every JSON
  * request body, and every RESO and project feed document (posted, dropped over SFTP or read by a
@@ -6,13 +8,7 @@
  */
 export const MAX_JSON_DEPTH = 64;
 
-const NEWLINE = 0x0a;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACE = 0x7d;
-const CLOSE_BRACKET = 0x5d;
+const { NEWLINE, DOUBLE_QUOTE: QUOTE, BACKSLASH, OPEN_BRACE, OPEN_BRACKET, CLOSE_BRACE, CLOSE_BRACKET } = CHAR;
 
 /**
  * Follows the nesting of a JSON text given in pieces (UTF-8 bytes or characters; the structural

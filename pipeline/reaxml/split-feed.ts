@@ -1,3 +1,4 @@
+import { CHAR } from '../../lib/char-codes.js';
 import { LISTING_KINDS } from './listing-kinds.js';
 
 /** A run of the root's content cut between two of its children, to be read on its own. */
@@ -15,13 +16,7 @@ export interface FeedPiece {
 /** What the head of a feed allows: pieces read apart, or one reader for the whole feed. */
 export type HeadVerdict = { split: true; head: string } | { split: false };
 
-const LT = 0x3c;
-const GT = 0x3e;
-const SLASH = 0x2f;
-const BANG = 0x21;
-const QUESTION = 0x3f;
-const DQUOTE = 0x22;
-const SQUOTE = 0x27;
+const { LESS_THAN: LT, GREATER_THAN: GT, SLASH, BANG, QUESTION, DOUBLE_QUOTE: DQUOTE, SINGLE_QUOTE: SQUOTE } = CHAR;
 
 /**
  * Cuts a REAXML feed into pieces of whole root children, so that each piece can be parsed, mapped
