@@ -1,5 +1,6 @@
 import type { Db } from '../../db/knex.js';
 import type { Logger } from '../../lib/logger.js';
+import { RerunOnce } from '../rerun-once.js';
 import { runAlerts } from './match-alerts.js';
 
 /**
@@ -8,9 +9,11 @@ import { runAlerts } from './match-alerts.js';
  * does not wait for it): one at a time, and one more when asked during a turn.
  */
 export class AlertTurns {
-  private turn: Promise<void> | null = null;
-  private again = false;
-  private closing = false;
+  /** Turns after numberings: never fail (run catches), so the runs' onError is never called. */
+  private readonly afterChanges = new RerunOnce(
+    () => this.run(true),
+    () => undefined,
+  );
 
   constructor(
     private readonly db: Db,
@@ -33,24 +36,11 @@ export class AlertTurns {
 
   /** A turn soon, not awaited: started now, or once the turn under way ends. */
   kick(): void {
-    if (this.closing) return;
-    if (this.turn) {
-      this.again = true;
-      return;
-    }
-    this.turn = (async () => {
-      do {
-        this.again = false;
-        await this.run(true);
-      } while (this.again && !this.closing);
-    })().finally(() => {
-      this.turn = null;
-    });
+    this.afterChanges.kick();
   }
 
   /** No turn starts after this; resolves when the one under way has ended. */
-  async close(): Promise<void> {
-    this.closing = true;
-    await this.turn;
+  close(): Promise<void> {
+    return this.afterChanges.close();
   }
 }

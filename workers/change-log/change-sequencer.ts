@@ -1,6 +1,7 @@
 import { sequenceChanges } from '../../db/change-log.js';
 import type { Db } from '../../db/knex.js';
 import type { Logger } from '../../lib/logger.js';
+import { RerunOnce } from '../rerun-once.js';
 
 /** The NOTIFY channel the change log's triggers wake the sequencer on (the payload is the schema). */
 export const CHANGE_LOG_CHANNEL = 'change_log';
@@ -13,16 +14,21 @@ export const CHANGE_LOG_CHANNEL = 'change_log';
  * never loses it. After a run that numbered rows, `onSequenced` is called (the change dispatcher).
  */
 export class ChangeSequencer {
-  private running: Promise<void> | null = null;
-  private again = false;
+  private readonly runs: RerunOnce;
   private stopListening: (() => Promise<void>) | null = null;
-  private closed = false;
 
   constructor(
     private readonly db: Db,
     private readonly logger: Logger,
     private readonly onSequenced: () => Promise<void> = async () => undefined,
-  ) {}
+  ) {
+    this.runs = new RerunOnce(
+      async () => {
+        if ((await sequenceChanges(this.db)) > 0) await this.onSequenced();
+      },
+      (err) => this.logger.warn({ err }, 'numbering the change log failed; the maintenance task tries again'),
+    );
+  }
 
   /** Listens for the log's notifications (this database schema's only) and runs once. */
   async start(): Promise<void> {
@@ -38,14 +44,7 @@ export class ChangeSequencer {
 
   /** Asks for a run: now when none runs, else one more after the current one. */
   kick(): void {
-    if (this.closed) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.loop().finally(() => {
-      this.running = null;
-    });
+    this.runs.kick();
   }
 
   /**
@@ -54,31 +53,18 @@ export class ChangeSequencer {
    * by this run or by one a notification started meanwhile (which it waits for).
    */
   async run(): Promise<number> {
-    await this.running;
+    await this.runs.idle();
     const numbered = await sequenceChanges(this.db);
     if (numbered > 0) await this.onSequenced();
-    await this.running;
+    await this.runs.idle();
     return numbered;
-  }
-
-  private async loop(): Promise<void> {
-    do {
-      this.again = false;
-      try {
-        const numbered = await sequenceChanges(this.db);
-        if (numbered > 0) await this.onSequenced();
-      } catch (err) {
-        this.logger.warn({ err }, 'numbering the change log failed; the maintenance task tries again');
-        return;
-      }
-    } while (this.again && !this.closed);
   }
 
   /** Stops listening and waits for a run in progress. */
   async close(): Promise<void> {
-    this.closed = true;
+    const runsEnded = this.runs.close();
     // A database already closed has no listener left to stop.
     await this.stopListening?.().catch(() => undefined);
-    await this.running;
+    await runsEnded;
   }
 }
