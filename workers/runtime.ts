@@ -89,7 +89,7 @@ export async function startRuntime(config: RuntimeConfig, logger: Logger, db: Db
   // The webhook queue is made below; the ingest handler and the change log reach it through this.
   let webhookQueue: JobQueue | null = null;
   const toWebhooks = { db, logger, queue: () => webhookQueue! };
-  const { sequencer, dispatchChanges, afterFeed } = changeLogWork(db, logger, toWebhooks, options.consume ? alerts : null);
+  const { sequencer, dispatchChanges, afterFeed } = changeLogWork(db, logger, toWebhooks, alerts, options.consume);
   // The feeds' writes commit without waiting for the disk, and so do their directory refreshes.
   const directory = options.consume ? new DirectoryRefresher(db.asyncCommit(), logger) : undefined;
   const breaker = { ratio: config.circuitBreakerRatio, min: config.circuitBreakerMin };
@@ -182,13 +182,13 @@ function webhookLanes(queues: ReturnType<typeof queueFactory>, config: RuntimeCo
  * consumes) and, after each, its listing events into webhook deliveries and a turn of the alerts.
  * dispatchChanges never fails the caller: the maintenance task tries again.
  */
-function changeLogWork(db: Db, logger: Logger, toWebhooks: Parameters<typeof dispatchChangeWebhooks>[0], alerts: AlertTurns | null) {
+function changeLogWork(db: Db, logger: Logger, toWebhooks: Parameters<typeof dispatchChangeWebhooks>[0], alerts: AlertTurns, consume: boolean) {
   const dispatchChanges = () =>
     dispatchChangeWebhooks(toWebhooks).catch((err) => {
       logger.warn({ err }, 'turning the change log into webhooks failed; the maintenance task tries again');
       return 0;
     });
-  const sequencer = alerts
+  const sequencer = consume
     ? new ChangeSequencer(db, logger, async () => {
         await dispatchChanges();
         alerts.kick();
