@@ -3,6 +3,7 @@
 import { AUDIT_SORTS, FEED_SORTS, KEY_SORTS, LISTING_SORTS } from '../../db/sort-order.js';
 import { LISTING_STATUSES } from '../../pipeline/listing-statuses.js';
 import { outcomeListParam } from './feed-history.js';
+import { objectSchema, requiredObject } from './object-schema.js';
 import { adminLimitParam as limit, offsetParam as offset, sortParam } from './paging.js';
 
 const booleanText = { enum: ['true', 'false'] } as const;
@@ -19,22 +20,17 @@ export const adminKeysQuerySchema = {
   },
 } as const;
 
-export const operatorTokenRequestSchema = {
-  $id: 'OperatorTokenRequest',
-  type: 'object',
-  additionalProperties: false,
-  required: ['name'],
-  properties: {
+export const operatorTokenRequestSchema = objectSchema(
+  'OperatorTokenRequest',
+  {
     name: { type: 'string', pattern: '^[A-Za-z0-9._@-]{1,64}$', description: 'Who or what the token is for: 1 to 64 letters, digits, ., _, @ or -.' },
   },
-} as const;
+  { additionalProperties: false },
+);
 
-export const keyUpdateSchema = {
-  $id: 'KeyUpdate',
-  type: 'object',
-  additionalProperties: false,
-  required: ['officeIds'],
-  properties: {
+export const keyUpdateSchema = objectSchema(
+  'KeyUpdate',
+  {
     officeIds: {
       type: 'array',
       minItems: 1,
@@ -43,7 +39,8 @@ export const keyUpdateSchema = {
       description: 'The offices the key may write from now on (replacing the list; the key’s stored listings are kept).',
     },
   },
-} as const;
+  { additionalProperties: false },
+);
 
 export const historyQuerySchema = {
   $id: 'StatsHistoryQuery',
@@ -111,13 +108,11 @@ export const auditQuerySchema = {
 
 const id100 = { type: 'string', minLength: 1, maxLength: 100 } as const;
 
-export const visibilityRequestSchema = {
-  $id: 'VisibilityRequest',
-  type: 'object',
-  additionalProperties: false,
-  required: ['officeId', 'uniqueId', 'hidden'],
-  properties: { officeId: id100, uniqueId: id100, hidden: { type: 'boolean' } },
-} as const;
+export const visibilityRequestSchema = objectSchema(
+  'VisibilityRequest',
+  { officeId: id100, uniqueId: id100, hidden: { type: 'boolean' } },
+  { additionalProperties: false },
+);
 
 const localeText = {
   type: 'object',
@@ -128,12 +123,9 @@ const localeText = {
   description: 'Text by locale, e.g. { "en-AU": "…" }; each value at most 20,000 characters.',
 } as const;
 
-export const siteSettingRequestSchema = {
-  $id: 'SiteSettingRequest',
-  type: 'object',
-  additionalProperties: false,
-  required: ['key', 'value'],
-  properties: {
+export const siteSettingRequestSchema = objectSchema(
+  'SiteSettingRequest',
+  {
     key: { enum: ['identity', 'seo', 'favicon'] },
     value: {
       type: 'object',
@@ -141,29 +133,26 @@ export const siteSettingRequestSchema = {
         'Open object: every field is kept and served by GET /v1/site. The console edits these by name: identity name, tagline, logoUrl, primaryColor and accentColor (#rgb or #rrggbb); seo title and description; favicon url. A field whose name ends in url, uri, href, src, icon, logo or image (any case) must be an http(s) URL or a path on this site, and no text anywhere may start with javascript:, vbscript:, data:, file: or blob:.',
     },
   },
-} as const;
+  { additionalProperties: false },
+);
 
-export const navLinkSchema = {
-  $id: 'NavLink',
-  type: 'object',
-  additionalProperties: false,
-  required: ['kind', 'ref', 'label', 'visible', 'newTab'],
-  properties: {
+export const navLinkSchema = objectSchema(
+  'NavLink',
+  {
     kind: { enum: ['builtin', 'page', 'custom'], description: 'builtin: listings, agents or offices; page: a page slug; custom: a URL.' },
     ref: { type: 'string', minLength: 1, maxLength: 500 },
     label: { oneOf: [{ type: 'null' }, localeText] },
     visible: { type: 'boolean' },
     newTab: { type: 'boolean' },
   },
-} as const;
+  { additionalProperties: false },
+);
 
-export const navRequestSchema = {
-  $id: 'NavRequest',
-  type: 'object',
-  additionalProperties: false,
-  required: ['links'],
-  properties: { links: { type: 'array', maxItems: 20, items: { $ref: 'NavLink' }, description: 'An empty list restores the default navigation.' } },
-} as const;
+export const navRequestSchema = objectSchema(
+  'NavRequest',
+  { links: { type: 'array', maxItems: 20, items: { $ref: 'NavLink' }, description: 'An empty list restores the default navigation.' } },
+  { additionalProperties: false },
+);
 
 const slug = {
   type: 'string',
@@ -173,13 +162,11 @@ const slug = {
   description: 'Lower-case letters and digits in words joined by hyphens.',
 } as const;
 
-export const pageCreateSchema = {
-  $id: 'PageCreate',
-  type: 'object',
-  additionalProperties: false,
-  required: ['slug', 'title', 'body'],
-  properties: { slug, title: localeText, body: localeText, description: { oneOf: [{ type: 'null' }, localeText] }, published: { type: 'boolean' } },
-} as const;
+export const pageCreateSchema = objectSchema(
+  'PageCreate',
+  { slug, title: localeText, body: localeText, description: { oneOf: [{ type: 'null' }, localeText] }, published: { type: 'boolean' } },
+  { additionalProperties: false, required: ['slug', 'title', 'body'] },
+);
 
 export const pageUpdateSchema = {
   $id: 'PageUpdate',
@@ -189,43 +176,25 @@ export const pageUpdateSchema = {
   properties: pageCreateSchema.properties,
 } as const;
 
-export const pageSchema = {
-  $id: 'Page',
-  type: 'object',
-  required: ['id', 'slug', 'title', 'body', 'description', 'published', 'createdAt', 'updatedAt'],
-  properties: {
-    id: { type: 'string', format: 'uuid' },
-    slug: { type: 'string' },
-    title: { type: 'object' },
-    body: { type: 'object' },
-    description: { type: ['object', 'null'] },
-    published: { type: 'boolean' },
-    createdAt: { type: 'string', format: 'date-time' },
-    updatedAt: { type: 'string', format: 'date-time' },
-  },
-} as const;
+export const pageSchema = objectSchema('Page', {
+  id: { type: 'string', format: 'uuid' },
+  slug: { type: 'string' },
+  title: { type: 'object' },
+  body: { type: 'object' },
+  description: { type: ['object', 'null'] },
+  published: { type: 'boolean' },
+  createdAt: { type: 'string', format: 'date-time' },
+  updatedAt: { type: 'string', format: 'date-time' },
+});
 
-export const siteSchema = {
-  $id: 'Site',
-  type: 'object',
-  required: ['settings', 'navigation', 'pages'],
-  properties: {
-    settings: {
-      type: 'object',
-      required: ['identity', 'seo', 'favicon'],
-      properties: { identity: { type: 'object' }, seo: { type: 'object' }, favicon: { type: 'object' } },
-    },
-    navigation: { type: 'array', items: { $ref: 'NavLink' } },
-    pages: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['id', 'slug', 'title', 'description'],
-        properties: { id: { type: 'string' }, slug: { type: 'string' }, title: { type: 'object' }, description: { type: ['object', 'null'] } },
-      },
-    },
+export const siteSchema = objectSchema('Site', {
+  settings: requiredObject({ identity: { type: 'object' }, seo: { type: 'object' }, favicon: { type: 'object' } }),
+  navigation: { type: 'array', items: { $ref: 'NavLink' } },
+  pages: {
+    type: 'array',
+    items: requiredObject({ id: { type: 'string' }, slug: { type: 'string' }, title: { type: 'object' }, description: { type: ['object', 'null'] } }),
   },
-} as const;
+});
 
 export const adminOfficesQuerySchema = {
   $id: 'AdminOfficesQuery',

@@ -1,6 +1,7 @@
 /** Schemas of saved searches and alerts (docs/alerts.md). */
 
 import { botCheckProperties } from './bot-check.js';
+import { objectSchema, requiredObject } from './object-schema.js';
 
 const token = {
   type: 'string',
@@ -42,66 +43,39 @@ export const alertRequestSchema = {
   },
 } as const;
 
-export const alertAcceptedSchema = {
-  $id: 'AlertAccepted',
-  type: 'object',
-  required: ['status'],
-  properties: {
-    status: {
-      const: 'confirmation_sent',
-      description:
-        'The same answer whatever the address: a confirmation link is mailed to it unless it already has this alert, is at its limits (25 alerts; 3 confirmation mails for requests not yet confirmed, which expire after 48 hours), or nothing can be mailed to it. Nothing else is sent before it confirms.',
-    },
+export const alertAcceptedSchema = objectSchema('AlertAccepted', {
+  status: {
+    const: 'confirmation_sent',
+    description:
+      'The same answer whatever the address: a confirmation link is mailed to it unless it already has this alert, is at its limits (25 alerts; 3 confirmation mails for requests not yet confirmed, which expire after 48 hours), or nothing can be mailed to it. Nothing else is sent before it confirms.',
   },
-} as const;
+});
 
-export const alertTokenRequestSchema = {
-  $id: 'AlertTokenRequest',
-  type: 'object',
-  additionalProperties: false,
-  required: ['token'],
-  properties: { token },
-} as const;
+export const alertTokenRequestSchema = objectSchema('AlertTokenRequest', { token }, { additionalProperties: false });
 
-export const alertTokenQuerySchema = {
-  $id: 'AlertTokenQuery',
-  type: 'object',
-  additionalProperties: false,
-  required: ['token'],
-  properties: { token },
-} as const;
+export const alertTokenQuerySchema = objectSchema('AlertTokenQuery', { token }, { additionalProperties: false });
 
-export const alertSubscriptionSchema = {
-  $id: 'AlertSubscription',
-  type: 'object',
-  required: ['id', 'email', 'status', 'frequency', 'timeZone', 'search', 'description', 'createdAt', 'confirmedAt', 'endsAt'],
-  properties: {
-    id: { type: 'string', format: 'uuid' },
-    email: { type: 'string' },
-    status: {
-      enum: ['pending', 'confirmed'],
-      description: 'pending: waiting for the address to confirm (expires after 48 hours); confirmed: alerts are sent.',
-    },
-    frequency: { enum: ['instant', 'daily'] },
-    timeZone: { type: 'string' },
-    search: { type: 'object', additionalProperties: { type: 'string' }, description: 'The search as GET /v1/listings parameters (text).' },
-    description: { type: 'string', description: 'The search in words, as the mails name it.' },
-    createdAt: { type: 'string', format: 'date-time' },
-    confirmedAt: { type: ['string', 'null'], format: 'date-time' },
-    endsAt: {
-      type: ['string', 'null'],
-      format: 'date-time',
-      description: 'When the alert ends and is deleted: the retention time after its confirmation (LEAD_RETENTION_DAYS).',
-    },
+export const alertSubscriptionSchema = objectSchema('AlertSubscription', {
+  id: { type: 'string', format: 'uuid' },
+  email: { type: 'string' },
+  status: {
+    enum: ['pending', 'confirmed'],
+    description: 'pending: waiting for the address to confirm (expires after 48 hours); confirmed: alerts are sent.',
   },
-} as const;
+  frequency: { enum: ['instant', 'daily'] },
+  timeZone: { type: 'string' },
+  search: { type: 'object', additionalProperties: { type: 'string' }, description: 'The search as GET /v1/listings parameters (text).' },
+  description: { type: 'string', description: 'The search in words, as the mails name it.' },
+  createdAt: { type: 'string', format: 'date-time' },
+  confirmedAt: { type: ['string', 'null'], format: 'date-time' },
+  endsAt: {
+    type: ['string', 'null'],
+    format: 'date-time',
+    description: 'When the alert ends and is deleted: the retention time after its confirmation (LEAD_RETENTION_DAYS).',
+  },
+});
 
-export const alertSubscriptionListSchema = {
-  $id: 'AlertSubscriptionList',
-  type: 'object',
-  required: ['data'],
-  properties: { data: { type: 'array', items: { $ref: 'AlertSubscription' } } },
-} as const;
+export const alertSubscriptionListSchema = objectSchema('AlertSubscriptionList', { data: { type: 'array', items: { $ref: 'AlertSubscription' } } });
 
 export const adminAlertStatsQuerySchema = {
   $id: 'AdminAlertStatsQuery',
@@ -110,37 +84,24 @@ export const adminAlertStatsQuerySchema = {
   properties: { days: { type: 'integer', minimum: 1, maximum: 366, default: 30, description: 'UTC days up to today.' } },
 } as const;
 
-export const adminAlertStatsSchema = {
-  $id: 'AdminAlertStats',
-  type: 'object',
-  required: ['subscriptions', 'days'],
-  properties: {
-    subscriptions: {
-      type: 'object',
-      required: ['pending', 'confirmed', 'instant', 'daily'],
-      properties: {
-        pending: { type: 'integer', description: 'Waiting for their address to confirm.' },
-        confirmed: { type: 'integer' },
-        instant: { type: 'integer', description: 'Confirmed, mailed as matches come up.' },
-        daily: { type: 'integer', description: 'Confirmed, mailed once a day.' },
-      },
-    },
-    days: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['day', 'subscribed', 'confirmed', 'sent', 'unsubscribed'],
-        properties: {
-          day: { type: 'string', format: 'date' },
-          subscribed: { type: 'integer', description: 'Subscription requests stored (a repeat of a pending one not counted).' },
-          confirmed: { type: 'integer' },
-          sent: { type: 'integer', description: 'Alert mails sent (confirmation mails not counted).' },
-          unsubscribed: { type: 'integer', description: 'Alerts ended by their subscriber (link, one-click header or list).' },
-        },
-      },
-    },
+export const adminAlertStatsSchema = objectSchema('AdminAlertStats', {
+  subscriptions: requiredObject({
+    pending: { type: 'integer', description: 'Waiting for their address to confirm.' },
+    confirmed: { type: 'integer' },
+    instant: { type: 'integer', description: 'Confirmed, mailed as matches come up.' },
+    daily: { type: 'integer', description: 'Confirmed, mailed once a day.' },
+  }),
+  days: {
+    type: 'array',
+    items: requiredObject({
+      day: { type: 'string', format: 'date' },
+      subscribed: { type: 'integer', description: 'Subscription requests stored (a repeat of a pending one not counted).' },
+      confirmed: { type: 'integer' },
+      sent: { type: 'integer', description: 'Alert mails sent (confirmation mails not counted).' },
+      unsubscribed: { type: 'integer', description: 'Alerts ended by their subscriber (link, one-click header or list).' },
+    }),
   },
-} as const;
+});
 
 export const alertSchemas = [
   alertRequestSchema,

@@ -9,6 +9,7 @@ import {
   rentSchema,
 } from '../../pipeline/listing-schema.js';
 import { PUBLIC_OMITTED, PUBLIC_PROJECT_OMITTED } from '../../pipeline/public-view.js';
+import { objectSchema, requiredObject } from './object-schema.js';
 
 /**
  * JSON Schemas of the canonical records as the service stores and returns them (the listing and the
@@ -47,28 +48,21 @@ const displayProperties = {
     example: '2/12 Sample Road, Richmond VIC 3121',
   },
   heroImage: {
-    oneOf: [
-      { type: 'null' },
-      { type: 'object', required: ['url', 'title'], properties: { url: { type: 'string', format: 'uri' }, title: { type: ['string', 'null'] } } },
-    ],
+    oneOf: [{ type: 'null' }, requiredObject({ url: { type: 'string', format: 'uri' }, title: { type: ['string', 'null'] } })],
     description: 'The hero photo (else the first photo) with an http(s) URL; null when there is none.',
   },
   primaryAgent: {
     oneOf: [
       { type: 'null' },
-      {
-        type: 'object',
-        required: ['id', 'name', 'email', 'phones'],
-        properties: {
-          id: { type: ['string', 'null'], description: "The agent's id in the directory (GET /v1/agents/{id}; agent= on the search)." },
-          name: { type: ['string', 'null'] },
-          email: { type: ['string', 'null'] },
-          phones: {
-            type: 'array',
-            items: { type: 'object', required: ['type', 'number'], properties: { type: { type: 'string' }, number: { type: 'string' } } },
-          },
+      requiredObject({
+        id: { type: ['string', 'null'], description: "The agent's id in the directory (GET /v1/agents/{id}; agent= on the search)." },
+        name: { type: ['string', 'null'] },
+        email: { type: ['string', 'null'] },
+        phones: {
+          type: 'array',
+          items: requiredObject({ type: { type: 'string' }, number: { type: 'string' } }),
         },
-      },
+      }),
     ],
     description: 'The first agent with a name or email; null when none.',
   },
@@ -76,12 +70,7 @@ const displayProperties = {
     type: 'array',
     description:
       'The open homes not yet ended, soonest first, as ISO 8601 instants (UTC); [] when none. `inspections` keeps the texts they were read from (less those ended) and any text not readable as a time; `auction` is null once the auction (taken to last an hour) has passed. GET /v1/listings/{office}/{uniqueId}/calendar.ics has them as a calendar.',
-    items: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['start', 'end'],
-      properties: { start: { type: 'string', format: 'date-time' }, end: { type: 'string', format: 'date-time' } },
-    },
+    items: requiredObject({ start: { type: 'string', format: 'date-time' }, end: { type: 'string', format: 'date-time' } }, { additionalProperties: false }),
     example: [{ start: '2026-12-12T00:00:00Z', end: '2026-12-12T00:30:00Z' }],
   },
 } as const;
@@ -96,13 +85,9 @@ export const publicListingSchema = {
 /** A project as public reads return it. */
 export const publicProjectSchema = without(projectSchema, 'PublicProject', PUBLIC_PROJECT_OMITTED, 'A new-home development as the public sees it.');
 
-export const agentSchema = {
-  $id: 'Agent',
-  type: 'object',
-  description: 'A directory agent: an agent of public listings, per office.',
-  additionalProperties: false,
-  required: ['id', 'office', 'name', 'email', 'phones', 'listingCount', 'countries', 'localities'],
-  properties: {
+export const agentSchema = objectSchema(
+  'Agent',
+  {
     id: {
       type: 'string',
       pattern: '^[0-9a-f]{16}$',
@@ -111,20 +96,17 @@ export const agentSchema = {
     office: { type: 'string' },
     name: { type: ['string', 'null'] },
     email: { type: ['string', 'null'] },
-    phones: { type: 'array', items: { type: 'object', required: ['type', 'number'], properties: { type: { type: 'string' }, number: { type: 'string' } } } },
+    phones: { type: 'array', items: requiredObject({ type: { type: 'string' }, number: { type: 'string' } }) },
     listingCount: { type: 'integer', description: 'Public listings with this agent.' },
     countries: stringArray,
     localities: { ...stringArray, description: 'Localities of its public listings, alphabetically; at most the first 200.' },
   },
-} as const;
+  { description: 'A directory agent: an agent of public listings, per office.', additionalProperties: false },
+);
 
-export const officeSchema = {
-  $id: 'Office',
-  type: 'object',
-  description: 'A directory office: an office with public listings.',
-  additionalProperties: false,
-  required: ['office', 'name', 'phone', 'logoUrl', 'listingCount', 'countries', 'localities', 'location'],
-  properties: {
+export const officeSchema = objectSchema(
+  'Office',
+  {
     office: { type: 'string' },
     name: {
       type: ['string', 'null'],
@@ -141,15 +123,13 @@ export const officeSchema = {
     countries: stringArray,
     localities: { ...stringArray, description: 'Localities of its public listings, alphabetically; at most the first 200.' },
     location: {
-      oneOf: [
-        { type: 'null' },
-        { type: 'object', additionalProperties: false, required: ['lat', 'lng'], properties: { lat: { type: 'number' }, lng: { type: 'number' } } },
-      ],
+      oneOf: [{ type: 'null' }, requiredObject({ lat: { type: 'number' }, lng: { type: 'number' } }, { additionalProperties: false })],
       description:
         'Where the office works: the centre of its located public listings in its most common locality (a real place, not the mean of listings spread over several cities).',
     },
   },
-} as const;
+  { description: 'A directory office: an office with public listings.', additionalProperties: false },
+);
 
 export const canonicalSchemas = [
   priceSchema,

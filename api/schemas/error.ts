@@ -1,6 +1,3 @@
-export const errorSchema = {
-  $id: 'Error',
-  type: 'object',
-  required: ['error'],
-  properties: { error: { type: 'string', description: 'What is wrong, naming the field or position.' } },
-} as const;
+import { objectSchema } from './object-schema.js';
+
+export const errorSchema = objectSchema('Error', { error: { type: 'string', description: 'What is wrong, naming the field or position.' } });

@@ -3,6 +3,7 @@
 import { FEED_OUTCOMES } from '../../lib/feed-outcome.js';
 import { feedErrorProperty, feedHeadProperties, feedHeadRequired, feedRunProperties, feedRunRequired } from './feed-fields.js';
 import { summary } from './ingestion.js';
+import { objectSchema, requiredObject } from './object-schema.js';
 import { adminLimitParam as limit, limitParam, offsetParam as offset, offsetPageSchema } from './paging.js';
 import { countsSchema } from './validation-result.js';
 
@@ -68,113 +69,83 @@ export const feedIssueQuerySchema = {
   },
 } as const;
 
-export const feedIssuePageSchema = {
-  $id: 'FeedIssuePage',
-  type: 'object',
-  required: ['feedId', 'status', 'total', 'counts', 'issues', 'nextOffset'],
-  properties: {
-    feedId: { type: 'string', format: 'uuid' },
-    status: { ...status, description: 'The feed’s status: a feed not yet done has no issues yet.' },
-    total: { type: 'integer', description: 'Issues matching the filters.' },
-    counts: {
-      type: 'object',
-      required: ['errors', 'warnings', 'byCode'],
-      description: 'Over all the feed’s issues, whatever the filters.',
-      properties: {
-        errors: { type: 'integer' },
-        warnings: { type: 'integer' },
-        byCode: { type: 'object', additionalProperties: { type: 'integer' }, description: 'Code → how many.' },
-      },
+export const feedIssuePageSchema = objectSchema('FeedIssuePage', {
+  feedId: { type: 'string', format: 'uuid' },
+  status: { ...status, description: 'The feed’s status: a feed not yet done has no issues yet.' },
+  total: { type: 'integer', description: 'Issues matching the filters.' },
+  counts: requiredObject(
+    {
+      errors: { type: 'integer' },
+      warnings: { type: 'integer' },
+      byCode: { type: 'object', additionalProperties: { type: 'integer' }, description: 'Code → how many.' },
     },
-    issues: {
-      type: 'array',
-      items: {
-        allOf: [
-          { $ref: 'Issue' },
-          {
-            type: 'object',
-            required: ['number'],
-            properties: {
-              number: { type: 'integer', minimum: 1, description: 'The issue’s place among all the feed’s issues, from 1, whatever the filters.' },
-            },
-          },
-        ],
-      },
+    { description: 'Over all the feed’s issues, whatever the filters.' },
+  ),
+  issues: {
+    type: 'array',
+    items: {
+      allOf: [
+        { $ref: 'Issue' },
+        requiredObject({
+          number: { type: 'integer', minimum: 1, description: 'The issue’s place among all the feed’s issues, from 1, whatever the filters.' },
+        }),
+      ],
     },
-    nextOffset: { type: ['integer', 'null'] },
   },
-} as const;
+  nextOffset: { type: ['integer', 'null'] },
+});
 
 /** GET /v1/feeds/listings/{office}/{uniqueId}: an office's listing as its owner sees it. */
-export const listingStatusSchema = {
-  $id: 'ListingStatus',
-  type: 'object',
-  required: ['listing', 'public', 'quarantine', 'lastFeed', 'enquiries'],
-  properties: {
-    enquiries: {
-      type: 'object',
-      description: 'Enquiries (leads) consumers sent about it in the last 7 and 30 days, up to now, whatever became of their delivery.',
-      required: ['last7Days', 'last30Days'],
-      properties: { last7Days: { type: 'integer', minimum: 0 }, last30Days: { type: 'integer', minimum: 0 } },
-    },
-    listing: {
-      oneOf: [{ $ref: 'Listing' }, { type: 'null' }],
-      description: 'The stored record in full, including what the agent withholds from the public; null when no feed has sent it valid.',
-    },
-    public: {
-      type: 'object',
-      required: ['readable', 'inSearch', 'reason', 'explanation'],
-      properties: {
-        readable: { type: 'boolean', description: 'GET /v1/listings/{office}/{uniqueId} answers it (on the market, sold or leased, and shown).' },
-        inSearch: { type: 'boolean', description: 'The default search (on the market) lists it.' },
-        reason: {
-          enum: ['hidden_by_operator', 'withheld_by_source', 'sold', 'leased', 'withdrawn', 'off_market', 'archived', 'never_valid', null],
-          description:
-            'Why the default search does not list it (null: it does): an operator hid it; its source withholds it from the internet; sold or leased (still readable); withdrawn or taken off the market by its feed; archived because a full feed of its office no longer carried it; never sent valid.',
-        },
-        explanation: { type: ['string', 'null'], description: 'The reason in a plain sentence.' },
-      },
-    },
-    quarantine: {
-      oneOf: [
-        {
-          type: 'object',
-          required: ['id', 'feedId', 'createdAt'],
-          properties: {
-            id: { type: 'string', format: 'uuid' },
-            feedId: { type: 'string', format: 'uuid' },
-            createdAt: { type: 'string', format: 'date-time' },
-          },
-        },
-        { type: 'null' },
-      ],
-      description:
-        "A full feed would have archived this listing, but the circuit breaker held that archive for an operator's review (the listing stays as it is meanwhile); null when no review is open.",
-    },
-    lastFeed: {
-      oneOf: [
-        {
-          type: 'object',
-          required: ['feedId', 'source', 'mode', 'createdAt', 'outcome', 'action', 'issues'],
-          properties: {
-            feedId: { type: 'string', format: 'uuid' },
-            source: { enum: ['api', 'sftp'] },
-            mode: { enum: ['full', 'incremental'] },
-            createdAt: { type: 'string', format: 'date-time' },
-            outcome,
-            action: {
-              enum: ['inserted', 'updated', 'unchanged', 'stale_ignored', 'refused'],
-              description: 'What that feed did with the listing; refused: its errors kept it out (see issues).',
-            },
-            issues: { type: 'array', items: { $ref: 'Issue' }, description: 'That feed’s issues for this listing, in feed order.' },
-          },
-        },
-        { type: 'null' },
-      ],
-      description: 'The newest finished feed of the office that carried the listing, valid or not (among the office’s last 500 feeds).',
-    },
+export const listingStatusSchema = objectSchema('ListingStatus', {
+  enquiries: requiredObject(
+    { last7Days: { type: 'integer', minimum: 0 }, last30Days: { type: 'integer', minimum: 0 } },
+    { description: 'Enquiries (leads) consumers sent about it in the last 7 and 30 days, up to now, whatever became of their delivery.' },
+  ),
+  listing: {
+    oneOf: [{ $ref: 'Listing' }, { type: 'null' }],
+    description: 'The stored record in full, including what the agent withholds from the public; null when no feed has sent it valid.',
   },
-} as const;
+  public: requiredObject({
+    readable: { type: 'boolean', description: 'GET /v1/listings/{office}/{uniqueId} answers it (on the market, sold or leased, and shown).' },
+    inSearch: { type: 'boolean', description: 'The default search (on the market) lists it.' },
+    reason: {
+      enum: ['hidden_by_operator', 'withheld_by_source', 'sold', 'leased', 'withdrawn', 'off_market', 'archived', 'never_valid', null],
+      description:
+        'Why the default search does not list it (null: it does): an operator hid it; its source withholds it from the internet; sold or leased (still readable); withdrawn or taken off the market by its feed; archived because a full feed of its office no longer carried it; never sent valid.',
+    },
+    explanation: { type: ['string', 'null'], description: 'The reason in a plain sentence.' },
+  }),
+  quarantine: {
+    oneOf: [
+      requiredObject({
+        id: { type: 'string', format: 'uuid' },
+        feedId: { type: 'string', format: 'uuid' },
+        createdAt: { type: 'string', format: 'date-time' },
+      }),
+      { type: 'null' },
+    ],
+    description:
+      "A full feed would have archived this listing, but the circuit breaker held that archive for an operator's review (the listing stays as it is meanwhile); null when no review is open.",
+  },
+  lastFeed: {
+    oneOf: [
+      requiredObject({
+        feedId: { type: 'string', format: 'uuid' },
+        source: { enum: ['api', 'sftp'] },
+        mode: { enum: ['full', 'incremental'] },
+        createdAt: { type: 'string', format: 'date-time' },
+        outcome,
+        action: {
+          enum: ['inserted', 'updated', 'unchanged', 'stale_ignored', 'refused'],
+          description: 'What that feed did with the listing; refused: its errors kept it out (see issues).',
+        },
+        issues: { type: 'array', items: { $ref: 'Issue' }, description: 'That feed’s issues for this listing, in feed order.' },
+      }),
+      { type: 'null' },
+    ],
+    description: 'The newest finished feed of the office that carried the listing, valid or not (among the office’s last 500 feeds).',
+  },
+});
 
 export const feedHistorySchemas = [
   feedHistoryQuerySchema,

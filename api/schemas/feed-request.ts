@@ -1,4 +1,5 @@
 import type { FeedFormat } from '../../pipeline/types.js';
+import { objectSchema } from './object-schema.js';
 
 /** JSON Schemas of the feed request (docs/ingestion.md); ajv validates with these and the OpenAPI document publishes them. */
 
@@ -30,18 +31,16 @@ export const feedContextSchema = {
   properties: { currency, defaultCountry: country, sourceLocale: locale, sourceOfficeId: officeId },
 } as const;
 
-export const feedRequestSchema = {
-  $id: 'FeedRequest',
-  type: 'object',
-  additionalProperties: false,
-  required: ['xml'],
-  properties: {
+export const feedRequestSchema = objectSchema(
+  'FeedRequest',
+  {
     xml: { type: 'string', minLength: 1, description: 'The feed document as text: REAXML, or for format reso and project the JSON document.' },
     mode,
     format,
     context: { $ref: 'FeedContext' },
   },
-} as const;
+  { additionalProperties: false, required: ['xml'] },
+);
 
 /** An older query name of a context field, still accepted (deprecated in the API description). */
 const olderName = <T extends object>(schema: T, name: string) =>

@@ -1,15 +1,9 @@
-export const healthSchema = {
-  $id: 'Health',
-  type: 'object',
-  required: ['status'],
-  properties: { status: { type: 'string', example: 'ok' } },
-} as const;
+import { objectSchema, requiredObject } from './object-schema.js';
+export const healthSchema = objectSchema('Health', { status: { type: 'string', example: 'ok' } });
 
-export const readinessSchema = {
-  $id: 'Readiness',
-  type: 'object',
-  required: ['status', 'checks'],
-  properties: {
+export const readinessSchema = objectSchema(
+  'Readiness',
+  {
     status: { enum: ['ready', 'unavailable'] },
     error: { type: 'string' },
     checks: {
@@ -19,20 +13,17 @@ export const readinessSchema = {
       properties: {
         database: { enum: ['ok', 'unavailable'] },
         redis: { enum: ['ok', 'unavailable'] },
-        readReplica: {
-          type: 'object',
-          required: ['state', 'lagSeconds', 'lagBytes', 'checkedAt'],
-          properties: {
-            state: { enum: ['ok', 'unavailable'], description: 'ok: public reads go to the replica; unavailable: to the primary.' },
-            lagSeconds: {
-              type: ['number', 'null'],
-              description: 'Age of the last transaction it replayed while it has WAL left to replay; 0 when caught up; null while unavailable.',
-            },
-            lagBytes: { type: ['number', 'null'], description: 'Bytes of the primary’s WAL not yet replayed; null while unavailable.' },
-            checkedAt: { type: ['string', 'null'], format: 'date-time', description: 'When it was last looked at (every 2 seconds).' },
+        readReplica: requiredObject({
+          state: { enum: ['ok', 'unavailable'], description: 'ok: public reads go to the replica; unavailable: to the primary.' },
+          lagSeconds: {
+            type: ['number', 'null'],
+            description: 'Age of the last transaction it replayed while it has WAL left to replay; 0 when caught up; null while unavailable.',
           },
-        },
+          lagBytes: { type: ['number', 'null'], description: 'Bytes of the primary’s WAL not yet replayed; null while unavailable.' },
+          checkedAt: { type: ['string', 'null'], format: 'date-time', description: 'When it was last looked at (every 2 seconds).' },
+        }),
       },
     },
   },
-} as const;
+  { required: ['status', 'checks'] },
+);

@@ -3,6 +3,7 @@
 import { QUARANTINE_SORTS } from '../../db/sort-order.js';
 import { FEED_OUTCOMES } from '../../lib/feed-outcome.js';
 import { feedErrorProperty, feedHeadProperties, feedHeadRequired, feedRunProperties, feedRunRequired } from './feed-fields.js';
+import { objectSchema, requiredObject } from './object-schema.js';
 import { adminLimitParam, offsetPageSchema, offsetParam, sortParam } from './paging.js';
 import { countsSchema } from './validation-result.js';
 
@@ -18,47 +19,33 @@ const officeIds = {
 } as const;
 const keyStatus = { enum: ['suspended', 'active', 'revoked'] } as const;
 
-export const keyRequestSchema = {
-  $id: 'KeyRequest',
-  type: 'object',
-  additionalProperties: false,
-  required: ['clientName', 'alertEmail', 'officeIds'],
-  properties: {
+export const keyRequestSchema = objectSchema(
+  'KeyRequest',
+  {
     clientName: { type: 'string', minLength: 1, maxLength: 120, pattern: '\\S', description: 'Who integrates (CRM or agency name).' },
     alertEmail: { type: 'string', format: 'email', maxLength: 254, description: 'Receives feed-failure notifications.' },
     officeIds,
   },
-} as const;
+  { additionalProperties: false },
+);
 
-export const keyCreatedSchema = {
-  $id: 'KeyCreated',
-  type: 'object',
-  required: ['id', 'key', 'status', 'officeIds'],
-  properties: {
-    id: uuid,
-    key: { type: 'string', description: 'The feed key. Shown only in this response; the service keeps only its hash.' },
-    status: keyStatus,
-    officeIds: { type: 'array', items: { type: 'string' } },
-  },
-} as const;
+export const keyCreatedSchema = objectSchema('KeyCreated', {
+  id: uuid,
+  key: { type: 'string', description: 'The feed key. Shown only in this response; the service keeps only its hash.' },
+  status: keyStatus,
+  officeIds: { type: 'array', items: { type: 'string' } },
+});
 
-export const whoAmISchema = {
-  $id: 'WhoAmI',
-  type: 'object',
-  required: ['keyId', 'clientName', 'officeIds', 'status'],
-  properties: {
-    keyId: uuid,
-    clientName: { type: 'string' },
-    officeIds: { type: 'array', items: { type: 'string' } },
-    status: { enum: ['suspended', 'active'] },
-  },
-} as const;
+export const whoAmISchema = objectSchema('WhoAmI', {
+  keyId: uuid,
+  clientName: { type: 'string' },
+  officeIds: { type: 'array', items: { type: 'string' } },
+  status: { enum: ['suspended', 'active'] },
+});
 
-export const feedKeySchema = {
-  $id: 'FeedKey',
-  type: 'object',
-  required: ['id', 'clientName', 'alertEmail', 'officeIds', 'status', 'createdAt', 'approvedAt', 'revokedAt'],
-  properties: {
+export const feedKeySchema = objectSchema(
+  'FeedKey',
+  {
     id: uuid,
     clientName: { type: 'string' },
     alertEmail: { type: 'string' },
@@ -74,46 +61,35 @@ export const feedKeySchema = {
     },
     lastFeed: {
       description: 'In the key list: the newest feed pushed with the key (null: none yet).',
-      oneOf: [
-        {
-          type: 'object',
-          required: ['feedId', 'createdAt', 'outcome'],
-          properties: { feedId: uuid, createdAt: { type: 'string', format: 'date-time' }, outcome: { type: 'string' } },
-        },
-        { type: 'null' },
-      ],
+      oneOf: [requiredObject({ feedId: uuid, createdAt: { type: 'string', format: 'date-time' }, outcome: { type: 'string' } }), { type: 'null' }],
     },
   },
-} as const;
+  { required: ['id', 'clientName', 'alertEmail', 'officeIds', 'status', 'createdAt', 'approvedAt', 'revokedAt'] },
+);
 
 export const actions = { enum: ['inserted', 'updated', 'unchanged', 'stale_ignored'] } as const;
-export const summary = {
-  type: 'object',
-  required: ['inserted', 'updated', 'unchanged', 'stale_ignored'],
-  properties: { inserted: { type: 'integer' }, updated: { type: 'integer' }, unchanged: { type: 'integer' }, stale_ignored: { type: 'integer' } },
-} as const;
+export const summary = requiredObject({
+  inserted: { type: 'integer' },
+  updated: { type: 'integer' },
+  unchanged: { type: 'integer' },
+  stale_ignored: { type: 'integer' },
+});
 
-export const ingestionResultSchema = {
-  $id: 'IngestionResult',
-  type: 'object',
-  required: ['ok', 'counts', 'summary', 'upserts', 'issues'],
-  properties: {
+export const ingestionResultSchema = objectSchema(
+  'IngestionResult',
+  {
     feedId: { ...uuid, description: 'The stored feed event (POST /v1/feeds answers carry it; GET /v1/feeds/{feedId} has the same result).' },
     ok: { type: 'boolean', description: 'true when the feed was read whole, no listing was invalid and no error issue was raised.' },
     counts: countsSchema,
     summary,
     upserts: {
       type: 'array',
-      items: { type: 'object', required: ['listingKey', 'action'], properties: { listingKey: { type: 'string' }, action: actions } },
+      items: requiredObject({ listingKey: { type: 'string' }, action: actions }),
       description: 'One entry per valid listing, in feed order.',
     },
     statusChanges: {
       type: 'array',
-      items: {
-        type: 'object',
-        required: ['listingKey', 'from', 'to'],
-        properties: { listingKey: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' } },
-      },
+      items: requiredObject({ listingKey: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' } }),
       description:
         'Stored listings whose status this feed changed (e.g. active to sold, or to withdrawn), in feed order; archiving by a full feed is counted under reconcile instead.',
     },
@@ -138,58 +114,54 @@ export const ingestionResultSchema = {
               archived: { type: 'integer' },
               tripped: { type: 'boolean' },
               quarantineId: { type: ['string', 'null'] },
-              projects: {
-                type: 'object',
-                description: "Project feeds: the figures for the office's projects (weighed with its project listings by the breaker).",
-                required: ['present', 'nonArchived', 'absent', 'archived'],
-                properties: { present: { type: 'integer' }, nonArchived: { type: 'integer' }, absent: { type: 'integer' }, archived: { type: 'integer' } },
-              },
+              projects: requiredObject(
+                { present: { type: 'integer' }, nonArchived: { type: 'integer' }, absent: { type: 'integer' }, archived: { type: 'integer' } },
+                { description: "Project feeds: the figures for the office's projects (weighed with its project listings by the breaker)." },
+              ),
             },
           },
         },
       },
     },
-    projects: {
-      type: 'object',
-      description: 'Project feeds: what happened to each valid project, in feed order.',
-      required: ['counts', 'summary', 'upserts'],
-      properties: {
+    projects: requiredObject(
+      {
         counts: countsSchema,
         summary,
         upserts: {
           type: 'array',
-          items: { type: 'object', required: ['projectKey', 'action'], properties: { projectKey: { type: 'string' }, action: actions } },
+          items: requiredObject({ projectKey: { type: 'string' }, action: actions }),
         },
       },
-    },
+      { description: 'Project feeds: what happened to each valid project, in feed order.' },
+    ),
     issues: { type: 'array', items: { $ref: 'Issue' } },
   },
-} as const;
+  { required: ['ok', 'counts', 'summary', 'upserts', 'issues'] },
+);
 
-export const feedAcceptedSchema = {
-  $id: 'FeedAccepted',
-  type: 'object',
-  required: ['feedId', 'status', 'statusUrl'],
-  description:
-    'The feed is stored: its outcome is at statusUrl. queued or running: not finished within FEED_SYNC_WAIT_MS (or the service is restarting, or the wait itself failed); failed: ingestion gave up after its retries (error says why, an operator can retry it).',
-  properties: {
+export const feedAcceptedSchema = objectSchema(
+  'FeedAccepted',
+  {
     feedId: uuid,
     status: { enum: ['queued', 'running', 'failed'] },
     statusUrl: { type: 'string', description: 'GET it with the same key until status is done or failed.' },
     retryAfter: { type: 'integer', description: 'queued or running: seconds to wait before the first poll (also the Retry-After header).' },
     error: { type: 'string' },
   },
-} as const;
+  {
+    required: ['feedId', 'status', 'statusUrl'],
+    description:
+      'The feed is stored: its outcome is at statusUrl. queued or running: not finished within FEED_SYNC_WAIT_MS (or the service is restarting, or the wait itself failed); failed: ingestion gave up after its retries (error says why, an operator can retry it).',
+  },
+);
 
 /**
  * A 400 answer of POST /v1/feeds. Refused before anything was stored: error alone. The feed is not
  * well formed: it was stored and partly applied, so feedId and statusUrl say where it is.
  */
-export const feedErrorSchema = {
-  $id: 'FeedError',
-  type: 'object',
-  required: ['error'],
-  properties: {
+export const feedErrorSchema = objectSchema(
+  'FeedError',
+  {
     error: {
       type: 'string',
       description:
@@ -201,7 +173,8 @@ export const feedErrorSchema = {
       description: 'Present with feedId: the feed’s status and full result (also the Location header); its issues at statusUrl + /issues.',
     },
   },
-} as const;
+  { required: ['error'] },
+);
 
 export const feedStatusSchema = {
   $id: 'FeedStatus',
@@ -236,38 +209,13 @@ export const feedStatusSchema = {
 /** The 200 answer of POST /v1/feeds: the ingestion result, always with its feedId. */
 export const feedIngestedSchema = {
   $id: 'FeedIngested',
-  allOf: [{ $ref: 'IngestionResult' }, { type: 'object', required: ['feedId'], properties: { feedId: uuid } }],
+  allOf: [{ $ref: 'IngestionResult' }, requiredObject({ feedId: uuid })],
 } as const;
 
 /** One feed event as operators list it (GET /v1/admin/feeds). */
-export const adminFeedSchema = {
-  $id: 'AdminFeed',
-  type: 'object',
-  required: [
-    'feedId',
-    'source',
-    'keyId',
-    'officeScope',
-    'format',
-    'mode',
-    'status',
-    'outcome',
-    'needsLook',
-    'clientName',
-    'attempts',
-    'bodyBytes',
-    'createdAt',
-    'finishedAt',
-    'error',
-    'errorDetail',
-    'progress',
-    'ok',
-    'counts',
-    'summary',
-    'reconcile',
-    'issues',
-  ],
-  properties: {
+export const adminFeedSchema = objectSchema(
+  'AdminFeed',
+  {
     feedId: uuid,
     source: { type: 'string', enum: ['api', 'sftp'] },
     keyId: { type: ['string', 'null'], description: 'The key it was pushed with (null for an SFTP drop).' },
@@ -305,50 +253,53 @@ export const adminFeedSchema = {
     reconcile: { type: ['object', 'null'], description: 'As in the ingestion result (mode=full).' },
     issues: { type: 'array', items: { $ref: 'Issue' } },
   },
-} as const;
-
-export const adminFeedPageSchema = {
-  $id: 'AdminFeedPage',
-  type: 'object',
-  required: ['total', 'feeds'],
-  properties: {
-    total: { type: 'integer', description: 'Every feed event matching the filters.' },
-    feeds: { type: 'array', items: { $ref: 'AdminFeed' }, description: 'Newest first.' },
+  {
+    required: [
+      'feedId',
+      'source',
+      'keyId',
+      'officeScope',
+      'format',
+      'mode',
+      'status',
+      'outcome',
+      'needsLook',
+      'clientName',
+      'attempts',
+      'bodyBytes',
+      'createdAt',
+      'finishedAt',
+      'error',
+      'errorDetail',
+      'progress',
+      'ok',
+      'counts',
+      'summary',
+      'reconcile',
+      'issues',
+    ],
   },
-} as const;
+);
 
-export const quarantineItemSchema = {
-  $id: 'QuarantineItem',
-  type: 'object',
-  required: [
-    'id',
-    'feedId',
-    'office',
-    'archiveCount',
-    'nonArchivedCount',
-    'keys',
-    'projectKeys',
-    'createdAt',
-    'resolved',
-    'resolvedAt',
-    'resolution',
-    'appliedCount',
-  ],
-  properties: {
-    id: uuid,
-    feedId: uuid,
-    office: { type: 'string' },
-    archiveCount: { type: 'integer', description: 'Listings the full feed would have archived.' },
-    nonArchivedCount: { type: 'integer', description: 'Non-archived listings of the office at the time.' },
-    keys: { type: 'array', items: { type: 'string' }, description: 'Listing keys that would have been archived.' },
-    projectKeys: { type: 'array', items: { type: 'string' }, description: 'Project keys that would have been archived (project feeds).' },
-    createdAt: { type: 'string', format: 'date-time' },
-    resolved: { type: 'boolean' },
-    resolvedAt: { type: ['string', 'null'], format: 'date-time' },
-    resolution: { enum: ['reviewed', 'applied', null] },
-    appliedCount: { type: ['integer', 'null'], description: 'Listings and projects archived by an apply.' },
-  },
-} as const;
+export const adminFeedPageSchema = objectSchema('AdminFeedPage', {
+  total: { type: 'integer', description: 'Every feed event matching the filters.' },
+  feeds: { type: 'array', items: { $ref: 'AdminFeed' }, description: 'Newest first.' },
+});
+
+export const quarantineItemSchema = objectSchema('QuarantineItem', {
+  id: uuid,
+  feedId: uuid,
+  office: { type: 'string' },
+  archiveCount: { type: 'integer', description: 'Listings the full feed would have archived.' },
+  nonArchivedCount: { type: 'integer', description: 'Non-archived listings of the office at the time.' },
+  keys: { type: 'array', items: { type: 'string' }, description: 'Listing keys that would have been archived.' },
+  projectKeys: { type: 'array', items: { type: 'string' }, description: 'Project keys that would have been archived (project feeds).' },
+  createdAt: { type: 'string', format: 'date-time' },
+  resolved: { type: 'boolean' },
+  resolvedAt: { type: ['string', 'null'], format: 'date-time' },
+  resolution: { enum: ['reviewed', 'applied', null] },
+  appliedCount: { type: ['integer', 'null'], description: 'Listings and projects archived by an apply.' },
+});
 
 export const resolveRequestSchema = {
   $id: 'ResolveRequest',
@@ -394,15 +345,10 @@ export const dropSettingsRequestSchema = {
   },
 } as const;
 
-export const dropSettingsSchema = {
-  $id: 'DropSettings',
-  type: 'object',
-  required: ['office', 'currency', 'country', 'locale', 'alertEmail'],
-  properties: {
-    office: { type: 'string' },
-    currency: { type: ['string', 'null'] },
-    country: { type: ['string', 'null'] },
-    locale: { type: ['string', 'null'] },
-    alertEmail: { type: ['string', 'null'] },
-  },
-} as const;
+export const dropSettingsSchema = objectSchema('DropSettings', {
+  office: { type: 'string' },
+  currency: { type: ['string', 'null'] },
+  country: { type: ['string', 'null'] },
+  locale: { type: ['string', 'null'] },
+  alertEmail: { type: ['string', 'null'] },
+});

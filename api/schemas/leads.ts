@@ -3,6 +3,7 @@
 import { LEAD_DELIVERY_MODES, LEAD_STATUSES } from '../../db/leads.js';
 import { LEAD_SORTS } from '../../db/sort-order.js';
 import { botCheckProperties } from './bot-check.js';
+import { objectSchema, requiredObject } from './object-schema.js';
 import { adminLimitParam, offsetParam, sortParam } from './paging.js';
 
 export const leadRequestSchema = {
@@ -11,12 +12,10 @@ export const leadRequestSchema = {
   additionalProperties: false,
   required: ['listing', 'contact', 'consent'],
   properties: {
-    listing: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['office', 'uniqueId'],
-      properties: { office: { type: 'string', minLength: 1, maxLength: 200 }, uniqueId: { type: 'string', minLength: 1, maxLength: 200 } },
-    },
+    listing: requiredObject(
+      { office: { type: 'string', minLength: 1, maxLength: 200 }, uniqueId: { type: 'string', minLength: 1, maxLength: 200 } },
+      { additionalProperties: false },
+    ),
     contact: {
       type: 'object',
       additionalProperties: false,
@@ -33,19 +32,14 @@ export const leadRequestSchema = {
   },
 } as const;
 
-export const leadAcceptedSchema = {
-  $id: 'LeadAccepted',
-  type: 'object',
-  required: ['id', 'status'],
-  properties: {
-    id: { type: 'string', format: 'uuid' },
-    status: {
-      enum: ['pending', 'dead_letter', 'awaiting_crm'],
-      description:
-        'pending: its mail is on its way; awaiting_crm: the office takes leads in its CRM, and the mail waits for an acknowledgement; dead_letter: nowhere to send it (operators see it).',
-    },
+export const leadAcceptedSchema = objectSchema('LeadAccepted', {
+  id: { type: 'string', format: 'uuid' },
+  status: {
+    enum: ['pending', 'dead_letter', 'awaiting_crm'],
+    description:
+      'pending: its mail is on its way; awaiting_crm: the office takes leads in its CRM, and the mail waits for an acknowledgement; dead_letter: nowhere to send it (operators see it).',
   },
-} as const;
+});
 
 export const adminLeadsQuerySchema = {
   $id: 'AdminLeadsQuery',
@@ -60,18 +54,16 @@ export const adminLeadsQuerySchema = {
   },
 } as const;
 
-export const blockRequestSchema = {
-  $id: 'BlockRequest',
-  type: 'object',
-  additionalProperties: false,
-  required: ['kind', 'value'],
-  properties: {
+export const blockRequestSchema = objectSchema(
+  'BlockRequest',
+  {
     kind: { enum: ['email', 'domain'] },
     value: { type: 'string', minLength: 3, maxLength: 254 },
     reason: { type: 'string', maxLength: 200 },
     force: { type: 'boolean', description: 'Needed to block a widely used mail provider domain, or to replace an existing entry.' },
   },
-} as const;
+  { additionalProperties: false, required: ['kind', 'value'] },
+);
 
 export const unblockRequestSchema = {
   $id: 'UnblockRequest',
@@ -145,119 +137,87 @@ export const feedLeadsQuerySchema = {
 const nullableString = { type: ['string', 'null'] } as const;
 const nullableTime = { type: ['string', 'null'], format: 'date-time' } as const;
 
-export const feedLeadSchema = {
-  $id: 'FeedLead',
-  type: 'object',
-  description: 'A lead about one of the key’s offices’ listings, in full.',
-  required: ['id', 'createdAt', 'listing', 'contact', 'consent', 'delivery'],
-  properties: {
+export const feedLeadSchema = objectSchema(
+  'FeedLead',
+  {
     id: { type: 'string', format: 'uuid' },
     createdAt: { type: 'string', format: 'date-time' },
-    listing: {
-      type: 'object',
-      required: ['listingKey', 'office', 'uniqueId', 'headline'],
-      properties: {
-        listingKey: { type: 'string', description: 'office/uniqueId' },
-        office: { type: 'string' },
-        uniqueId: { type: 'string' },
-        headline: {
-          type: ['object', 'null'],
-          additionalProperties: { type: 'string' },
-          description: 'The listing’s headline by language, as stored now; null when it has none or is no longer stored.',
-        },
+    listing: requiredObject({
+      listingKey: { type: 'string', description: 'office/uniqueId' },
+      office: { type: 'string' },
+      uniqueId: { type: 'string' },
+      headline: {
+        type: ['object', 'null'],
+        additionalProperties: { type: 'string' },
+        description: 'The listing’s headline by language, as stored now; null when it has none or is no longer stored.',
       },
-    },
-    contact: {
-      type: 'object',
-      required: ['name', 'email', 'phone', 'message'],
-      properties: { name: nullableString, email: { type: 'string' }, phone: nullableString, message: { type: 'string' } },
-    },
+    }),
+    contact: requiredObject({ name: nullableString, email: { type: 'string' }, phone: nullableString, message: { type: 'string' } }),
     consent: { const: true, description: 'Always true: an enquiry is only taken with the consumer’s consent to share it with the office.' },
-    delivery: {
-      type: 'object',
-      required: ['mode', 'email', 'webhooks', 'crm'],
-      properties: {
-        mode: { ...leadDeliverySchema, description: `The office’s delivery choice when the lead arrived. ${leadDeliverySchema.description}` },
-        crm: {
-          type: 'object',
-          description: 'Whether a CRM acknowledged it (POST /v1/leads/{id}/ack): the first acknowledgement, by any key of its office.',
-          required: ['acknowledgedAt', 'acknowledgedByThisKey'],
-          properties: { acknowledgedAt: nullableTime, acknowledgedByThisKey: { type: 'boolean' } },
-        },
-        email: {
-          type: 'object',
-          description: 'The mail to the listing agent or the office.',
-          required: ['status', 'recipient', 'recipientSource', 'attempts', 'deliveredAt', 'lastError', 'fallbackAt', 'fellBackAt'],
-          properties: {
-            status: {
-              enum: [...KEY_LEAD_STATUSES],
-              description:
-                'awaiting_crm: on CRM delivery, the mail waits for an acknowledgement until fallbackAt; crm_acknowledged: a CRM acknowledged it, so no mail was needed; the others are the mail’s own states.',
-            },
-            recipient: nullableString,
-            recipientSource: { enum: ['agent', 'office', null] },
-            attempts: { type: 'integer' },
-            deliveredAt: nullableTime,
-            lastError: nullableString,
-            fallbackAt: { ...nullableTime, description: 'On CRM delivery: when the mail goes unless a CRM acknowledges the lead first.' },
-            fellBackAt: {
-              ...nullableTime,
-              description:
-                'On CRM delivery: when the mail was released because no CRM had acknowledged the lead (or at once, when no active key covered the office).',
-            },
+    delivery: requiredObject({
+      mode: { ...leadDeliverySchema, description: `The office’s delivery choice when the lead arrived. ${leadDeliverySchema.description}` },
+      crm: requiredObject(
+        { acknowledgedAt: nullableTime, acknowledgedByThisKey: { type: 'boolean' } },
+        { description: 'Whether a CRM acknowledged it (POST /v1/leads/{id}/ack): the first acknowledgement, by any key of its office.' },
+      ),
+      email: requiredObject(
+        {
+          status: {
+            enum: [...KEY_LEAD_STATUSES],
+            description:
+              'awaiting_crm: on CRM delivery, the mail waits for an acknowledgement until fallbackAt; crm_acknowledged: a CRM acknowledged it, so no mail was needed; the others are the mail’s own states.',
+          },
+          recipient: nullableString,
+          recipientSource: { enum: ['agent', 'office', null] },
+          attempts: { type: 'integer' },
+          deliveredAt: nullableTime,
+          lastError: nullableString,
+          fallbackAt: { ...nullableTime, description: 'On CRM delivery: when the mail goes unless a CRM acknowledges the lead first.' },
+          fellBackAt: {
+            ...nullableTime,
+            description:
+              'On CRM delivery: when the mail was released because no CRM had acknowledged the lead (or at once, when no active key covered the office).',
           },
         },
-        webhooks: {
-          type: 'array',
-          description: 'Its lead.created event to each of this key’s endpoints subscribed to it.',
-          items: {
-            type: 'object',
-            required: ['endpointId', 'deliveryId', 'status', 'attempts', 'lastAttemptAt', 'deliveredAt'],
-            properties: {
-              endpointId: { type: 'string', format: 'uuid' },
-              deliveryId: { type: 'string', description: 'Its webhook-id.' },
-              status: { enum: ['pending', 'delivered', 'abandoned'] },
-              attempts: { type: 'integer' },
-              lastAttemptAt: nullableTime,
-              deliveredAt: nullableTime,
-            },
-          },
-        },
+        { description: 'The mail to the listing agent or the office.' },
+      ),
+      webhooks: {
+        type: 'array',
+        description: 'Its lead.created event to each of this key’s endpoints subscribed to it.',
+        items: requiredObject({
+          endpointId: { type: 'string', format: 'uuid' },
+          deliveryId: { type: 'string', description: 'Its webhook-id.' },
+          status: { enum: ['pending', 'delivered', 'abandoned'] },
+          attempts: { type: 'integer' },
+          lastAttemptAt: nullableTime,
+          deliveredAt: nullableTime,
+        }),
       },
-    },
+    }),
   },
-} as const;
+  { description: 'A lead about one of the key’s offices’ listings, in full.' },
+);
 
-export const feedLeadPageSchema = {
-  $id: 'FeedLeadPage',
-  type: 'object',
-  required: ['leads', 'next', 'since'],
-  properties: {
-    leads: { type: 'array', items: { $ref: 'FeedLead' }, description: 'Newest first.' },
-    next: { type: ['string', 'null'], description: 'An opaque cursor for the next page of this pull (pass it as cursor); null on its last page.' },
-    since: {
-      type: 'string',
-      description: 'An opaque value for the next pull (pass it as since): the leads committed after this answer. The same on every page of a pull.',
-    },
+export const feedLeadPageSchema = objectSchema('FeedLeadPage', {
+  leads: { type: 'array', items: { $ref: 'FeedLead' }, description: 'Newest first.' },
+  next: { type: ['string', 'null'], description: 'An opaque cursor for the next page of this pull (pass it as cursor); null on its last page.' },
+  since: {
+    type: 'string',
+    description: 'An opaque value for the next pull (pass it as since): the leads committed after this answer. The same on every page of a pull.',
   },
-} as const;
+});
 
-export const feedLeadAckSchema = {
-  $id: 'FeedLeadAck',
-  type: 'object',
-  required: ['id', 'acknowledgedAt', 'acknowledgedByThisKey', 'alreadyAcknowledged'],
-  properties: {
-    id: { type: 'string', format: 'uuid' },
-    acknowledgedAt: { type: 'string', format: 'date-time', description: 'The first acknowledgement’s time (a repeat keeps it).' },
-    acknowledgedByThisKey: { type: 'boolean' },
-    alreadyAcknowledged: { type: 'boolean', description: 'True when it had been acknowledged before (by this key or another of its office’s).' },
-  },
-} as const;
+export const feedLeadAckSchema = objectSchema('FeedLeadAck', {
+  id: { type: 'string', format: 'uuid' },
+  acknowledgedAt: { type: 'string', format: 'date-time', description: 'The first acknowledgement’s time (a repeat keeps it).' },
+  acknowledgedByThisKey: { type: 'boolean' },
+  alreadyAcknowledged: { type: 'boolean', description: 'True when it had been acknowledged before (by this key or another of its office’s).' },
+});
 
 const day = { type: 'string', format: 'date', description: 'A UTC calendar day, YYYY-MM-DD.' } as const;
 const dayCounts = {
   type: 'array',
-  items: { type: 'object', required: ['day', 'enquiries'], properties: { day, enquiries: { type: 'integer', minimum: 1 } } },
+  items: requiredObject({ day, enquiries: { type: 'integer', minimum: 1 } }),
 } as const;
 
 export const feedStatsQuerySchema = {
@@ -272,47 +232,39 @@ export const feedStatsQuerySchema = {
   },
 } as const;
 
-export const enquiryStatsSchema = {
-  $id: 'EnquiryStats',
-  type: 'object',
-  description:
-    'Enquiries (leads) consumers sent about the key’s offices’ listings, per UTC day, whatever became of their delivery (leads purged after the retention time still count: a count holds no personal data).',
-  required: ['from', 'to', 'total', 'offices', 'listings', 'listingsTruncated'],
-  properties: {
+export const enquiryStatsSchema = objectSchema(
+  'EnquiryStats',
+  {
     from: day,
     to: day,
     total: { type: 'integer', minimum: 0 },
     offices: {
       type: 'array',
       description: 'Each office asked for, with every day of the range (zeros included).',
-      items: {
-        type: 'object',
-        required: ['office', 'total', 'days'],
-        properties: {
-          office: { type: 'string' },
-          total: { type: 'integer', minimum: 0 },
-          days: {
-            type: 'array',
-            items: { type: 'object', required: ['day', 'enquiries'], properties: { day, enquiries: { type: 'integer', minimum: 0 } } },
-          },
+      items: requiredObject({
+        office: { type: 'string' },
+        total: { type: 'integer', minimum: 0 },
+        days: {
+          type: 'array',
+          items: requiredObject({ day, enquiries: { type: 'integer', minimum: 0 } }),
         },
-      },
+      }),
     },
     listings: {
       type: 'array',
       description: 'Listings with enquiries in the range, most enquiries first; each with the days it had any.',
-      items: {
-        type: 'object',
-        required: ['office', 'uniqueId', 'listingKey', 'total', 'days'],
-        properties: {
-          office: { type: 'string' },
-          uniqueId: { type: 'string' },
-          listingKey: { type: 'string' },
-          total: { type: 'integer', minimum: 1 },
-          days: dayCounts,
-        },
-      },
+      items: requiredObject({
+        office: { type: 'string' },
+        uniqueId: { type: 'string' },
+        listingKey: { type: 'string' },
+        total: { type: 'integer', minimum: 1 },
+        days: dayCounts,
+      }),
     },
     listingsTruncated: { type: 'boolean', description: 'More listings had enquiries than `listings` allowed.' },
   },
-} as const;
+  {
+    description:
+      'Enquiries (leads) consumers sent about the key’s offices’ listings, per UTC day, whatever became of their delivery (leads purged after the retention time still count: a count holds no personal data).',
+  },
+);

@@ -1,5 +1,6 @@
 import { HISTORY_EVENT_TYPES } from '../../db/listing-history.js';
 import { publicProjectSchema } from './canonical.js';
+import { objectSchema, requiredObject } from './object-schema.js';
 /** Query schemas and answers of the public reads (docs/reads.md; docs/architecture.md, The canonical listing and Reads). */
 
 import { limitParam as limit, offsetParam as offset } from './paging.js';
@@ -157,11 +158,9 @@ export const directoryQuerySchema = {
   },
 } as const;
 
-export const listingPageSchema = {
-  $id: 'ListingPage',
-  type: 'object',
-  required: ['total', 'totalIsLowerBound', 'listings', 'nextOffset', 'next'],
-  properties: {
+export const listingPageSchema = objectSchema(
+  'ListingPage',
+  {
     total: {
       ...countedTotal('All matches'),
       description: `${countedTotal('All matches').description} Counted exactly up to SEARCH_EXACT_TOTAL_MAX (10,000) matches; past that the count stops and total is that bound, with totalIsLowerBound true.`,
@@ -189,29 +188,20 @@ export const listingPageSchema = {
       additionalProperties: { type: 'object', additionalProperties: { type: 'integer' } },
     },
   },
-} as const;
+  { required: ['total', 'totalIsLowerBound', 'listings', 'nextOffset', 'next'] },
+);
 
-export const agentPageSchema = {
-  $id: 'AgentPage',
-  type: 'object',
-  required: ['total', 'agents', 'nextOffset'],
-  properties: {
-    total: countedTotal('All matching agents'),
-    agents: { type: 'array', items: { $ref: 'Agent' } },
-    nextOffset,
-  },
-} as const;
+export const agentPageSchema = objectSchema('AgentPage', {
+  total: countedTotal('All matching agents'),
+  agents: { type: 'array', items: { $ref: 'Agent' } },
+  nextOffset,
+});
 
-export const officePageSchema = {
-  $id: 'OfficePage',
-  type: 'object',
-  required: ['total', 'offices', 'nextOffset'],
-  properties: {
-    total: countedTotal('All matching offices'),
-    offices: { type: 'array', items: { $ref: 'Office' } },
-    nextOffset,
-  },
-} as const;
+export const officePageSchema = objectSchema('OfficePage', {
+  total: countedTotal('All matching offices'),
+  offices: { type: 'array', items: { $ref: 'Office' } },
+  nextOffset,
+});
 
 const historyAmount = {
   type: 'object',
@@ -233,60 +223,49 @@ export const listingHistoryQuerySchema = {
   },
 } as const;
 
-export const listingHistorySchema = {
-  $id: 'ListingHistory',
-  type: 'object',
-  required: ['events', 'next'],
-  properties: {
-    events: {
-      type: 'array',
-      description:
-        "Newest first. Amounts are those the public saw when they applied: a price the agent withheld then is never shown, and while the agent withholds the listing's price now no asking amount is shown at all (nor a sold price withheld now).",
-      items: {
-        type: 'object',
-        required: ['type', 'at'],
-        properties: {
-          type: {
-            type: 'string',
-            enum: [...HISTORY_EVENT_TYPES],
-            description:
-              'listed: first shown to the public; price_changed: the asking price (or rent) changed; under_offer, sold, leased: its status became that; withdrawn: it left the market (withdrawn or taken off it); back_on_market: on the market again.',
-          },
-          at: { type: 'string', format: 'date-time', description: 'When the change was stored here.' },
-          price: { ...historyAmount, description: 'listed, price_changed: the asking price (or rent) from then on.' },
-          previousPrice: { ...historyAmount, description: 'price_changed: the asking price before.' },
-          soldPrice: { ...historyAmount, description: 'sold, leased: the price, where its display allows.' },
+export const listingHistorySchema = objectSchema('ListingHistory', {
+  events: {
+    type: 'array',
+    description:
+      "Newest first. Amounts are those the public saw when they applied: a price the agent withheld then is never shown, and while the agent withholds the listing's price now no asking amount is shown at all (nor a sold price withheld now).",
+    items: {
+      type: 'object',
+      required: ['type', 'at'],
+      properties: {
+        type: {
+          type: 'string',
+          enum: [...HISTORY_EVENT_TYPES],
+          description:
+            'listed: first shown to the public; price_changed: the asking price (or rent) changed; under_offer, sold, leased: its status became that; withdrawn: it left the market (withdrawn or taken off it); back_on_market: on the market again.',
         },
+        at: { type: 'string', format: 'date-time', description: 'When the change was stored here.' },
+        price: { ...historyAmount, description: 'listed, price_changed: the asking price (or rent) from then on.' },
+        previousPrice: { ...historyAmount, description: 'price_changed: the asking price before.' },
+        soldPrice: { ...historyAmount, description: 'sold, leased: the price, where its display allows.' },
       },
     },
-    next: { type: ['string', 'null'], description: 'Pass as cursor for older events; null when there are none.' },
   },
-} as const;
+  next: { type: ['string', 'null'], description: 'Pass as cursor for older events; null when there are none.' },
+});
 
-export const countriesSchema = {
-  $id: 'Countries',
-  type: 'object',
-  required: ['countries'],
-  properties: {
-    countries: {
-      type: 'array',
-      items: { type: 'object', required: ['code', 'listingCount'], properties: { code: { type: 'string' }, listingCount: { type: 'integer' } } },
-      description: 'Public listings per country, most first.',
-    },
+export const countriesSchema = objectSchema('Countries', {
+  countries: {
+    type: 'array',
+    items: requiredObject({ code: { type: 'string' }, listingCount: { type: 'integer' } }),
+    description: 'Public listings per country, most first.',
   },
-} as const;
+});
 
-export const fxRatesSchema = {
-  $id: 'FxRates',
-  type: 'object',
-  required: ['base', 'asOf', 'rates'],
-  properties: {
+export const fxRatesSchema = objectSchema(
+  'FxRates',
+  {
     base: { type: 'string', description: 'ISO-4217 code the rates are quoted against (EUR for ECB rates).' },
     asOf: { type: 'string', description: 'The date the rates are for (YYYY-MM-DD).' },
     source: { type: 'string', description: 'primary, backup, or the bundled snapshot.' },
     rates: { type: 'object', additionalProperties: { type: 'number' }, description: 'Units of each currency per unit of base.' },
   },
-} as const;
+  { required: ['base', 'asOf', 'rates'] },
+);
 
 export const projectSearchQuerySchema = {
   $id: 'ProjectSearchQuery',
@@ -301,20 +280,15 @@ export const projectSearchQuerySchema = {
   },
 } as const;
 
-export const projectPageSchema = {
-  $id: 'ProjectPage',
-  type: 'object',
-  required: ['total', 'projects', 'nextOffset'],
-  properties: {
-    total: { type: 'integer', description: 'All matching projects (not archived).' },
-    projects: {
-      type: 'array',
-      items: { $ref: 'PublicProject' },
-      description: 'Newest modTime first, then projectKey.',
-    },
-    nextOffset,
+export const projectPageSchema = objectSchema('ProjectPage', {
+  total: { type: 'integer', description: 'All matching projects (not archived).' },
+  projects: {
+    type: 'array',
+    items: { $ref: 'PublicProject' },
+    description: 'Newest modTime first, then projectKey.',
   },
-} as const;
+  nextOffset,
+});
 
 /** The canonical project with its public listings in document order. */
 export const projectWithListingsSchema = {

@@ -1,32 +1,24 @@
+import { objectSchema, requiredObject } from './object-schema.js';
+
 /** Schemas of the RESO Web API's JSON answers (docs/reso.md): the service document, a collection page, an error. */
 
 const context = { type: 'string', format: 'uri', description: 'The metadata URL and what the answer holds (OData context URL).' } as const;
 
 export const resoSchemas = [
-  {
-    $id: 'ResoServiceDocument',
-    type: 'object',
-    description: 'The resources this OData service serves.',
-    required: ['@odata.context', 'value'],
-    properties: {
+  objectSchema(
+    'ResoServiceDocument',
+    {
       '@odata.context': context,
       value: {
         type: 'array',
-        items: {
-          type: 'object',
-          required: ['name', 'kind', 'url'],
-          properties: { name: { type: 'string' }, kind: { const: 'EntitySet' }, url: { type: 'string' } },
-        },
+        items: requiredObject({ name: { type: 'string' }, kind: { const: 'EntitySet' }, url: { type: 'string' } }),
       },
     },
-  },
-  {
-    $id: 'ResoCollection',
-    type: 'object',
-    description:
-      'A page of records, each with the fields $metadata declares (or those $select names), $expand adding Media, ListAgent and ListOffice. A record fetched by key is one such record at the top level with its own @odata.context.',
-    required: ['@odata.context', 'value'],
-    properties: {
+    { description: 'The resources this OData service serves.' },
+  ),
+  objectSchema(
+    'ResoCollection',
+    {
       '@odata.context': context,
       '@odata.count': { type: 'integer', minimum: 0, description: 'How many records match in all ($count=true).' },
       '@odata.nextLink': {
@@ -36,13 +28,15 @@ export const resoSchemas = [
       },
       value: { type: 'array', items: { type: 'object', additionalProperties: true } },
     },
-  },
-  {
-    $id: 'ResoError',
-    type: 'object',
-    description: 'OData\'s JSON error form, which this surface uses in place of the service\'s `{ "error": "..." }`.',
-    required: ['error'],
-    properties: {
+    {
+      description:
+        'A page of records, each with the fields $metadata declares (or those $select names), $expand adding Media, ListAgent and ListOffice. A record fetched by key is one such record at the top level with its own @odata.context.',
+      required: ['@odata.context', 'value'],
+    },
+  ),
+  objectSchema(
+    'ResoError',
+    {
       error: {
         type: 'object',
         required: ['code', 'message'],
@@ -53,5 +47,6 @@ export const resoSchemas = [
         },
       },
     },
-  },
+    { description: 'OData\'s JSON error form, which this surface uses in place of the service\'s `{ "error": "..." }`.' },
+  ),
 ] as const;

@@ -1,33 +1,23 @@
+import { objectSchema, requiredObject } from './object-schema.js';
 /** parsed / valid / invalid, for listings and for projects. */
-export const countsSchema = {
-  type: 'object',
-  required: ['parsed', 'valid', 'invalid'],
-  properties: { parsed: { type: 'integer' }, valid: { type: 'integer' }, invalid: { type: 'integer' } },
-} as const;
+export const countsSchema = requiredObject({ parsed: { type: 'integer' }, valid: { type: 'integer' }, invalid: { type: 'integer' } });
 
-export const issueSchema = {
-  $id: 'Issue',
-  type: 'object',
-  required: ['level', 'code', 'message', 'listingIndex', 'uniqueId', 'path'],
-  properties: {
-    level: { enum: ['error', 'warning'] },
-    code: { type: 'string', pattern: '^[a-z][a-z0-9_]*$', description: 'Stable lower_snake_case code; see docs/issue-codes.md.' },
-    message: { type: 'string' },
-    listingIndex: { type: ['integer', 'null'], minimum: 0, description: '0-based position of the listing in the feed; null for issues outside any listing.' },
-    uniqueId: { type: ['string', 'null'] },
-    path: {
-      type: 'string',
-      description:
-        'REAXML: XPath-like with 1-based positions, e.g. /propertyList/residential[3]/address/postcode[1]. RESO and project documents: JSON Pointer, e.g. /value/3/ListPrice.',
-    },
+export const issueSchema = objectSchema('Issue', {
+  level: { enum: ['error', 'warning'] },
+  code: { type: 'string', pattern: '^[a-z][a-z0-9_]*$', description: 'Stable lower_snake_case code; see docs/issue-codes.md.' },
+  message: { type: 'string' },
+  listingIndex: { type: ['integer', 'null'], minimum: 0, description: '0-based position of the listing in the feed; null for issues outside any listing.' },
+  uniqueId: { type: ['string', 'null'] },
+  path: {
+    type: 'string',
+    description:
+      'REAXML: XPath-like with 1-based positions, e.g. /propertyList/residential[3]/address/postcode[1]. RESO and project documents: JSON Pointer, e.g. /value/3/ListPrice.',
   },
-} as const;
+});
 
-export const validationResultSchema = {
-  $id: 'ValidationResult',
-  type: 'object',
-  required: ['ok', 'counts', 'issues', 'listings'],
-  properties: {
+export const validationResultSchema = objectSchema(
+  'ValidationResult',
+  {
     ok: { type: 'boolean', description: 'true when no listing is invalid and no error issue was raised.' },
     counts: countsSchema,
     truncated: {
@@ -37,14 +27,13 @@ export const validationResultSchema = {
     },
     issues: { type: 'array', items: { $ref: 'Issue' } },
     listings: { type: 'array', items: { $ref: 'Listing' }, description: 'Canonical listing previews: what would be stored.' },
-    projects: {
-      type: 'object',
-      description: 'Project feeds: project counts and canonical project previews.',
-      required: ['counts', 'previews'],
-      properties: {
+    projects: requiredObject(
+      {
         counts: countsSchema,
         previews: { type: 'array', items: { $ref: 'Project' } },
       },
-    },
+      { description: 'Project feeds: project counts and canonical project previews.' },
+    ),
   },
-} as const;
+  { required: ['ok', 'counts', 'issues', 'listings'] },
+);

@@ -7,6 +7,7 @@
 import type { WebhookEventType } from '../../db/webhooks.js';
 import { LISTING_STATUSES } from '../../pipeline/listing-statuses.js';
 import { summary } from './ingestion.js';
+import { requiredObject } from './object-schema.js';
 import { countsSchema } from './validation-result.js';
 
 const uuid = { type: 'string', format: 'uuid' } as const;
@@ -68,19 +69,12 @@ const feedData = {
       oneOf: [summary, { type: 'null' }],
     },
     issueCounts: {
-      oneOf: [
-        { type: 'object', required: ['errors', 'warnings'], properties: { errors: { type: 'integer' }, warnings: { type: 'integer' } } },
-        { type: 'null' },
-      ],
+      oneOf: [requiredObject({ errors: { type: 'integer' }, warnings: { type: 'integer' } }), { type: 'null' }],
     },
     quarantine: {
       type: 'array',
       description: 'feed.quarantined: each office whose archive the circuit breaker held.',
-      items: {
-        type: 'object',
-        required: ['office', 'quarantineId', 'held'],
-        properties: { office: { type: 'string' }, quarantineId: { type: ['string', 'null'] }, held: { type: 'integer' } },
-      },
+      items: requiredObject({ office: { type: 'string' }, quarantineId: { type: ['string', 'null'] }, held: { type: 'integer' } }),
     },
     statusUrl: { type: 'string', description: 'GET it with the key for the whole result.' },
   },

@@ -1,6 +1,7 @@
 /** Schemas of the webhook endpoints a feed key registers, and their delivery log (docs/ingestion.md, Webhooks). */
 
 import { SUBSCRIBABLE_EVENTS } from '../../db/webhooks.js';
+import { objectSchema } from './object-schema.js';
 import { adminLimitParam as limit, offsetParam as offset, offsetPageSchema } from './paging.js';
 
 const uuid = { type: 'string', format: 'uuid' } as const;
@@ -22,42 +23,33 @@ const events = {
 } as const;
 const description = { type: ['string', 'null'], maxLength: 500, description: 'A note of your own.' } as const;
 
-export const webhookEndpointSchema = {
-  $id: 'WebhookEndpoint',
-  type: 'object',
-  required: ['id', 'keyId', 'url', 'events', 'description', 'status', 'failingSince', 'disabledAt', 'disabledReason', 'createdAt'],
-  properties: {
-    id: uuid,
-    keyId: uuid,
-    url: { type: 'string' },
-    events: { type: 'array', items: { type: 'string' } },
-    description: { type: ['string', 'null'] },
-    status: {
-      enum: ['active', 'disabled'],
-      description: 'disabled: it failed every delivery for WEBHOOK_DISABLE_AFTER_HOURS (24 h); nothing is sent until it is enabled again.',
-    },
-    failingSince: { type: ['string', 'null'], format: 'date-time', description: 'Since when every delivery failed (null: the last one was acknowledged).' },
-    disabledAt: { type: ['string', 'null'], format: 'date-time' },
-    disabledReason: { type: ['string', 'null'] },
-    createdAt: { type: 'string', format: 'date-time' },
+export const webhookEndpointSchema = objectSchema('WebhookEndpoint', {
+  id: uuid,
+  keyId: uuid,
+  url: { type: 'string' },
+  events: { type: 'array', items: { type: 'string' } },
+  description: { type: ['string', 'null'] },
+  status: {
+    enum: ['active', 'disabled'],
+    description: 'disabled: it failed every delivery for WEBHOOK_DISABLE_AFTER_HOURS (24 h); nothing is sent until it is enabled again.',
   },
-} as const;
+  failingSince: { type: ['string', 'null'], format: 'date-time', description: 'Since when every delivery failed (null: the last one was acknowledged).' },
+  disabledAt: { type: ['string', 'null'], format: 'date-time' },
+  disabledReason: { type: ['string', 'null'] },
+  createdAt: { type: 'string', format: 'date-time' },
+});
 
-export const webhookRequestSchema = {
-  $id: 'WebhookRequest',
-  type: 'object',
-  additionalProperties: false,
-  required: ['url'],
-  properties: { url, events: { ...events, description: `${events.description} Default: all of them.` }, description },
-} as const;
+export const webhookRequestSchema = objectSchema(
+  'WebhookRequest',
+  { url, events: { ...events, description: `${events.description} Default: all of them.` }, description },
+  { additionalProperties: false, required: ['url'] },
+);
 
-export const adminWebhookRequestSchema = {
-  $id: 'AdminWebhookRequest',
-  type: 'object',
-  additionalProperties: false,
-  required: ['keyId', 'url'],
-  properties: { keyId: { ...uuid, description: 'The feed key whose feeds raise the events.' }, url, events, description },
-} as const;
+export const adminWebhookRequestSchema = objectSchema(
+  'AdminWebhookRequest',
+  { keyId: { ...uuid, description: 'The feed key whose feeds raise the events.' }, url, events, description },
+  { additionalProperties: false, required: ['keyId', 'url'] },
+);
 
 export const webhookUpdateSchema = {
   $id: 'WebhookUpdate',
@@ -72,69 +64,40 @@ export const webhookUpdateSchema = {
   },
 } as const;
 
-export const webhookCreatedSchema = {
-  $id: 'WebhookCreated',
-  type: 'object',
-  required: ['endpoint', 'secret'],
-  properties: {
-    endpoint: { $ref: 'WebhookEndpoint' },
-    secret: { type: 'string', description: 'The signing secret (whsec_…), shown only here: keep it to verify webhook-signature.' },
-  },
-} as const;
+export const webhookCreatedSchema = objectSchema('WebhookCreated', {
+  endpoint: { $ref: 'WebhookEndpoint' },
+  secret: { type: 'string', description: 'The signing secret (whsec_…), shown only here: keep it to verify webhook-signature.' },
+});
 
-export const webhookSecretSchema = {
-  $id: 'WebhookSecret',
-  type: 'object',
-  required: ['secret', 'previousSecretValidHours', 'previousSecretsValidUntil'],
-  properties: {
-    secret: { type: 'string', description: 'The new signing secret, shown only here.' },
-    previousSecretValidHours: {
-      type: 'integer',
-      description:
-        'For this long after a rotation each delivery carries one more signature made with the secret it replaced, so receivers can switch over; a later rotation does not shorten it.',
-    },
-    previousSecretsValidUntil: {
-      type: 'array',
-      items: dateTime,
-      description: 'When each earlier secret still signing stops, newest first (the one just replaced first).',
-    },
+export const webhookSecretSchema = objectSchema('WebhookSecret', {
+  secret: { type: 'string', description: 'The new signing secret, shown only here.' },
+  previousSecretValidHours: {
+    type: 'integer',
+    description:
+      'For this long after a rotation each delivery carries one more signature made with the secret it replaced, so receivers can switch over; a later rotation does not shorten it.',
   },
-} as const;
+  previousSecretsValidUntil: {
+    type: 'array',
+    items: dateTime,
+    description: 'When each earlier secret still signing stops, newest first (the one just replaced first).',
+  },
+});
 
-export const webhookDeliverySchema = {
-  $id: 'WebhookDelivery',
-  type: 'object',
-  required: [
-    'id',
-    'endpointId',
-    'type',
-    'feedId',
-    'status',
-    'attempts',
-    'lastStatus',
-    'lastLatencyMs',
-    'lastError',
-    'lastAttemptAt',
-    'nextAttemptAt',
-    'createdAt',
-    'deliveredAt',
-  ],
-  properties: {
-    id: { type: 'string', description: 'The webhook-id header of every attempt (the same each time: deduplicate by it).' },
-    endpointId: uuid,
-    type: { type: 'string' },
-    feedId: { type: ['string', 'null'] },
-    status: { enum: ['pending', 'delivered', 'abandoned'], description: 'abandoned: every attempt failed, or the endpoint was disabled or deleted.' },
-    attempts: { type: 'integer' },
-    lastStatus: { type: ['integer', 'null'], description: 'The HTTP status of the last attempt (null: no answer).' },
-    lastLatencyMs: { type: ['integer', 'null'] },
-    lastError: { type: ['string', 'null'] },
-    lastAttemptAt: { type: ['string', 'null'], format: 'date-time' },
-    nextAttemptAt: { type: ['string', 'null'], format: 'date-time' },
-    createdAt: { type: 'string', format: 'date-time' },
-    deliveredAt: { type: ['string', 'null'], format: 'date-time' },
-  },
-} as const;
+export const webhookDeliverySchema = objectSchema('WebhookDelivery', {
+  id: { type: 'string', description: 'The webhook-id header of every attempt (the same each time: deduplicate by it).' },
+  endpointId: uuid,
+  type: { type: 'string' },
+  feedId: { type: ['string', 'null'] },
+  status: { enum: ['pending', 'delivered', 'abandoned'], description: 'abandoned: every attempt failed, or the endpoint was disabled or deleted.' },
+  attempts: { type: 'integer' },
+  lastStatus: { type: ['integer', 'null'], description: 'The HTTP status of the last attempt (null: no answer).' },
+  lastLatencyMs: { type: ['integer', 'null'] },
+  lastError: { type: ['string', 'null'] },
+  lastAttemptAt: { type: ['string', 'null'], format: 'date-time' },
+  nextAttemptAt: { type: ['string', 'null'], format: 'date-time' },
+  createdAt: { type: 'string', format: 'date-time' },
+  deliveredAt: { type: ['string', 'null'], format: 'date-time' },
+});
 
 export const webhookDeliveryQuerySchema = {
   $id: 'WebhookDeliveryQuery',
