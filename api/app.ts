@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express, type RequestHandler, type Router } from 'express';
 import type { Redis } from 'ioredis';
 import type { Db } from '../db/knex.js';
 import type { RefusalCounter } from '../db/lead-refusals.js';
@@ -22,7 +22,7 @@ import { enquiryCors, PUBLIC_CORS_PATHS, publicCors, securityHeaders } from './m
 import { buildOpenApi } from './openapi.js';
 import { odataErrors, RESO_ROOT } from './reso/odata-request.js';
 import type { AppConfig, LimitFactory, RouteDeps } from './route-deps.js';
-import { adminRouter, guardedRouter, routerOf } from './route-registry.js';
+import { adminRouter, guardedRouter, type RouteSpec, routerOf } from './route-registry.js';
 import {
   ADMIN_ROUTES,
   ALERT_ROUTES,
@@ -115,6 +115,37 @@ function routeDepsOf(deps: AppDeps): RouteDeps {
   };
 }
 
+/**
+ * What answers a request after the health routes, in the order Express tries them: a family of
+ * registered routes, or a router made from the dependencies. The busiest routes come first.
+ */
+const MOUNTS: readonly (readonly RouteSpec[] | ((routes: RouteDeps) => Router))[] = [
+  PUBLIC_READ_ROUTES,
+  PROJECT_ROUTES,
+  resoRouter,
+  FX_ROUTES,
+  SITE_ROUTES,
+  OPENAPI_ROUTES,
+  docsRouter,
+  developerPageRouter,
+  consolePageRouter,
+  guidesRouter,
+  homePageRouter,
+  VALIDATE_ROUTES,
+  // Before the feed routes: GET /v1/feeds/stats is a concrete path beside GET /v1/feeds/{feedId}.
+  FEED_LEAD_ROUTES,
+  FEED_ROUTES,
+  (routes) => guardedRouter('/v1/webhooks', 'feedKeyOrHeader', KEY_WEBHOOK_ROUTES, routes),
+  DEVELOPER_KEY_ROUTES,
+  LEAD_ROUTES,
+  ALERT_ROUTES,
+  alertPagesRouter,
+  METRICS_ROUTES,
+  // Every /v1/admin route, behind the operator check the router itself carries.
+  (routes) => adminRouter(ADMIN_ROUTES, routes),
+  OPERATOR_SESSION_ROUTES,
+];
+
 /** The Express app without listen(), so tests and every process role build it the same way. */
 export function createApp(deps: AppDeps): Express {
   const { config, db } = deps;
@@ -140,31 +171,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(refuseNulInUrl);
   app.use(routerOf(HEALTH_ROUTES, routes));
   if (deps.readReplica) replicaGauges(metrics, deps.readReplica);
-  // The busiest routes first.
-  app.use(routerOf(PUBLIC_READ_ROUTES, routes));
-  app.use(routerOf(PROJECT_ROUTES, routes));
-  app.use(resoRouter(routes));
-  app.use(routerOf(FX_ROUTES, routes));
-  app.use(routerOf(SITE_ROUTES, routes));
-  app.use(routerOf(OPENAPI_ROUTES, routes));
-  app.use(docsRouter(routes));
-  app.use(developerPageRouter());
-  app.use(consolePageRouter());
-  app.use(guidesRouter());
-  app.use(homePageRouter());
-  app.use(routerOf(VALIDATE_ROUTES, routes));
-  // Before the feed routes: GET /v1/feeds/stats is a concrete path beside GET /v1/feeds/{feedId}.
-  app.use(routerOf(FEED_LEAD_ROUTES, routes));
-  app.use(routerOf(FEED_ROUTES, routes));
-  app.use(guardedRouter('/v1/webhooks', 'feedKeyOrHeader', KEY_WEBHOOK_ROUTES, routes));
-  app.use(routerOf(DEVELOPER_KEY_ROUTES, routes));
-  app.use(routerOf(LEAD_ROUTES, routes));
-  app.use(routerOf(ALERT_ROUTES, routes));
-  app.use(alertPagesRouter(routes));
-  app.use(routerOf(METRICS_ROUTES, routes));
-  // Every /v1/admin route, behind the operator check the router itself carries.
-  app.use(adminRouter(ADMIN_ROUTES, routes));
-  app.use(routerOf(OPERATOR_SESSION_ROUTES, routes));
+  for (const mount of MOUNTS) app.use(typeof mount === 'function' ? mount(routes) : routerOf(mount, routes));
   if (deps.queueBoard) {
     const signIn = requireOperator(routes.operators, db, { session: true, signIn: '/console?next=queues' });
     app.use('/admin/queues', signIn, sameOriginWrites(config.publicBaseUrl), deps.queueBoard);
