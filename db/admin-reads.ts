@@ -3,7 +3,7 @@ import { PROBLEM_OUTCOMES } from '../lib/feed-outcome.js';
 import { listingKey } from '../pipeline/listing-key.js';
 import type { CanonicalListing } from '../pipeline/types.js';
 import { refreshDirectory } from './directory.js';
-import { iso, isoOrNull, likePattern, offsetPage } from './row-values.js';
+import { camelColumns, iso, isoOrNull, likePattern, offsetPage } from './row-values.js';
 import type * as Row from './rows.js';
 import { FEED_SORTS, LISTING_SORTS, orderBySql } from './sort-order.js';
 
@@ -58,16 +58,10 @@ export async function adminListings(
   return {
     total,
     listings: rows.map((r) => ({
-      listingKey: r.listing_key,
-      office: r.office,
-      uniqueId: r.unique_id,
-      status: r.status,
-      hidden: r.hidden,
+      ...camelColumns(r, ['listing_key', 'office', 'unique_id', 'status', 'hidden', 'headline', 'address']),
       public: r.is_public,
       modTime: iso(r.mod_time),
       updatedAt: iso(r.updated_at),
-      headline: r.headline,
-      address: r.address,
     })),
   };
 }

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { FeedOutcome } from '../lib/feed-outcome.js';
 import type { Issue, IssueLevel } from '../pipeline/types.js';
-import { iso, isoOrNull, nextOffsetOf, offsetPage } from './row-values.js';
+import { camelColumns, iso, isoOrNull, nextOffsetOf, offsetPage } from './row-values.js';
 import type * as Row from './rows.js';
 
 /** A feed in a key's own history: what it was, what became of it, its counts; never its body or per-listing actions. */
@@ -84,14 +84,8 @@ export async function keyFeeds(db: Knex, keyId: string, query: FeedHistoryQuery)
     total,
     feeds: rows.map((r) => ({
       feedId: r.id,
-      status: r.status,
-      outcome: r.outcome,
-      source: r.source,
-      format: r.format,
-      mode: r.mode,
-      officeScope: r.office_scope,
+      ...camelColumns(r, ['status', 'outcome', 'source', 'format', 'mode', 'office_scope', 'attempts']),
       bodyBytes: Number(r.body_bytes),
-      attempts: r.attempts,
       createdAt: iso(r.created_at),
       finishedAt: isoOrNull(r.finished_at),
       counts: r.counts ?? null,

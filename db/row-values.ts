@@ -28,3 +28,16 @@ export async function offsetPage<Row>(
   const total = Number(n);
   return { rows, total, nextOffset: nextOffsetOf(at.offset, rows.length, total) };
 }
+
+/** A column's name as the API spells it: `key_id` → `keyId`. */
+export type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;
+
+/**
+ * The named columns of a row under their API names (`unique_id` → `uniqueId`), values as they are:
+ * a mapper spells only the columns it converts or renames.
+ */
+export function camelColumns<R, K extends keyof R & string>(row: R, columns: readonly K[]): { [C in K as CamelCase<C>]: R[C] } {
+  const out: Record<string, unknown> = {};
+  for (const column of columns) out[column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())] = row[column];
+  return out as { [C in K as CamelCase<C>]: R[C] };
+}

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { cleanUrls, linkTarget } from '../lib/safe-url.js';
 import { isUniqueViolation } from './pg-errors.js';
-import { iso } from './row-values.js';
+import { camelColumns, iso } from './row-values.js';
 import type * as Row from './rows.js';
 
 /** A navigation link as stored (schema NavLink in the API description). */
@@ -39,12 +39,8 @@ export interface Page extends PageContent {
 }
 
 const toPage = (r: Row.SitePage): Page => ({
-  id: r.id,
-  slug: r.slug,
-  title: r.title,
-  body: r.body,
+  ...camelColumns(r, ['id', 'slug', 'title', 'body', 'published']),
   description: r.description ?? null,
-  published: r.published,
   createdAt: iso(r.created_at),
   updatedAt: iso(r.updated_at),
 });

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { iso, isoOrNull, offsetPage } from './row-values.js';
+import { camelColumns, iso, isoOrNull, offsetPage } from './row-values.js';
 import type * as Row from './rows.js';
 
 export const WEBHOOK_EVENTS = [
@@ -54,12 +54,8 @@ export interface WebhookEndpoint {
 }
 
 const toEndpoint = (r: Row.WebhookEndpoint): WebhookEndpoint => ({
-  id: r.id,
-  keyId: r.key_id,
-  url: r.url,
-  events: r.events,
+  ...camelColumns(r, ['id', 'key_id', 'url', 'events', 'status']),
   description: r.description ?? null,
-  status: r.status,
   failingSince: isoOrNull(r.failing_since),
   disabledAt: isoOrNull(r.disabled_at),
   disabledReason: r.disabled_reason ?? null,
