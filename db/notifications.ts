@@ -11,7 +11,7 @@ export type NotificationKind = 'feed_not_well_formed' | 'invalid_listings' | 'ci
  * At most one per sender (key or office) and kind per hour; later ones in the hour are dropped.
  */
 export async function queueNotification(
-  db: Db,
+  db: Knex,
   input: { sender: string; recipient: string; kind: NotificationKind; subject: string; body: string; at?: Date },
 ): Promise<boolean> {
   const hour = (input.at ?? new Date()).toISOString().slice(0, 13);

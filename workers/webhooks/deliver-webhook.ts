@@ -117,27 +117,31 @@ export async function attemptDelivery(deps: WebhookDeps, endpoint: LaneEndpoint,
  * address is told, once.
  */
 async function noteFailure(deps: WebhookDeps, endpoint: { id: string; key_id: string; url: string }): Promise<void> {
-  const { db } = deps;
   const reason = `every delivery failed for ${deps.disableAfterHours} hours`;
-  const [disabled] = await db('webhook_endpoints')
-    .where({ id: endpoint.id, status: 'active' })
-    .where('failing_since', '<=', db.raw('now() - make_interval(secs => ?)', [deps.disableAfterHours * 3600]))
-    .update({ status: 'disabled', disabled_at: db.fn.now(), disabled_reason: reason, updated_at: db.fn.now() })
-    .returning(['id', 'key_id', 'url']);
-  if (!disabled) return;
-  await abandonPending(db, endpoint.id, 'the endpoint was disabled');
-  deps.logger.warn({ endpointId: endpoint.id, url: endpoint.url }, 'webhook endpoint disabled after failing');
-  const key = await db('feed_keys').where({ id: disabled.key_id }).first('alert_email', 'client_name');
-  if (key) {
-    await queueNotification(db, {
-      sender: disabled.key_id,
-      recipient: key.alert_email,
-      kind: 'webhook_disabled',
-      subject: `Webhook endpoint disabled: ${endpoint.url}`,
-      body:
-        `The webhook endpoint ${endpoint.url} (id ${endpoint.id}) of ${key.client_name} was disabled: ${reason}. ` +
-        'Nothing more is sent to it. Fix the receiver, then turn it on again with PATCH /v1/webhooks/{id} and {"enabled": true}; ' +
-        'its delivery log is at GET /v1/webhooks/{id}/deliveries.',
-    });
-  }
+  // One transaction: no reader sees the endpoint disabled with deliveries still pending, and a
+  // crash cannot leave it disabled without its mail.
+  const disabled = await deps.db.transaction(async (trx) => {
+    const [row] = await trx('webhook_endpoints')
+      .where({ id: endpoint.id, status: 'active' })
+      .where('failing_since', '<=', trx.raw('now() - make_interval(secs => ?)', [deps.disableAfterHours * 3600]))
+      .update({ status: 'disabled', disabled_at: trx.fn.now(), disabled_reason: reason, updated_at: trx.fn.now() })
+      .returning(['id', 'key_id', 'url']);
+    if (!row) return null;
+    await abandonPending(trx, endpoint.id, 'the endpoint was disabled');
+    const key = await trx('feed_keys').where({ id: row.key_id }).first('alert_email', 'client_name');
+    if (key) {
+      await queueNotification(trx, {
+        sender: row.key_id,
+        recipient: key.alert_email,
+        kind: 'webhook_disabled',
+        subject: `Webhook endpoint disabled: ${endpoint.url}`,
+        body:
+          `The webhook endpoint ${endpoint.url} (id ${endpoint.id}) of ${key.client_name} was disabled: ${reason}. ` +
+          'Nothing more is sent to it. Fix the receiver, then turn it on again with PATCH /v1/webhooks/{id} and {"enabled": true}; ' +
+          'its delivery log is at GET /v1/webhooks/{id}/deliveries.',
+      });
+    }
+    return row;
+  });
+  if (disabled) deps.logger.warn({ endpointId: endpoint.id, url: endpoint.url }, 'webhook endpoint disabled after failing');
 }
