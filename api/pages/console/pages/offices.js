@@ -68,10 +68,9 @@ function OfficeList({ onOpen }) {
     <${Pager} offset=${list.offset} shown=${data?.offices.length ?? 0} total=${data?.total} limit=${list.limit} onPage=${list.page} noun="office(s)" />`;
 }
 
-function OfficeEditors({ id, current }) {
-  const [stored, setStored] = useState(current);
-  const [errors, setErrors] = useState(/** @type {import('../ui/fields.js').FieldErrors} */ ({}));
-  const saveLeads = async (event) => {
+/** Saves what changed of an office's lead settings; clearing its lead email is confirmed first. */
+function saveLeadSettings({ id, stored, setStored, setErrors }) {
+  return async (event) => {
     event.preventDefault();
     const data = new FormData(event.currentTarget);
     const next = orNull(data.get('leadEmail'));
@@ -99,7 +98,11 @@ function OfficeEditors({ id, current }) {
       setErrors(fieldErrors(err.message, ['leadEmail', 'leadDelivery']));
     }
   };
-  const saveDrop = async (event) => {
+}
+
+/** Saves what changed of an office's SFTP drop settings. */
+function saveDropSettings({ id, stored, setStored, setErrors }) {
+  return async (event) => {
     event.preventDefault();
     const data = new FormData(event.currentTarget);
     const body = Object.fromEntries(DROP_FIELDS.map(([name]) => [name, orNull(data.get(name))]));
@@ -121,6 +124,14 @@ function OfficeEditors({ id, current }) {
       );
     }
   };
+}
+
+function OfficeEditors({ id, current }) {
+  const [stored, setStored] = useState(current);
+  const [errors, setErrors] = useState(/** @type {import('../ui/fields.js').FieldErrors} */ ({}));
+  const state = { id, stored, setStored, setErrors };
+  const saveLeads = saveLeadSettings(state);
+  const saveDrop = saveDropSettings(state);
   const statuses = Object.entries(stored.listingsByStatus ?? {});
   return html`<h2>Office ${id}</h2>
     <div class="panel">

@@ -50,6 +50,42 @@ function namedProblem(kind, value) {
   return null;
 }
 
+/** What is wrong with a setting's fields, by named field or row index; empty when nothing is. */
+function settingProblems(named, fields, rows) {
+  const found = {};
+  for (const [key, , , kind] of named) {
+    const problem = namedProblem(kind, fields[key].trim());
+    if (problem) found[key] = problem;
+  }
+  const seen = new Set(named.filter(([key]) => fields[key].trim()).map(([key]) => key));
+  rows.forEach((r, i) => {
+    if (!r.k.trim() && !r.v.trim()) return;
+    if (!r.k.trim()) found[i] = 'Give the field a name.';
+    else if (seen.has(r.k.trim())) found[i] = `${r.k.trim()} is named twice.`;
+    seen.add(r.k.trim());
+  });
+  return found;
+}
+
+/** The setting's value as saved: the named fields with text, then each named row (a raw row's JSON read back). */
+function settingValue(named, fields, rows) {
+  const object = {};
+  for (const [key] of named) if (fields[key].trim()) object[key] = fields[key].trim();
+  for (const r of rows) {
+    if (!r.k.trim()) continue;
+    let v = r.v;
+    if (r.raw) {
+      try {
+        v = JSON.parse(r.v);
+      } catch {
+        v = r.v;
+      }
+    }
+    object[r.k.trim()] = v;
+  }
+  return object;
+}
+
 /** A setting: its named fields, then any other field as a row (name, value), plus a new one. */
 function SettingForm({ name, value, onSaved }) {
   const named = NAMED[name];
@@ -71,36 +107,11 @@ function SettingForm({ name, value, onSaved }) {
   const edit = (i, part) => (e) => setRows(rows.map((r, j) => (j === i ? { ...r, [part]: e.currentTarget.value } : r)));
   const save = async (event) => {
     event.preventDefault();
-    const found = {};
-    for (const [key, , , kind] of named) {
-      const problem = namedProblem(kind, fields[key].trim());
-      if (problem) found[key] = problem;
-    }
-    const seen = new Set(named.filter(([key]) => fields[key].trim()).map(([key]) => key));
-    rows.forEach((r, i) => {
-      if (!r.k.trim() && !r.v.trim()) return;
-      if (!r.k.trim()) found[i] = 'Give the field a name.';
-      else if (seen.has(r.k.trim())) found[i] = `${r.k.trim()} is named twice.`;
-      seen.add(r.k.trim());
-    });
+    const found = settingProblems(named, fields, rows);
     setErrors(found);
     if (Object.keys(found).length) return flash('error', `${name} not saved: see the fields marked.`);
-    const object = {};
-    for (const [key] of named) if (fields[key].trim()) object[key] = fields[key].trim();
-    for (const r of rows) {
-      if (!r.k.trim()) continue;
-      let v = r.v;
-      if (r.raw) {
-        try {
-          v = JSON.parse(r.v);
-        } catch {
-          v = r.v;
-        }
-      }
-      object[r.k.trim()] = v;
-    }
     try {
-      await api('PUT', '/v1/admin/site/settings', { key: name, value: object });
+      await api('PUT', '/v1/admin/site/settings', { key: name, value: settingValue(named, fields, rows) });
       flash('info', `${name} saved.`);
       onSaved();
     } catch (err) {
