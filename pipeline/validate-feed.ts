@@ -1,8 +1,8 @@
 import type { Preview } from './applied.js';
 import { dryRunOutcome, isEarlier } from './apply-listing.js';
+import { FeedTally } from './feed-tally.js';
 import { applyProject } from './project/apply-project.js';
 import { readFeed } from './read-feed.js';
-import { RepeatedListings } from './repeated-listings.js';
 import type { CanonicalListing, CanonicalProject, FeedContext, FeedFormat, Issue } from './types.js';
 
 export interface ValidationResult {
@@ -74,11 +74,10 @@ export async function validateFeed(source: string | AsyncIterable<string>, feed:
       listings[position] = preview.listing();
     },
   };
-  const counts = { parsed: 0, valid: 0, invalid: 0 };
   /** Per identity: where its preview is, and the modTime that won so far. */
   const seen = new Map<string, { modTime: string; preview: number }>();
-  /** A repeat is reported by the rule ingestion follows too. */
-  const repeats = new RepeatedListings();
+  /** Counted, and repeats flagged, as ingestion counts and flags them. */
+  const tally = new FeedTally();
 
   const format = options.format ?? 'reaxml';
   const projects = { counts: { parsed: 0, valid: 0, invalid: 0 }, previews: [] as CanonicalProject[] };
@@ -94,15 +93,14 @@ export async function validateFeed(source: string | AsyncIterable<string>, feed:
       }
     }
     for (const item of batch.listings) {
-      counts.parsed += 1;
       const preview = item.dryRun ?? dryRunOutcome(item, keepPreviews);
-      repeats.note(item);
+      tally.read(item);
       report(item.issues.list);
       if (!preview.valid) {
-        counts.invalid += 1;
+        tally.invalid();
         continue;
       }
-      counts.valid += 1;
+      tally.valid();
       const earlier = seen.get(preview.listingKey);
       if (!earlier) {
         seen.set(preview.listingKey, { modTime: preview.modTime, preview: keep(seen.size, () => sink.add(preview.preview)) });
@@ -114,7 +112,8 @@ export async function validateFeed(source: string | AsyncIterable<string>, feed:
       seen.set(preview.listingKey, { modTime: preview.modTime, preview: earlier.preview });
     }
   }
-  const ok = counts.invalid === 0 && projects.counts.invalid === 0 && !sawError && !issues.some((i) => i.level === 'error');
+  const ok = tally.ok({ readToEnd: true, projects: projects.counts, issues, sawError });
+  const { counts } = tally;
   if (issues.length > maxIssues) {
     issues.length = maxIssues;
     truncated = true;

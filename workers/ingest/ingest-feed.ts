@@ -4,12 +4,12 @@ import { type OfficeReconcile, reconcileOffice } from '../../db/reconcile.js';
 import type { UpsertAction } from '../../pipeline/applied.js';
 import type { FeedListing } from '../../pipeline/feed-listing.js';
 import { FeedSyntaxError } from '../../pipeline/feed-syntax-error.js';
+import { type FeedCounts, FeedTally } from '../../pipeline/feed-tally.js';
 import { knownFingerprints } from '../../pipeline/known-fingerprints.js';
 import { listingKey, officeOfKey } from '../../pipeline/listing-key.js';
 import type { FeedProject } from '../../pipeline/project/read-project-feed.js';
 import { readFeed } from '../../pipeline/read-feed.js';
 import type { BreakerSettings } from '../../pipeline/reconcile.js';
-import { RepeatedListings } from '../../pipeline/repeated-listings.js';
 import type { FeedContext, FeedFormat, Issue } from '../../pipeline/types.js';
 import { type BatchOutcome, decideBatch, type StatusChange, writeBatch } from './apply-batch.js';
 import { applyProjects, type ProjectsOutcome } from './apply-projects.js';
@@ -18,7 +18,7 @@ import { BatchPipeline } from './batch-pipeline.js';
 /** The ingestion result (docs/ingestion.md). */
 export interface IngestionResult {
   ok: boolean;
-  counts: { parsed: number; valid: number; invalid: number };
+  counts: FeedCounts;
   summary: Record<UpsertAction, number>;
   upserts: { listingKey: string; action: UpsertAction }[];
   /** Stored listings whose status the feed changed, in feed order. */
@@ -30,7 +30,7 @@ export interface IngestionResult {
     offices: OfficeReconcile[];
   };
   /** Project feeds only. */
-  projects?: { counts: { parsed: number; valid: number; invalid: number }; summary: Record<UpsertAction, number>; upserts: ProjectsOutcome['upserts'] };
+  projects?: { counts: FeedCounts; summary: Record<UpsertAction, number>; upserts: ProjectsOutcome['upserts'] };
   issues: Issue[];
 }
 
@@ -66,9 +66,11 @@ export interface IngestedFeed {
  */
 export async function ingestFeed(db: Db, breaker: BreakerSettings, input: IngestInput): Promise<IngestedFeed> {
   const issues: Issue[] = [];
+  /** Counted, and repeats flagged, as the dry run counts and flags them. */
+  const tally = new FeedTally();
   const result: IngestionResult = {
     ok: false,
-    counts: { parsed: 0, valid: 0, invalid: 0 },
+    counts: tally.counts,
     summary: { inserted: 0, updated: 0, unchanged: 0, stale_ignored: 0 },
     upserts: [],
     statusChanges: [],
@@ -76,7 +78,7 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
   };
   /** Offices whose stored listings this feed changed: their directory rows are rebuilt after it. */
   const changedOffices = new Set<string>();
-  const { syntaxError, present, presentProjects, projectItems } = await applyListings(db, input, result, changedOffices);
+  const { syntaxError, present, presentProjects, projectItems } = await applyListings(db, input, { result, tally, changedOffices });
   if (input.format === 'project') result.projects = await applyProjectItems(db, projectItems, issues);
   if (input.mode === 'full') {
     result.reconcile = syntaxError
@@ -84,8 +86,15 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
       : await reconcileFullFeed(db, breaker, input, present, presentProjects);
     for (const o of result.reconcile.offices) if (o.archived > 0) changedOffices.add(o.office);
   }
-  result.ok = !syntaxError && result.counts.invalid === 0 && (result.projects?.counts.invalid ?? 0) === 0 && !issues.some((i) => i.level === 'error');
+  result.ok = tally.ok({ readToEnd: !syntaxError, projects: result.projects?.counts, issues });
   return { result, changedOffices: [...changedOffices] };
+}
+
+/** What a feed's listings are counted into: the result, its tally, the offices whose stored listings changed. */
+interface FeedInto {
+  result: IngestionResult;
+  tally: FeedTally;
+  changedOffices: Set<string>;
 }
 
 /**
@@ -94,8 +103,9 @@ export async function ingestFeed(db: Db, breaker: BreakerSettings, input: Ingest
  * warned about. Returns what the later steps need: the feed's syntax error if any, the keys present
  * per office (full feeds) and the projects read.
  */
-async function applyListings(db: Db, input: IngestInput, result: IngestionResult, changedOffices: Set<string>) {
-  const { counts, issues } = result;
+async function applyListings(db: Db, input: IngestInput, into: FeedInto) {
+  const { result, tally } = into;
+  const { issues } = result;
   const scope = new Set(input.officeScope);
   const full = input.mode === 'full';
   const present: PresentKeys = new Map();
@@ -112,12 +122,10 @@ async function applyListings(db: Db, input: IngestInput, result: IngestionResult
     map.set(office, keys);
     if (!present.has(office)) present.set(office, new Set());
   };
-  const batches = feedBatches(db, input, result, changedOffices);
+  const batches = feedBatches(db, input, into);
   let pending: FeedListing[] = [];
   /** The pending batch holds a key an earlier batch carried. */
   let pendingRepeats = false;
-  /** A repeat is reported by the rule the dry run follows too. */
-  const repeats = new RepeatedListings();
   const flush = async () => {
     const batch = pending;
     const afterEarlier = pendingRepeats;
@@ -137,15 +145,14 @@ async function applyListings(db: Db, input: IngestInput, result: IngestionResult
         projectItems.push(item);
       }
       for (const item of batch.listings) {
-        counts.parsed += 1;
         if (item.identity && !scope.has(item.identity.office)) {
           notInScope(item.identity, item.path, item.issues);
-          counts.invalid += 1;
+          tally.read(item, true);
           issues.push(...item.issues.list);
           continue;
         }
         if (item.identity && full) note(present, item.identity.office, listingKey(item.identity.office, item.identity.uniqueId));
-        const first = repeats.note(item);
+        const first = tally.read(item);
         if (first !== undefined && (pending.length === 0 || first < pending[0].index)) pendingRepeats = true;
         pending.push(item);
         if (pending.length >= BATCH) await flush();
@@ -169,15 +176,15 @@ async function applyListings(db: Db, input: IngestInput, result: IngestionResult
  * into the result as it is written: its issues, valid and invalid listings, status changes and
  * upserts, and the offices whose stored listings changed; the caller's progress is told after each.
  */
-function feedBatches(db: Db, input: IngestInput, result: IngestionResult, changedOffices: Set<string>) {
+function feedBatches(db: Db, input: IngestInput, { result, tally, changedOffices }: FeedInto) {
   const { counts, summary, upserts, issues } = result;
   return new BatchPipeline<FeedListing, Awaited<ReturnType<typeof decideBatch>>, BatchOutcome>({
     decide: (batch) => decideBatch(db, batch),
     write: (decided) => writeBatch(db, decided, `feed:${input.feedId}`),
     record: async (batch, outcome) => {
       for (const item of batch) issues.push(...item.issues.list);
-      counts.invalid += outcome.invalid;
-      counts.valid += outcome.upserts.length;
+      tally.invalid(outcome.invalid);
+      tally.valid(outcome.upserts.length);
       result.statusChanges.push(...outcome.statusChanges);
       for (const u of outcome.upserts) {
         upserts.push(u);
