@@ -9,6 +9,7 @@ import { type HistoryPage, listingHistory } from './listing-history.js';
 import { searchFacets } from './listing-search/facets.js';
 import { keywordQuery, searchFilters } from './listing-search/filters.js';
 import { nearestBounded } from './listing-search/nearest.js';
+import { newestInAreaBounded } from './listing-search/newest-in-area.js';
 import { searchPage } from './listing-search/order.js';
 import { planStable } from './listing-search/plan.js';
 import type { FacetName, ListingSearch } from './listing-search/search.js';
@@ -137,12 +138,17 @@ function searchFamily(s: ListingSearch): CostlyFamily | null {
   return null;
 }
 
+/** Whether a search's page reads about twice its own size whatever its area holds: nearest first, or a box alone newest first. */
+const bounded = (s: ListingSearch): boolean => nearestBounded(s) || newestInAreaBounded(s);
+
 /**
  * The family a search's page counts against, given its total: that of the search (searchFamily),
  * except for a map area alone (plan-stable: a box or a circle and nothing else) whose page is
  * bounded, which is a cheap read. Nearest first by distance such a page reads about twice its
- * size (db/listing-search/nearest.ts); newest first it reads and sorts the area's matches from the
- * map index's entries, so it is bounded when its total is exact (at most exactTotalMax matches).
+ * size (db/listing-search/nearest.ts), and so does a box newest first
+ * (db/listing-search/newest-in-area.ts); a circle newest first (or a box across the antimeridian)
+ * reads and sorts the area's matches from the map index's entries, so it is bounded when its total
+ * is exact (at most exactTotalMax matches).
  * An area holding more is walked newest first (searchFilters, crowded): a page of 25 reads about
  * 25 x (public listings / the area's), at most 2,500 entries at a million listings when the
  * area's listings are as new as the rest, but an area of only old listings reads far more, so that
@@ -151,7 +157,7 @@ function searchFamily(s: ListingSearch): CostlyFamily | null {
 function pageFamily(s: ListingSearch, total: { lowerBound: boolean } | null): CostlyFamily | null {
   const family = searchFamily(s);
   if (family !== 'map' || !planStable(s)) return family;
-  if (nearestBounded(s)) return null;
+  if (bounded(s)) return null;
   return total && !total.lowerBound ? null : family;
 }
 
@@ -255,9 +261,9 @@ async function searchListings(
 ): Promise<ListingJsonPage> {
   const family = searchFamily(asked);
   const search = asked.q !== undefined && asked.tsquery === undefined ? { ...asked, tsquery: await counts.tsqueryOf(asked.q, family) } : asked;
-  // A map area alone, newest first, learns first how many listings it holds (its total, mostly
+  // A circle alone, newest first, learns first how many listings it holds (its total, mostly
   // cached): a page of a few is sorted from the map index, one of many walks the newest first.
-  const known = family === 'map' && planStable(search) && !nearestBounded(search) ? await counts.listingTotal(search, family) : undefined;
+  const known = family === 'map' && planStable(search) && !bounded(search) ? await counts.listingTotal(search, family) : undefined;
   const { page, order } = searchPage(db, search, RECORD_JSON, { crowded: known?.lowerBound === true, relevanceCandidates: limits.relevanceCandidates });
   const [rows, n, facets] = await Promise.all([
     shares.run(pageFamily(search, known ?? null), () =>

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { LITERAL } from '../prepared-statements.js';
 import { distanceSql, NEXT_OPEN_HOME_SQL, searchFilters } from './filters.js';
 import { boundNearest, nearestBounded } from './nearest.js';
+import { boundNewestInArea, newestInAreaBounded } from './newest-in-area.js';
 import { RELEVANCE_CANDIDATES, rankedCandidates } from './relevance.js';
 import type { ListingSearch, SortKey, Sql } from './search.js';
 
@@ -120,6 +121,7 @@ export function searchPage(
   };
   afterCursor(keys);
   if (nearestBounded(s)) boundNearest(db, s, keys, offset + s.limit + 1, afterCursor);
+  else if (newestInAreaBounded(s)) boundNewestInArea(keys, s, offset + s.limit + 1);
   let pageKeys: Knex.QueryBuilder;
   if (each) {
     // Each value's first offset + limit + 1 in order, then the page from their union.

@@ -92,7 +92,7 @@ for (const database of ['postgres', 'pglite'] as const) {
       expect(compared).to.be.greaterThan(100);
     });
 
-    it('gives a map area newest first, crowded or not, as every match in it sorted: a crowded one walked on the newest-first index', async () => {
+    it('gives a map area newest first, crowded or not, as every match in it sorted: a box from the map index in time order, a crowded circle walked on the newest-first index', async () => {
       /** Every match of an area newest first, ties by key. */
       const wholeArea = async (area: string, bindings: number[]): Promise<string[]> => {
         const { rows } = await db.raw(
@@ -132,19 +132,40 @@ for (const database of ['postgres', 'pglite'] as const) {
       }
       expect(crowded).to.be.greaterThan(1);
       if (database === 'postgres') {
-        // The plan, not the time: a crowded box walks the newest-first index; another reads the map index.
-        const plan = async (crowdedArea: boolean) => {
-          const s = search({ bbox: [144, -38.5, 147, -36] });
+        // The plan, not the time. A box alone, newest first, takes its newest from the map index in
+        // time order (newest-in-area.ts); a crowded circle walks the newest-first index; another
+        // circle reads the map index.
+        const plan = async (area: Partial<ListingSearch>, crowdedArea: boolean) => {
+          const s = search(area);
           const { sql, bindings } = searchPage(db, s, 'data::text AS json', { crowded: crowdedArea })
             .page.limit(s.limit + 1)
             .toSQL();
           const { rows } = await db.raw(`EXPLAIN ${sql}`, bindings);
           return rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n');
         };
-        expect(await plan(true))
+        const box = await plan({ bbox: [144, -38.5, 147, -36] }, false);
+        expect(box).to.match(/InitPlan 1 \(returns \$0\)/);
+        expect(box).to.match(/Index Cond: \(\(geo <@ .*\) AND \(mod_time >= \$0\)\)/);
+        // The bound's own read (map_newest_bound, sorts forbidden): the box's newest from the map index in time order.
+        const config = await db.raw("SELECT proconfig FROM pg_proc WHERE proname = 'map_newest_bound'");
+        expect(config.rows[0].proconfig).to.deep.equal(['enable_sort=off']);
+        const inner = await db.transaction(async (trx) => {
+          await trx.raw('SET LOCAL enable_sort = off');
+          const { rows } = await trx.raw(
+            `EXPLAIN SELECT mod_time FROM listings WHERE is_shown AND is_public AND geo <@ box(point(144, -38.5), point(147, -36))
+              ORDER BY mod_time OPERATOR(public.<->) '10000-01-02 00:00:00+00'::timestamptz LIMIT 11`,
+          );
+          return rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n');
+        });
+        expect(inner)
+          .to.match(/listings_shown_geo_idx/)
+          .and.match(/Order By: \(mod_time OPERATOR\(public\.<->\)/)
+          .and.not.match(/Sort/);
+        const circle = { near: { lat: -37.8, lng: 144.9, radiusKm: 40 } };
+        expect(await plan(circle, true))
           .to.match(/listings_public_recent_idx/)
           .and.not.match(/listings_shown_geo_idx|Sort Key/);
-        expect(await plan(false)).to.match(/listings_shown_geo_idx/);
+        expect(await plan(circle, false)).to.match(/listings_shown_geo_idx/);
       }
     });
 
