@@ -11,6 +11,10 @@
  * lands on every pass alike.
  * Targets (issue 16): pipeline >= 0.6 of the reader alone; peak RSS < 300 MB on a 100 MB feed;
  * over HTTP >= 0.5 of the in-process pipeline and server RSS growth < 150 MB for a 100 MB feed.
+ * Issue 64: one thread >= 2x and two reading threads >= 3x the fastest peer parser. With
+ * BENCH_PEER_CMD set (a shell command given the feed's path as its last argument, printing the
+ * listings it read as its last line), the peer runs over the same feed in every round, taking its
+ * turn after the threaded pass, and those two ratios are printed (docs/performance.md: the peer).
  *
  *   npm run bench:validate                 # 50,000 listings (~110 MB)
  *   npm run bench:validate -- 20000        # a quicker run
@@ -30,6 +34,7 @@ import { warmGazetteers } from '../pipeline/geocode.js';
 import { readReaxmlHere } from '../pipeline/reaxml/listing-reader.js';
 import { closeReadThreads, configureReadThreads } from '../pipeline/reaxml/read-threads.js';
 import { validateFeed } from '../pipeline/validate-feed.js';
+import { type PeerRun, runPeer } from './peer-command.js';
 import { memoryOf } from './proc-memory.js';
 import { startRole, stopRole } from './roles.js';
 import { bareSaxesPass, type Measured, measure, readerPass, readFeedFile, writeSyntheticFeed } from './synthetic-feed.js';
@@ -43,6 +48,8 @@ const WARM_UP_LISTINGS = 2000;
 const THREADS = Number(process.env.BENCH_THREADS ?? 2);
 /** How each listing preview in the dry run's answer starts. */
 const MARKER = Buffer.from('{"listingKey"');
+/** A peer parser's command (see bench/peer-command.ts), run beside the passes when set. */
+const PEER_CMD = process.env.BENCH_PEER_CMD?.trim() || null;
 
 /**
  * One dry run of the feed at path through POST /v1/validate (every preview kept), read to its end.
@@ -148,6 +155,27 @@ async function stageCosts(warmUpPath: string): Promise<{ mapUs: number; applyUs:
   return { mapUs: mapNs / listings / 1000, applyUs: applyNs / listings / 1000 };
 }
 
+/**
+ * The peer beside the pipeline, from the same rounds: its rate, and one thread's and the reading
+ * threads' rates over it (targets 2x and 3x, issue 64), overall and per round.
+ */
+function reportPeer(runs: PeerRun[], rounds: Record<'pipeline' | 'threads', Measured<number>>[], mb: number): void {
+  const counted = runs.map((run) => run.listings).filter((n) => n !== null);
+  if (counted.some((n) => n !== LISTINGS)) throw new Error(`expected ${LISTINGS} listings, the peer printed ${counted.join(', ')}`);
+  const sum = (values: number[]) => values.reduce((n, v) => n + v, 0);
+  const peer = sum(runs.map((run) => run.seconds)) / runs.length;
+  const one = sum(rounds.map((r) => r.pipeline.seconds)) / rounds.length;
+  const two = sum(rounds.map((r) => r.threads.seconds)) / rounds.length;
+  const met = (ratio: number, target: number) => `(target >= ${target.toFixed(1)}) ${ratio >= target ? 'MET' : 'NOT MET'}`;
+  console.log(
+    `${'peer (BENCH_PEER_CMD)'.padEnd(22)} ${(LISTINGS / peer).toFixed(0).padStart(8)} listings/s ${(mb / peer).toFixed(1).padStart(7)} MB/s  ${peer.toFixed(2)} s  (its own process, wall clock; ${counted.length ? 'listings checked' : 'listings not printed'})`,
+  );
+  console.log(`pipeline, one thread / peer: ${(peer / one).toFixed(2)} ${met(peer / one, 2)}`);
+  console.log(`  per round: ${rounds.map((r, i) => (runs[i].seconds / r.pipeline.seconds).toFixed(2)).join(', ')}`);
+  console.log(`pipeline on ${THREADS} reading threads / peer: ${(peer / two).toFixed(2)} ${met(peer / two, 3)}`);
+  console.log(`  per round: ${rounds.map((r, i) => (runs[i].seconds / r.threads.seconds).toFixed(2)).join(', ')}`);
+}
+
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'bench-validate-'));
   const path = join(dir, 'feed.xml');
@@ -174,13 +202,16 @@ async function main() {
     // The reading threads start (and warm up) only after the first round's pipeline, whose peak RSS
     // is the single-thread figure: memory the threads took is not all given back to the system.
     for (const pass of [passes.bare, passes.reader, passes.pipeline]) await pass(warmUpPath);
+    if (PEER_CMD) await runPeer(PEER_CMD, warmUpPath);
     const rounds: Record<keyof typeof passes, Measured<number>>[] = [];
+    const peerRuns: PeerRun[] = [];
     for (let r = 0; r < ROUNDS; r += 1) {
       const bare = await measure(() => passes.bare(path));
       const reader = await measure(() => passes.reader(path));
       const pipeline = await measure(() => passes.pipeline(path));
       if (r === 0) await passes.threads(warmUpPath);
       rounds.push({ bare, reader, pipeline, threads: await measure(() => passes.threads(path)) });
+      if (PEER_CMD) peerRuns.push(await runPeer(PEER_CMD, path));
     }
     const mean = (name: keyof typeof passes) => {
       const counted = rounds.map((r) => r[name].value);
@@ -242,6 +273,7 @@ async function main() {
     const rssNote = mb >= 95 ? `(target < 300 MB on a 100 MB feed) ${singlePeak < 300 ? 'MET' : 'NOT MET'}` : '(run with 50000 listings for the 100 MB target)';
     console.log(`pipeline peak RSS (first round, before any reading thread started): ${singlePeak.toFixed(0)} MB ${rssNote}`);
     console.log(`  on ${THREADS} reading threads: ${threaded.peakMb.toFixed(0)} MB (the process, threads included)`);
+    if (PEER_CMD) reportPeer(peerRuns, rounds, mb);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
