@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 
 /**
  * A peer parser run beside a bench as a command the person running the bench gives (no peer code
@@ -7,12 +8,34 @@ import { spawn } from 'node:child_process';
  */
 export interface PeerRun {
   seconds: number;
+  /**
+   * Its CPU time (user and system, its children's included), from this process's waited-for
+   * children's times in /proc/self/stat (clock ticks of 10 ms); null where that cannot be read.
+   */
+  cpuSeconds: number | null;
   /** The last line of the command's output when it is a whole number (the listings it read), else null. */
   listings: number | null;
 }
 
+/** The CPU seconds of this process's children that have been waited for (Linux), or null. */
+function childrenCpuSeconds(): number | null {
+  try {
+    // The fields after the command's name, which is in parentheses and may hold spaces.
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // cutime and cstime are fields 16 and 17 of the whole line, so 14 and 15 here (0-based, from the state).
+    return (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+
+/** Clock ticks a second as Linux reports process times (sysconf(_SC_CLK_TCK), 100 on Linux's usual builds). */
+const CLOCK_TICKS = 100;
+
 /** Runs command over the feed at path and times it from spawn to exit (wall clock, the process's start included). */
 export async function runPeer(command: string, path: string): Promise<PeerRun> {
+  const cpuBefore = childrenCpuSeconds();
   const start = process.hrtime.bigint();
   const child = spawn('/bin/sh', ['-c', `${command} "$1"`, 'peer', path], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -24,7 +47,9 @@ export async function runPeer(command: string, path: string): Promise<PeerRun> {
     child.on('close', resolveExit);
   });
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  const cpuAfter = childrenCpuSeconds();
+  const cpuSeconds = cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore;
   if (code !== 0) throw new Error(`the peer command exited with ${code}:\n${err}`);
   const last = out.trim().split('\n').pop() ?? '';
-  return { seconds, listings: /^\d+$/.test(last) ? Number(last) : null };
+  return { seconds, cpuSeconds, listings: /^\d+$/.test(last) ? Number(last) : null };
 }

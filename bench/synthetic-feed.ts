@@ -81,6 +81,8 @@ export async function readerPass(path: string, context: FeedContext, fingerprint
 
 export interface Measured<T> {
   seconds: number;
+  /** The process's CPU time over the same span (user and system, every thread of it). */
+  cpuSeconds: number;
   peakMb: number;
   value: T;
 }
@@ -94,12 +96,14 @@ export interface Measured<T> {
 export async function measure<T>(fn: () => Promise<T>): Promise<Measured<T>> {
   let peak = process.memoryUsage().rss;
   const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+  const cpu = process.cpuUsage();
   const start = process.hrtime.bigint();
   const value = await fn();
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  const used = process.cpuUsage(cpu);
   clearInterval(timer);
   peak = Math.max(peak, process.memoryUsage().rss);
-  return { seconds, peakMb: peak / 1e6, value };
+  return { seconds, cpuSeconds: (used.user + used.system) / 1e6, peakMb: peak / 1e6, value };
 }
 
 /** The context the synthetic feeds are read with. */

@@ -174,6 +174,14 @@ function reportPeer(runs: PeerRun[], rounds: Record<'pipeline' | 'threads', Meas
   console.log(`  per round: ${rounds.map((r, i) => (runs[i].seconds / r.pipeline.seconds).toFixed(2)).join(', ')}`);
   console.log(`pipeline on ${THREADS} reading threads / peer: ${(peer / two).toFixed(2)} ${met(peer / two, 3)}`);
   console.log(`  per round: ${rounds.map((r, i) => (runs[i].seconds / r.threads.seconds).toFixed(2)).join(', ')}`);
+  // CPU time moves less than wall clock with other work on the machine: listings per CPU second, one thread against the peer.
+  const peerCpu = runs.map((run) => run.cpuSeconds);
+  if (peerCpu.some((c) => c === null)) return;
+  const oneCpu = sum(rounds.map((r) => r.pipeline.cpuSeconds));
+  const perCpu = sum(peerCpu as number[]) / oneCpu;
+  console.log(
+    `  per CPU second (the process's, its GC threads included; the peer's): pipeline, one thread ${((LISTINGS * rounds.length) / oneCpu).toFixed(0)} listings, peer ${((LISTINGS * runs.length) / sum(peerCpu as number[])).toFixed(0)}; ratio ${perCpu.toFixed(2)} (rounds ${rounds.map((r, i) => ((peerCpu[i] as number) / r.pipeline.cpuSeconds).toFixed(2)).join(', ')})`,
+  );
 }
 
 async function main() {
