@@ -1,3 +1,4 @@
+import { detached } from './detached-string.js';
 import { type FlatIndex, normalisePlace, readIndex } from './gazetteers.js';
 import { type PathRef, resolvePath } from './issues.js';
 import type { Location } from './types.js';
@@ -84,9 +85,11 @@ const normalised = new Map<string, string>();
 function normalisedLocality(name: string): string {
   let found = normalised.get(name);
   if (found === undefined) {
-    found = normalisePlace(name);
+    // Kept for the process: a copy of the feed's text, not a view of the 64 KB it was cut from.
+    const own = detached(name);
+    found = normalisePlace(own);
     if (normalised.size >= 50_000) normalised.clear();
-    normalised.set(name, found);
+    normalised.set(own, found);
   }
   return found;
 }

@@ -1,4 +1,5 @@
 import { Info, Settings, type Zone } from 'luxon';
+import { detached } from './detached-string.js';
 
 /** A wall-clock time: a date and a time of day, to whole minutes. */
 export interface WallTime {
@@ -18,10 +19,12 @@ const MINUTE_MS = 60 * 1000;
 function zoneOf(name: string): { zone: Zone; at: Map<number, number> } | null {
   let entry = offsets.get(name);
   if (!entry) {
-    const zone = Info.normalizeZone(name);
+    // Kept for the process (here and in luxon's zone cache): a copy, not a view of the feed's text.
+    const own = detached(name);
+    const zone = Info.normalizeZone(own);
     if (!zone.isValid) return null;
     entry = { zone, at: new Map() };
-    offsets.set(name, entry);
+    offsets.set(own, entry);
   }
   return entry;
 }

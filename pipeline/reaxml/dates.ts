@@ -1,4 +1,5 @@
 import { DateTime } from 'luxon';
+import { detached } from '../detached-string.js';
 
 export type DateResult =
   | { ok: true; value: string; nonstandard: boolean }
@@ -47,9 +48,12 @@ export function parseReaDate(raw: string, zone: string, options: { dateOnly?: bo
   const key = `${dateOnly ? 'd' : 't'}|${zone}|${raw}`;
   let result = parsed.get(key);
   if (result === undefined) {
-    result = Object.freeze(readReaDate(raw, zone, options));
+    // The cache outlives the feed: what it keeps (the key, the reasons quoting the text, luxon's
+    // own zone cache) is made from copies, or each entry would keep the 64 KB of feed text the
+    // date was cut from (detached-string.ts).
+    result = Object.freeze(readReaDate(detached(raw), detached(zone), options));
     if (parsed.size >= 50_000) parsed.clear();
-    parsed.set(key, result);
+    parsed.set(detached(key), result);
   }
   last = { raw, zone, dateOnly, result };
   return result;
@@ -117,7 +121,7 @@ function zoneOffsetAt(zone: string, year: number, month: number, day: number, ho
     const dt = DateTime.fromObject({ year, month, day, hour }, { zone });
     cached = dt.isValid && dt.day === day ? dt.offset : null;
     if (offsetCache.size > 100_000) offsetCache.clear();
-    offsetCache.set(key, cached);
+    offsetCache.set(detached(key), cached);
   }
   return cached;
 }

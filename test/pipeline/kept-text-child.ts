@@ -1,14 +1,21 @@
 /**
  * Run by kept-text.test.ts in a process of its own with --expose-gc: a dry run of a feed read on
  * this thread in 64 KB pieces, each listing carrying a warning; prints how much heap stays in use
- * while only the result's issues are kept, against the feed's size, as JSON.
+ * while only the result's issues are kept, against the feed's size, as JSON. With the argument
+ * own-times, each listing has a modTime of its own (as real exports do), which the date reader's
+ * cache keeps beyond the feed.
  */
 import { configureReadThreads } from '../../pipeline/reaxml/read-threads.js';
 import { validateFeed } from '../../pipeline/validate-feed.js';
 
 const LISTINGS = 2000;
+const OWN_TIMES = process.argv[2] === 'own-times';
+const two = (n: number) => String(n).padStart(2, '0');
+/** The listing's modTime: one for all, or with own-times each its own (hour, minute and second from i). */
+const modTime = (i: number) =>
+  OWN_TIMES ? `2024-03-01-${two(i % 24)}:${two(Math.floor(i / 24) % 60)}:${two(Math.floor(i / 1440) % 60)}` : '2024-03-01-10:00:00';
 const listing = (i: number) =>
-  `<residential modTime="2024-03-01-10:00:00" status="current"><agentID>OFFICE1</agentID><uniqueID>KEPT-TEXT-LISTING-${i}</uniqueID>` +
+  `<residential modTime="${modTime(i)}" status="current"><agentID>OFFICE1</agentID><uniqueID>KEPT-TEXT-LISTING-${i}</uniqueID>` +
   `<headline>Home ${i}</headline><description>${'A long description of rooms and gardens. '.repeat(200)}</description>` +
   `<price display="maybe">650000</price><address display="yes"><streetNumber>1</streetNumber><street>Main Road</street><suburb>Richmond</suburb><state>VIC</state><postcode>3121</postcode></address></residential>`;
 
