@@ -1,3 +1,4 @@
+import { collectAfterLoad } from './collect-after-load.js';
 import { detached } from './detached-string.js';
 import { type FlatIndex, normalisePlace, readIndex } from './gazetteers.js';
 import { type PathRef, resolvePath } from './issues.js';
@@ -37,7 +38,7 @@ function pointsOf(flat: FlatIndex): Map<string, Point> {
   return map;
 }
 
-function loadAu(): AuIndex {
+function buildAu(): AuIndex {
   const flat = readIndex('au');
   return {
     byLocalityStatePostcode: pointsOf(flat.byLocalityStatePostcode),
@@ -47,7 +48,7 @@ function loadAu(): AuIndex {
   };
 }
 
-function loadWorld(): WorldIndex {
+function buildWorld(): WorldIndex {
   const flat = readIndex('world');
   return {
     byName: pointsOf(flat.byName),
@@ -56,6 +57,16 @@ function loadWorld(): WorldIndex {
     regionCodes: flat.regionCodes,
   };
 }
+
+/** An index built, then the garbage its building left collected at once (collect-after-load.ts). */
+function loaded<T>(build: () => T): T {
+  const index = build();
+  collectAfterLoad();
+  return index;
+}
+
+const loadAu = () => loaded(buildAu);
+const loadWorld = () => loaded(buildWorld);
 
 /**
  * A place outside the Australian gazetteer: in its region when the region is one the gazetteer
