@@ -14,7 +14,9 @@ import type { Knex } from 'knex';
  * time order. It is a function so that it can forbid a sort: PostgreSQL estimates every box as
  * holding a few listings (points keep no statistics), and for a few it would rather read the box's
  * matches and sort them, which is what this read exists to avoid (it did so in tests' small tables,
- * and in the plan it keeps for a statement's every value).
+ * and in the plan it keeps for a statement's every value). In PL/pgSQL, which keeps the statement's
+ * plan for the session: a SQL function's statement was planned at every call (0.4-0.5 ms a call
+ * against 0.19 ms, pgbench, one client, 100,000 listings).
  *
  * btree_gist lives in public, as pg_trgm does, so schemas sharing a database share it. Creating an
  * extension is not safe against another session creating it at the same moment (two schemas
@@ -33,15 +35,17 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     CREATE FUNCTION map_newest_bound(p_area box, p_k integer)
     RETURNS timestamptz
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET enable_sort = off
     AS $fn$
-      SELECT min(mod_time) FROM (
+    BEGIN
+      RETURN (SELECT min(mod_time) FROM (
         SELECT mod_time FROM listings
          WHERE is_shown AND is_public AND geo <@ p_area
          ORDER BY mod_time OPERATOR(public.<->) '10000-01-02 00:00:00+00'::timestamptz
          LIMIT p_k
-      ) AS newest
+      ) AS newest);
+    END
     $fn$`);
 }
 
