@@ -22,6 +22,8 @@ interface Waiter {
  *   and an ingest job's statements ran back to back while connections waited in the kernel.
  * - a request's statement goes before background work's (jobs, the change log, periodic tasks),
  *   unless that has waited BACKGROUND_MAX_WAIT_MS. A transaction holds its turn to its end.
+ * A statement waits here as long as the turns before it take; knex's acquire timeout counts from
+ * its own turn, when the connection is always free.
  */
 export class QueryTurns {
   private held = false;
