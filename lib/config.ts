@@ -303,7 +303,7 @@ const SETTINGS = {
     { ...int(0, 600000), default: 30000 },
     {
       meaning:
-        'how long `POST /v1/feeds` waits before 202; on the embedded default only while the feed starts within 0.5 s (a push that arrives while the queue is behind is answered 202 at once)',
+        'how long `POST /v1/feeds` waits before 202; on the embedded default only while the feed starts within 1 s (a push that arrives while the queue is behind is answered 202 at once)',
     },
   ),
   feedBodyIdleMs: given(

@@ -73,9 +73,13 @@ export type PushOutcome =
  * On the in-process queue (the embedded default), how long a push waits for its feed to start
  * before it answers 202: past it the queue is behind (pushes arrive faster than this one thread
  * ingests them), and waiting longer would only hold the connection while the feed waits its turn.
- * A feed that starts in time is waited for up to FEED_SYNC_WAIT_MS in all, as on PostgreSQL.
+ * A second leaves a push sent after another's answer room for that feed's last steps (its change
+ * log and webhooks, tens of milliseconds) on a busy machine: pushes one after another get 200.
+ * A feed with more than PROMPT_START_PLACES feeds ahead of it is not waited for at all
+ * (InProcessQueue.startedWithin). A feed that starts in time is waited for up to
+ * FEED_SYNC_WAIT_MS in all, as on PostgreSQL.
  */
-export const EMBEDDED_START_WAIT_MS = 500;
+export const EMBEDDED_START_WAIT_MS = 1000;
 
 export interface FeedOutcomeDeps {
   db: Db;
