@@ -45,11 +45,6 @@ export class QueryTurns {
     this.schedule();
   }
 
-  /** Statements waiting for their turn: requests' and background work's. */
-  waiting(): { requests: number; background: number } {
-    return { requests: this.requests.length, background: this.background.length };
-  }
-
   private schedule(): void {
     if (this.held || this.scheduled || (this.requests.length === 0 && this.background.length === 0)) return;
     this.scheduled = true;
