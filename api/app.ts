@@ -7,6 +7,7 @@ import type { ReplicaReads } from '../db/read-replica.js';
 import { type FxProvider, staticFx } from '../lib/fx-rates.js';
 import type { Logger } from '../lib/logger.js';
 import { createMetrics, type Metrics, queueDepthGauge, replicaGauges } from '../lib/metrics.js';
+import { asRequestWork } from '../lib/work-kind.js';
 import type { JobQueue } from '../workers/job-queue.js';
 import { requireOperator } from './auth/operator.js';
 import { answerClientErrors } from './client-errors.js';
@@ -162,6 +163,8 @@ export function createApp(deps: AppDeps): Express {
     { name: 'ingest', counts: () => deps.ingestQueue.counts() },
     { name: 'lead-delivery', counts: () => deps.leadQueue.counts() },
   ]);
+  // Everything a request runs is its own work: on the embedded database its statements go first.
+  app.use((_req, _res, next) => asRequestWork(next));
   app.use(requestLogger(app, deps.logger));
   app.use(httpMetrics(metrics));
   app.use(securityHeaders());

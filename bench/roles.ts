@@ -8,11 +8,17 @@ const dist = fileURLToPath(new URL('..', import.meta.url));
 export const NODE_FLAGS = ['--max-old-space-size=1024', '--max-semi-space-size=16'];
 
 /**
+ * BENCH_CPU_PROF=<folder>: every role a benchmark starts writes a V8 CPU profile there when it
+ * exits (open it in Chrome's DevTools, or read it with tools of your own).
+ */
+const PROFILE_FLAGS = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+
+/**
  * A service role (dist/<entry>, with the heap limit the roles run with) started for a benchmark;
  * resolves once its output shows `ready` (a log line's text, so the role must log at info).
  */
 export async function startRole(entry: string, env: Record<string, string>, ready: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...NODE_FLAGS, `${dist}${entry}`], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...PROFILE_FLAGS, `${dist}${entry}`], {
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -8,6 +8,7 @@ import { lockEmbeddedDb } from './embedded-lock.js';
 import { migrationSource } from './migration-source.js';
 import { openPglite } from './open-pglite.js';
 import { prepareMarkedQueries } from './prepared-statements.js';
+import { QueryTurns } from './query-turns.js';
 
 export interface DbOptions {
   /** PostgreSQL URL; null runs the embedded PGlite database under dataDir. */
@@ -50,15 +51,41 @@ export const READ_POOL_NAME = 'listings-public-read';
 const EMBEDDED_ACQUIRE_TIMEOUT_MS = 180_000;
 
 /** knex's client class, as far as the embedded client below reaches into it. */
-type PoolSettingsClient = new (config: Knex.Config) => { getPoolSettings(pool: unknown): Record<string, unknown> };
+type PoolSettingsClient = new (
+  config: Knex.Config,
+) => {
+  getPoolSettings(pool: unknown): Record<string, unknown>;
+  acquireConnection(): Promise<unknown>;
+  releaseConnection(connection: unknown): Promise<void>;
+};
 
 /**
  * knex-pglite, its one connection allowed as long to be made as a query may wait for it (the pool
- * otherwise gives the making of a connection, which waits for PGlite to be ready, 30 s).
+ * otherwise gives the making of a connection, which waits for PGlite to be ready, 30 s), and
+ * handed out in turns (db/query-turns.ts): each in a turn of the event loop of its own, a
+ * request's before background work's. A transaction's statements run on the connection it took.
  */
 class EmbeddedClient extends (ClientPgLite as unknown as PoolSettingsClient) {
+  readonly turns = new QueryTurns();
+
   override getPoolSettings(pool: unknown): Record<string, unknown> {
     return { ...super.getPoolSettings(pool), createTimeoutMillis: EMBEDDED_ACQUIRE_TIMEOUT_MS };
+  }
+
+  override async acquireConnection(): Promise<unknown> {
+    await this.turns.take();
+    try {
+      return await super.acquireConnection();
+    } catch (err) {
+      this.turns.give();
+      throw err;
+    }
+  }
+
+  override releaseConnection(connection: unknown): Promise<void> {
+    const released = super.releaseConnection(connection);
+    this.turns.give();
+    return released;
   }
 }
 

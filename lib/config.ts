@@ -298,7 +298,14 @@ const SETTINGS = {
       shown: '104857600 (100 MB)',
     },
   ),
-  feedSyncWaitMs: given('FEED_SYNC_WAIT_MS', { ...int(0, 600000), default: 30000 }, { meaning: 'how long `POST /v1/feeds` waits before 202' }),
+  feedSyncWaitMs: given(
+    'FEED_SYNC_WAIT_MS',
+    { ...int(0, 600000), default: 30000 },
+    {
+      meaning:
+        'how long `POST /v1/feeds` waits before 202; on the embedded default only while the feed starts within 1 s (a push that arrives while the queue is behind is answered 202 at once)',
+    },
+  ),
   feedBodyIdleMs: given(
     'FEED_BODY_IDLE_MS',
     { ...int(100, 600000), default: 30000 },

@@ -1,10 +1,18 @@
+import { asBackgroundWork } from '../lib/work-kind.js';
 import type { JobContext, JobHandler, JobQueue, RetryPolicy } from './job-queue.js';
+
+/**
+ * A job with more jobs than this waiting ahead of it does not start promptly (startedWithin): eight
+ * one-listing feeds take the embedded default about a third of a second.
+ */
+export const PROMPT_START_PLACES = 8;
 
 /**
  * The embedded default's queue (no REDIS_URL): jobs run in this process on the very same
  * handlers the BullMQ workers call, with the same retry policy. Jobs live in memory; what makes
  * them durable is the database row each one points at, which the stale-event sweep re-queues
- * after a restart.
+ * after a restart. A job runs as background work (lib/work-kind.ts) even when a request added it:
+ * on the embedded database the requests' statements go first.
  */
 export class InProcessQueue implements JobQueue {
   private readonly waiting: string[] = [];
@@ -15,6 +23,9 @@ export class InProcessQueue implements JobQueue {
   private closed = false;
   private readonly idle: (() => void)[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** Jobs running now, and who waits for a job to start (startedWithin). */
+  private readonly runningIds = new Set<string>();
+  private readonly starts = new Map<string, Set<() => void>>();
 
   constructor(
     private readonly handler: JobHandler,
@@ -36,6 +47,33 @@ export class InProcessQueue implements JobQueue {
   /** Nothing is kept of finished jobs here, so this is add(). */
   requeue(id: string): Promise<void> {
     return this.add(id);
+  }
+
+  /**
+   * Resolves true once job `id` has started (at once if it is running, or not waiting here), false
+   * if it is still waiting after `ms` or when `stop` aborts, and at once when more than
+   * PROMPT_START_PLACES jobs wait ahead of it: the queue is behind, and a request waiting for the
+   * job's outcome answers that it is queued instead.
+   */
+  startedWithin(id: string, ms: number, stop?: AbortSignal): Promise<boolean> {
+    if (this.runningIds.has(id) || !this.known.has(id)) return Promise.resolve(true);
+    if (ms <= 0 || stop?.aborted || this.waiting.indexOf(id) > PROMPT_START_PLACES) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const listeners = this.starts.get(id) ?? new Set<() => void>();
+      this.starts.set(id, listeners);
+      const end = (started: boolean) => {
+        clearTimeout(timer);
+        stop?.removeEventListener('abort', notYet);
+        listeners.delete(onStart);
+        if (listeners.size === 0 && this.starts.get(id) === listeners) this.starts.delete(id);
+        resolve(started);
+      };
+      const onStart = () => end(true);
+      const notYet = () => end(false);
+      const timer = setTimeout(notYet, ms);
+      stop?.addEventListener('abort', notYet, { once: true });
+      listeners.add(onStart);
+    });
   }
 
   async answers(): Promise<boolean> {
@@ -72,12 +110,15 @@ export class InProcessQueue implements JobQueue {
 
   private pump(): void {
     while (!this.closed && this.running < this.options.concurrency && this.waiting.length) {
-      void this.run(this.waiting.shift()!, 1);
+      const id = this.waiting.shift()!;
+      void asBackgroundWork(() => this.run(id, 1));
     }
   }
 
   private async run(id: string, attempt: number): Promise<void> {
     this.running += 1;
+    this.runningIds.add(id);
+    for (const started of this.starts.get(id) ?? []) started();
     let againMs: number | null = null;
     const context: JobContext = {
       progress: async () => undefined,
@@ -110,6 +151,7 @@ export class InProcessQueue implements JobQueue {
         await Promise.resolve(this.options.onGiveUp(id, err as Error)).catch((e) => this.options.onError(id, e as Error));
       }
     } finally {
+      this.runningIds.delete(id);
       this.running -= 1;
       if (this.running === 0) for (const resolve of this.idle.splice(0)) resolve();
       this.pump();

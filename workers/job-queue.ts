@@ -43,6 +43,12 @@ export interface JobQueue {
   counts(): Promise<Record<string, number>>;
   /** Whether an add would be taken now (readiness says so only when it would). */
   answers(): Promise<boolean>;
+  /**
+   * The in-process queue only: true once job `id` has started, false if it has not within ms (the
+   * queue is behind) or when `stop` aborts. A push on the embedded default waits for its feed only
+   * when the feed starts promptly (api/services/feed-intake.ts).
+   */
+  startedWithin?(id: string, ms: number, stop?: AbortSignal): Promise<boolean>;
   close(): Promise<void>;
 }
 

@@ -149,7 +149,7 @@ export const feedRoutes: RouteSpec[] = [
       },
       202: {
         description:
-          'Stored, not finished within FEED_SYNC_WAIT_MS (or failed for good): poll statusUrl with the same key, after Retry-After seconds while it is queued or running',
+          'Stored, not finished within FEED_SYNC_WAIT_MS (or failed for good): poll statusUrl with the same key, after Retry-After seconds while it is queued or running. On the embedded default (no REDIS_URL) a push waits for its feed only if the feed starts within 1 s: when pushes arrive faster than the service ingests them, each is answered 202 (status queued) at once and ingested afterwards; nothing needs to be sent again',
         headers: {
           Location: header('The status URL'),
           'Retry-After': header('queued or running: seconds before the first poll', { type: 'integer' }),

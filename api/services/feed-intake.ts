@@ -69,6 +69,18 @@ export type PushOutcome =
   | { state: 'failed'; error: string | null }
   | { state: 'done'; result: { issues: { code: string; message: string }[] } & Record<string, unknown> };
 
+/**
+ * On the in-process queue (the embedded default), how long a push waits for its feed to start
+ * before it answers 202: past it the queue is behind (pushes arrive faster than this one thread
+ * ingests them), and waiting longer would only hold the connection while the feed waits its turn.
+ * A second leaves a push sent after another's answer room for that feed's last steps (its change
+ * log and webhooks, tens of milliseconds) on a busy machine: pushes one after another get 200.
+ * A feed with more than PROMPT_START_PLACES feeds ahead of it is not waited for at all
+ * (InProcessQueue.startedWithin). A feed that starts in time is waited for up to
+ * FEED_SYNC_WAIT_MS in all, as on PostgreSQL.
+ */
+export const EMBEDDED_START_WAIT_MS = 1000;
+
 export interface FeedOutcomeDeps {
   db: Db;
   ingestQueue: JobQueue;
@@ -80,15 +92,17 @@ export interface FeedOutcomeDeps {
 
 /**
  * Queues a stored feed (a repeat's feed is not queued again) and waits up to feedSyncWaitMs for its
- * outcome. A feed the queue does not take is marked rejected and the push answered 503 (send it
- * again). Once queued, nothing that happens while waiting makes the push fail: the feed is at
- * worst reported queued, to be polled.
+ * outcome; on the in-process queue only if the feed starts within EMBEDDED_START_WAIT_MS. A feed
+ * the queue does not take is marked rejected and the push answered 503 (send it again). Once
+ * queued, nothing that happens while waiting makes the push fail: the feed is at worst reported
+ * queued, to be polled.
  */
 export async function queueAndWait(deps: FeedOutcomeDeps, stored: StoredFeed, log?: Logger): Promise<PushOutcome> {
   const { event, repeat } = stored;
   // A new feed is listened for before it is queued: its announcement cannot be missed, and until
   // then it is as stored (queued), so the wait need not read it. A repeat's feed is read.
   const wait = new FeedWait(event.id);
+  const deadline = Date.now() + deps.feedSyncWaitMs;
   try {
     try {
       if (!repeat) await deps.ingestQueue.add(event.id);
@@ -103,8 +117,10 @@ export async function queueAndWait(deps: FeedOutcomeDeps, stored: StoredFeed, lo
       log?.warn({ feedId: event.id, err: (err as Error).message }, 'ingest queue unavailable');
       throw serviceUnavailable('the ingest queue is unavailable; the feed was not accepted, send it again shortly');
     }
+    const startBy = Math.min(EMBEDDED_START_WAIT_MS, deps.feedSyncWaitMs);
+    if (deps.ingestQueue.startedWithin && !(await deps.ingestQueue.startedWithin(event.id, startBy, deps.shutdown))) return { state: 'queued' };
     const seen = await wait
-      .wait(deps.db, deps.feedSyncWaitMs, deps.shutdown, repeat ? undefined : { status: 'queued', result: null, error: null })
+      .wait(deps.db, Math.max(0, deadline - Date.now()), deps.shutdown, repeat ? undefined : { status: 'queued', result: null, error: null })
       .catch((err: Error) => {
         log?.warn({ feedId: event.id, err: err.message }, 'waiting for a stored feed failed; answered 202');
         return null;
