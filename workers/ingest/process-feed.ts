@@ -49,8 +49,12 @@ export interface IngestDeps {
   logger: Logger;
   /** Refreshes the directory after feeds, in the background (without it, each feed's job does). */
   directory?: DirectoryRefresher;
-  /** Told of every feed that ends (done or given up), for its key's webhooks; never fails. */
-  onFeedEnded?(event: FeedEvent, outcome: FeedOutcome, result: IngestionResult | null): Promise<void>;
+  /**
+   * Told of every feed that ends (done or given up), for its key's webhooks; never fails.
+   * `writtenAt`: a performance.now() reading taken after the feed's writes had committed (none for
+   * a feed given up).
+   */
+  onFeedEnded?(event: FeedEvent, outcome: FeedOutcome, result: IngestionResult | null, writtenAt?: number): Promise<void>;
 }
 
 /**
@@ -125,6 +129,7 @@ export async function processFeed(deps: IngestDeps, feedId: string, job?: Pick<J
   // The result is stored and announced with the changed offices marked stale in the directory;
   // their refresh, which reads every public listing of each, follows the answer: in the background
   // when the process has a refresher, else here.
+  const writtenAt = performance.now();
   const outcome = await finishFeedEvent(deps.db, feedId, result as unknown as Record<string, unknown>, changedOffices);
   if (deps.directory) deps.directory.request(changedOffices);
   else await refreshOrLeaveMarked(work, deps.logger, changedOffices, { feedId });
@@ -132,7 +137,7 @@ export async function processFeed(deps: IngestDeps, feedId: string, job?: Pick<J
   const unreported = reporter.held();
   if (unreported) await job?.progress({ ...unreported });
   const notified = await notifyFeedFailures(deps.db, event, result);
-  await deps.onFeedEnded?.(event, outcome, result);
+  await deps.onFeedEnded?.(event, outcome, result, writtenAt);
   deps.logger.info(
     { feedId, ms: Date.now() - started, counts: result.counts, summary: result.summary, reconcile: result.reconcile?.status, notified },
     'feed ingested',
