@@ -200,10 +200,11 @@ function changeLogWork(db: Db, logger: Logger, toWebhooks: Parameters<typeof dis
    * A feed's end: its listing events (from the change log) first, then its own. A sequencer's run
    * that began after the feed's writes numbers the feed's rows and dispatches them
    * (ChangeSequencer.runSince: the one their notification started, else one of its own); without
-   * a sequencer, or when the run fails, they are dispatched here.
+   * a sequencer, or when the run fails, they are dispatched here. The feed's own event goes to the
+   * endpoints the statement that finished it found.
    */
-  const afterFeed: NonNullable<IngestDeps['onFeedEnded']> = async (event, outcome, result, writtenAt = Number.POSITIVE_INFINITY) => {
-    const sequenced = await sequencer?.runSince(writtenAt).then(
+  const afterFeed: NonNullable<IngestDeps['onFeedEnded']> = async (event, outcome, result, ended) => {
+    const sequenced = await sequencer?.runSince(ended?.writtenAt ?? Number.POSITIVE_INFINITY).then(
       () => true,
       (err) => {
         logger.warn({ err }, 'numbering the change log failed; the maintenance task tries again');
@@ -211,7 +212,7 @@ function changeLogWork(db: Db, logger: Logger, toWebhooks: Parameters<typeof dis
       },
     );
     if (!sequenced) await dispatchChanges();
-    await queueWebhookEvents(toWebhooks, event.keyId, event.id, feedWebhookEvents(event, outcome, result));
+    await queueWebhookEvents(toWebhooks, event.keyId, event.id, feedWebhookEvents(event, outcome, result), ended?.keyEndpoints);
   };
   return { sequencer, dispatchChanges, afterFeed };
 }

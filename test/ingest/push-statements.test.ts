@@ -69,6 +69,17 @@ for (const setup of [
       ).to.deep.equal([]);
     });
 
+    it("finds the key's webhook endpoints for the feed's own event with the statement that finishes it", async () => {
+      const { status, statements } = await statementsOf(feed(officeListing('STMT1', 'A5')));
+      expect(status).to.equal(200);
+      const finish = statements.find((sql) => /update "feed_events" set "status" = \$1, "result"/.test(sql));
+      expect(finish, statements.join('\n')).to.include('webhook_endpoints');
+      expect(
+        statements.filter((sql) => /^select .* from "webhook_endpoints"/.test(sql)),
+        statements.join('\n'),
+      ).to.deep.equal([]);
+    });
+
     it("marks the feed's offices stale in the directory with the statement that finishes it, and refreshes them after", async () => {
       const { status, body, statements } = await statementsOf(feed(officeListing('STMT1', 'A3')));
       expect(status).to.equal(200);
