@@ -3,8 +3,9 @@ import { alertReasonOf } from '../../db/alert-matching.js';
 import { type LoggedChange, type PassingReader, sequenceChangesPassing } from '../../db/change-log.js';
 import { createDb, type Db, migrateToLatest } from '../../db/knex.js';
 import { ALERT_READER } from '../../workers/alerts/match-alerts.js';
+import { ChangeSequencer } from '../../workers/change-log/change-sequencer.js';
 import { eventTypeOf, WEBHOOK_READER } from '../../workers/webhooks/change-webhooks.js';
-import { postgresUrl } from '../helpers.js';
+import { eventually, postgresUrl, silentLogger } from '../helpers.js';
 
 /**
  * The change log's numbering lets its readers pass over rows they would make nothing of
@@ -99,6 +100,49 @@ describe('the change log numbering that lets its readers pass over rows (Postgre
       await turn;
     }
     expect(Number(await cursorOf('held'))).to.equal(before);
+  });
+});
+
+describe("a feed's end and the sequencer's runs (PostgreSQL)", function () {
+  this.timeout(60_000);
+  const schema = `since_${process.pid}_${Date.now()}`;
+  let db: Db;
+  let sequencer: ChangeSequencer;
+  before(async () => {
+    db = createDb({ databaseUrl: postgresUrl, dataDir: '.', schema });
+    await migrateToLatest(db);
+    sequencer = new ChangeSequencer(db, silentLogger);
+    await sequencer.start();
+    // The run the start begins is over before the test writes.
+    await sequencer.run();
+  });
+  after(async () => {
+    await sequencer.close();
+    await db.raw('DROP SCHEMA IF EXISTS ?? CASCADE', [schema]);
+    await db.destroy();
+  });
+
+  it('makes no numbering of its own when the run its writes notified has begun after them, and one when none has', async () => {
+    const writtenBefore = performance.now();
+    // As the log's triggers do: the row, and a notification sent as it commits; the run that follows numbers the row.
+    await db.transaction(async (trx) => {
+      await trx('change_log').insert({ resource: 'Property', record_key: 'O/1', office: 'O', kind: 'published', public_before: false, public_after: true });
+      await trx.raw("SELECT pg_notify('change_log', current_schema())");
+    });
+    await eventually('the row numbered', async () => (await db('change_log').whereNotNull('seq').first()) !== undefined);
+    const numberings: string[] = [];
+    const record = (q: { sql: string }) => {
+      if (q.sql.includes('sequence_change_log')) numberings.push(q.sql);
+    };
+    db.on('query', record);
+    try {
+      await sequencer.runSince(writtenBefore);
+      expect(numberings).to.have.length(0);
+      await sequencer.runSince(performance.now());
+      expect(numberings).to.have.length(1);
+    } finally {
+      db.off('query', record);
+    }
   });
 });
 
