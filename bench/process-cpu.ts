@@ -16,6 +16,20 @@ function processCpu(pid: number): number {
   }
 }
 
+/**
+ * Write system calls (write, writev: each statement or message sent on a socket is at least one) a
+ * process has made so far; 0 when it is gone or its /proc/<pid>/io cannot be read. A count the
+ * machine's load does not change, where CPU time grows with it.
+ */
+function processWrites(pid: number): number {
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+    return Number(/^syscw: (\d+)$/m.exec(io)?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
 /** The processes whose command name is `name` (e.g. postgres: the server and every backend). */
 export function pidsNamed(name: string): number[] {
   const pids: number[] = [];
@@ -37,7 +51,9 @@ export function pidsNamed(name: string): number[] {
  * a lower bound for short-lived processes).
  */
 export function cpuMeter(groups: Record<string, () => number[]>) {
-  const reading = () => Object.fromEntries(Object.entries(groups).map(([name, pids]) => [name, new Map(pids().map((p) => [p, processCpu(p)]))]));
+  type Reading = Record<string, Map<number, { cpu: number; writes: number }>>;
+  const reading = (): Reading =>
+    Object.fromEntries(Object.entries(groups).map(([name, pids]) => [name, new Map(pids().map((p) => [p, { cpu: processCpu(p), writes: processWrites(p) }]))]));
   let before = reading();
   let started = performance.now();
   return {
@@ -45,16 +61,21 @@ export function cpuMeter(groups: Record<string, () => number[]>) {
       before = reading();
       started = performance.now();
     },
-    stop(): { wallSeconds: number; cores: number; used: Record<string, number> } {
+    /** `writes`: each group's write system calls (processWrites) over the same time. */
+    stop(): { wallSeconds: number; cores: number; used: Record<string, number>; writes: Record<string, number> } {
       const wallSeconds = (performance.now() - started) / 1000;
       const after = reading();
       const used: Record<string, number> = {};
+      const writes: Record<string, number> = {};
       for (const [name, pids] of Object.entries(after)) {
-        let total = 0;
-        for (const [pid, cpu] of pids) total += cpu - (before[name].get(pid) ?? 0);
-        used[name] = total;
+        used[name] = 0;
+        writes[name] = 0;
+        for (const [pid, now] of pids) {
+          used[name] += now.cpu - (before[name].get(pid)?.cpu ?? 0);
+          writes[name] += now.writes - (before[name].get(pid)?.writes ?? 0);
+        }
       }
-      return { wallSeconds, cores: availableParallelism(), used };
+      return { wallSeconds, cores: availableParallelism(), used, writes };
     },
   };
 }

@@ -28,6 +28,38 @@ export async function sequenceChanges(db: Knex): Promise<number> {
   }
 }
 
+/**
+ * A reader of the log (a cursor of change_log_cursors) as the numbering lets it pass over rows it
+ * would do nothing with (migration 20261128213000_change_log_passes).
+ */
+export interface PassingReader {
+  /** Its cursor's name. */
+  name: string;
+  /** The most rows it reads in a turn. */
+  rows: number;
+  /** The rows it acts on, as 'Resource:kind' (a row of another kind it only passes over). */
+  kinds: readonly string[];
+  /** A query answering (one boolean) whether anything takes what it makes of those rows. */
+  consumers: string;
+}
+
+/**
+ * sequenceChanges, and in the same round trip each reader passes over the rows it would make
+ * nothing of (none of its kinds, or nothing to consume them): its cursor moves as its own turn
+ * would have moved it. Returns how many rows were numbered and the readers that still need a turn
+ * of their own (rows for them, their cursor busy with a turn, or more rows than a turn reads).
+ */
+export async function sequenceChangesPassing(db: Knex, readers: readonly PassingReader[]): Promise<{ numbered: number; turns: string[] }> {
+  const turns = new Set<string>();
+  let numbered = 0;
+  for (;;) {
+    const { rows } = await db.raw('SELECT numbered, turns FROM sequence_change_log_passing(?, ?::jsonb)', [SEQUENCE_BATCH, JSON.stringify(readers)]);
+    numbered += Number(rows[0].numbered);
+    for (const name of rows[0].turns as string[]) turns.add(name);
+    if (Number(rows[0].numbered) < SEQUENCE_BATCH) return { numbered, turns: [...turns] };
+  }
+}
+
 /** Whether rows wait for a position (a cheap look at the partial index). */
 export async function hasUnsequenced(db: Knex): Promise<boolean> {
   return Boolean(await db('change_log').whereNull('seq').first(db.raw('1')));

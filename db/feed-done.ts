@@ -40,21 +40,22 @@ const notifyFeedEndSql = () =>
 
 /**
  * Runs the statement that finishes or fails a feed (an UPDATE of feed_events returning at least
- * id, status, result and error) and answers the `columns` of the rows it changed. On PostgreSQL
+ * id, status, result and error) and answers the `columns` of the rows it changed (`Extra`:
+ * those the update returns that are not feed_events' own). On PostgreSQL
  * the NOTIFY is part of the same statement, sent as it commits with no round trip of its own;
  * the embedded process has no listeners to notify. announceHere tells the waiters in this process.
  * `alongside`: data-modifying statements (by CTE name) that commit with it. `on`: where the
  * statement runs when not on `db` itself (a transaction of it).
  */
-export async function updateAnnouncingEnd<Column extends keyof Row.FeedEvent>(
+export async function updateAnnouncingEnd<Column extends keyof Row.FeedEvent, Extra extends string = never>(
   db: Db,
   update: Knex.QueryBuilder,
-  columns: Column[],
+  columns: (Column | Extra)[],
   alongside: Record<string, Knex.Raw | Knex.QueryBuilder> = {},
   on: Knex = db,
-): Promise<Pick<Row.FeedEvent, Column>[]> {
+): Promise<(Pick<Row.FeedEvent, Column> & Record<Extra, unknown>)[]> {
   const extra = Object.entries(alongside);
-  let rows: Pick<Row.FeedEvent, Column>[];
+  let rows: (Pick<Row.FeedEvent, Column> & Record<Extra, unknown>)[];
   if (db.embedded && extra.length === 0) rows = await update;
   else {
     let statement = on.with('ended', update);

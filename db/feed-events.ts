@@ -9,6 +9,7 @@ import type { Db } from './knex.js';
 import { iso, isoOrNull } from './row-values.js';
 import type * as Row from './rows.js';
 import type { FeedProgress, FeedStatus } from './rows.js';
+import { type KeyEndpoint, keyEndpointsOf, keyEndpointsSql } from './webhooks.js';
 
 export type { FeedProgress, FeedStatus };
 
@@ -132,6 +133,15 @@ export async function startFeedEvent(db: Db, id: string): Promise<ClaimedFeed | 
   return { event, body };
 }
 
+/**
+ * A finished feed: what became of it, and its key's active webhook endpoints (read by the
+ * statement that finishes it, so the feed's own event is addressed without another round trip).
+ */
+export interface FinishedFeed {
+  outcome: FeedOutcome;
+  keyEndpoints: KeyEndpoint[];
+}
+
 /** A result this long or longer (in characters of JSON) is stored through COPY on PostgreSQL (copyIn); a push's is a few hundred. */
 const COPIED_RESULT_CHARS = 1 << 20;
 
@@ -145,8 +155,8 @@ const COPIED_RESULT_CHARS = 1 << 20;
  * is made, instead of as the statement's parameter, whose buffers would have taken twice and a
  * half its size.
  */
-export async function finishFeedEvent(db: Db, id: string, result: Record<string, unknown>, changedOffices: readonly string[] = []): Promise<FeedOutcome> {
-  const finish = async (on: Knex, resultValue: string | Knex.Raw): Promise<FeedOutcome> => {
+export async function finishFeedEvent(db: Db, id: string, result: Record<string, unknown>, changedOffices: readonly string[] = []): Promise<FinishedFeed> {
+  const finish = async (on: Knex, resultValue: string | Knex.Raw): Promise<FinishedFeed> => {
     const update = on('feed_events')
       .where({ id })
       .update({
@@ -158,14 +168,14 @@ export async function finishFeedEvent(db: Db, id: string, result: Record<string,
         updated_at: on.fn.now(),
         finished_at: on.fn.now(),
       })
-      .returning(['id', 'outcome', 'status', 'result', 'error']);
+      .returning(['id', 'outcome', 'status', 'result', 'error', on.raw(`${keyEndpointsSql('feed_events.key_id')} AS key_endpoints`)]);
     const alongside: Record<string, Knex.Raw> = changedOffices.length ? { stale: markDirectoryStale(on, changedOffices) } : {};
-    const [row] = await updateAnnouncingEnd(db, update, ['outcome'], alongside, on);
-    return row.outcome;
+    const [row] = await updateAnnouncingEnd<'outcome', 'key_endpoints'>(db, update, ['outcome', 'key_endpoints'], alongside, on);
+    return { outcome: row.outcome, keyEndpoints: keyEndpointsOf(row.key_endpoints) };
   };
-  let outcome: FeedOutcome;
+  let finished: FinishedFeed;
   if (db.embedded) {
-    outcome = await finish(db, JSON.stringify(result));
+    finished = await finish(db, JSON.stringify(result));
   } else {
     // The result's JSON is made a member at a time; its first megabyte decides how it is sent.
     const parts = jsonPieces(result);
@@ -173,7 +183,7 @@ export async function finishFeedEvent(db: Db, id: string, result: Record<string,
     let part = parts.next();
     for (; !part.done && head.length < COPIED_RESULT_CHARS; part = parts.next()) head += part.value;
     if (part.done) {
-      outcome = await finish(db, head);
+      finished = await finish(db, head);
     } else {
       // A large result (a big feed's upserts and issues) goes in by COPY, to a table of this
       // transaction's own, as it is made; the finishing statement takes it from there.
@@ -183,7 +193,7 @@ export async function finishFeedEvent(db: Db, id: string, result: Record<string,
         yield rest;
         yield* parts;
       })();
-      outcome = await db.transaction(async (trx) => {
+      finished = await db.transaction(async (trx) => {
         await trx.raw('CREATE TEMP TABLE feed_result_in (result text) ON COMMIT DROP');
         await copyIn(trx, 'COPY feed_result_in (result) FROM STDIN', fieldPieces(text));
         return finish(trx, trx.raw('(SELECT result::jsonb FROM feed_result_in)'));
@@ -191,7 +201,7 @@ export async function finishFeedEvent(db: Db, id: string, result: Record<string,
     }
   }
   announceHere(id, { status: 'done', result, error: null });
-  return outcome;
+  return finished;
 }
 
 /** The counts so far of a running feed (also keeps it from looking lost to the sweep). */

@@ -100,13 +100,22 @@ export const LISTING_ROW_COLUMNS: readonly (keyof ListingRow & string)[] = [
 ];
 
 /**
+ * Rows from which a batch is copied rather than inserted. A COPY is two round trips and four
+ * writes for its query, data and end; an INSERT of a few rows is one, and its parameters are
+ * small (a push's listing or two: docs/performance.md, Small pushes).
+ */
+const COPY_FROM_ROWS = 20;
+
+/**
  * Inserts rows whose keys the store does not have; a key it has by now (another feed inserted it)
- * is left alone. Returns the keys inserted. On PostgreSQL the rows are copied (copyNewRows); only
- * when one of their keys has been stored meanwhile are they inserted by the statement that skips it.
+ * is left alone. Returns the keys inserted. On PostgreSQL a batch of COPY_FROM_ROWS rows or more is
+ * copied (copyNewRows); only when one of their keys has been stored meanwhile are they inserted by
+ * the statement that skips it, which writes smaller batches at once.
  */
 export async function insertListingRows(db: Knex, rows: ListingRow[]): Promise<Set<string>> {
   if (rows.length === 0) return new Set();
-  if (canCopy(db) && (await copyNewRows(db, 'listings', LISTING_ROW_COLUMNS, rows))) return new Set(rows.map((r) => r.listing_key));
+  if (rows.length >= COPY_FROM_ROWS && canCopy(db) && (await copyNewRows(db, 'listings', LISTING_ROW_COLUMNS, rows)))
+    return new Set(rows.map((r) => r.listing_key));
   const inserted: { listing_key: string }[] = await db('listings').insert(rows).onConflict('listing_key').ignore().returning('listing_key');
   return new Set(inserted.map((r) => r.listing_key));
 }

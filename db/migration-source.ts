@@ -37,6 +37,7 @@ import * as resoTextIndexes from './migrations/20261128150000_reso_text_indexes.
 import * as savedSearchAlerts from './migrations/20261128160000_saved_search_alerts.js';
 import * as strongTextIndex from './migrations/20261128170000_strong_text_index.js';
 import * as sequenceChangeLog from './migrations/20261128200000_sequence_change_log.js';
+import * as changeLogPasses from './migrations/20261128213000_change_log_passes.js';
 import * as mapNewestIndex from './migrations/20261129000000_map_newest_index.js';
 
 /** Migrations in order; listed here so they run the same from source, from dist/ and in tests. */
@@ -79,6 +80,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '20261128160000_saved_search_alerts': savedSearchAlerts,
   '20261128170000_strong_text_index': strongTextIndex,
   '20261128200000_sequence_change_log': sequenceChangeLog,
+  '20261128213000_change_log_passes': changeLogPasses,
   '20261129000000_map_newest_index': mapNewestIndex,
 };
 

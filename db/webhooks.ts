@@ -201,6 +201,23 @@ export async function subscribedEndpoints(db: Knex, keyId: string, type: Webhook
   return db('webhook_endpoints').where({ key_id: keyId, status: 'active' }).whereRaw('? = ANY(events)', [type]).orderBy('created_at').pluck('id');
 }
 
+/** An active endpoint of a key, with the events it takes. */
+export interface KeyEndpoint {
+  id: string;
+  events: WebhookEventType[];
+}
+
+/**
+ * A subquery (JSON, in creation order) of the active endpoints of the key `keyId` names (an SQL
+ * expression): what subscribedEndpoints answers for every event type at once, for a statement
+ * that already has the key at hand (the one that finishes a feed).
+ */
+export const keyEndpointsSql = (keyId: string) =>
+  `(SELECT coalesce(json_agg(json_build_object('id', w.id, 'events', w.events) ORDER BY w.created_at), '[]') FROM webhook_endpoints w WHERE w.key_id = ${keyId} AND w.status = 'active')`;
+
+/** keyEndpointsSql's value as the driver gives it (parsed JSON, or its text). */
+export const keyEndpointsOf = (value: unknown): KeyEndpoint[] => (typeof value === 'string' ? JSON.parse(value) : ((value ?? []) as KeyEndpoint[]));
+
 /** An active endpoint of an active key, with the events it takes and the offices its key may push for. */
 export interface OfficeEndpoint {
   id: string;

@@ -4,6 +4,7 @@ import type { Logger } from '../lib/logger.js';
 import { createMailer } from '../lib/mailer.js';
 import type { Metrics } from '../lib/metrics.js';
 import { AlertTurns } from './alerts/alert-turns.js';
+import { ALERT_READER } from './alerts/match-alerts.js';
 import { ChangeSequencer } from './change-log/change-sequencer.js';
 import { feedJobs, leadJobs } from './counted-jobs.js';
 import { DirectoryRefresher } from './ingest/directory-refresher.js';
@@ -23,7 +24,7 @@ import { type MaintenanceTask, maintenanceTasks, STALE_DIRECTORY_MS, STALE_FEED_
 import { scheduleMaintenance } from './maintenance-schedule.js';
 import { notificationSender } from './notification-sender.js';
 import { queueFactory } from './queue-factory.js';
-import { dispatchChangeWebhooks } from './webhooks/change-webhooks.js';
+import { dispatchChangeWebhooks, WEBHOOK_READER } from './webhooks/change-webhooks.js';
 import { sendLaneTurn } from './webhooks/endpoint-lane.js';
 import { feedWebhookEvents, queueWebhookEvents } from './webhooks/webhook-events.js';
 
@@ -179,8 +180,9 @@ function webhookLanes(queues: ReturnType<typeof queueFactory>, config: RuntimeCo
 
 /**
  * The change log's numbering (notified as its transactions commit; only where this process
- * consumes) and, after each, its listing events into webhook deliveries and a turn of the alerts.
- * dispatchChanges never fails the caller: the maintenance task tries again.
+ * consumes), which lets the webhook and alert readers pass over rows they would make nothing of,
+ * and after it the turns of those that would not: the listing events into webhook deliveries, a
+ * turn of the alerts. dispatchChanges never fails the caller: the maintenance task tries again.
  */
 function changeLogWork(db: Db, logger: Logger, toWebhooks: Parameters<typeof dispatchChangeWebhooks>[0], alerts: AlertTurns, consume: boolean) {
   const dispatchChanges = () =>
@@ -189,18 +191,20 @@ function changeLogWork(db: Db, logger: Logger, toWebhooks: Parameters<typeof dis
       return 0;
     });
   const sequencer = consume
-    ? new ChangeSequencer(db, logger, async () => {
-        await dispatchChanges();
-        alerts.kick();
+    ? new ChangeSequencer(db, logger, [WEBHOOK_READER, ALERT_READER], async (turns) => {
+        if (turns.includes(WEBHOOK_READER.name)) await dispatchChanges();
+        if (turns.includes(ALERT_READER.name)) alerts.kick();
       })
     : null;
   /**
    * A feed's end: its listing events (from the change log) first, then its own. A sequencer's run
-   * numbers the feed's rows and dispatches them (ChangeSequencer.run); without one, or when the
-   * run fails, they are dispatched here.
+   * that began after the feed's writes numbers the feed's rows and dispatches them
+   * (ChangeSequencer.runSince: the one their notification started, else one of its own); without
+   * a sequencer, or when the run fails, they are dispatched here. The feed's own event goes to the
+   * endpoints the statement that finished it found.
    */
-  const afterFeed: NonNullable<IngestDeps['onFeedEnded']> = async (event, outcome, result) => {
-    const sequenced = await sequencer?.run().then(
+  const afterFeed: NonNullable<IngestDeps['onFeedEnded']> = async (event, outcome, result, ended) => {
+    const sequenced = await sequencer?.runSince(ended?.writtenAt ?? Number.POSITIVE_INFINITY).then(
       () => true,
       (err) => {
         logger.warn({ err }, 'numbering the change log failed; the maintenance task tries again');
@@ -208,7 +212,7 @@ function changeLogWork(db: Db, logger: Logger, toWebhooks: Parameters<typeof dis
       },
     );
     if (!sequenced) await dispatchChanges();
-    await queueWebhookEvents(toWebhooks, event.keyId, event.id, feedWebhookEvents(event, outcome, result));
+    await queueWebhookEvents(toWebhooks, event.keyId, event.id, feedWebhookEvents(event, outcome, result), ended?.keyEndpoints);
   };
   return { sequencer, dispatchChanges, afterFeed };
 }

@@ -88,6 +88,7 @@ for (const backend of backends) {
       '20261128160000_saved_search_alerts',
       '20261128170000_strong_text_index',
       '20261128200000_sequence_change_log',
+      '20261128213000_change_log_passes',
       '20261129000000_map_newest_index',
     ];
     it('applies migrations once, idempotently, and rolls them back', async () => {

@@ -73,7 +73,7 @@ for (const backend of backends) {
         }
         try {
           await db('directory_stale').delete();
-          const outcome = await finishFeedEvent(db, event.id, result, ['OFF1', 'OFF2']);
+          const { outcome } = await finishFeedEvent(db, event.id, result, ['OFF1', 'OFF2']);
           expect(outcome).to.equal('ok');
           const stored = await getFeedEvent(db, event.id);
           expect(stored!.status).to.equal('done');

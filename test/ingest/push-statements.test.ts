@@ -59,6 +59,27 @@ for (const setup of [
       expect(lookups, statements.join('\n')).to.deep.equal([]);
     });
 
+    it("lets the change log's readers pass over the push's rows in the statement that numbers them, with no turn of their own", async () => {
+      // No webhook endpoint, no saved search: neither the webhooks nor the alerts make anything of a new listing.
+      const { status, statements } = await statementsOf(feed(officeListing('STMT1', 'A4')));
+      expect(status).to.equal(200);
+      expect(
+        statements.filter((sql) => sql.includes('change_log_cursors')),
+        statements.join('\n'),
+      ).to.deep.equal([]);
+    });
+
+    it("finds the key's webhook endpoints for the feed's own event with the statement that finishes it", async () => {
+      const { status, statements } = await statementsOf(feed(officeListing('STMT1', 'A5')));
+      expect(status).to.equal(200);
+      const finish = statements.find((sql) => /update "feed_events" set "status" = \$1, "result"/.test(sql));
+      expect(finish, statements.join('\n')).to.include('webhook_endpoints');
+      expect(
+        statements.filter((sql) => /^select .* from "webhook_endpoints"/.test(sql)),
+        statements.join('\n'),
+      ).to.deep.equal([]);
+    });
+
     it("marks the feed's offices stale in the directory with the statement that finishes it, and refreshes them after", async () => {
       const { status, body, statements } = await statementsOf(feed(officeListing('STMT1', 'A3')));
       expect(status).to.equal(200);

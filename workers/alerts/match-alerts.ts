@@ -1,12 +1,24 @@
 import { composeDueAlerts } from '../../db/alert-mails.js';
 import { type AlertChange, alertReasonOf, matchChanges } from '../../db/alert-matching.js';
-import { moveCursor, readAfterCursor } from '../../db/change-log.js';
+import { moveCursor, type PassingReader, readAfterCursor } from '../../db/change-log.js';
 import type { Db } from '../../db/knex.js';
 
 /** The change log reader's name (change_log_cursors). */
 export const ALERT_CURSOR = 'alerts';
 /** Log rows read per transaction: a batch's memory is bounded by it (bench/alerts matches batches of this size). */
 export const ROWS_PER_RUN = 2_000;
+
+/**
+ * The alerts' reader as the change log's numbering lets it pass over rows (db/change-log.ts,
+ * sequenceChangesPassing): the kinds alertReasonOf may find worth an alert, and whether any saved
+ * search is confirmed (none: nothing can match). A test holds the kinds to alertReasonOf.
+ */
+export const ALERT_READER: PassingReader = {
+  name: ALERT_CURSOR,
+  rows: ROWS_PER_RUN,
+  kinds: ['Property:published', 'Property:price_changed', 'Property:status_changed', 'Property:shown'],
+  consumers: `SELECT EXISTS (SELECT 1 FROM alert_subscriptions WHERE status = 'confirmed')`,
+};
 
 /**
  * Matches the change log's new listings, price drops and returns to the market against confirmed

@@ -1,4 +1,4 @@
-import { sequenceChanges } from '../../db/change-log.js';
+import { type PassingReader, sequenceChangesPassing } from '../../db/change-log.js';
 import type { Db } from '../../db/knex.js';
 import type { Logger } from '../../lib/logger.js';
 import { RerunOnce } from '../rerun-once.js';
@@ -7,25 +7,28 @@ import { RerunOnce } from '../rerun-once.js';
 export const CHANGE_LOG_CHANNEL = 'change_log';
 
 /**
- * Numbers the change log's new rows (db/change-log.ts, sequenceChanges) as soon as their
+ * Numbers the change log's new rows (db/change-log.ts, sequenceChangesPassing) as soon as their
  * transactions commit: the log's triggers notify on commit, and a run follows each notification,
  * several notifications during a run making one more run. The maintenance task `sequence-changes`
  * runs it too, so a notification missed (a lost listening connection) delays a row by seconds,
- * never loses it. After a run that numbered rows, `onSequenced` is called (the change dispatcher).
+ * never loses it. The same round trip lets each of the log's `readers` pass over the rows it would
+ * make nothing of; after a run, `onTurns` is called with the readers that still need a turn of
+ * their own (the change dispatcher, the alerts), if any.
  */
 export class ChangeSequencer {
   private readonly runs: RerunOnce;
   private stopListening: (() => Promise<void>) | null = null;
+  /** When (performance.now()) the latest run that ended well began: every row committed before then is numbered and dispatched. */
+  private coveredFrom = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly db: Db,
     private readonly logger: Logger,
-    private readonly onSequenced: () => Promise<void> = async () => undefined,
+    private readonly readers: readonly PassingReader[] = [],
+    private readonly onTurns: (turns: string[]) => Promise<void> = async () => undefined,
   ) {
     this.runs = new RerunOnce(
-      async () => {
-        if ((await sequenceChanges(this.db)) > 0) await this.onSequenced();
-      },
+      () => this.once(),
       (err) => this.logger.warn({ err }, 'numbering the change log failed; the maintenance task tries again'),
     );
   }
@@ -48,16 +51,27 @@ export class ChangeSequencer {
   }
 
   /**
-   * One run now (a feed's end, the maintenance task, tests), after any run in progress. When it
-   * returns, every row committed before it was called is numbered and its `onSequenced` has run,
-   * by this run or by one a notification started meanwhile (which it waits for).
+   * One run now (the maintenance task, tests), after any run in progress. When it returns, every
+   * row committed before it was called is numbered and its readers' turns have run, by this run
+   * or by one a notification started meanwhile (which it waits for).
    */
   async run(): Promise<number> {
     await this.runs.idle();
-    const numbered = await sequenceChanges(this.db);
-    if (numbered > 0) await this.onSequenced();
+    const numbered = await this.once();
     await this.runs.idle();
     return numbered;
+  }
+
+  /**
+   * What run() promises for the rows committed before `since` (a performance.now() reading): a
+   * feed's end, whose writes committed before it was finished. The notification of those writes
+   * has nearly always started a run by the time the feed is finished; when a run that began after
+   * `since` has ended well, or one under way does, no run of its own is made.
+   */
+  async runSince(since: number): Promise<void> {
+    await this.runs.idle();
+    if (this.coveredFrom > since) return;
+    await this.run();
   }
 
   /** Stops listening and waits for a run in progress. */
@@ -66,5 +80,14 @@ export class ChangeSequencer {
     // A database already closed has no listener left to stop.
     await this.stopListening?.().catch(() => undefined);
     await runsEnded;
+  }
+
+  /** A numbering and the readers' turns it leaves; returns how many rows were numbered. */
+  private async once(): Promise<number> {
+    const began = performance.now();
+    const { numbered, turns } = await sequenceChangesPassing(this.db, this.readers);
+    if (turns.length > 0) await this.onTurns(turns);
+    this.coveredFrom = Math.max(this.coveredFrom, began);
+    return numbered;
   }
 }

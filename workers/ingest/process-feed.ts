@@ -2,6 +2,7 @@ import { readFeedBody } from '../../db/feed-bodies.js';
 import { type ClaimedFeed, type FeedEvent, failFeedEvent, finishFeedEvent, getFeedEvent, recordFeedProgress, startFeedEvent } from '../../db/feed-events.js';
 import type { Db } from '../../db/knex.js';
 import type { NotificationKind } from '../../db/notifications.js';
+import type { KeyEndpoint } from '../../db/webhooks.js';
 import type { FeedOutcome } from '../../lib/feed-outcome.js';
 import type { Logger } from '../../lib/logger.js';
 import { decodeUtf8, decodeXmlBytes } from '../../pipeline/decode.js';
@@ -42,6 +43,12 @@ function progressReporter(send: (progress: Progress) => Promise<void>) {
   };
 }
 
+/** What the end of a feed done tells onFeedEnded. */
+export interface FeedEnded {
+  writtenAt: number;
+  keyEndpoints: KeyEndpoint[];
+}
+
 export interface IngestDeps {
   /** Where the feed is finished, failed and its notifications queued, each committed to disk before it returns. */
   db: Db;
@@ -49,8 +56,12 @@ export interface IngestDeps {
   logger: Logger;
   /** Refreshes the directory after feeds, in the background (without it, each feed's job does). */
   directory?: DirectoryRefresher;
-  /** Told of every feed that ends (done or given up), for its key's webhooks; never fails. */
-  onFeedEnded?(event: FeedEvent, outcome: FeedOutcome, result: IngestionResult | null): Promise<void>;
+  /**
+   * Told of every feed that ends (done or given up), for its key's webhooks; never fails. A feed
+   * done also tells `ended`: a performance.now() reading taken after its writes had committed, and
+   * its key's active endpoints as the statement that finished it read them.
+   */
+  onFeedEnded?(event: FeedEvent, outcome: FeedOutcome, result: IngestionResult | null, ended?: FeedEnded): Promise<void>;
 }
 
 /**
@@ -125,14 +136,15 @@ export async function processFeed(deps: IngestDeps, feedId: string, job?: Pick<J
   // The result is stored and announced with the changed offices marked stale in the directory;
   // their refresh, which reads every public listing of each, follows the answer: in the background
   // when the process has a refresher, else here.
-  const outcome = await finishFeedEvent(deps.db, feedId, result as unknown as Record<string, unknown>, changedOffices);
+  const writtenAt = performance.now();
+  const { outcome, keyEndpoints } = await finishFeedEvent(deps.db, feedId, result as unknown as Record<string, unknown>, changedOffices);
   if (deps.directory) deps.directory.request(changedOffices);
   else await refreshOrLeaveMarked(work, deps.logger, changedOffices, { feedId });
   // The job's final counts once the feed is announced done: the answer does not wait for them.
   const unreported = reporter.held();
   if (unreported) await job?.progress({ ...unreported });
   const notified = await notifyFeedFailures(deps.db, event, result);
-  await deps.onFeedEnded?.(event, outcome, result);
+  await deps.onFeedEnded?.(event, outcome, result, { writtenAt, keyEndpoints });
   deps.logger.info(
     { feedId, ms: Date.now() - started, counts: result.counts, summary: result.summary, reconcile: result.reconcile?.status, notified },
     'feed ingested',

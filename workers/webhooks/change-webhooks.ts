@@ -1,4 +1,4 @@
-import { type LoggedChange, moveCursor, readAfterCursor } from '../../db/change-log.js';
+import { type LoggedChange, moveCursor, type PassingReader, readAfterCursor } from '../../db/change-log.js';
 import { feedOfSource } from '../../db/change-source.js';
 import type { Db } from '../../db/knex.js';
 import { activeEndpointsWithOffices, insertDeliveries, type NewDelivery, type OfficeEndpoint, type WebhookEventType } from '../../db/webhooks.js';
@@ -12,8 +12,20 @@ export const WEBHOOK_CURSOR = 'webhooks';
 /** Log rows read per transaction. */
 const ROWS_PER_RUN = 2_000;
 
+/**
+ * The webhook reader as the change log's numbering lets it pass over rows (db/change-log.ts,
+ * sequenceChangesPassing): the kinds eventTypeOf raises an event for, and whether any active
+ * endpoint of an active key could be addressed. A test holds the kinds to eventTypeOf.
+ */
+export const WEBHOOK_READER: PassingReader = {
+  name: WEBHOOK_CURSOR,
+  rows: ROWS_PER_RUN,
+  kinds: ['Property:archived', 'Property:status_changed', 'Property:price_changed'],
+  consumers: `SELECT EXISTS (SELECT 1 FROM webhook_endpoints e JOIN feed_keys k ON k.id = e.key_id WHERE e.status = 'active' AND k.status = 'active')`,
+};
+
 /** The listing event a log row raises, if any. */
-function eventTypeOf(change: LoggedChange): WebhookEventType | null {
+export function eventTypeOf(change: LoggedChange): WebhookEventType | null {
   if (change.resource !== 'Property') return null;
   if (change.kind === 'archived' || (change.kind === 'status_changed' && change.newStatus === 'archived')) return 'listing.archived';
   if (change.kind === 'status_changed') return 'listing.status_changed';

@@ -1,6 +1,6 @@
 import type { FeedEvent } from '../../db/feed-events.js';
 import type { Db } from '../../db/knex.js';
-import { insertDeliveries, type NewDelivery, subscribedEndpoints, type WebhookEventType } from '../../db/webhooks.js';
+import { insertDeliveries, type KeyEndpoint, type NewDelivery, subscribedEndpoints, type WebhookEventType } from '../../db/webhooks.js';
 import type { FeedOutcome } from '../../lib/feed-outcome.js';
 import type { Logger } from '../../lib/logger.js';
 import type { IngestionResult } from '../ingest/ingest-feed.js';
@@ -53,7 +53,8 @@ export function feedWebhookEvents(event: FeedEvent, outcome: FeedOutcome, result
 export const webhookPayload = (e: WebhookEvent, at = new Date()): string => JSON.stringify({ type: e.type, timestamp: at.toISOString(), data: e.data });
 
 /**
- * Addresses a feed's events to its key's subscribed endpoints, stores the deliveries and queues
+ * Addresses a feed's events to its key's subscribed endpoints (of `keyEndpoints` when the caller
+ * has read them, else read here), stores the deliveries and queues
  * the endpoints' lanes. Never fails the caller (ingestion goes on whatever happens here): a delivery stored but not
  * queued is sent by the sweep, and a failure to store is logged.
  */
@@ -62,14 +63,17 @@ export async function queueWebhookEvents(
   keyId: string | null,
   feedId: string | null,
   events: WebhookEvent[],
+  keyEndpoints?: KeyEndpoint[],
 ): Promise<number> {
   if (!keyId || events.length === 0) return 0;
   try {
     const deliveries: NewDelivery[] = [];
     const at = new Date();
     for (const e of events) {
-      for (const endpointId of await subscribedEndpoints(deps.db, keyId, e.type))
-        deliveries.push({ endpointId, type: e.type, feedId, payload: webhookPayload(e, at) });
+      const subscribed = keyEndpoints
+        ? keyEndpoints.filter((endpoint) => endpoint.events.includes(e.type)).map((endpoint) => endpoint.id)
+        : await subscribedEndpoints(deps.db, keyId, e.type);
+      for (const endpointId of subscribed) deliveries.push({ endpointId, type: e.type, feedId, payload: webhookPayload(e, at) });
     }
     const ids = await insertDeliveries(deps.db, deliveries);
     // One job per endpoint (its lane), which sends its deliveries in order.
