@@ -9,7 +9,7 @@ import { type HistoryPage, listingHistory } from './listing-history.js';
 import { searchFacets } from './listing-search/facets.js';
 import { keywordQuery, searchFilters } from './listing-search/filters.js';
 import { nearestBounded } from './listing-search/nearest.js';
-import { newestInAreaBounded } from './listing-search/newest-in-area.js';
+import { NEWEST_BOUND_FROM, newestInAreaBounded } from './listing-search/newest-in-area.js';
 import { searchPage } from './listing-search/order.js';
 import { planStable } from './listing-search/plan.js';
 import type { FacetName, ListingSearch } from './listing-search/search.js';
@@ -138,26 +138,23 @@ function searchFamily(s: ListingSearch): CostlyFamily | null {
   return null;
 }
 
-/** Whether a search's page reads about twice its own size whatever its area holds: nearest first, or a box alone newest first. */
-const bounded = (s: ListingSearch): boolean => nearestBounded(s) || newestInAreaBounded(s);
-
 /**
  * The family a search's page counts against, given its total: that of the search (searchFamily),
  * except for a map area alone (plan-stable: a box or a circle and nothing else) whose page is
  * bounded, which is a cheap read. Nearest first by distance such a page reads about twice its
- * size (db/listing-search/nearest.ts), and so does a box newest first
- * (db/listing-search/newest-in-area.ts); a circle newest first (or a box across the antimeridian)
- * reads and sorts the area's matches from the map index's entries, so it is bounded when its total
- * is exact (at most exactTotalMax matches).
+ * size (db/listing-search/nearest.ts), and so does a box of NEWEST_BOUND_FROM listings or more
+ * newest first (`newestBound`, db/listing-search/newest-in-area.ts); another area newest first
+ * reads and sorts its matches from the map index's entries, so it is bounded when its total is
+ * exact (at most exactTotalMax matches).
  * An area holding more is walked newest first (searchFilters, crowded): a page of 25 reads about
  * 25 x (public listings / the area's), at most 2,500 entries at a million listings when the
  * area's listings are as new as the rest, but an area of only old listings reads far more, so that
  * page stays in its family, as does one whose count did not finish.
  */
-function pageFamily(s: ListingSearch, total: { lowerBound: boolean } | null): CostlyFamily | null {
+function pageFamily(s: ListingSearch, total: { lowerBound: boolean } | null, newestBound: boolean): CostlyFamily | null {
   const family = searchFamily(s);
   if (family !== 'map' || !planStable(s)) return family;
-  if (bounded(s)) return null;
+  if (nearestBounded(s) || newestBound) return null;
   return total && !total.lowerBound ? null : family;
 }
 
@@ -261,12 +258,18 @@ async function searchListings(
 ): Promise<ListingJsonPage> {
   const family = searchFamily(asked);
   const search = asked.q !== undefined && asked.tsquery === undefined ? { ...asked, tsquery: await counts.tsqueryOf(asked.q, family) } : asked;
-  // A circle alone, newest first, learns first how many listings it holds (its total, mostly
-  // cached): a page of a few is sorted from the map index, one of many walks the newest first.
-  const known = family === 'map' && planStable(search) && !bounded(search) ? await counts.listingTotal(search, family) : undefined;
-  const { page, order } = searchPage(db, search, RECORD_JSON, { crowded: known?.lowerBound === true, relevanceCandidates: limits.relevanceCandidates });
+  // A map area alone, newest first, learns first how many listings it holds (its total, mostly
+  // cached): a page of a few is sorted from the map index; a box of many is read from a bound, a
+  // circle of many walks the newest-first index.
+  const known = family === 'map' && planStable(search) && !nearestBounded(search) ? await counts.listingTotal(search, family) : undefined;
+  const newestBound = newestInAreaBounded(search) && known != null && (known.lowerBound || known.n >= NEWEST_BOUND_FROM);
+  const { page, order } = searchPage(db, search, RECORD_JSON, {
+    crowded: known?.lowerBound === true && !newestBound,
+    newestBound,
+    relevanceCandidates: limits.relevanceCandidates,
+  });
   const [rows, n, facets] = await Promise.all([
-    shares.run(pageFamily(search, known ?? null), () =>
+    shares.run(pageFamily(search, known ?? null, newestBound), () =>
       cappedPage(db, page, order, search.limit, limits.maxBytes, ['sort_value', 'listing_key'], planStable(search)),
     ),
     known === undefined ? counts.listingTotal(search, family) : known,

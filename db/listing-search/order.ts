@@ -86,16 +86,17 @@ export function sortSql(s: ListingSearch): Sql & { type: string; desc: boolean }
  * backwards (missing values aside) and one index serves both. The page's keys are found first
  * and only they are joined back for their records, so a search that sorts thousands of matches
  * makes 25 records' JSON, not thousands. `crowded`: the search's map area holds more listings
- * than its total counts exactly (searchFilters). A relevance search ranks only its candidates
+ * than its total counts exactly (searchFilters). `newestBound`: a box alone holds at least
+ * NEWEST_BOUND_FROM listings, so its newest-first page is read from a bound (newest-in-area.ts). A relevance search ranks only its candidates
  * (relevance.ts): at most relevanceCandidates listings of each of its two pools.
  */
 export function searchPage(
   db: Knex,
   s: ListingSearch,
   recordJson: string,
-  options: { crowded?: boolean; relevanceCandidates?: number } = {},
+  options: { crowded?: boolean; newestBound?: boolean; relevanceCandidates?: number } = {},
 ): { page: Knex.QueryBuilder; order: string } {
-  const { crowded = false, relevanceCandidates = RELEVANCE_CANDIDATES } = options;
+  const { crowded = false, newestBound = false, relevanceCandidates = RELEVANCE_CANDIDATES } = options;
   const sort = sortSql(s);
   const dir = sort.desc ? 'DESC' : 'ASC';
   const keyDir = s.sort.reverse ? 'DESC' : 'ASC';
@@ -121,7 +122,7 @@ export function searchPage(
   };
   afterCursor(keys);
   if (nearestBounded(s)) boundNearest(db, s, keys, offset + s.limit + 1, afterCursor);
-  else if (newestInAreaBounded(s)) boundNewestInArea(keys, s, offset + s.limit + 1);
+  else if (newestBound && newestInAreaBounded(s)) boundNewestInArea(keys, s, offset + s.limit + 1);
   let pageKeys: Knex.QueryBuilder;
   if (each) {
     // Each value's first offset + limit + 1 in order, then the page from their union.
