@@ -19,7 +19,10 @@ function get(base: string, path: string, headers: Record<string, string>): Promi
   const version = 'host' in headers ? '1.1' : '1.0';
   const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
   return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => socket.end(`GET ${path} HTTP/${version}\r\n${lines.join('')}Connection: close\r\n\r\n`));
+    // Written, not ended: a client that half-closes after its request has its request aborted by
+    // Node's server (as on any HTTP server whose answer is not ready by then); Connection: close
+    // has the server close once it has answered.
+    const socket = connect(Number(port), hostname, () => socket.write(`GET ${path} HTTP/${version}\r\n${lines.join('')}Connection: close\r\n\r\n`));
     let text = '';
     socket.setEncoding('utf8');
     socket.on('data', (d) => {
