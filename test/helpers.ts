@@ -26,15 +26,30 @@ export const silentLogger = createLogger('silent');
 export const AU_CONTEXT: FeedContext = { currency: 'AUD', defaultCountry: 'AU', sourceLocale: 'en-AU' };
 
 /** A migrated database in a PostgreSQL schema of its own (named after name); drop() removes the schema and closes it. */
-export async function scratchDatabase(name: string): Promise<{ db: Db; drop(): Promise<void> }> {
+export async function scratchDatabase(name: string): Promise<{ db: Db; schema: string; drop(): Promise<void> }> {
   const schema = `${name}_${process.pid}_${Date.now()}`;
   const db = createDb({ databaseUrl: postgresUrl, dataDir: '', schema });
   await migrateToLatest(db);
   return {
     db,
+    schema,
     async drop() {
       await db.raw('DROP SCHEMA IF EXISTS ?? CASCADE', [schema]);
       await db.destroy();
+    },
+  };
+}
+
+/** A scratch database with a second pool of its own on it (`other`), for what one session sees while another holds a lock. */
+export async function scratchDatabasePair(name: string): Promise<{ db: Db; other: Db; drop(): Promise<void> }> {
+  const scratch = await scratchDatabase(name);
+  const other = createDb({ databaseUrl: postgresUrl, dataDir: '', schema: scratch.schema });
+  return {
+    db: scratch.db,
+    other,
+    async drop() {
+      await other.destroy();
+      await scratch.drop();
     },
   };
 }

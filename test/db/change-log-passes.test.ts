@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { alertReasonOf } from '../../db/alert-matching.js';
 import { type LoggedChange, type PassingReader, sequenceChangesPassing } from '../../db/change-log.js';
-import { createDb, type Db, migrateToLatest } from '../../db/knex.js';
+import type { Db } from '../../db/knex.js';
 import { ALERT_READER } from '../../workers/alerts/match-alerts.js';
 import { ChangeSequencer } from '../../workers/change-log/change-sequencer.js';
 import { eventTypeOf, WEBHOOK_READER } from '../../workers/webhooks/change-webhooks.js';
-import { eventually, postgresUrl, silentLogger } from '../helpers.js';
+import { eventually, scratchDatabase, scratchDatabasePair, silentLogger } from '../helpers.js';
 
 /**
  * The change log's numbering lets its readers pass over rows they would make nothing of
@@ -14,18 +14,13 @@ import { eventually, postgresUrl, silentLogger } from '../helpers.js';
  */
 describe('the change log numbering that lets its readers pass over rows (PostgreSQL)', function () {
   this.timeout(60_000);
-  const schema = `passes_${process.pid}_${Date.now()}`;
   let db: Db;
   let other: Db;
+  let drop: () => Promise<void>;
   before(async () => {
-    db = createDb({ databaseUrl: postgresUrl, dataDir: '.', schema });
-    other = createDb({ databaseUrl: postgresUrl, dataDir: '.', schema });
-    await migrateToLatest(db);
+    ({ db, other, drop } = await scratchDatabasePair('passes'));
   });
-  after(async () => {
-    await db.raw('DROP SCHEMA IF EXISTS ?? CASCADE', [schema]);
-    await Promise.all([db.destroy(), other.destroy()]);
-  });
+  after(() => drop());
 
   const reader = (name: string, consumers: boolean, rows = 100): PassingReader => ({
     name,
@@ -105,12 +100,11 @@ describe('the change log numbering that lets its readers pass over rows (Postgre
 
 describe("a feed's end and the sequencer's runs (PostgreSQL)", function () {
   this.timeout(60_000);
-  const schema = `since_${process.pid}_${Date.now()}`;
   let db: Db;
+  let drop: () => Promise<void>;
   let sequencer: ChangeSequencer;
   before(async () => {
-    db = createDb({ databaseUrl: postgresUrl, dataDir: '.', schema });
-    await migrateToLatest(db);
+    ({ db, drop } = await scratchDatabase('since'));
     sequencer = new ChangeSequencer(db, silentLogger);
     await sequencer.start();
     // The run the start begins is over before the test writes.
@@ -118,8 +112,7 @@ describe("a feed's end and the sequencer's runs (PostgreSQL)", function () {
   });
   after(async () => {
     await sequencer.close();
-    await db.raw('DROP SCHEMA IF EXISTS ?? CASCADE', [schema]);
-    await db.destroy();
+    await drop();
   });
 
   it('makes no numbering of its own when the run its writes notified has begun after them, and one when none has', async () => {

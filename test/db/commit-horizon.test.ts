@@ -1,25 +1,20 @@
 import { expect } from 'chai';
 import { commitHorizon } from '../../db/commit-horizon.js';
-import { createDb, type Db, migrateToLatest } from '../../db/knex.js';
-import { postgresUrl } from '../helpers.js';
+import type { Db } from '../../db/knex.js';
+import { scratchDatabasePair } from '../helpers.js';
 
 /** The key change_stamp() gives a lock taken at `ms` (milliseconds since the epoch). */
 const keyAt = (ms: number) => ((ms % 2 ** 32) - 2 ** 31) | 0;
 
 describe('the commit horizon (PostgreSQL): the oldest stamping transaction still open', function () {
   this.timeout(60_000);
-  const schema = `horizon_${process.pid}_${Date.now()}`;
   let db: Db;
   let other: Db;
+  let drop: () => Promise<void>;
   before(async () => {
-    db = createDb({ databaseUrl: postgresUrl, dataDir: '.', schema });
-    other = createDb({ databaseUrl: postgresUrl, dataDir: '.', schema });
-    await migrateToLatest(db);
+    ({ db, other, drop } = await scratchDatabasePair('horizon'));
   });
-  after(async () => {
-    await db.raw('DROP SCHEMA IF EXISTS ?? CASCADE', [schema]);
-    await Promise.all([db.destroy(), other.destroy()]);
-  });
+  after(() => drop());
 
   /** Runs `check` while another session holds a stamp lock for the moment `ms`. */
   async function whileHeld(ms: number, check: () => Promise<void>): Promise<void> {
