@@ -19,13 +19,7 @@ const SEQUENCE_BATCH = 10_000;
  * in any number of processes at once. Returns how many rows were numbered.
  */
 export async function sequenceChanges(db: Knex): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const { rows } = await db.raw('SELECT sequence_change_log(?) AS n', [SEQUENCE_BATCH]);
-    const numbered = Number(rows[0].n);
-    total += numbered;
-    if (numbered < SEQUENCE_BATCH) return total;
-  }
+  return (await sequenceChangesPassing(db, [])).numbered;
 }
 
 /**
@@ -44,7 +38,7 @@ export interface PassingReader {
 }
 
 /**
- * sequenceChanges, and in the same round trip each reader passes over the rows it would make
+ * The numbering sequenceChanges describes, and in the same round trip each reader passes over the rows it would make
  * nothing of (none of its kinds, or nothing to consume them): its cursor moves as its own turn
  * would have moved it. Returns how many rows were numbered and the readers that still need a turn
  * of their own (rows for them, their cursor busy with a turn, or more rows than a turn reads).
@@ -58,11 +52,6 @@ export async function sequenceChangesPassing(db: Knex, readers: readonly Passing
     for (const name of rows[0].turns as string[]) turns.add(name);
     if (Number(rows[0].numbered) < SEQUENCE_BATCH) return { numbered, turns: [...turns] };
   }
-}
-
-/** Whether rows wait for a position (a cheap look at the partial index). */
-export async function hasUnsequenced(db: Knex): Promise<boolean> {
-  return Boolean(await db('change_log').whereNull('seq').first(db.raw('1')));
 }
 
 /** The log's ends: the newest position given, and the first from which no row has been purged. */
