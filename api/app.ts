@@ -163,8 +163,9 @@ export function createApp(deps: AppDeps): Express {
     { name: 'ingest', counts: () => deps.ingestQueue.counts() },
     { name: 'lead-delivery', counts: () => deps.leadQueue.counts() },
   ]);
-  // Everything a request runs is its own work: on the embedded database its statements go first.
-  app.use((_req, _res, next) => asRequestWork(next));
+  // Everything a request runs is its own work: on the embedded database its statements go first
+  // (db/query-turns.ts). PostgreSQL's pools have no turns, so nothing there reads the mark.
+  if (db.embedded) app.use((_req, _res, next) => asRequestWork(next));
   app.use(requestLogger(app, deps.logger));
   app.use(httpMetrics(metrics));
   app.use(securityHeaders());
