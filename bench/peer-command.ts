@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { statCpuSeconds } from './process-cpu.js';
 
 /**
  * A peer parser run beside a bench as a command the person running the bench gives (no peer code
@@ -18,20 +18,7 @@ export interface PeerRun {
 }
 
 /** The CPU seconds of this process's children that have been waited for (Linux), or null. */
-function childrenCpuSeconds(): number | null {
-  try {
-    // The fields after the command's name, which is in parentheses and may hold spaces.
-    const stat = readFileSync('/proc/self/stat', 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // cutime and cstime are fields 16 and 17 of the whole line, so 14 and 15 here (0-based, from the state).
-    return (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS;
-  } catch {
-    return null;
-  }
-}
-
-/** Clock ticks a second as Linux reports process times (sysconf(_SC_CLK_TCK), 100 on Linux's usual builds). */
-const CLOCK_TICKS = 100;
+const childrenCpuSeconds = () => statCpuSeconds('self', 'children');
 
 /** Runs command over the feed at path and times it from spawn to exit (wall clock, the process's start included). */
 export async function runPeer(command: string, path: string): Promise<PeerRun> {

@@ -4,17 +4,25 @@ import { availableParallelism } from 'node:os';
 /** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
 const TICKS = 100;
 
-/** CPU seconds (user + system) a process has used so far; 0 when it is gone or /proc is not there. */
-function processCpu(pid: number): number {
+/**
+ * CPU seconds (user + system) from /proc/<pid>/stat: what the process has used so far (`own`), or
+ * what its children it has waited for used (`children`); null when it is gone or /proc is not there.
+ */
+export function statCpuSeconds(pid: number | 'self', of: 'own' | 'children' = 'own'): number | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces, inside parentheses): utime and stime are the 14th and 15th.
+    // Fields after the command name (which may hold spaces, inside parentheses): utime and stime
+    // are the 14th and 15th of the line, cutime and cstime the 16th and 17th.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS;
+    const at = of === 'own' ? 11 : 13;
+    return (Number(fields[at]) + Number(fields[at + 1])) / TICKS;
   } catch {
-    return 0;
+    return null;
   }
 }
+
+/** CPU seconds a process has used so far; 0 when it is gone. */
+const processCpu = (pid: number): number => statCpuSeconds(pid) ?? 0;
 
 /**
  * Write system calls (write, writev: each statement or message sent on a socket is at least one) a
